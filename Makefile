@@ -1,0 +1,174 @@
+# Orthos - one non-recursive Makefile.  `make help` lists the targets.
+# Every invocation first runs tools/deps, which checks (and on Debian/Ubuntu,
+# as root, installs) what the build needs; then the toolchain is chosen:
+# i686-elf-gcc, else i686-linux-gnu-gcc, else the host gcc with -m32.
+
+ifeq ($(filter help,$(MAKECMDGOALS)),)
+DEPS_OK := $(shell tools/deps >&2 && echo ok)
+ifneq ($(DEPS_OK),ok)
+$(error tools/deps: missing build dependencies (see the message above))
+endif
+endif
+
+ifneq ($(shell command -v i686-elf-gcc 2>/dev/null),)
+CC      := i686-elf-gcc
+LD      := i686-elf-ld
+NM      := i686-elf-nm
+else ifneq ($(shell command -v i686-linux-gnu-gcc 2>/dev/null),)
+CC      := i686-linux-gnu-gcc
+LD      := i686-linux-gnu-ld
+NM      := i686-linux-gnu-nm
+else
+CC      := gcc -m32
+LD      := ld -m elf_i386
+NM      := nm
+endif
+HOSTCC  := cc
+NASM    := nasm
+PYTHON  := python3
+QEMU    := qemu-system-i386
+B       := build
+
+COMMON_CFLAGS := -m32 -march=i686 -ffreestanding -fno-pie -fno-stack-protector -nostdlib \
+	-fno-omit-frame-pointer -fno-asynchronous-unwind-tables -mgeneral-regs-only \
+	-O2 -g -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -MMD -MP
+KCFLAGS := $(COMMON_CFLAGS) -Ikernel
+UCFLAGS := $(COMMON_CFLAGS) -Iuser/include -Ikernel/include -Ikernel
+NASMFLAGS := -f elf32 -g -F dwarf
+
+# ---------------------------------------------------------------- kernel
+KSRC  := $(sort $(shell find kernel -name '*.c'))
+KASM  := boot/entry.asm $(sort $(shell find kernel -name '*.asm'))
+KOBJ  := $(KSRC:%.c=$(B)/%.o) $(KASM:%.asm=$(B)/%.o)
+
+$(B)/kernel/%.o: kernel/%.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	@$(CC) $(KCFLAGS) -c $< -o $@
+
+$(B)/%.o: %.asm
+	@mkdir -p $(@D)
+	@echo "  NASM    $<"
+	@$(NASM) $(NASMFLAGS) $< -o $@
+
+# Two links: the first gives the addresses, tools/ksyms.py turns its text
+# symbols into a table for panic backtraces, the second adds the table.
+$(B)/ksyms0.c:
+	@mkdir -p $(@D)
+	$(PYTHON) tools/ksyms.py /dev/null > $@
+
+$(B)/ksyms%.o: $(B)/ksyms%.c
+	@echo "  CC      $<"
+	@$(CC) $(KCFLAGS) -c $< -o $@
+
+$(B)/orthos.pass1.elf: $(KOBJ) $(B)/ksyms0.o linker.ld
+	$(LD) -T linker.ld -nostdlib -z noexecstack -o $@ $(KOBJ) $(B)/ksyms0.o
+
+$(B)/ksyms1.c: $(B)/orthos.pass1.elf tools/ksyms.py
+	$(NM) -n $< | $(PYTHON) tools/ksyms.py - > $@
+
+$(B)/orthos.elf: $(KOBJ) $(B)/ksyms1.o linker.ld
+	$(LD) -T linker.ld -nostdlib -z noexecstack -o $@ $(KOBJ) $(B)/ksyms1.o
+	@$(NM) -n $@ | $(PYTHON) tools/ksyms.py --check $(B)/ksyms1.c
+
+# ---------------------------------------------------------------- user
+# libc: user/lib/*.c and *.asm, plus the two files it shares with the kernel.
+LIBC_SRC := $(sort $(wildcard user/lib/*.c)) kernel/lib/string.c kernel/lib/fmt.c
+LIBC_ASM := $(sort $(wildcard user/lib/*.asm))
+LIBC_OBJ := $(LIBC_SRC:%.c=$(B)/u/%.o) $(LIBC_ASM:%.asm=$(B)/%.o)
+CRT0     := $(B)/user/lib/crt0.o
+LIBC_OBJ := $(filter-out $(CRT0),$(LIBC_OBJ))
+PROGS    := $(sort $(basename $(notdir $(wildcard user/bin/*.c))))
+TESTPROGS := $(sort $(basename $(notdir $(wildcard user/tests/*.c))))
+USERBINS := $(PROGS:%=$(B)/root/bin/%) $(TESTPROGS:%=$(B)/root/bin/%)
+
+$(B)/u/%.o: %.c
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	@$(CC) $(UCFLAGS) -c $< -o $@
+
+$(B)/libc.a: $(LIBC_OBJ)
+	@rm -f $@
+	@echo "  AR      $@"
+	@ar rcs $@ $^
+
+$(B)/root/bin/%: $(B)/u/user/bin/%.o $(CRT0) $(B)/libc.a user/user.ld
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	@$(LD) -T user/user.ld -nostdlib -o $@ $(CRT0) $< $(B)/libc.a
+
+$(B)/root/bin/%: $(B)/u/user/tests/%.o $(CRT0) $(B)/libc.a user/user.ld
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	@$(LD) -T user/user.ld -nostdlib -o $@ $(CRT0) $< $(B)/libc.a
+
+ROOTFILES := $(shell find user/root -type f 2>/dev/null)
+
+# The boot archive: /bin and the files under user/root, as ustar.
+$(B)/initrd.tar: $(USERBINS) $(ROOTFILES)
+	@mkdir -p $(B)/root
+	if [ -d user/root ]; then cp -R user/root/. $(B)/root/; fi
+	tar --format=ustar --owner=0 --group=0 --numeric-owner --sort=name \
+		-cf $@ -C $(B)/root .
+
+# ---------------------------------------------------------------- images
+$(B)/orthos.iso: $(B)/orthos.elf $(B)/initrd.tar boot/grub.cfg
+	@mkdir -p $(B)/iso/boot/grub
+	cp boot/grub.cfg $(B)/iso/boot/grub/grub.cfg
+	cp $(B)/orthos.elf $(B)/iso/boot/orthos.elf
+	cp $(B)/initrd.tar $(B)/iso/boot/initrd.tar
+	grub-mkrescue -o $@ $(B)/iso 2> $(B)/grub-mkrescue.log || \
+		{ cat $(B)/grub-mkrescue.log; exit 1; }
+
+# ---------------------------------------------------------------- host tests
+HOSTTESTS := $(sort $(basename $(notdir $(wildcard tools/hosttest/*.c))))
+$(B)/hosttest/%: tools/hosttest/%.c tools/hosttest/check.h $(KSRC)
+	@mkdir -p $(@D)
+	$(HOSTCC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
+		-Wno-format -Wno-format-overflow -Ikernel -Itools/hosttest -o $@ $<
+
+# ---------------------------------------------------------------- targets
+QEMUFLAGS := -m 128M -no-reboot -device isa-debug-exit,iobase=0xf4,iosize=0x04
+
+.PHONY: all iso qemu qemu-nox qemu-gdb gdb test bench grade handout clean help
+all: $(B)/orthos.elf $(B)/initrd.tar
+
+iso: $(B)/orthos.iso
+
+# A window when there is a display, otherwise the serial console right here.
+qemu: $(B)/orthos.iso
+	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
+		$(QEMU) $(QEMUFLAGS) -cdrom $(B)/orthos.iso -serial mon:stdio; \
+	else \
+		echo "(no display: serial console here; quit with Ctrl-a x)"; \
+		$(QEMU) $(QEMUFLAGS) -cdrom $(B)/orthos.iso -display none -serial mon:stdio; \
+	fi
+
+qemu-nox: $(B)/orthos.iso
+	@echo "(serial console; quit with Ctrl-a x)"
+	$(QEMU) $(QEMUFLAGS) -cdrom $(B)/orthos.iso -display none -serial mon:stdio
+
+qemu-gdb: $(B)/orthos.iso
+	@echo "(waiting for gdb: run 'make gdb' in this folder in another terminal)"
+	$(QEMU) $(QEMUFLAGS) -cdrom $(B)/orthos.iso -display none -serial mon:stdio -s -S
+
+gdb:
+	gdb -q -x .gdbinit
+
+test: all $(B)/orthos.iso $(HOSTTESTS:%=$(B)/hosttest/%)
+	$(PYTHON) tools/test.py
+
+help:
+	@echo "make            kernel ELF and boot archive under build/"
+	@echo "make iso        build/orthos.iso (GRUB)"
+	@echo "make qemu       build and boot the ISO (window, or serial if no display)"
+	@echo "make qemu-nox   boot the ISO with the serial console in this terminal"
+	@echo "make qemu-gdb   like qemu-nox, stopped for gdb on :1234 (see .gdbinit)"
+	@echo "make gdb        gdb with symbols, attached to make qemu-gdb, stopped in kmain"
+	@echo "make test       host unit tests + QEMU boot tests; ends 'N passed, M failed'"
+	@echo "make clean      remove build/"
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,53 @@
+/* cpu.h - what the rest of the kernel uses from the x86 layer: the trap
+ * frame every interrupt builds, and the set-up calls made once at boot. */
+#ifndef ARCH_CPU_H
+#define ARCH_CPU_H
+
+#include <stdint.h>
+
+/* Built by trapentry.asm on the kernel stack for every interrupt, exception
+ * and system call; restored on the way out. esp/ss exist only when the trap
+ * came from user mode (the CPU pushes them on a privilege change). */
+struct trapframe {
+    uint32_t edi, esi, ebp, oesp, ebx, edx, ecx, eax;   /* pusha */
+    uint32_t gs, fs, es, ds;
+    uint32_t trapno, err;
+    uint32_t eip, cs, eflags;
+    uint32_t esp, ss;
+};
+
+#define T_DIVIDE    0
+#define T_DEBUG     1
+#define T_BRKPT     3
+#define T_ILLOP     6
+#define T_GPFLT     13
+#define T_PGFLT     14
+#define T_IRQ0      32
+#define T_SYSCALL   0x80
+
+#define IRQ_TIMER   0
+#define IRQ_KBD     1
+#define IRQ_COM1    4
+#define IRQ_ATA     14
+
+static inline int trap_from_user(const struct trapframe *tf)
+{
+    return (tf->cs & 3) == 3;
+}
+
+void gdt_init(void);
+void tss_set_kstack(uint32_t esp0);
+void idt_init(void);
+void pic_init(void);
+void pic_unmask(int irq);
+void pic_eoi(int irq);
+void pit_init(unsigned hz);
+
+typedef void (*irq_handler_t)(void);
+void irq_register(int irq, irq_handler_t fn);
+const char *trap_name(uint32_t trapno);
+
+/* The return half of trapentry.asm: restore a trapframe and iret. */
+void trapret(void);
+
+#endif

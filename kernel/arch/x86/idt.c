@@ -1,0 +1,39 @@
+/* idt.c - the interrupt descriptor table: 256 gates, each pointing at a
+ * stub in trapentry.asm. Only the system-call gate (int 0x80) may be
+ * raised from ring 3; a user `int $13` gets a general protection fault. */
+#include "arch/x86/cpu.h"
+#include "arch/x86/mmu.h"
+
+struct idt_gate {
+    uint16_t off_lo, sel;
+    uint8_t zero, type_attr;
+    uint16_t off_hi;
+} __attribute__((packed));
+
+static struct idt_gate idt[256];
+extern uint32_t trap_vectors[256];
+
+static void idt_set(int n, uint32_t handler, int dpl)
+{
+    idt[n].off_lo = handler & 0xFFFF;
+    idt[n].sel = SEL_KCODE;
+    idt[n].zero = 0;
+    idt[n].type_attr = 0x8E | (dpl << 5);   /* present, 32-bit interrupt gate */
+    idt[n].off_hi = handler >> 16;
+}
+
+void idt_init(void)
+{
+    struct {
+        uint16_t limit;
+        uint32_t base;
+    } __attribute__((packed)) p;
+    int i;
+
+    for (i = 0; i < 256; i++)
+        idt_set(i, trap_vectors[i], 0);
+    idt_set(T_SYSCALL, trap_vectors[T_SYSCALL], 3);
+    p.limit = sizeof(idt) - 1;
+    p.base = (uint32_t)idt;
+    __asm__ volatile("lidt %0" : : "m"(p));
+}

@@ -1,0 +1,73 @@
+/* trap.c - where every interrupt, exception and system call lands (via
+ * trapentry.asm). Hardware interrupts go to their driver; a fault in user
+ * mode kills just that process with a message naming it, the address and
+ * the instruction; a fault in kernel mode is a kernel bug and panics. */
+#include "arch/x86/cpu.h"
+#include "arch/x86/x86.h"
+#include "lib/kprintf.h"
+#include "mm/vm.h"
+#include "proc/proc.h"
+#include "proc/syscall.h"
+
+#define NIRQ 16
+
+static irq_handler_t irq_handlers[NIRQ];
+
+static const char *const exception_names[] = {
+    "divide error", "debug", "NMI", "breakpoint", "overflow", "bound range",
+    "invalid opcode", "device not available", "double fault", "coprocessor overrun",
+    "invalid TSS", "segment not present", "stack fault", "general protection fault",
+    "page fault", "reserved", "x87 FP error", "alignment check", "machine check",
+    "SIMD FP error",
+};
+
+const char *trap_name(uint32_t trapno)
+{
+    if (trapno < sizeof(exception_names) / sizeof(exception_names[0]))
+        return exception_names[trapno];
+    return "unexpected trap";
+}
+
+void irq_register(int irq, irq_handler_t fn)
+{
+    irq_handlers[irq] = fn;
+    pic_unmask(irq);
+}
+
+static void irq_dispatch(int irq)
+{
+    pic_eoi(irq);                       /* first: the handler may switch away */
+    if (irq_handlers[irq])
+        irq_handlers[irq]();
+}
+
+/* A user page fault may just be a write to a copy-on-write page. */
+static int user_fault_fixed(struct trapframe *tf, uint32_t addr)
+{
+    struct proc *p = curproc();
+
+    if (tf->trapno != T_PGFLT || !(tf->err & PF_WRITE) || !(tf->err & PF_PRESENT))
+        return 0;
+    return p && vm_resolve_cow(p->pgdir, addr) == 0;
+}
+
+void trap(struct trapframe *tf)
+{
+    uint32_t addr = tf->trapno == T_PGFLT ? read_cr2() : 0;
+
+    if (tf->trapno == T_SYSCALL) {
+        syscall_dispatch(tf);
+    } else if (tf->trapno >= T_IRQ0 && tf->trapno < T_IRQ0 + NIRQ) {
+        irq_dispatch(tf->trapno - T_IRQ0);
+    } else if (trap_from_user(tf)) {
+        if (!user_fault_fixed(tf, addr))
+            proc_user_fault(tf, addr);
+    } else {
+        panic_trap(tf, addr);
+    }
+
+    /* On the way back to user mode: die if killed, give up the CPU if the
+     * timer said our slice is over. Kernel code is never preempted. */
+    if (trap_from_user(tf))
+        proc_return_to_user(tf);
+}

@@ -1,0 +1,101 @@
+/* x86.h - the few x86 instructions C cannot say: port I/O, control
+ * registers, interrupt flag. Everything that knows it runs on an x86 lives
+ * under kernel/arch/x86/; portable code includes only this header's names. */
+#ifndef ARCH_X86_H
+#define ARCH_X86_H
+
+#include <stdint.h>
+
+static inline uint8_t inb(uint16_t port)
+{
+    uint8_t v;
+    __asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
+    return v;
+}
+
+static inline uint16_t inw(uint16_t port)
+{
+    uint16_t v;
+    __asm__ volatile("inw %1, %0" : "=a"(v) : "Nd"(port));
+    return v;
+}
+
+static inline void outb(uint16_t port, uint8_t v)
+{
+    __asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline void outw(uint16_t port, uint16_t v)
+{
+    __asm__ volatile("outw %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline void outl(uint16_t port, uint32_t v)
+{
+    __asm__ volatile("outl %0, %1" : : "a"(v), "Nd"(port));
+}
+
+/* Read/write `count` 16-bit words from/to a port (ATA data register). */
+static inline void insw(uint16_t port, void *buf, uint32_t count)
+{
+    __asm__ volatile("cld; rep insw" : "+D"(buf), "+c"(count) : "d"(port) : "memory");
+}
+
+static inline void outsw(uint16_t port, const void *buf, uint32_t count)
+{
+    __asm__ volatile("cld; rep outsw" : "+S"(buf), "+c"(count) : "d"(port));
+}
+
+static inline uint32_t read_eflags(void)
+{
+    uint32_t f;
+    __asm__ volatile("pushfl; popl %0" : "=r"(f));
+    return f;
+}
+
+static inline void cli(void) { __asm__ volatile("cli" ::: "memory"); }
+static inline void sti(void) { __asm__ volatile("sti" ::: "memory"); }
+static inline void hlt(void) { __asm__ volatile("hlt"); }
+
+static inline uint32_t read_cr2(void)
+{
+    uint32_t v;
+    __asm__ volatile("movl %%cr2, %0" : "=r"(v));
+    return v;
+}
+
+static inline void write_cr3(uint32_t pa)
+{
+    __asm__ volatile("movl %0, %%cr3" : : "r"(pa) : "memory");
+}
+
+static inline void invlpg(uintptr_t va)
+{
+    __asm__ volatile("invlpg (%0)" : : "r"(va) : "memory");
+}
+
+static inline uint32_t read_ebp(void)
+{
+    uint32_t v;
+    __asm__ volatile("movl %%ebp, %0" : "=r"(v));
+    return v;
+}
+
+#define EFLAGS_IF 0x00000200u
+
+/* Interrupt-disable nesting: the uniprocessor kernel's only lock.
+ * irq_save() returns whether interrupts were on; irq_restore() puts that back. */
+static inline uint32_t irq_save(void)
+{
+    uint32_t f = read_eflags();
+    cli();
+    return f & EFLAGS_IF;
+}
+
+static inline void irq_restore(uint32_t was_on)
+{
+    if (was_on)
+        sti();
+}
+
+#endif

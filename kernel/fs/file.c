@@ -1,0 +1,286 @@
+/* file.c - open file descriptions and per-process fd tables. A file made
+ * by walk() has FA_PATH access: it names a node and nothing more. ready()
+ * makes a second file on the same node with read and/or write access,
+ * which is where the node's "open" side effects happen: a device's open
+ * routine runs, a FIFO gains a reader or writer. fds are closed on exec
+ * unless marked FD_KEEP. */
+#include "dev/dev.h"
+#include "fs/vfs.h"
+#include "include/uapi/errno.h"
+#include "lib/kprintf.h"
+#include "lib/string.h"
+#include "mm/page.h"
+#include "proc/proc.h"
+
+static int nfiles;
+
+struct file *file_alloc(const struct path *p, int access, int flags)
+{
+    struct file *f;
+
+    if (nfiles >= NFILE || !(f = kzalloc(sizeof(*f))))
+        return NULL;
+    nfiles++;
+    f->refs = 1;
+    f->access = access;
+    f->flags = flags;
+    path_copy(&f->path, p);
+    return f;
+}
+
+void file_get(struct file *f)
+{
+    f->refs++;
+}
+
+/* The last close undoes what ready() did (FIFO ends, device close). */
+void file_put(struct file *f)
+{
+    struct vnode *v;
+
+    if (!f || --f->refs > 0)
+        return;
+    v = f->path.vn;
+    if (f->access != FA_PATH && !v->fs->revoked) {
+        if (S_ISFIFO(v->mode))
+            pipe_close(v, f->access);
+        else if ((S_ISCHR(v->mode) || S_ISBLK(v->mode)) && dev_lookup(v->rdev) &&
+                 dev_lookup(v->rdev)->close)
+            dev_lookup(v->rdev)->close(MINOR(v->rdev), f->access);
+    }
+    path_put(&f->path);
+    kfree(f);
+    nfiles--;
+}
+
+/* ready(): a new file with `mode` access on f's node. Permission checks
+ * and open side effects happen here and only here. */
+int file_ready(struct file *f, int mode, struct file **out)
+{
+    struct vnode *v = f->path.vn;
+    int access = mode & R_RDWR, err;
+    struct file *nf;
+
+    if ((mode & ~(R_RDWR | R_APPEND | R_NONBLOCK)) || !access)
+        return -EINVAL;
+    if ((err = fs_check(v)) < 0)
+        return err;
+    if (S_ISDIR(v->mode) && (access & FA_WRITE))
+        return -EISDIR;
+    if (S_ISLNK(v->mode))
+        return -ELOOP;                  /* a symlink itself has no contents to ready */
+    if ((access & FA_WRITE) && v->fs->readonly && (S_ISREG(v->mode) || S_ISDIR(v->mode)))
+        return -EROFS;
+    if ((access & FA_WRITE) && !(v->mode & 0222))
+        return -EACCES;
+    if ((access & FA_READ) && !(v->mode & 0444))
+        return -EACCES;
+    if (S_ISCHR(v->mode) || S_ISBLK(v->mode)) {
+        const struct devsw *d = dev_lookup(v->rdev);
+        if (!d)
+            return -ENXIO;
+        if (d->open && (err = d->open(MINOR(v->rdev), access)) < 0)
+            return err;
+    }
+    if (S_ISFIFO(v->mode) && (err = pipe_open(v, access)) < 0)
+        return err;
+    if (!(nf = file_alloc(&f->path, access, mode & (R_APPEND | R_NONBLOCK)))) {
+        if (S_ISFIFO(v->mode))
+            pipe_close(v, access);
+        return -ENFILE;
+    }
+    *out = nf;
+    return 0;
+}
+
+/* Read at an explicit offset; shared by read() and by filesystems that
+ * read their image through a file (ext2 on a device or a regular file). */
+int file_read_at(struct file *f, void *buf, uint32_t off, uint32_t n)
+{
+    struct vnode *v = f->path.vn;
+    const struct devsw *d;
+    int err;
+
+    if (!(f->access & FA_READ))
+        return -EBADF;
+    if ((err = fs_check(v)) < 0)
+        return err;
+    switch (v->mode & S_IFMT) {
+    case S_IFDIR:
+        return -EISDIR;
+    case S_IFIFO:
+        return pipe_read(v, buf, n, f->flags & R_NONBLOCK);
+    case S_IFCHR:
+    case S_IFBLK:
+        if (!(d = dev_lookup(v->rdev)) || !d->read)
+            return -ENXIO;
+        return d->read(MINOR(v->rdev), buf, off, n, f->flags & R_NONBLOCK);
+    default:
+        return v->ops->read ? v->ops->read(v, buf, off, n) : -EINVAL;
+    }
+}
+
+static int file_write_at(struct file *f, const void *buf, uint32_t off, uint32_t n)
+{
+    struct vnode *v = f->path.vn;
+    const struct devsw *d;
+    int err;
+
+    if (!(f->access & FA_WRITE))
+        return -EBADF;
+    if ((err = fs_check(v)) < 0)
+        return err;
+    switch (v->mode & S_IFMT) {
+    case S_IFDIR:
+        return -EISDIR;
+    case S_IFIFO:
+        return pipe_write(v, buf, n, f->flags & R_NONBLOCK);
+    case S_IFCHR:
+    case S_IFBLK:
+        if (!(d = dev_lookup(v->rdev)) || !d->write)
+            return -ENXIO;
+        return d->write(MINOR(v->rdev), buf, off, n, f->flags & R_NONBLOCK);
+    default:
+        if (v->fs->readonly)
+            return -EROFS;
+        return v->ops->write ? v->ops->write(v, buf, off, n) : -EINVAL;
+    }
+}
+
+static int seekable(struct file *f)
+{
+    return !S_ISFIFO(f->path.vn->mode) && !S_ISCHR(f->path.vn->mode);
+}
+
+int file_read(struct file *f, void *buf, uint32_t n)
+{
+    int r = file_read_at(f, buf, f->off, n);
+
+    if (r > 0 && seekable(f))
+        f->off += r;
+    return r;
+}
+
+int file_write(struct file *f, const void *buf, uint32_t n)
+{
+    int r;
+
+    if ((f->flags & R_APPEND) && S_ISREG(f->path.vn->mode))
+        f->off = f->path.vn->size;
+    r = file_write_at(f, buf, f->off, n);
+    if (r > 0 && seekable(f))
+        f->off += r;
+    return r;
+}
+
+/* fstat(): works on every fd, path-only ones included. */
+int file_stat(struct file *f, struct stat *st)
+{
+    struct vnode *v = f->path.vn;
+    const struct devsw *d;
+    int err;
+
+    if ((err = fs_check(v)) < 0)
+        return err;
+    memset(st, 0, sizeof(*st));
+    st->st_dev = v->fs->id;
+    st->st_ino = v->ino;
+    st->st_mode = v->mode;
+    st->st_nlink = v->nlink;
+    st->st_size = v->size;
+    if (S_ISBLK(v->mode) && (d = dev_lookup(v->rdev)) && d->size)
+        st->st_size = d->size(MINOR(v->rdev));
+    st->st_blocks = (v->size + 511) / 512;
+    st->st_rdev = v->rdev;
+    st->st_atime = st->st_mtime = st->st_ctime = v->mtime;
+    return 0;
+}
+
+/* ---- fd tables */
+
+struct fdtable *fdtable_new(void)
+{
+    return kzalloc(sizeof(struct fdtable));
+}
+
+struct fdtable *fdtable_dup(struct fdtable *t)
+{
+    struct fdtable *n = fdtable_new();
+    int i;
+
+    if (!n)
+        return NULL;
+    for (i = 0; i < NOFILE; i++) {
+        if ((n->fd[i] = t->fd[i]))
+            file_get(n->fd[i]);
+        n->fdflags[i] = t->fdflags[i];
+    }
+    return n;
+}
+
+void fdtable_free(struct fdtable *t)
+{
+    int i;
+
+    if (!t)
+        return;
+    for (i = 0; i < NOFILE; i++)
+        file_put(t->fd[i]);
+    kfree(t);
+}
+
+/* exec(): Orthos closes every fd not marked FD_KEEP, and clears the marks
+ * it kept (the new program must ask again for its own children). */
+void fdtable_close_on_exec(struct fdtable *t)
+{
+    int i;
+
+    for (i = 0; i < NOFILE; i++) {
+        if (t->fd[i] && !(t->fdflags[i] & FD_KEEP)) {
+            file_put(t->fd[i]);
+            t->fd[i] = NULL;
+        }
+        t->fdflags[i] = 0;
+    }
+}
+
+/* Put f (whose reference we take over) in the lowest free slot. */
+int fd_install(struct file *f, int keep)
+{
+    struct fdtable *t = curproc()->fds;
+    int i;
+
+    for (i = 0; i < NOFILE; i++) {
+        if (!t->fd[i]) {
+            t->fd[i] = f;
+            t->fdflags[i] = keep ? FD_KEEP : 0;
+            return i;
+        }
+    }
+    file_put(f);
+    return -EMFILE;
+}
+
+struct file *fd_get(int fd, int *err)
+{
+    struct fdtable *t = curproc()->fds;
+
+    if (fd < 0 || fd >= NOFILE || !t->fd[fd]) {
+        *err = -EBADF;
+        return NULL;
+    }
+    return t->fd[fd];
+}
+
+int fd_close(int fd)
+{
+    struct fdtable *t = curproc()->fds;
+    struct file *f;
+
+    if (fd < 0 || fd >= NOFILE || !(f = t->fd[fd]))
+        return -EBADF;
+    t->fd[fd] = NULL;
+    t->fdflags[fd] = 0;
+    file_put(f);
+    return 0;
+}

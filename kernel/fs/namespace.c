@@ -1,0 +1,364 @@
+/* namespace.c - attachments: what is bound where. A namespace is a list
+ * of mounts, newest first; each mount says "at vnode mp, reached through
+ * mount parent, show root instead". bind() adds one, unbind() takes one
+ * (and everything below it) out and hands back an fd on what it held, and
+ * revoke() forcibly detaches a filesystem everywhere. fork() shares the
+ * namespace; unshare() gives a process its own copy (Plan 9's RFNAMEG). */
+#include "fs/vfs.h"
+#include "include/uapi/errno.h"
+#include "lib/fmt.h"
+#include "lib/kprintf.h"
+#include "lib/string.h"
+#include "mm/page.h"
+
+struct mount {
+    int refs;                   /* the namespace list's, plus one per path */
+    int id;
+    int attached;
+    struct mount *parent;       /* NULL: a namespace root, or detached */
+    struct vnode *mp;           /* the covered vnode (in parent), or NULL */
+    struct vnode *root;         /* what is shown there */
+    struct mount *next;         /* in the namespace list */
+    struct mount *copy;         /* scratch for ns_copy */
+};
+
+struct namespace {
+    int refs;
+    struct mount *mounts;       /* newest first */
+    struct mount *root;
+    struct namespace *next;     /* all namespaces, for revoke */
+};
+
+static struct namespace *all_ns;
+static int next_mount_id = 1;
+
+void mount_get(struct mount *m)
+{
+    m->refs++;
+}
+
+void mount_put(struct mount *m)
+{
+    if (!m)
+        return;
+    KASSERT(m->refs > 0);
+    if (--m->refs > 0)
+        return;
+    if (m->mp) {
+        struct fs *fs = m->mp->fs;
+        vnode_put(m->mp);
+        fs_put(fs);
+    }
+    if (m->root) {
+        struct fs *fs = m->root->fs;
+        vnode_put(m->root);
+        fs_put(fs);
+    }
+    mount_put(m->parent);
+    kfree(m);
+}
+
+/* A new attached mount showing `root` at (parent, mp), taking references. */
+static struct mount *mount_new(struct mount *parent, struct vnode *mp, struct vnode *root)
+{
+    struct mount *m = kzalloc(sizeof(*m));
+
+    if (!m)
+        return NULL;
+    m->refs = 1;
+    m->id = next_mount_id++;
+    m->attached = 1;
+    if ((m->parent = parent))
+        mount_get(parent);
+    if ((m->mp = mp)) {
+        vnode_get(mp);
+        fs_get(mp->fs);
+    }
+    m->root = root;
+    vnode_get(root);
+    fs_get(root->fs);
+    return m;
+}
+
+struct namespace *ns_create(struct vnode *root)
+{
+    struct namespace *ns = kzalloc(sizeof(*ns));
+
+    if (!ns)
+        return NULL;
+    if (!(ns->root = ns->mounts = mount_new(NULL, NULL, root))) {
+        kfree(ns);
+        return NULL;
+    }
+    ns->refs = 1;
+    ns->next = all_ns;
+    all_ns = ns;
+    return ns;
+}
+
+struct mount *ns_root_mount(struct namespace *ns)
+{
+    return ns->root;
+}
+
+void ns_get(struct namespace *ns)
+{
+    ns->refs++;
+}
+
+/* Take m off its namespace's list and cut it loose: its root stays alive
+ * for whoever holds paths into it, but ".." no longer leaves it. */
+static void detach_one(struct mount *m)
+{
+    struct mount *parent = m->parent;
+
+    m->attached = 0;
+    m->parent = NULL;
+    if (m->mp) {
+        struct fs *fs = m->mp->fs;
+        vnode_put(m->mp);
+        m->mp = NULL;
+        fs_put(fs);
+    }
+    mount_put(parent);
+    mount_put(m);                       /* the list's reference */
+}
+
+static int is_below(struct mount *m, struct mount *top)
+{
+    for (; m; m = m->parent)
+        if (m == top)
+            return 1;
+    return 0;
+}
+
+/* Detach `top` and every mount below it from ns. */
+static void detach_tree(struct namespace *ns, struct mount *top)
+{
+    struct mount **pp = &ns->mounts, *doomed = NULL, *m;
+
+    while ((m = *pp)) {
+        if (is_below(m, top)) {
+            *pp = m->next;
+            m->next = doomed;
+            doomed = m;
+        } else {
+            pp = &m->next;
+        }
+    }
+    while ((m = doomed)) {              /* children were listed first */
+        doomed = m->next;
+        detach_one(m);
+    }
+}
+
+void ns_put(struct namespace *ns)
+{
+    struct namespace **pp;
+
+    if (--ns->refs > 0)
+        return;
+    for (pp = &all_ns; *pp; pp = &(*pp)->next) {
+        if (*pp == ns) {
+            *pp = ns->next;
+            break;
+        }
+    }
+    detach_tree(ns, ns->root);
+    kfree(ns);
+}
+
+/* Follow attachments down: while something is bound on p, go to it. */
+void ns_cross(struct namespace *ns, struct path *p)
+{
+    struct mount *m;
+
+    if (!ns)
+        return;
+again:
+    for (m = ns->mounts; m; m = m->next) {
+        if (m->mp && m->mp == p->vn && m->parent == p->mnt) {
+            struct path next = { m, m->root };
+            path_get(&next);
+            path_put(p);
+            *p = next;
+            goto again;                 /* something may be stacked on it */
+        }
+    }
+}
+
+/* If p is the root of an attachment, step out onto the mountpoint. */
+int ns_climb(struct path *p)
+{
+    struct path up;
+
+    if (!p->mnt || p->vn != p->mnt->root || !p->mnt->parent)
+        return 0;
+    up.mnt = p->mnt->parent;
+    up.vn = p->mnt->mp;
+    path_get(&up);
+    path_put(p);
+    *p = up;
+    return 1;
+}
+
+/* "..": never above root; out of attachments; then the filesystem's own. */
+int ns_dotdot(struct namespace *ns, const struct path *root, struct path *p)
+{
+    struct vnode *up;
+    int err;
+
+    for (;;) {
+        if (root && p->vn == root->vn && p->mnt == root->mnt)
+            return 0;
+        if (!ns_climb(p))
+            break;
+    }
+    if (p->vn == p->vn->fs->root || !p->vn->ops->lookup)
+        return 0;                       /* top of a detached tree: stay */
+    if ((err = p->vn->ops->lookup(p->vn, "..", &up)) < 0)
+        return err;
+    vnode_put(p->vn);
+    p->vn = up;
+    ns_cross(ns, p);
+    return 0;
+}
+
+/* bind(): show what f names at `where`. Directories go on directories,
+ * everything else on non-directories. Stacking on an existing attachment
+ * covers it (the newest wins in ns_cross). */
+int ns_bind(struct namespace *ns, struct file *f, const struct path *where)
+{
+    struct vnode *what = f->path.vn;
+    struct mount *m;
+    int err;
+
+    if ((err = fs_check(what)) < 0 || (err = fs_check(where->vn)) < 0)
+        return err;
+    if (S_ISDIR(what->mode) && !S_ISDIR(where->vn->mode))
+        return -ENOTDIR;
+    if (!S_ISDIR(what->mode) && S_ISDIR(where->vn->mode))
+        return -EISDIR;
+    if (!where->mnt || !where->mnt->attached)
+        return -EINVAL;                 /* target must be in the namespace */
+    if (!(m = mount_new(where->mnt, where->vn, what)))
+        return -ENOMEM;
+    m->next = ns->mounts;
+    ns->mounts = m;
+    return 0;
+}
+
+/* unbind(): detach the attachment whose root `where` is; *out gets a
+ * detached path on what it showed (the caller turns it into an fd). */
+int ns_unbind(struct namespace *ns, struct path *where, struct path *out)
+{
+    struct mount *m = where->mnt;
+
+    if (!m || where->vn != m->root || !m->parent || !m->attached)
+        return -EINVAL;                 /* nothing is attached here */
+    out->mnt = NULL;
+    out->vn = m->root;
+    path_get(out);
+    detach_tree(ns, m);
+    return 0;
+}
+
+/* revoke(): detach every attachment of fs in every namespace. */
+int ns_revoke_fs(struct fs *fs)
+{
+    struct namespace *ns;
+    struct mount *m;
+
+    for (ns = all_ns; ns; ns = ns->next) {
+again:
+        for (m = ns->mounts; m; m = m->next) {
+            if (m->root->fs == fs && m->parent) {
+                detach_tree(ns, m);
+                goto again;
+            }
+        }
+    }
+    return 0;
+}
+
+/* unshare(): a private copy of ns; root and cwd are moved to the copy. */
+struct namespace *ns_copy(struct namespace *ns, struct path *root, struct path *cwd)
+{
+    struct namespace *n = kzalloc(sizeof(*n));
+    struct mount *m, **tail;
+    struct path *fix[2] = { root, cwd };
+    int i;
+
+    if (!n)
+        return NULL;
+    tail = &n->mounts;
+    for (m = ns->mounts; m; m = m->next) {
+        if (!(m->copy = mount_new(NULL, m->mp, m->root)))
+            goto nomem;
+        *tail = m->copy;
+        tail = &m->copy->next;
+    }
+    for (m = ns->mounts; m; m = m->next)
+        if (m->parent)
+            mount_get(m->copy->parent = m->parent->copy);
+    n->root = ns->root->copy;
+    n->refs = 1;
+    n->next = all_ns;
+    all_ns = n;
+    for (i = 0; i < 2; i++) {
+        if (fix[i]->mnt && fix[i]->mnt->attached && fix[i]->mnt->copy) {
+            struct mount *old = fix[i]->mnt;
+            mount_get(old->copy);
+            fix[i]->mnt = old->copy;
+            mount_put(old);
+        }
+    }
+    return n;
+nomem:
+    while ((m = n->mounts)) {
+        n->mounts = m->next;
+        mount_put(m);
+    }
+    kfree(n);
+    return NULL;
+}
+
+/* /proc/<pid>/ns: one line per attachment, parents before children:
+ * "<where> <fstype> <source>[ bind]". */
+static int format_tree(struct namespace *ns, struct mount *top, char *buf, size_t size,
+                       size_t *len)
+{
+    struct path p = { top, top->root };
+    char where[128];
+    struct mount *m;
+    int n, last_id = 0;
+
+    if (vfs_path_name(&p, where, sizeof(where)) < 0)
+        strlcpy(where, "?", sizeof(where));
+    n = snprintf(buf + *len, size - *len, "%s %s %s%s\n", where, top->root->fs->type->name,
+                 top->root->fs->source_name, top->root == top->root->fs->root ? "" : " bind");
+    if (n < 0 || (size_t)n >= size - *len)
+        return -ERANGE;
+    *len += n;
+    for (;;) {                          /* children, oldest first */
+        struct mount *next = NULL;
+        for (m = ns->mounts; m; m = m->next)
+            if (m->parent == top && m->id > last_id && (!next || m->id < next->id))
+                next = m;
+        if (!next)
+            return 0;
+        last_id = next->id;
+        if ((n = format_tree(ns, next, buf, size, len)) < 0)
+            return n;
+    }
+}
+
+int ns_format(struct namespace *ns, char *buf, size_t size)
+{
+    size_t len = 0;
+    int err;
+
+    buf[0] = '\0';
+    err = format_tree(ns, ns->root, buf, size, &len);
+    return err < 0 ? err : (int)len;
+}

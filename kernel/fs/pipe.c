@@ -1,0 +1,139 @@
+/* pipe.c - pipes and FIFOs are one thing: a vnode of type S_IFIFO with a
+ * ring buffer. pipe() makes an anonymous one with both ends ready; a FIFO
+ * made by create() (or any pipe end bound into the namespace) gets its
+ * readers and writers from ready(). Because ready() never blocks, a read
+ * from a FIFO whose writer has not come yet waits for data (or says
+ * -EAGAIN when non-blocking); end of file comes once every writer that
+ * came has gone. A write with no reader left is -EPIPE. */
+#include "arch/x86/x86.h"
+#include "fs/vfs.h"
+#include "include/uapi/errno.h"
+#include "lib/string.h"
+#include "mm/page.h"
+#include "proc/proc.h"
+
+#define PIPE_SIZE 4096
+
+struct pipe {
+    char buf[PIPE_SIZE];
+    uint32_t rd, wr;            /* free-running counters; wr - rd bytes queued */
+    int readers, writers;
+    int had_reader, had_writer;
+};
+
+static const struct fs_type pipefs_type = { "pipe", NULL, NULL, NULL };
+static struct fs pipefs = { .type = &pipefs_type, .refs = 1, .source_name = "-" };
+static const struct vnode_ops pipe_ops;
+
+void pipe_free(struct pipe *p)
+{
+    kfree(p);
+}
+
+int pipe_open(struct vnode *v, int access)
+{
+    if (!v->pipe && !(v->pipe = kzalloc(sizeof(struct pipe))))
+        return -ENOMEM;
+    if (access & FA_READ) {
+        v->pipe->readers++;
+        v->pipe->had_reader = 1;
+    }
+    if (access & FA_WRITE) {
+        v->pipe->writers++;
+        v->pipe->had_writer = 1;
+    }
+    wakeup(v->pipe);
+    return 0;
+}
+
+void pipe_close(struct vnode *v, int access)
+{
+    if (!v->pipe)
+        return;
+    if (access & FA_READ)
+        v->pipe->readers--;
+    if (access & FA_WRITE)
+        v->pipe->writers--;
+    wakeup(v->pipe);
+}
+
+int pipe_read(struct vnode *v, void *buf, uint32_t n, int nonblock)
+{
+    struct pipe *p = v->pipe;
+    uint32_t s = irq_save(), got = 0;
+
+    while (p->wr == p->rd) {
+        if (p->writers == 0 && p->had_writer)
+            goto out;                   /* end of file */
+        if (nonblock || curproc()->killed) {
+            irq_restore(s);
+            return nonblock ? -EAGAIN : -EINTR;
+        }
+        sleep_on(p);
+    }
+    while (got < n && p->rd != p->wr)
+        ((char *)buf)[got++] = p->buf[p->rd++ % PIPE_SIZE];
+    wakeup(p);
+out:
+    irq_restore(s);
+    return (int)got;
+}
+
+int pipe_write(struct vnode *v, const void *buf, uint32_t n, int nonblock)
+{
+    struct pipe *p = v->pipe;
+    uint32_t s = irq_save(), put = 0;
+
+    while (put < n) {
+        if (p->readers == 0 && p->had_reader) {
+            irq_restore(s);
+            return put ? (int)put : -EPIPE;
+        }
+        if (p->wr - p->rd == PIPE_SIZE) {
+            if (nonblock || curproc()->killed)
+                break;
+            wakeup(p);
+            sleep_on(p);
+            continue;
+        }
+        p->buf[p->wr++ % PIPE_SIZE] = ((const char *)buf)[put++];
+    }
+    wakeup(p);
+    irq_restore(s);
+    if (put == 0 && n > 0)
+        return nonblock ? -EAGAIN : -EINTR;
+    return (int)put;
+}
+
+/* pipe(): one anonymous FIFO vnode, a read file and a write file on it. */
+int pipe_new(struct file **rd, struct file **wr)
+{
+    struct vnode *v = vnode_alloc(&pipefs, S_IFIFO | 0600, &pipe_ops);
+    struct path p = { NULL, v };
+    int err = -ENFILE;
+
+    if (!v)
+        return -ENOMEM;
+    fs_get(&pipefs);                    /* vnode_alloc's reference becomes p's */
+    *rd = *wr = NULL;
+    if (pipe_open(v, FA_READ | FA_WRITE) < 0)
+        goto fail;
+    if (!(*rd = file_alloc(&p, FA_READ, 0)) || !(*wr = file_alloc(&p, FA_WRITE, 0)))
+        goto fail;
+    path_put(&p);
+    return 0;
+fail:
+    if (*rd) {
+        pipe_close(v, FA_WRITE);
+        file_put(*rd);                  /* closes the read side */
+    } else {
+        pipe_close(v, FA_READ | FA_WRITE);
+    }
+    path_put(&p);
+    return err;
+}
+
+const char *pipe_kind(struct vnode *v)
+{
+    return v->fs == &pipefs ? "pipe" : "fifo";
+}

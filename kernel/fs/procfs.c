@@ -1,0 +1,250 @@
+/* procfs.c - /proc: the kernel's state as text files, made fresh on every
+ * read. /proc/<pid>/{status,fd,ns}, /proc/self (a symlink to the caller's
+ * pid), /proc/meminfo. Nodes are made on lookup and freed on last put;
+ * their inode numbers encode (pid, file) so names stay stable. */
+#include "fs/vfs.h"
+#include "include/uapi/errno.h"
+#include "lib/fmt.h"
+#include "lib/string.h"
+#include "mm/page.h"
+#include "mm/vm.h"
+#include "proc/proc.h"
+
+enum { PF_ROOT, PF_SELF, PF_MEMINFO, PF_PIDDIR, PF_STATUS, PF_FD, PF_NS };
+
+#define INO(pid, kind)  (((uint32_t)(pid) << 4) | (kind))
+#define INO_PID(ino)    ((int)((ino) >> 4))
+#define INO_KIND(ino)   ((ino) & 0xF)
+#define TEXT_MAX        4096
+
+static const struct vnode_ops procfs_ops;
+
+static const struct {
+    const char *name;
+    int kind;
+} pid_files[] = { { "status", PF_STATUS }, { "fd", PF_FD }, { "ns", PF_NS } };
+#define NPIDFILES 3
+
+static struct vnode *proc_node(struct fs *fs, int pid, int kind)
+{
+    uint32_t mode = (kind == PF_PIDDIR || kind == PF_ROOT) ? S_IFDIR | 0555
+                  : kind == PF_SELF ? S_IFLNK | 0777 : S_IFREG | 0444;
+    struct vnode *v = vnode_alloc(fs, mode, &procfs_ops);
+
+    if (v) {
+        v->ino = INO(pid, kind);
+        v->nlink = kind == PF_PIDDIR ? 2 : 1;
+    }
+    return v;
+}
+
+static int parse_pid(const char *s)
+{
+    int n = 0;
+
+    if (!*s)
+        return -1;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || n > 100000)
+            return -1;
+        n = n * 10 + (*s - '0');
+    }
+    return n;
+}
+
+static int procfs_lookup(struct vnode *dir, const char *name, struct vnode **out)
+{
+    int kind = INO_KIND(dir->ino), pid, i;
+
+    if (strcmp(name, "..") == 0) {
+        *out = dir->fs->root;
+        vnode_get(*out);
+        return 0;
+    }
+    if (kind == PF_ROOT) {
+        if (strcmp(name, "self") == 0)
+            *out = proc_node(dir->fs, 0, PF_SELF);
+        else if (strcmp(name, "meminfo") == 0)
+            *out = proc_node(dir->fs, 0, PF_MEMINFO);
+        else if ((pid = parse_pid(name)) > 0 && proc_find(pid))
+            *out = proc_node(dir->fs, pid, PF_PIDDIR);
+        else
+            return -ENOENT;
+        return *out ? 0 : -ENOMEM;
+    }
+    for (i = 0; i < NPIDFILES; i++) {
+        if (strcmp(name, pid_files[i].name) == 0) {
+            *out = proc_node(dir->fs, INO_PID(dir->ino), pid_files[i].kind);
+            return *out ? 0 : -ENOMEM;
+        }
+    }
+    return -ENOENT;
+}
+
+static int procfs_readdir(struct vnode *dir, uint32_t *cookie, char *name, uint32_t *ino,
+                          uint32_t *type)
+{
+    uint32_t c = (*cookie)++;
+
+    if (c < 2) {
+        strlcpy(name, c ? ".." : ".", NAME_MAX + 1);
+        *ino = c ? dir->fs->root->ino : dir->ino;
+        *type = DT_DIR;
+        return 1;
+    }
+    c -= 2;
+    if (INO_KIND(dir->ino) == PF_PIDDIR) {
+        if (c >= NPIDFILES)
+            return 0;
+        strlcpy(name, pid_files[c].name, NAME_MAX + 1);
+        *ino = INO(INO_PID(dir->ino), pid_files[c].kind);
+        *type = DT_REG;
+        return 1;
+    }
+    if (c < 2) {
+        strlcpy(name, c ? "meminfo" : "self", NAME_MAX + 1);
+        *ino = INO(0, c ? PF_MEMINFO : PF_SELF);
+        *type = c ? DT_REG : DT_LNK;
+        return 1;
+    }
+    for (c -= 2; c < NPROC; c++, (*cookie)++) {     /* the rest: one per live process */
+        struct proc *p = &proc_table[c];
+        if (p->state != P_UNUSED && p->state != P_EMBRYO) {
+            snprintf(name, NAME_MAX + 1, "%d", p->pid);
+            *ino = INO(p->pid, PF_PIDDIR);
+            *type = DT_DIR;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static const char *state_name(enum proc_state s)
+{
+    switch (s) {
+    case P_RUNNING: return "running";
+    case P_RUNNABLE: return "runnable";
+    case P_SLEEPING: return "sleeping";
+    case P_ZOMBIE: return "zombie";
+    default: return "embryo";
+    }
+}
+
+static const char *fd_kind(struct file *f)
+{
+    switch (f->path.vn->mode & S_IFMT) {
+    case S_IFDIR: return "dir";
+    case S_IFREG: return "reg";
+    case S_IFLNK: return "lnk";
+    case S_IFCHR: return "chr";
+    case S_IFBLK: return "blk";
+    case S_IFIFO: return pipe_kind(f->path.vn);
+    }
+    return "?";
+}
+
+static int fd_text(struct proc *p, char *buf, size_t size)
+{
+    static const char *const access[] = { "path", "r", "w", "rw" };
+    size_t len = 0;
+    int i;
+
+    buf[0] = '\0';
+    for (i = 0; i < NOFILE && p->fds; i++) {
+        struct file *f = p->fds->fd[i];
+        if (!f)
+            continue;
+        len += snprintf(buf + len, size - len, "%d %s %s%s%s\n", i, fd_kind(f),
+                        access[f->access & 3], (p->fds->fdflags[i] & FD_KEEP) ? " keep" : "",
+                        (f->flags & R_NONBLOCK) ? " nonblock" : "");
+        if (len >= size)
+            return -ERANGE;
+    }
+    return (int)len;
+}
+
+/* The whole text of a /proc file, into buf. */
+static int make_text(struct vnode *v, char *buf, size_t size)
+{
+    int kind = INO_KIND(v->ino);
+    struct proc *p = kind == PF_MEMINFO ? NULL : proc_find(INO_PID(v->ino));
+
+    if (kind == PF_MEMINFO)
+        return snprintf(buf, size, "free_pages %u\ntotal_pages %u\n", pmm_free_pages(),
+                        pmm_total_pages());
+    if (!p)
+        return -ENOENT;                 /* the process has gone */
+    switch (kind) {
+    case PF_STATUS:
+        return snprintf(buf, size, "pid %d\nppid %d\nname %s\nstate %s\npages %u\n", p->pid,
+                        p->parent ? p->parent->pid : 0, p->name, state_name(p->state),
+                        p->pgdir ? vm_user_pages(p->pgdir) : 0);
+    case PF_FD:
+        return fd_text(p, buf, size);
+    case PF_NS:
+        return p->ns ? ns_format(p->ns, buf, size) : 0;
+    }
+    return -EINVAL;
+}
+
+static int procfs_read(struct vnode *v, void *buf, uint32_t off, uint32_t n)
+{
+    char *text = kmalloc(TEXT_MAX);
+    int len;
+
+    if (!text)
+        return -ENOMEM;
+    len = make_text(v, text, TEXT_MAX);
+    if (len > TEXT_MAX - 1)
+        len = TEXT_MAX - 1;
+    if (len >= 0) {
+        if (off >= (uint32_t)len)
+            len = 0;
+        else {
+            if (n > len - off)
+                n = len - off;
+            memcpy(buf, text + off, n);
+            len = (int)n;
+        }
+    }
+    kfree(text);
+    return len;
+}
+
+static int procfs_readlink(struct vnode *v, char *buf, uint32_t n)
+{
+    char tmp[16];
+    int len = snprintf(tmp, sizeof(tmp), "%d", curproc() ? curproc()->pid : 0);
+
+    if ((uint32_t)len > n)
+        len = n;
+    memcpy(buf, tmp, len);
+    return len;
+}
+
+static const struct vnode_ops procfs_ops = {
+    .lookup = procfs_lookup,
+    .readdir = procfs_readdir,
+    .read = procfs_read,
+    .readlink = procfs_readlink,
+};
+
+static int procfs_mount(struct fs *fs, struct file *src, const char *opts)
+{
+    if (src)
+        return -EINVAL;
+    fs->readonly = 1;
+    fs->root = proc_node(fs, 0, PF_ROOT);
+    return fs->root ? 0 : -ENOMEM;
+}
+
+static void procfs_release(struct fs *fs)
+{
+    vnode_put(fs->root);
+}
+
+const struct fs_type procfs_type = {
+    .name = "procfs",
+    .mount = procfs_mount,
+    .release = procfs_release,
+};

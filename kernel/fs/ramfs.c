@@ -1,0 +1,387 @@
+/* ramfs.c - a filesystem that lives only in memory (the root from the
+ * boot archive, /tmp, anything fsopen("ramfs") makes). Each directory is a
+ * linked list of entries; each regular file or symlink keeps its bytes in
+ * one kmalloc'd buffer that grows by doubling. A node lives while it has a
+ * name (nlink) or a reference; the whole tree goes when the fs does. */
+#include "fs/vfs.h"
+#include "include/uapi/errno.h"
+#include "lib/string.h"
+#include "mm/page.h"
+#include "proc/proc.h"
+
+#define RAMFS_MAX_FILE (16u << 20)
+
+struct ramfs_dirent {
+    char *name;
+    struct vnode *v;
+    struct ramfs_dirent *next;
+};
+
+struct ramfs_node {
+    struct vnode *parent;           /* directories: for ".." */
+    struct ramfs_dirent *entries;   /* directories */
+    char *data;                     /* files, symlinks */
+    uint32_t cap;
+};
+
+struct ramfs {
+    uint32_t next_ino;
+};
+
+static const struct vnode_ops ramfs_ops;
+
+#define NODE(v) ((struct ramfs_node *)(v)->priv)
+
+static struct vnode *ramfs_node_new(struct fs *fs, uint32_t mode)
+{
+    struct vnode *v = vnode_alloc(fs, mode, &ramfs_ops);
+    struct ramfs *r = fs->priv;
+
+    if (!v)
+        return NULL;
+    if (!(v->priv = kzalloc(sizeof(struct ramfs_node)))) {
+        kfree(v);
+        return NULL;
+    }
+    v->ino = r->next_ino++;
+    v->nlink = 0;
+    v->mtime = uptime_ms() / 1000;
+    return v;
+}
+
+static struct ramfs_dirent *find(struct vnode *dir, const char *name)
+{
+    struct ramfs_dirent *e;
+
+    for (e = NODE(dir)->entries; e; e = e->next)
+        if (strcmp(e->name, name) == 0)
+            return e;
+    return NULL;
+}
+
+static int ramfs_lookup(struct vnode *dir, const char *name, struct vnode **out)
+{
+    struct ramfs_dirent *e;
+
+    if (strcmp(name, "..") == 0) {
+        *out = NODE(dir)->parent ? NODE(dir)->parent : dir;
+        vnode_get(*out);
+        return 0;
+    }
+    if (!(e = find(dir, name)))
+        return -ENOENT;
+    vnode_get(e->v);
+    *out = e->v;
+    return 0;
+}
+
+/* Enter v in dir under name; the entry holds a reference and a link. */
+static int add_entry(struct vnode *dir, const char *name, struct vnode *v)
+{
+    struct ramfs_dirent *e = kzalloc(sizeof(*e));
+    size_t len = strlen(name);
+
+    if (!e || !(e->name = kmalloc(len + 1))) {
+        kfree(e);
+        return -ENOMEM;
+    }
+    memcpy(e->name, name, len + 1);
+    e->v = v;
+    vnode_get(v);
+    v->nlink++;
+    if (S_ISDIR(v->mode)) {
+        NODE(v)->parent = dir;
+        dir->nlink++;
+    }
+    e->next = NODE(dir)->entries;
+    NODE(dir)->entries = e;
+    dir->mtime = uptime_ms() / 1000;
+    return 0;
+}
+
+static int ramfs_write(struct vnode *v, const void *buf, uint32_t off, uint32_t n);
+
+static int ramfs_create(struct vnode *dir, const char *name, uint32_t mode, uint32_t rdev,
+                        const char *symlink, struct vnode **out)
+{
+    struct vnode *v;
+    int err;
+
+    if (find(dir, name))
+        return -EEXIST;
+    if (!(v = ramfs_node_new(dir->fs, mode)))
+        return -ENOMEM;
+    v->rdev = rdev;
+    if (S_ISDIR(mode))
+        v->nlink = 1;                   /* its own "." */
+    if (symlink && (err = ramfs_write(v, symlink, 0, strlen(symlink))) < 0)
+        goto fail;
+    if ((err = add_entry(dir, name, v)) < 0)
+        goto fail;
+    *out = v;                           /* the creation reference */
+    return 0;
+fail:
+    vnode_put(v);
+    return err;
+}
+
+static int ramfs_link(struct vnode *dir, const char *name, struct vnode *v)
+{
+    if (find(dir, name))
+        return -EEXIST;
+    if (S_ISDIR(v->mode))
+        return -EPERM;                  /* no hard links to directories */
+    return add_entry(dir, name, v);
+}
+
+static void drop_entry(struct vnode *dir, struct ramfs_dirent *e)
+{
+    struct ramfs_dirent **pp;
+
+    for (pp = &NODE(dir)->entries; *pp != e; pp = &(*pp)->next)
+        ;
+    *pp = e->next;
+    e->v->nlink--;
+    if (S_ISDIR(e->v->mode)) {
+        dir->nlink--;
+        e->v->nlink--;                  /* its "." */
+    }
+    vnode_put(e->v);
+    kfree(e->name);
+    kfree(e);
+    dir->mtime = uptime_ms() / 1000;
+}
+
+static int ramfs_unlink(struct vnode *dir, const char *name, int flags)
+{
+    struct ramfs_dirent *e = find(dir, name);
+
+    if (!e)
+        return -ENOENT;
+    if (S_ISDIR(e->v->mode)) {
+        if (!(flags & UNLINK_DIR))
+            return -EISDIR;
+        if (NODE(e->v)->entries)
+            return -ENOTEMPTY;
+    } else if (flags & UNLINK_DIR) {
+        return -ENOTDIR;
+    }
+    drop_entry(dir, e);
+    return 0;
+}
+
+/* Is `a` the directory `d` or one of its ancestors' descendants? */
+static int is_ancestor(struct vnode *a, struct vnode *d)
+{
+    for (; d; d = NODE(d)->parent)
+        if (d == a)
+            return 1;
+    return 0;
+}
+
+static int ramfs_rename(struct vnode *odir, const char *oname, struct vnode *ndir,
+                        const char *nname, int flags)
+{
+    struct ramfs_dirent *e = find(odir, oname), *victim;
+    struct vnode *v;
+    int err;
+
+    if (!e)
+        return -ENOENT;
+    v = e->v;
+    if (S_ISDIR(v->mode) && is_ancestor(v, ndir))
+        return -EINVAL;                 /* a directory into itself */
+    if ((victim = find(ndir, nname))) {
+        if (victim->v == v)
+            return 0;
+        if (flags & RENAME_NOREPLACE)
+            return -EEXIST;
+        if (S_ISDIR(victim->v->mode) != S_ISDIR(v->mode))
+            return S_ISDIR(v->mode) ? -ENOTDIR : -EISDIR;
+        if (S_ISDIR(victim->v->mode) && NODE(victim->v)->entries)
+            return -ENOTEMPTY;
+    }
+    vnode_get(v);                       /* keep it alive between the two steps */
+    if ((err = add_entry(ndir, nname, v)) < 0) {
+        vnode_put(v);
+        return err;
+    }
+    if (victim)
+        drop_entry(ndir, victim);
+    drop_entry(odir, e);
+    if (S_ISDIR(v->mode))
+        v->nlink++;                     /* drop_entry took "." as well */
+    vnode_put(v);
+    return 0;
+}
+
+static int ramfs_read(struct vnode *v, void *buf, uint32_t off, uint32_t n)
+{
+    if (S_ISDIR(v->mode))
+        return -EISDIR;
+    if (off >= v->size)
+        return 0;
+    if (n > v->size - off)
+        n = v->size - off;
+    if (NODE(v)->data)
+        memcpy(buf, NODE(v)->data + off, n);
+    else
+        memset(buf, 0, n);
+    return (int)n;
+}
+
+/* Make room for `size` bytes (zero-filled beyond the old size). */
+static int reserve(struct vnode *v, uint32_t size)
+{
+    struct ramfs_node *node = NODE(v);
+    uint32_t cap = node->cap ? node->cap : 64;
+    char *nd;
+
+    if (size > RAMFS_MAX_FILE)
+        return -EFBIG;
+    if (size <= node->cap)
+        return 0;
+    while (cap < size)
+        cap *= 2;
+    if (!(nd = kzalloc(cap)))
+        return -ENOSPC;
+    if (node->data)
+        memcpy(nd, node->data, v->size);
+    kfree(node->data);
+    node->data = nd;
+    node->cap = cap;
+    return 0;
+}
+
+static int ramfs_write(struct vnode *v, const void *buf, uint32_t off, uint32_t n)
+{
+    int err;
+
+    if (off + n < off)
+        return -EFBIG;
+    if ((err = reserve(v, off + n)) < 0)
+        return err;
+    if (off > v->size)
+        memset(NODE(v)->data + v->size, 0, off - v->size);
+    memcpy(NODE(v)->data + off, buf, n);
+    if (off + n > v->size)
+        v->size = off + n;
+    v->mtime = uptime_ms() / 1000;
+    return (int)n;
+}
+
+static int ramfs_truncate(struct vnode *v, uint32_t len)
+{
+    int err;
+
+    if (len > v->size) {
+        if ((err = reserve(v, len)) < 0)
+            return err;
+        memset(NODE(v)->data + v->size, 0, len - v->size);
+    }
+    v->size = len;
+    v->mtime = uptime_ms() / 1000;
+    return 0;
+}
+
+static int ramfs_readdir(struct vnode *dir, uint32_t *cookie, char *name, uint32_t *ino,
+                         uint32_t *type)
+{
+    struct ramfs_dirent *e = NODE(dir)->entries;
+    uint32_t i;
+
+    if (*cookie < 2) {
+        struct vnode *v = *cookie == 0 ? dir : (NODE(dir)->parent ? NODE(dir)->parent : dir);
+        strlcpy(name, *cookie == 0 ? "." : "..", NAME_MAX + 1);
+        *ino = v->ino;
+        *type = DT_DIR;
+        (*cookie)++;
+        return 1;
+    }
+    for (i = 2; e && i < *cookie; i++)
+        e = e->next;
+    if (!e)
+        return 0;
+    strlcpy(name, e->name, NAME_MAX + 1);
+    *ino = e->v->ino;
+    *type = vnode_type_dt(e->v->mode);
+    (*cookie)++;
+    return 1;
+}
+
+static int ramfs_readlink(struct vnode *v, char *buf, uint32_t n)
+{
+    if (!S_ISLNK(v->mode))
+        return -EINVAL;
+    return ramfs_read(v, buf, 0, n);
+}
+
+/* The last reference to a node: free it if no name refers to it either. */
+static void ramfs_inactive(struct vnode *v)
+{
+    struct ramfs_node *node = NODE(v);
+
+    kfree(node->data);
+    kfree(node);
+    kfree(v);
+}
+
+static const struct vnode_ops ramfs_ops = {
+    .lookup = ramfs_lookup,
+    .create = ramfs_create,
+    .link = ramfs_link,
+    .unlink = ramfs_unlink,
+    .rename = ramfs_rename,
+    .read = ramfs_read,
+    .write = ramfs_write,
+    .truncate = ramfs_truncate,
+    .readdir = ramfs_readdir,
+    .readlink = ramfs_readlink,
+    .inactive = ramfs_inactive,
+};
+
+int ramfs_mount(struct fs *fs, struct file *src, const char *opts)
+{
+    struct ramfs *r = kzalloc(sizeof(*r));
+
+    if (src)
+        return -EINVAL;                 /* ramfs is made from nothing */
+    if (!r)
+        return -ENOMEM;
+    r->next_ino = 1;
+    fs->priv = r;
+    if (!(fs->root = ramfs_node_new(fs, S_IFDIR | 0755))) {
+        kfree(r);
+        return -ENOMEM;
+    }
+    fs->root->nlink = 2;
+    return 0;
+}
+
+/* Free the whole tree: every entry's reference, depth first. */
+static void free_tree(struct vnode *dir)
+{
+    struct ramfs_dirent *e;
+
+    while ((e = NODE(dir)->entries)) {
+        NODE(dir)->entries = e->next;
+        if (S_ISDIR(e->v->mode))
+            free_tree(e->v);
+        vnode_put(e->v);
+        kfree(e->name);
+        kfree(e);
+    }
+}
+
+void ramfs_release(struct fs *fs)
+{
+    free_tree(fs->root);
+    vnode_put(fs->root);
+    kfree(fs->priv);
+}
+
+const struct fs_type ramfs_type = {
+    .name = "ramfs",
+    .mount = ramfs_mount,
+    .release = ramfs_release,
+};

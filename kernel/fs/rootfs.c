@@ -1,0 +1,84 @@
+/* rootfs.c - the first namespace. The boot archive is unpacked into a
+ * fresh ramfs, which becomes the root; devfs and procfs are made and
+ * attached at /dev and /proc with fs_new + ns_bind, exactly the work the
+ * fsopen() and bind() system calls do for a user. */
+#include "boot.h"
+#include "fs/vfs.h"
+#include "include/uapi/errno.h"
+#include "lib/kprintf.h"
+#include "lib/string.h"
+#include "mm/page.h"
+#include "proc/proc.h"
+
+/* fsopen(type) + bind(fd, "/where"), for the boot path. */
+static int boot_mount(struct proc *p, const char *type, const char *where)
+{
+    struct path at;
+    struct file *f;
+    struct path root;
+    struct fs *fs;
+    int err;
+
+    if ((err = fs_new(type, NULL, "", &fs)) < 0)
+        return err;
+    root.mnt = NULL;
+    root.vn = fs->root;
+    f = file_alloc(&root, FA_PATH, 0);
+    fs_put(fs);
+    if (!f)
+        return -ENFILE;
+    if ((err = vfs_walk_from(p, AT_CWD, where, 0, &at)) == 0) {
+        err = ns_bind(p->ns, f, &at);
+        path_put(&at);
+    }
+    file_put(f);
+    return err;
+}
+
+static int ensure_dir(struct vnode *root, const char *name)
+{
+    struct vnode *v;
+    int err = root->ops->lookup(root, name, &v);
+
+    if (err == -ENOENT)
+        err = root->ops->create(root, name, S_IFDIR | 0755, 0, NULL, &v);
+    if (err == 0)
+        vnode_put(v);
+    return err;
+}
+
+int vfs_boot_namespace(struct proc *p)
+{
+    struct fs *rootfs;
+    struct path root;
+    int err, n;
+
+    if ((err = fs_new("ramfs", NULL, "", &rootfs)) < 0)
+        return err;
+    strlcpy(rootfs->source_name, "initrd", sizeof(rootfs->source_name));
+    if (initrd_size) {
+        if ((n = initrd_unpack(rootfs->root, initrd_start, initrd_size)) < 0)
+            kprintf("initrd: could not unpack the boot archive (error %d)\n", n);
+        else
+            kprintf("initrd: %d entries unpacked\n", n);
+    } else {
+        kprintf("initrd: no boot archive was loaded\n");
+    }
+    if ((err = ensure_dir(rootfs->root, "dev")) < 0 ||
+        (err = ensure_dir(rootfs->root, "proc")) < 0 ||
+        (err = ensure_dir(rootfs->root, "tmp")) < 0 ||
+        (err = ensure_dir(rootfs->root, "mnt")) < 0)
+        return err;
+    if (!(p->ns = ns_create(rootfs->root)))
+        return -ENOMEM;
+    fs_put(rootfs);                     /* the namespace holds it now */
+    root.mnt = ns_root_mount(p->ns);
+    root.vn = root.mnt ? rootfs->root : NULL;
+    if (!(p->root = kmalloc(sizeof(struct path))) || !(p->cwd = kmalloc(sizeof(struct path))))
+        return -ENOMEM;
+    path_copy(p->root, &root);
+    path_copy(p->cwd, &root);
+    if ((err = boot_mount(p, "devfs", "/dev")) < 0 || (err = boot_mount(p, "procfs", "/proc")) < 0)
+        return err;
+    return 0;
+}

@@ -1,0 +1,660 @@
+/* sysfile.c - the file and namespace system calls. Each is a thin
+ * wrapper in the Plan 9 manner: copy the arguments in, check them, call
+ * the vfs_/ns_/file_ function that does the work, install the result as
+ * an fd. Manual pages: doc/man/<call>.2.md. */
+#include "fs/vfs.h"
+#include "include/uapi/errno.h"
+#include "lib/string.h"
+#include "mm/page.h"
+#include "mm/uaccess.h"
+#include "proc/proc.h"
+#include "proc/syscall.h"
+
+#define IO_CHUNK 4096
+
+/* Copy a user path into a fresh kernel buffer (kfree it). */
+static int get_path(uint32_t upath, char **out)
+{
+    char *k = kmalloc(PATH_MAX);
+    int n;
+
+    if (!k)
+        return -ENOMEM;
+    if ((n = copyinstr(k, upath, PATH_MAX)) < 0) {
+        kfree(k);
+        return n;
+    }
+    *out = k;
+    return 0;
+}
+
+/* Resolve a user (dirfd, path) pair. */
+static int walk_user(int dirfd, uint32_t upath, int flags, struct path *out)
+{
+    char *path;
+    int err;
+
+    if ((err = get_path(upath, &path)) < 0)
+        return err;
+    err = vfs_walk(dirfd, path, flags, out);
+    kfree(path);
+    return err;
+}
+
+static int walk_user_parent(int dirfd, uint32_t upath, struct path *parent, char *name)
+{
+    char *path;
+    int err;
+
+    if ((err = get_path(upath, &path)) < 0)
+        return err;
+    err = vfs_walk_parent(dirfd, path, parent, name);
+    kfree(path);
+    return err;
+}
+
+/* Make an fd from a path: the common tail of walk, create, unbind, fsopen. */
+static int install_path(struct path *p, int access)
+{
+    struct file *f = file_alloc(p, access, 0);
+
+    path_put(p);
+    return f ? fd_install(f, 0) : -ENFILE;
+}
+
+/* ---- I/O */
+
+int sys_read(const uint32_t *arg)
+{
+    uint32_t ubuf = arg[1], n = arg[2], done = 0;
+    struct file *f;
+    char *kbuf;
+    int err, r = 0;
+
+    if (!(f = fd_get((int)arg[0], &err)))
+        return err;
+    if (!(f->access & FA_READ))
+        return -EBADF;
+    if (!uaccess_ok(ubuf, n, 1))
+        return -EFAULT;
+    if (!(kbuf = kmalloc(IO_CHUNK)))
+        return -ENOMEM;
+    while (done < n) {
+        uint32_t chunk = n - done < IO_CHUNK ? n - done : IO_CHUNK;
+        if ((r = file_read(f, kbuf, chunk)) <= 0)
+            break;
+        if (copyout(ubuf + done, kbuf, r) < 0) {
+            r = -EFAULT;
+            break;
+        }
+        done += r;
+        if ((uint32_t)r < chunk || !S_ISREG(f->path.vn->mode))
+            break;                      /* short read: don't wait for more */
+    }
+    kfree(kbuf);
+    return done ? (int)done : r;
+}
+
+int sys_write(const uint32_t *arg)
+{
+    uint32_t ubuf = arg[1], n = arg[2], done = 0;
+    struct file *f;
+    char *kbuf;
+    int err, r = 0;
+
+    if (!(f = fd_get((int)arg[0], &err)))
+        return err;
+    if (!(f->access & FA_WRITE))
+        return -EBADF;
+    if (!uaccess_ok(ubuf, n, 0))
+        return -EFAULT;
+    if (!(kbuf = kmalloc(IO_CHUNK)))
+        return -ENOMEM;
+    while (done < n) {
+        uint32_t chunk = n - done < IO_CHUNK ? n - done : IO_CHUNK;
+        if ((r = copyin(kbuf, ubuf + done, chunk)) < 0)
+            break;
+        if ((r = file_write(f, kbuf, chunk)) <= 0)
+            break;
+        done += r;
+        if ((uint32_t)r < chunk)
+            break;
+    }
+    kfree(kbuf);
+    return done ? (int)done : r;
+}
+
+int sys_lseek(const uint32_t *arg)
+{
+    struct file *f;
+    int32_t off = (int32_t)arg[1], base;
+    int err;
+
+    if (!(f = fd_get((int)arg[0], &err)))
+        return err;
+    if (f->access == FA_PATH)
+        return -EBADF;
+    if (S_ISFIFO(f->path.vn->mode) || S_ISCHR(f->path.vn->mode))
+        return -ESPIPE;
+    switch (arg[2]) {
+    case SEEK_SET: base = 0; break;
+    case SEEK_CUR: base = (int32_t)f->off; break;
+    case SEEK_END: base = (int32_t)f->path.vn->size; break;
+    default: return -EINVAL;
+    }
+    if (base + off < 0)
+        return -EINVAL;
+    f->off = base + off;
+    return (int)f->off;
+}
+
+int sys_close(const uint32_t *arg)
+{
+    return fd_close((int)arg[0]);
+}
+
+/* dup/dup2: the new fd is closed on exec, like every new fd. */
+int sys_dup(const uint32_t *arg)
+{
+    struct file *f;
+    int err;
+
+    if (!(f = fd_get((int)arg[0], &err)))
+        return err;
+    file_get(f);
+    return fd_install(f, 0);
+}
+
+int sys_dup2(const uint32_t *arg)
+{
+    struct fdtable *t = curproc()->fds;
+    int from = (int)arg[0], to = (int)arg[1], err;
+    struct file *f;
+
+    if (!(f = fd_get(from, &err)))
+        return err;
+    if (to < 0 || to >= NOFILE)
+        return -EBADF;
+    if (from == to)
+        return to;
+    file_get(f);
+    file_put(t->fd[to]);
+    t->fd[to] = f;
+    t->fdflags[to] = 0;
+    return to;
+}
+
+int sys_pipe(const uint32_t *arg)
+{
+    struct file *rd, *wr;
+    int fds[2], err;
+
+    if (!uaccess_ok(arg[0], sizeof(fds), 1))
+        return -EFAULT;
+    if ((err = pipe_new(&rd, &wr)) < 0)
+        return err;
+    if ((fds[0] = fd_install(rd, 0)) < 0) {
+        file_put(wr);
+        return fds[0];
+    }
+    if ((fds[1] = fd_install(wr, 0)) < 0) {
+        fd_close(fds[0]);
+        return fds[1];
+    }
+    if (copyout(arg[0], fds, sizeof(fds)) < 0) {
+        fd_close(fds[0]);
+        fd_close(fds[1]);
+        return -EFAULT;
+    }
+    return 0;
+}
+
+int sys_fstat(const uint32_t *arg)
+{
+    struct stat st;
+    struct file *f;
+    int err;
+
+    if (!(f = fd_get((int)arg[0], &err)))
+        return err;
+    if ((err = file_stat(f, &st)) < 0)
+        return err;
+    return copyout(arg[1], &st, sizeof(st));
+}
+
+/* getdents(fd, buf, n): as many whole entries as fit; 0 at the end. */
+int sys_getdents(const uint32_t *arg)
+{
+    uint32_t ubuf = arg[1], n = arg[2], used = 0, ino, type;
+    char rec[sizeof(struct dirent) + NAME_MAX + 4];
+    struct dirent *de = (struct dirent *)rec;
+    struct file *f;
+    struct vnode *v;
+    int err;
+
+    if (!(f = fd_get((int)arg[0], &err)))
+        return err;
+    v = f->path.vn;
+    if (!(f->access & FA_READ))
+        return -EBADF;
+    if (!S_ISDIR(v->mode))
+        return -ENOTDIR;
+    if ((err = fs_check(v)) < 0)
+        return err;
+    if (!uaccess_ok(ubuf, n, 1))
+        return -EFAULT;
+    for (;;) {
+        uint32_t cookie = f->dircookie;
+        uint16_t len;
+        if (v->ops->readdir(v, &cookie, de->d_name, &ino, &type) <= 0)
+            break;
+        len = (sizeof(struct dirent) + strlen(de->d_name) + 1 + 3) & ~3u;
+        if (used + len > n) {
+            if (used == 0)
+                return -EINVAL;         /* the buffer can't hold even one */
+            break;
+        }
+        de->d_ino = ino;
+        de->d_reclen = len;
+        de->d_type = type;
+        if (copyout(ubuf + used, rec, len) < 0)
+            return -EFAULT;
+        used += len;
+        f->dircookie = cookie;
+    }
+    return (int)used;
+}
+
+/* ftruncate(fd, len): the only way to truncate, to any length. */
+int sys_ftruncate(const uint32_t *arg)
+{
+    struct file *f;
+    struct vnode *v;
+    int err;
+
+    if (!(f = fd_get((int)arg[0], &err)))
+        return err;
+    v = f->path.vn;
+    if (!(f->access & FA_WRITE))
+        return -EBADF;
+    if (!S_ISREG(v->mode))
+        return S_ISDIR(v->mode) ? -EISDIR : -EINVAL;
+    if ((err = fs_check(v)) < 0)
+        return err;
+    if (v->fs->readonly)
+        return -EROFS;
+    return v->ops->truncate ? v->ops->truncate(v, arg[1]) : -EINVAL;
+}
+
+int sys_fcntl(const uint32_t *arg)
+{
+    struct fdtable *t = curproc()->fds;
+    int fd = (int)arg[0], err;
+    struct file *f;
+
+    if (!(f = fd_get(fd, &err)))
+        return err;
+    switch (arg[1]) {
+    case F_GETFD:
+        return t->fdflags[fd];
+    case F_SETFD:
+        if (arg[2] & ~FD_KEEP)
+            return -EINVAL;
+        t->fdflags[fd] = arg[2];
+        return 0;
+    case F_GETFL:
+        return f->access | f->flags;
+    case F_SETFL:
+        if (arg[2] & ~(R_RDWR | R_APPEND | R_NONBLOCK))
+            return -EINVAL;
+        if (f->access == FA_PATH)
+            return -EBADF;
+        f->flags = arg[2] & (R_APPEND | R_NONBLOCK);
+        return 0;
+    }
+    return -EINVAL;
+}
+
+int sys_sync(const uint32_t *arg)
+{
+    vfs_sync_all();
+    return 0;
+}
+
+/* ---- names: the split open() */
+
+int sys_walk(const uint32_t *arg)
+{
+    struct path p;
+    int err;
+
+    if (arg[2] & ~(WALK_NOFOLLOW | WALK_BENEATH))
+        return -EINVAL;
+    if ((err = walk_user((int)arg[0], arg[1], (int)arg[2], &p)) < 0)
+        return err;
+    return install_path(&p, FA_PATH);
+}
+
+int sys_ready(const uint32_t *arg)
+{
+    struct file *f, *nf;
+    int err;
+
+    if (!(f = fd_get((int)arg[0], &err)))
+        return err;
+    if ((err = file_ready(f, (int)arg[1], &nf)) < 0)
+        return err;
+    return fd_install(nf, 0);
+}
+
+static int valid_type(uint32_t type)
+{
+    return type == S_IFREG || type == S_IFDIR || type == S_IFIFO || type == S_IFLNK ||
+           type == S_IFCHR || type == S_IFBLK;
+}
+
+/* create(dirfd, path, type, perm, arg): always exclusive. arg is the
+ * device number (S_IFCHR, S_IFBLK) or the symlink target (S_IFLNK). */
+int sys_create(const uint32_t *arg)
+{
+    uint32_t type = arg[2], perm = arg[3] & 07777, rdev = 0;
+    char name[NAME_MAX + 1], *target = NULL;
+    struct path parent, made;
+    struct vnode *v;
+    int err;
+
+    if (!valid_type(type))
+        return -EINVAL;
+    if (type == S_IFCHR || type == S_IFBLK)
+        rdev = arg[4];
+    if (type == S_IFLNK && (err = get_path(arg[4], &target)) < 0)
+        return err;
+    if ((err = walk_user_parent((int)arg[0], arg[1], &parent, name)) < 0)
+        goto out;
+    if ((err = fs_check(parent.vn)) < 0)
+        goto out_parent;
+    err = -EROFS;
+    if (parent.vn->fs->readonly)
+        goto out_parent;
+    err = -EPERM;
+    if (!parent.vn->ops->create)
+        goto out_parent;
+    if ((err = parent.vn->ops->create(parent.vn, name, type | perm, rdev, target, &v)) < 0)
+        goto out_parent;
+    made.mnt = parent.mnt;
+    made.vn = v;
+    path_get(&made);
+    vnode_put(v);
+    err = install_path(&made, FA_PATH);
+out_parent:
+    path_put(&parent);
+out:
+    kfree(target);
+    return err;
+}
+
+/* Is name in parent covered by an attachment? Such names can't go away. */
+static int name_busy(struct path *parent, const char *name)
+{
+    struct path p;
+    struct vnode *v;
+    int busy;
+
+    if (parent->vn->ops->lookup(parent->vn, name, &v) < 0)
+        return 0;
+    p.mnt = parent->mnt;
+    p.vn = v;
+    fs_get(v->fs);
+    if (p.mnt)
+        mount_get(p.mnt);
+    ns_cross(curproc()->ns, &p);
+    busy = p.vn != v;
+    path_put(&p);
+    return busy;
+}
+
+/* link(fd, dirfd, path): a new name for the node fd names; exclusive. */
+int sys_link(const uint32_t *arg)
+{
+    char name[NAME_MAX + 1];
+    struct path parent;
+    struct file *f;
+    int err;
+
+    if (!(f = fd_get((int)arg[0], &err)))
+        return err;
+    if ((err = walk_user_parent((int)arg[1], arg[2], &parent, name)) < 0)
+        return err;
+    if (parent.vn->fs != f->path.vn->fs)
+        err = -EXDEV;
+    else if ((err = fs_check(parent.vn)) == 0) {
+        if (parent.vn->fs->readonly)
+            err = -EROFS;
+        else if (S_ISDIR(f->path.vn->mode))
+            err = -EPERM;
+        else
+            err = parent.vn->ops->link ? parent.vn->ops->link(parent.vn, name, f->path.vn)
+                                       : -EPERM;
+    }
+    path_put(&parent);
+    return err;
+}
+
+/* unlink(dirfd, path, flags): UNLINK_DIR removes an empty directory. */
+int sys_unlink(const uint32_t *arg)
+{
+    char name[NAME_MAX + 1];
+    struct path parent;
+    int err;
+
+    if (arg[2] & ~UNLINK_DIR)
+        return -EINVAL;
+    if ((err = walk_user_parent((int)arg[0], arg[1], &parent, name)) < 0)
+        return err;
+    if ((err = fs_check(parent.vn)) == 0) {
+        if (parent.vn->fs->readonly)
+            err = -EROFS;
+        else if (name_busy(&parent, name))
+            err = -EBUSY;
+        else
+            err = parent.vn->ops->unlink ? parent.vn->ops->unlink(parent.vn, name, (int)arg[2])
+                                         : -EPERM;
+    }
+    path_put(&parent);
+    return err;
+}
+
+int sys_rename(const uint32_t *arg)
+{
+    char oname[NAME_MAX + 1], nname[NAME_MAX + 1];
+    struct path op, np;
+    int err;
+
+    if (arg[4] & ~RENAME_NOREPLACE)
+        return -EINVAL;
+    if ((err = walk_user_parent((int)arg[0], arg[1], &op, oname)) < 0)
+        return err;
+    if ((err = walk_user_parent((int)arg[2], arg[3], &np, nname)) < 0)
+        goto out;
+    if (op.vn->fs != np.vn->fs)
+        err = -EXDEV;
+    else if ((err = fs_check(op.vn)) == 0) {
+        if (op.vn->fs->readonly)
+            err = -EROFS;
+        else if (name_busy(&op, oname) || name_busy(&np, nname))
+            err = -EBUSY;
+        else
+            err = op.vn->ops->rename ? op.vn->ops->rename(op.vn, oname, np.vn, nname,
+                                                          (int)arg[4]) : -EPERM;
+    }
+    path_put(&np);
+out:
+    path_put(&op);
+    return err;
+}
+
+/* readlink(dirfd, path, buf, n): the target, not NUL-terminated. */
+int sys_readlink(const uint32_t *arg)
+{
+    struct path p;
+    char *buf;
+    int n;
+
+    if ((n = walk_user((int)arg[0], arg[1], WALK_NOFOLLOW, &p)) < 0)
+        return n;
+    if (!S_ISLNK(p.vn->mode) || !p.vn->ops->readlink) {
+        path_put(&p);
+        return -EINVAL;
+    }
+    if (!(buf = kmalloc(PATH_MAX))) {
+        path_put(&p);
+        return -ENOMEM;
+    }
+    n = p.vn->ops->readlink(p.vn, buf, arg[3] < PATH_MAX ? arg[3] : PATH_MAX);
+    if (n > 0 && copyout(arg[2], buf, n) < 0)
+        n = -EFAULT;
+    kfree(buf);
+    path_put(&p);
+    return n;
+}
+
+int sys_getcwd(const uint32_t *arg)
+{
+    uint32_t size = arg[1] < PATH_MAX ? arg[1] : PATH_MAX;
+    char *buf = kmalloc(PATH_MAX);
+    int n;
+
+    if (!buf)
+        return -ENOMEM;
+    if ((n = vfs_getcwd(buf, size)) >= 0 && copyout(arg[0], buf, n + 1) < 0)
+        n = -EFAULT;
+    kfree(buf);
+    return n;
+}
+
+/* ---- the namespace: the split mount() */
+
+/* fsopen(type, srcfd, opts): a new filesystem, attached nowhere; returns
+ * a path fd on its root. srcfd -1: no source; else it must be readable. */
+int sys_fsopen(const uint32_t *arg)
+{
+    char type[16], opts[64] = "";
+    struct file *src = NULL;
+    struct path root;
+    struct fs *fs;
+    int err;
+
+    if ((err = copyinstr(type, arg[0], sizeof(type))) < 0)
+        return err == -ENAMETOOLONG ? -ENODEV : err;
+    if (arg[2] && (err = copyinstr(opts, arg[2], sizeof(opts))) < 0)
+        return err == -ENAMETOOLONG ? -EINVAL : err;
+    if ((int)arg[1] != -1) {
+        if (!(src = fd_get((int)arg[1], &err)))
+            return err;
+        if (!(src->access & FA_READ))
+            return -EBADF;              /* ready() the source first */
+        if (!S_ISREG(src->path.vn->mode) && !S_ISBLK(src->path.vn->mode))
+            return -ENOTBLK;
+    }
+    if ((err = fs_new(type, src, opts, &fs)) < 0)
+        return err;
+    root.mnt = NULL;
+    root.vn = fs->root;
+    path_get(&root);
+    fs_put(fs);                         /* the path holds it now */
+    return install_path(&root, FA_PATH);
+}
+
+/* bind(fd, dirfd, path, flags): show what fd names at path. */
+int sys_bind(const uint32_t *arg)
+{
+    struct path where;
+    struct file *f;
+    int err;
+
+    if (arg[3] != BIND_REPLACE)
+        return -EINVAL;
+    if (!(f = fd_get((int)arg[0], &err)))
+        return err;
+    if ((err = walk_user((int)arg[1], arg[2], 0, &where)) < 0)
+        return err;
+    err = ns_bind(curproc()->ns, f, &where);
+    path_put(&where);
+    return err;
+}
+
+/* unbind(dirfd, path): detach what is attached at path; an fd on it. */
+int sys_unbind(const uint32_t *arg)
+{
+    struct path where, what;
+    int err;
+
+    if ((err = walk_user((int)arg[0], arg[1], 0, &where)) < 0)
+        return err;
+    err = ns_unbind(curproc()->ns, &where, &what);
+    path_put(&where);
+    return err < 0 ? err : install_path(&what, FA_PATH);
+}
+
+/* revoke(fd): forced unmount of the filesystem fd is in, attached or not. */
+int sys_revoke(const uint32_t *arg)
+{
+    struct file *f;
+    struct fs *fs;
+    int err;
+
+    if (!(f = fd_get((int)arg[0], &err)))
+        return err;
+    fs = f->path.vn->fs;
+    if (fs->revoked)
+        return -EIO;
+    if (!fs->type->mount || fs == curproc()->root->vn->fs)
+        return -EBUSY;                  /* pipes, and the caller's own root */
+    if (fs->type->sync)
+        fs->type->sync(fs);
+    fs->revoked = 1;
+    ns_revoke_fs(fs);
+    if (fs->source) {
+        file_put(fs->source);           /* the device is free again */
+        fs->source = NULL;
+    }
+    return 0;
+}
+
+static int set_dir(struct path *slot, int fd)
+{
+    struct file *f;
+    int err;
+
+    if (!(f = fd_get(fd, &err)))
+        return err;
+    if (!S_ISDIR(f->path.vn->mode))
+        return -ENOTDIR;
+    if ((err = fs_check(f->path.vn)) < 0)
+        return err;
+    path_put(slot);
+    path_copy(slot, &f->path);
+    return 0;
+}
+
+int sys_fchroot(const uint32_t *arg)
+{
+    return set_dir(curproc()->root, (int)arg[0]);
+}
+
+int sys_fchdir(const uint32_t *arg)
+{
+    return set_dir(curproc()->cwd, (int)arg[0]);
+}
+
+int sys_unshare(const uint32_t *arg)
+{
+    struct proc *p = curproc();
+    struct namespace *ns = ns_copy(p->ns, p->root, p->cwd);
+
+    if (!ns)
+        return -ENOMEM;
+    ns_put(p->ns);
+    p->ns = ns;
+    return 0;
+}

@@ -1,0 +1,186 @@
+/* vfs.c - vnodes and filesystem instances: allocation, reference counts,
+ * the registry of filesystem types, and fs_new() (the body of fsopen).
+ * A filesystem instance is made here and attached nowhere: attaching is
+ * namespace.c's business. That separation is the point of Orthos. */
+#include "fs/vfs.h"
+#include "include/uapi/errno.h"
+#include "lib/kprintf.h"
+#include "lib/string.h"
+#include "mm/page.h"
+
+#define NFSTYPES 8
+
+static const struct fs_type *fs_types[NFSTYPES];
+static int next_fs_id = 1;
+static struct fs *live_fs;          /* every instance, for sync() */
+
+extern const struct fs_type ramfs_type, devfs_type, procfs_type;
+
+void register_fs_type(const struct fs_type *t)
+{
+    int i;
+
+    for (i = 0; i < NFSTYPES; i++) {
+        if (!fs_types[i]) {
+            fs_types[i] = t;
+            return;
+        }
+    }
+    panic("register_fs_type: table full");
+}
+
+void vfs_init(void)
+{
+    register_fs_type(&ramfs_type);
+    register_fs_type(&devfs_type);
+    register_fs_type(&procfs_type);
+}
+
+struct vnode *vnode_alloc(struct fs *fs, uint32_t mode, const struct vnode_ops *ops)
+{
+    struct vnode *v = kzalloc(sizeof(*v));
+
+    if (!v)
+        return NULL;
+    v->mode = mode;
+    v->refs = 1;
+    v->fs = fs;
+    v->ops = ops;
+    v->nlink = 1;
+    return v;
+}
+
+void vnode_get(struct vnode *v)
+{
+    v->refs++;
+}
+
+/* Drop a reference; the filesystem decides what the last one means
+ * (ramfs keeps linked nodes, ext2 writes the inode back and forgets it). */
+void vnode_put(struct vnode *v)
+{
+    if (!v)
+        return;
+    KASSERT(v->refs > 0);
+    if (--v->refs > 0)
+        return;
+    if (v->pipe) {
+        pipe_free(v->pipe);
+        v->pipe = NULL;
+    }
+    if (v->ops && v->ops->inactive)
+        v->ops->inactive(v);
+    else
+        kfree(v);
+}
+
+void fs_get(struct fs *fs)
+{
+    fs->refs++;
+}
+
+/* The last reference: sync, let the type free its state, drop the source. */
+void fs_put(struct fs *fs)
+{
+    struct fs **pp;
+
+    if (!fs)
+        return;
+    KASSERT(fs->refs > 0);
+    if (--fs->refs > 0)
+        return;
+    if (!fs->revoked && fs->type->sync)
+        fs->type->sync(fs);
+    for (pp = &live_fs; *pp; pp = &(*pp)->next) {
+        if (*pp == fs) {
+            *pp = fs->next;
+            break;
+        }
+    }
+    if (fs->type->release)
+        fs->type->release(fs);
+    if (fs->source)
+        file_put(fs->source);
+    kfree(fs);
+}
+
+int fs_check(struct vnode *v)
+{
+    return v->fs && v->fs->revoked ? -EIO : 0;
+}
+
+/* fsopen(): make a filesystem of `type` from `src` (may be NULL). On
+ * success *out holds one reference, for the caller's fd. */
+int fs_new(const char *type, struct file *src, const char *opts, struct fs **out)
+{
+    const struct fs_type *t = NULL;
+    struct fs *fs;
+    int i, err;
+
+    for (i = 0; i < NFSTYPES; i++)
+        if (fs_types[i] && strcmp(fs_types[i]->name, type) == 0)
+            t = fs_types[i];
+    if (!t)
+        return -ENODEV;
+    if (!(fs = kzalloc(sizeof(*fs))))
+        return -ENOMEM;
+    fs->type = t;
+    fs->refs = 1;
+    fs->id = next_fs_id++;
+    fs->readonly = opt_has(opts, "ro");
+    if (src) {
+        file_get(src);
+        fs->source = src;
+        vfs_path_name(&src->path, fs->source_name, sizeof(fs->source_name));
+    } else {
+        strlcpy(fs->source_name, "-", sizeof(fs->source_name));
+    }
+    if ((err = t->mount(fs, src, opts ? opts : "")) < 0) {
+        if (fs->source)
+            file_put(fs->source);
+        kfree(fs);
+        return err;
+    }
+    fs->next = live_fs;
+    live_fs = fs;
+    *out = fs;
+    return 0;
+}
+
+/* sync(2): write back every live filesystem. */
+void vfs_sync_all(void)
+{
+    struct fs *fs;
+
+    for (fs = live_fs; fs; fs = fs->next)
+        if (!fs->revoked && fs->type->sync)
+            fs->type->sync(fs);
+}
+
+/* Is `word` one of the comma-separated options in `opts`? */
+int opt_has(const char *opts, const char *word)
+{
+    size_t n = strlen(word);
+
+    while (opts && *opts) {
+        if (strncmp(opts, word, n) == 0 && (opts[n] == ',' || opts[n] == '\0'))
+            return 1;
+        opts = strchr(opts, ',');
+        if (opts)
+            opts++;
+    }
+    return 0;
+}
+
+int vnode_type_dt(uint32_t mode)
+{
+    switch (mode & S_IFMT) {
+    case S_IFDIR: return DT_DIR;
+    case S_IFREG: return DT_REG;
+    case S_IFLNK: return DT_LNK;
+    case S_IFIFO: return DT_FIFO;
+    case S_IFCHR: return DT_CHR;
+    case S_IFBLK: return DT_BLK;
+    }
+    return DT_UNKNOWN;
+}

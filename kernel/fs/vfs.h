@@ -1,0 +1,186 @@
+/* vfs.h - the virtual filesystem: vnodes (a node in some filesystem),
+ * filesystem instances, paths (a vnode *as reached through* an attachment
+ * in a namespace), open files and fd tables. Every Orthos name operation
+ * takes and returns these; the split system calls in sysfile.c are thin
+ * wrappers around the vfs_ and ns_ functions declared here. */
+#ifndef FS_VFS_H
+#define FS_VFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "include/uapi/fs.h"
+
+struct fs;
+struct vnode;
+struct mount;
+struct pipe;
+struct file;
+
+/* What a filesystem implements for its nodes. Missing entries mean the
+ * operation is not supported (-EPERM or -EINVAL, see each caller). All
+ * return 0 / a count, or -errno. Name arguments are single components. */
+struct vnode_ops {
+    int (*lookup)(struct vnode *dir, const char *name, struct vnode **out);
+    int (*create)(struct vnode *dir, const char *name, uint32_t mode, uint32_t rdev,
+                  const char *symlink, struct vnode **out);
+    int (*link)(struct vnode *dir, const char *name, struct vnode *v);
+    int (*unlink)(struct vnode *dir, const char *name, int flags);
+    int (*rename)(struct vnode *odir, const char *oname, struct vnode *ndir,
+                  const char *nname, int flags);
+    int (*read)(struct vnode *v, void *buf, uint32_t off, uint32_t n);
+    int (*write)(struct vnode *v, const void *buf, uint32_t off, uint32_t n);
+    int (*truncate)(struct vnode *v, uint32_t len);
+    /* One entry at *cookie (opaque, starts at 0): fills name/ino/type and
+     * advances *cookie; returns 1, or 0 at the end. */
+    int (*readdir)(struct vnode *dir, uint32_t *cookie, char *name, uint32_t *ino,
+                   uint32_t *type);
+    int (*readlink)(struct vnode *v, char *buf, uint32_t n);
+    void (*inactive)(struct vnode *v);      /* last reference dropped */
+};
+
+struct vnode {
+    uint32_t mode;                  /* S_IF* type | permission bits */
+    uint32_t ino;
+    uint32_t nlink;
+    uint32_t size;
+    uint32_t rdev;                  /* device nodes */
+    uint32_t mtime;
+    int refs;
+    struct fs *fs;
+    const struct vnode_ops *ops;
+    struct pipe *pipe;              /* FIFOs: the buffer, made on first use */
+    void *priv;                     /* the filesystem's own per-node data */
+};
+
+/* A kind of filesystem: "ramfs", "ext2", ... (registered in vfs.c). */
+struct fs_type {
+    const char *name;
+    /* Fill in fs->root (and fs->priv). src is the source file or NULL. */
+    int (*mount)(struct fs *fs, struct file *src, const char *opts);
+    int (*sync)(struct fs *fs);
+    void (*release)(struct fs *fs); /* free everything; the fs is unused */
+};
+
+/* One filesystem instance, made by fsopen(). It lives while anything
+ * refers to it: attachments, open files, cwd/root (counted in refs). */
+struct fs {
+    const struct fs_type *type;
+    struct vnode *root;
+    int refs;
+    int id;
+    int readonly;
+    int revoked;                    /* revoke(): every operation now -EIO */
+    struct file *source;            /* the device or image file, or NULL */
+    char source_name[32];
+    void *priv;
+    struct fs *next;                /* the list of live instances */
+};
+
+/* A place in a namespace: the vnode, and the attachment it was reached
+ * through (NULL when reached through a detached filesystem fd). `..` and
+ * attachment crossing need both. */
+struct path {
+    struct mount *mnt;
+    struct vnode *vn;
+};
+
+/* An open file description. Access FA_PATH = walk() result: names the node
+ * but can't read or write. ready() makes a new one with FA_READ/FA_WRITE. */
+#define FA_PATH     0
+#define FA_READ     R_READ
+#define FA_WRITE    R_WRITE
+
+struct file {
+    int refs;
+    int access;                     /* FA_* */
+    int flags;                      /* R_APPEND | R_NONBLOCK */
+    struct path path;
+    uint32_t off;
+    uint32_t dircookie;             /* getdents position */
+};
+
+/* ---- vnodes and filesystems (vfs.c) */
+void vfs_init(void);
+void vnode_get(struct vnode *v);
+void vnode_put(struct vnode *v);
+struct vnode *vnode_alloc(struct fs *fs, uint32_t mode, const struct vnode_ops *ops);
+void fs_get(struct fs *fs);
+void fs_put(struct fs *fs);
+int fs_new(const char *type, struct file *src, const char *opts, struct fs **out);
+int fs_check(struct vnode *v);      /* -EIO if revoked */
+void vfs_sync_all(void);
+void register_fs_type(const struct fs_type *t);
+int vnode_type_dt(uint32_t mode);
+int opt_has(const char *opts, const char *word);
+
+/* ---- paths (namei.c) */
+void path_get(const struct path *p);
+void path_put(struct path *p);
+int path_copy(struct path *dst, const struct path *src);
+struct proc;
+int vfs_walk(int dirfd, const char *path, int flags, struct path *out);
+int vfs_walk_from(struct proc *p, int dirfd, const char *path, int flags, struct path *out);
+int vfs_boot_namespace(struct proc *init);
+int vfs_walk_parent(int dirfd, const char *path, struct path *parent, char *name);
+int vfs_getcwd(char *buf, size_t size);
+int vfs_path_name(const struct path *p, char *buf, size_t size);
+
+/* ---- namespaces (namespace.c) */
+struct namespace;
+struct namespace *ns_create(struct vnode *root);
+void ns_get(struct namespace *ns);
+void ns_put(struct namespace *ns);
+struct namespace *ns_copy(struct namespace *ns, struct path *root, struct path *cwd);
+void ns_cross(struct namespace *ns, struct path *p);
+int ns_climb(struct path *p);
+void mount_get(struct mount *m);
+void mount_put(struct mount *m);
+int ns_bind(struct namespace *ns, struct file *f, const struct path *where);
+int ns_unbind(struct namespace *ns, struct path *where, struct path *out);
+int ns_revoke_fs(struct fs *fs);
+int ns_dotdot(struct namespace *ns, const struct path *root, struct path *p);
+int ns_format(struct namespace *ns, char *buf, size_t size);
+struct mount *ns_root_mount(struct namespace *ns);
+
+/* ---- open files and fd tables (file.c) */
+#define NOFILE  32
+#define NFILE   512
+
+struct fdtable {
+    struct file *fd[NOFILE];
+    uint8_t fdflags[NOFILE];        /* FD_KEEP */
+};
+
+struct file *file_alloc(const struct path *p, int access, int flags);
+void file_get(struct file *f);
+void file_put(struct file *f);
+int file_read(struct file *f, void *kbuf, uint32_t n);
+int file_write(struct file *f, const void *kbuf, uint32_t n);
+int file_read_at(struct file *f, void *kbuf, uint32_t off, uint32_t n);
+int file_ready(struct file *f, int mode, struct file **out);
+int file_stat(struct file *f, struct stat *st);
+struct fdtable *fdtable_new(void);
+struct fdtable *fdtable_dup(struct fdtable *t);
+void fdtable_free(struct fdtable *t);
+void fdtable_close_on_exec(struct fdtable *t);
+int fd_install(struct file *f, int keep);       /* the lowest free fd, or -EMFILE */
+struct file *fd_get(int fd, int *err);          /* borrowed, not counted */
+int fd_close(int fd);
+
+/* ---- pipes and FIFOs (pipe.c) */
+int pipe_open(struct vnode *v, int access);
+void pipe_close(struct vnode *v, int access);
+int pipe_read(struct vnode *v, void *buf, uint32_t n, int nonblock);
+int pipe_write(struct vnode *v, const void *buf, uint32_t n, int nonblock);
+int pipe_new(struct file **rd, struct file **wr);
+void pipe_free(struct pipe *p);
+const char *pipe_kind(struct vnode *v);
+
+/* ---- ramfs, which devfs builds on (ramfs.c) */
+int ramfs_mount(struct fs *fs, struct file *src, const char *opts);
+void ramfs_release(struct fs *fs);
+
+/* ---- the root filesystem from the boot archive (initrd.c) */
+int initrd_unpack(struct vnode *root, const void *tar, size_t size);
+
+#endif

@@ -1,0 +1,26 @@
+/* uapi/proc.h - process ABI shared by kernel and libc: wait statuses and
+ * signal numbers. Orthos signals cannot be caught: they only kill, and
+ * wait() reports which one did. */
+#ifndef UAPI_PROC_H
+#define UAPI_PROC_H
+
+#define SIGINT      2   /* ^C on the console */
+#define SIGILL      4   /* invalid opcode */
+#define SIGFPE      8   /* divide error */
+#define SIGKILL     9
+#define SIGSEGV     11  /* page fault, protection fault */
+#define SIGTERM     15
+#define NSIG        32
+
+/* status from wait(): exit code in bits 8-15, or the killing signal in 0-6. */
+#define W_EXITCODE(code)    (((code) & 0xFF) << 8)
+#define W_SIGNALED(sig)     ((sig) & 0x7F)
+#define WIFEXITED(s)        (((s) & 0x7F) == 0)
+#define WEXITSTATUS(s)      (((s) >> 8) & 0xFF)
+#define WIFSIGNALED(s)      (((s) & 0x7F) != 0)
+#define WTERMSIG(s)         ((s) & 0x7F)
+
+#define WAIT_ANY    (-1)
+#define WNOHANG     1   /* wait(): return 0 at once if no child has exited */
+
+#endif

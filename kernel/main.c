@@ -1,0 +1,142 @@
+/* main.c - kmain(): the order in which Orthos comes up. Each step needs
+ * the ones before it: the console first (so everything can talk), then
+ * segments and traps, physical memory, paging, the heap, devices and the
+ * clock, the filesystems, and finally the first user process. */
+#include "arch/x86/cpu.h"
+#include "arch/x86/multiboot.h"
+#include "arch/x86/x86.h"
+#include "boot.h"
+#include "dev/console.h"
+#include "dev/power.h"
+#include "fs/vfs.h"
+#include "lib/kprintf.h"
+#include "lib/string.h"
+#include "mm/memlayout.h"
+#include "mm/page.h"
+#include "mm/vm.h"
+#include "proc/proc.h"
+
+extern char kernel_end[];
+
+static char cmdline[256];
+const void *initrd_start;
+size_t initrd_size;
+
+const char *boot_arg(const char *key)
+{
+    size_t klen = strlen(key);
+    const char *s = cmdline;
+
+    while (*s) {
+        while (*s == ' ')
+            s++;
+        if (strncmp(s, key, klen) == 0 && (s[klen] == '=' || s[klen] == ' ' || !s[klen]))
+            return s[klen] == '=' ? s + klen + 1 : "";
+        while (*s && *s != ' ')
+            s++;
+    }
+    return NULL;
+}
+
+/* Copy "test=foo" out of "test=foo other" into buf. */
+static const char *boot_arg_word(const char *key, char *buf, size_t size)
+{
+    const char *v = boot_arg(key);
+    size_t n = 0;
+
+    if (!v)
+        return NULL;
+    while (v[n] && v[n] != ' ' && n + 1 < size) {
+        buf[n] = v[n];
+        n++;
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+/* Hand the usable RAM of the multiboot memory map to the page allocator,
+ * minus what is already in use: low memory, the kernel, the boot module. */
+static void mem_init(const struct multiboot_info *mbi)
+{
+    uint32_t maxpa = 0, meta_pa, mod_pa, off;
+    size_t meta_size;
+
+    if (!(mbi->flags & MBI_FLAG_MMAP))
+        panic("boot loader gave no memory map");
+    for (off = 0; off < mbi->mmap_length;) {
+        const struct multiboot_mmap *m = P2V(mbi->mmap_addr + off);
+        if (m->type == 1 && m->addr < PHYS_MAX) {
+            uint64_t end = m->addr + m->len;
+            if (end > PHYS_MAX)
+                end = PHYS_MAX;
+            if (end > maxpa)
+                maxpa = (uint32_t)end;
+        }
+        off += m->size + 4;
+    }
+
+    /* The allocator's metadata goes right after the kernel, unless the boot
+     * module sits there; it must lie inside the 16 MiB the boot tables map. */
+    meta_size = pmm_meta_bytes(maxpa);
+    meta_pa = PGROUNDUP(V2P(kernel_end));
+    mod_pa = initrd_size ? V2P(initrd_start) : 0;
+    if (initrd_size && mod_pa < meta_pa + meta_size && mod_pa + initrd_size > meta_pa)
+        meta_pa = PGROUNDUP(mod_pa + initrd_size);
+    if (meta_pa + meta_size > (16u << 20))
+        panic("no room for the page allocator below 16 MiB");
+    pmm_setup(maxpa, P2V(meta_pa));
+
+    for (off = 0; off < mbi->mmap_length;) {
+        const struct multiboot_mmap *m = P2V(mbi->mmap_addr + off);
+        if (m->type == 1 && m->addr < maxpa) {
+            uint64_t end = m->addr + m->len;
+            pmm_add_range((uint32_t)m->addr, end > maxpa ? maxpa : (uint32_t)end);
+        }
+        off += m->size + 4;
+    }
+    pmm_reserve_range(0, V2P(kernel_end));          /* BIOS, VGA, the kernel */
+    pmm_reserve_range(meta_pa, meta_pa + meta_size);
+    if (initrd_size)
+        pmm_reserve_range(mod_pa, mod_pa + initrd_size);
+    vm_init(maxpa);
+    kprintf("memory: %u MiB, %u pages free\n", maxpa >> 20, pmm_free_pages());
+}
+
+static void read_boot_info(const struct multiboot_info *mbi)
+{
+    if (mbi->flags & MBI_FLAG_CMDLINE)
+        strlcpy(cmdline, P2V(mbi->cmdline), sizeof(cmdline));
+    if ((mbi->flags & MBI_FLAG_MODS) && mbi->mods_count > 0) {
+        const struct multiboot_mod *mod = P2V(mbi->mods_addr);
+        initrd_start = P2V(mod->start);
+        initrd_size = mod->end - mod->start;
+    }
+}
+
+void kmain(uint32_t magic, uint32_t mbi_pa)
+{
+    const struct multiboot_info *mbi = P2V(mbi_pa);
+    char test[32];
+
+    console_init();
+    kprintf("Orthos %s\n", ORTHOS_VERSION);
+    if (magic != MULTIBOOT_BOOTLOADER_MAGIC)
+        panic("not booted by a multiboot loader (magic %x)", magic);
+    read_boot_info(mbi);
+    if (boot_arg("panic"))
+        panic_exits = 1;
+    gdt_init();
+    idt_init();
+    pic_init();
+    mem_init(mbi);
+    kheap_init();
+    pit_init(HZ);
+    console_enable_input();
+    proc_init();
+    vfs_init();
+
+    if (boot_arg_word("test", test, sizeof(test)))
+        ktest_run(test);
+    proc_start_init(boot_arg("init") ? boot_arg("init") : "/bin/init", NULL);
+    scheduler();
+}

@@ -1,0 +1,33 @@
+/* page.h - the physical page allocator (pmm.c) and the kernel heap
+ * (kheap.c). Pages are handed out as kernel virtual addresses in the
+ * direct map; V2P() gives the physical address. Each page has a reference
+ * count so copy-on-write fork can share it. */
+#ifndef MM_PAGE_H
+#define MM_PAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Boot-time set-up: pages [0, maxpa) exist; `meta` points at enough zeroed
+ * memory for pmm_meta_bytes(maxpa). Every page starts reserved; callers free
+ * the usable ranges, then reserve what is in use (kernel, modules). */
+size_t pmm_meta_bytes(uint32_t maxpa);
+void pmm_setup(uint32_t maxpa, void *meta);
+void pmm_add_range(uint32_t start, uint32_t end);
+void pmm_reserve_range(uint32_t start, uint32_t end);
+
+void *page_alloc(void);                 /* one zeroed page, refs = 1; NULL if none */
+void *pages_alloc(unsigned n);          /* n contiguous zeroed pages, refs = 1 */
+void pages_free(void *va, unsigned n);
+void page_get(uint32_t pa);             /* refs++ */
+void page_put(uint32_t pa);             /* refs--; freed at 0 */
+unsigned page_refs(uint32_t pa);
+unsigned pmm_free_pages(void);
+unsigned pmm_total_pages(void);
+
+void kheap_init(void);
+void *kmalloc(size_t n);                /* NULL when memory runs out */
+void *kzalloc(size_t n);                /* kmalloc + zero */
+void kfree(void *p);
+
+#endif

@@ -1,0 +1,21 @@
+/* uaccess.h - the only way the kernel touches user memory. Every user
+ * pointer a system call receives goes through these: each page is looked
+ * up in the process's page table, so an unmapped, kernel or wrapping
+ * address is -EFAULT and never a kernel page fault. */
+#ifndef MM_UACCESS_H
+#define MM_UACCESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "arch/x86/mmu.h"
+
+int copyin(void *dst, uint32_t usrc, size_t n);
+int copyout(uint32_t udst, const void *src, size_t n);
+/* Copy a NUL-terminated string of at most max-1 characters: its length,
+ * -EFAULT, or -ENAMETOOLONG. */
+int copyinstr(char *dst, uint32_t usrc, size_t max);
+/* copyout into any address space (exec builds the new stack with it). */
+int uaccess_ok(uint32_t uaddr, size_t n, int write);
+int copyout_to(pde_t *pgdir, uint32_t udst, const void *src, size_t n);
+
+#endif

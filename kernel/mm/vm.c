@@ -1,0 +1,216 @@
+/* vm.c - paging. The kernel half of every page directory maps all physical
+ * memory at KERNBASE with 4 MiB pages (no page tables to keep in sync);
+ * the user half uses ordinary 4 KiB pages with page tables. fork() shares
+ * user pages copy-on-write: both sides lose write access, PTE_COW marks
+ * the page, and the first write fault copies it (vm_resolve_cow). */
+#include "arch/x86/x86.h"
+#include "include/uapi/errno.h"
+#include "lib/kprintf.h"
+#include "lib/string.h"
+#include "mm/memlayout.h"
+#include "mm/page.h"
+#include "mm/vm.h"
+
+#define KPDX    PDX(KERNBASE)
+
+static pde_t *kpgdir;
+static pde_t *active;
+
+void vm_init(uint32_t maxpa)
+{
+    uint32_t pa;
+
+    kpgdir = page_alloc();
+    if (!kpgdir)
+        panic("vm_init: no page for the kernel page directory");
+    for (pa = 0; pa < maxpa && KPDX + PDX(pa) < 1024 && pa < PHYS_MAX; pa += BIGPAGE)
+        kpgdir[KPDX + PDX(pa)] = pa | PTE_P | PTE_W | PTE_PS;
+    vm_switch(NULL);
+}
+
+pde_t *vm_create(void)
+{
+    pde_t *pd = page_alloc();
+
+    if (pd)
+        memcpy(pd + KPDX, kpgdir + KPDX, (1024 - KPDX) * sizeof(pde_t));
+    return pd;
+}
+
+void vm_switch(pde_t *pgdir)
+{
+    active = pgdir ? pgdir : kpgdir;
+    write_cr3(V2P(active));
+}
+
+/* The PTE for va, allocating its page table if `alloc`; NULL if absent. */
+static pte_t *vm_walk(pde_t *pgdir, uint32_t va, int alloc)
+{
+    pde_t *pde = &pgdir[PDX(va)];
+    pte_t *pt;
+
+    if (*pde & PTE_P)
+        return (pte_t *)P2V(PTE_ADDR(*pde)) + PTX(va);
+    if (!alloc || !(pt = page_alloc()))
+        return NULL;
+    *pde = V2P(pt) | PTE_P | PTE_W | PTE_U;
+    return pt + PTX(va);
+}
+
+static void flush(pde_t *pgdir, uint32_t va)
+{
+    if (pgdir == active)
+        invlpg(va);
+}
+
+int vm_map_page(pde_t *pgdir, uint32_t va, uint32_t pa, uint32_t perm)
+{
+    pte_t *pte = vm_walk(pgdir, va, 1);
+
+    if (!pte)
+        return -ENOMEM;
+    if (*pte & PTE_P)
+        page_put(PTE_ADDR(*pte));
+    *pte = pa | perm | PTE_P;
+    flush(pgdir, va);
+    return 0;
+}
+
+/* Map fresh zeroed pages over [start, end); on failure nothing stays mapped. */
+int vm_alloc_range(pde_t *pgdir, uint32_t start, uint32_t end, uint32_t perm)
+{
+    uint32_t va;
+
+    for (va = PGROUNDDOWN(start); va < end; va += PAGE_SIZE) {
+        void *page = page_alloc();
+        if (!page || vm_map_page(pgdir, va, V2P(page), perm) < 0) {
+            if (page)
+                page_put(V2P(page));
+            vm_free_range(pgdir, PGROUNDDOWN(start), va);
+            return -ENOMEM;
+        }
+    }
+    return 0;
+}
+
+void vm_free_range(pde_t *pgdir, uint32_t start, uint32_t end)
+{
+    uint32_t va;
+
+    for (va = PGROUNDDOWN(start); va < end; va += PAGE_SIZE) {
+        pte_t *pte;
+        if (!(pgdir[PDX(va)] & PTE_P)) {
+            va = (va | (BIGPAGE - 1)) - PAGE_SIZE + 1;  /* skip the empty 4 MiB */
+            continue;
+        }
+        pte = vm_walk(pgdir, va, 0);
+        if (pte && (*pte & PTE_P)) {
+            page_put(PTE_ADDR(*pte));
+            *pte = 0;
+            flush(pgdir, va);
+        }
+    }
+}
+
+/* Free every user page, every page table, then the directory itself. */
+void vm_destroy(pde_t *pgdir)
+{
+    uint32_t i;
+
+    if (!pgdir)
+        return;
+    if (pgdir == active)
+        vm_switch(NULL);
+    vm_free_range(pgdir, 0, USER_TOP);
+    for (i = 0; i < KPDX; i++)
+        if (pgdir[i] & PTE_P)
+            page_put(PTE_ADDR(pgdir[i]));
+    page_put(V2P(pgdir));
+}
+
+/* Copy-on-write clone of the user half: share every page read-only. */
+pde_t *vm_fork(pde_t *src)
+{
+    pde_t *dst = vm_create();
+    uint32_t i, j;
+
+    if (!dst)
+        return NULL;
+    for (i = 0; i < KPDX; i++) {
+        pte_t *spt, *dpt;
+        if (!(src[i] & PTE_P))
+            continue;
+        if (!(dpt = page_alloc())) {
+            vm_destroy(dst);
+            return NULL;
+        }
+        dst[i] = V2P(dpt) | PTE_P | PTE_W | PTE_U;
+        spt = P2V(PTE_ADDR(src[i]));
+        for (j = 0; j < 1024; j++) {
+            if (!(spt[j] & PTE_P))
+                continue;
+            if (spt[j] & (PTE_W | PTE_COW))
+                spt[j] = (spt[j] & ~PTE_W) | PTE_COW;
+            dpt[j] = spt[j];
+            page_get(PTE_ADDR(spt[j]));
+        }
+    }
+    if (src == active)
+        vm_switch(src);                 /* we removed write access: flush all */
+    return dst;
+}
+
+/* A write to a COW page: take a private copy, or reuse it if we are the
+ * last sharer. Returns -EFAULT if va is not a COW page at all. */
+int vm_resolve_cow(pde_t *pgdir, uint32_t va)
+{
+    pte_t *pte = vm_walk(pgdir, va, 0);
+    uint32_t pa;
+    void *copy;
+
+    if (!pte || !(*pte & PTE_P) || !(*pte & PTE_U) || !(*pte & PTE_COW))
+        return -EFAULT;
+    pa = PTE_ADDR(*pte);
+    if (page_refs(pa) == 1) {
+        *pte = (*pte | PTE_W) & ~PTE_COW;
+    } else {
+        if (!(copy = page_alloc()))
+            return -ENOMEM;
+        memcpy(copy, P2V(pa), PAGE_SIZE);
+        *pte = V2P(copy) | ((PTE_FLAGS(*pte) | PTE_W) & ~PTE_COW);
+        page_put(pa);
+    }
+    flush(pgdir, va);
+    return 0;
+}
+
+void *vm_user_page(pde_t *pgdir, uint32_t va, int write)
+{
+    pte_t *pte;
+
+    if (va >= USER_TOP || !pgdir)
+        return NULL;
+    pte = vm_walk(pgdir, va, 0);
+    if (!pte || (*pte & (PTE_P | PTE_U)) != (PTE_P | PTE_U))
+        return NULL;
+    if (write && !(*pte & PTE_W)) {
+        if (vm_resolve_cow(pgdir, va) < 0)
+            return NULL;
+    }
+    return (char *)P2V(PTE_ADDR(*pte)) + (va & (PAGE_SIZE - 1));
+}
+
+unsigned vm_user_pages(pde_t *pgdir)
+{
+    unsigned i, j, n = 0;
+
+    for (i = 0; i < KPDX; i++) {
+        pte_t *pt;
+        if (!(pgdir[i] & PTE_P))
+            continue;
+        pt = P2V(PTE_ADDR(pgdir[i]));
+        for (j = 0; j < 1024; j++)
+            n += (pt[j] & PTE_P) != 0;
+    }
+    return n;
+}

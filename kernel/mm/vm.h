@@ -1,0 +1,25 @@
+/* vm.h - address spaces: a page directory whose kernel half is shared by
+ * all, whose user half (below USER_TOP) is the process's own. */
+#ifndef MM_VM_H
+#define MM_VM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "arch/x86/mmu.h"
+
+void vm_init(uint32_t maxpa);
+pde_t *vm_create(void);                             /* NULL on no memory */
+void vm_destroy(pde_t *pgdir);
+void vm_switch(pde_t *pgdir);                       /* NULL: the kernel's own */
+int vm_map_page(pde_t *pgdir, uint32_t va, uint32_t pa, uint32_t perm);
+int vm_alloc_range(pde_t *pgdir, uint32_t start, uint32_t end, uint32_t perm);
+void vm_free_range(pde_t *pgdir, uint32_t start, uint32_t end);
+pde_t *vm_fork(pde_t *src);                         /* copy-on-write copy */
+int vm_resolve_cow(pde_t *pgdir, uint32_t va);      /* 0, or -EFAULT/-ENOMEM */
+
+/* Kernel-virtual address of user address `va`, or NULL if that page is not
+ * mapped for user access (for writes, COW is resolved first). */
+void *vm_user_page(pde_t *pgdir, uint32_t va, int write);
+unsigned vm_user_pages(pde_t *pgdir);               /* mapped user pages */
+
+#endif

@@ -1,0 +1,295 @@
+/* proc.c - the process table and a process's life: allocation, fork
+ * (copy-on-write address space, copied fd table, shared namespace), exit
+ * (a zombie until its parent waits), wait, kill, and the death of a
+ * process that faulted. Orphans are given to init (pid 1). */
+#include "arch/x86/x86.h"
+#include "fs/vfs.h"
+#include "include/uapi/errno.h"
+#include "include/uapi/proc.h"
+#include "lib/kprintf.h"
+#include "lib/string.h"
+#include "mm/page.h"
+#include "mm/vm.h"
+#include "proc/exec.h"
+#include "proc/proc.h"
+
+struct context {
+    uint32_t edi, esi, ebx, ebp, eip;
+};
+
+struct proc proc_table[NPROC];
+static int next_pid = 1;
+static struct proc *init_proc;
+
+void proc_init(void)
+{
+    clock_tick();
+}
+
+void proc_set_name(struct proc *p, const char *name)
+{
+    const char *slash = strrchr(name, '/');
+
+    strlcpy(p->name, slash ? slash + 1 : name, sizeof(p->name));
+}
+
+/* A new process starts its kernel life in forkret, returning through
+ * trapret into user mode with whatever *p->tf says. */
+static void forkret(void)
+{
+}
+
+/* Find a free slot and give it a pid, a kernel stack, an empty trap frame. */
+struct proc *proc_alloc(void)
+{
+    uint32_t s = irq_save();
+    struct proc *p = NULL;
+    char *sp;
+    int i;
+
+    for (i = 0; i < NPROC; i++) {
+        if (proc_table[i].state == P_UNUSED) {
+            p = &proc_table[i];
+            p->state = P_EMBRYO;
+            break;
+        }
+    }
+    irq_restore(s);
+    if (!p)
+        return NULL;
+    if (!(p->kstack = pages_alloc(KSTACK_SIZE / PAGE_SIZE))) {
+        p->state = P_UNUSED;
+        return NULL;
+    }
+    p->pid = next_pid++;
+    sp = p->kstack + KSTACK_SIZE;
+    sp -= sizeof(struct trapframe);
+    p->tf = (struct trapframe *)sp;
+    memset(p->tf, 0, sizeof(*p->tf));
+    sp -= 4;
+    *(uint32_t *)sp = (uint32_t)trapret;
+    sp -= sizeof(struct context);
+    p->ctx = (struct context *)sp;
+    memset(p->ctx, 0, sizeof(*p->ctx));
+    p->ctx->eip = (uint32_t)forkret;
+    p->killed = 0;
+    p->chan = NULL;
+    p->parent = NULL;
+    p->start_tick = ticks;
+    return p;
+}
+
+/* Release what a process holds besides its slot and kernel stack. */
+static void proc_release_resources(struct proc *p)
+{
+    fdtable_free(p->fds);
+    p->fds = NULL;
+    if (p->cwd) {
+        path_put(p->cwd);
+        kfree(p->cwd);
+        p->cwd = NULL;
+    }
+    if (p->root) {
+        path_put(p->root);
+        kfree(p->root);
+        p->root = NULL;
+    }
+    if (p->ns) {
+        ns_put(p->ns);
+        p->ns = NULL;
+    }
+    if (p->pgdir) {
+        vm_destroy(p->pgdir);
+        p->pgdir = NULL;
+    }
+}
+
+/* Return a slot to the table (a reaped zombie, or a failed fork). */
+void proc_free(struct proc *p)
+{
+    proc_release_resources(p);
+    pages_free(p->kstack, KSTACK_SIZE / PAGE_SIZE);
+    p->kstack = NULL;
+    p->pid = 0;
+    p->name[0] = '\0';
+    p->parent = NULL;
+    p->state = P_UNUSED;
+}
+
+struct proc *proc_find(int pid)
+{
+    int i;
+
+    for (i = 0; i < NPROC; i++)
+        if (proc_table[i].pid == pid && proc_table[i].state != P_UNUSED &&
+            proc_table[i].state != P_EMBRYO)
+            return &proc_table[i];
+    return NULL;
+}
+
+static struct path *path_dup(const struct path *p)
+{
+    struct path *n = kmalloc(sizeof(*n));
+
+    if (n)
+        path_copy(n, p);
+    return n;
+}
+
+int proc_fork(void)
+{
+    struct proc *parent = curproc(), *child = proc_alloc();
+
+    if (!child)
+        return -EAGAIN;
+    child->pgdir = vm_fork(parent->pgdir);
+    child->fds = fdtable_dup(parent->fds);
+    child->root = path_dup(parent->root);
+    child->cwd = path_dup(parent->cwd);
+    if (!child->pgdir || !child->fds || !child->root || !child->cwd) {
+        proc_free(child);
+        return -ENOMEM;
+    }
+    child->ns = parent->ns;
+    ns_get(child->ns);
+    *child->tf = *parent->tf;
+    child->tf->eax = 0;                 /* fork() returns 0 in the child */
+    child->heap_base = parent->heap_base;
+    child->brk = parent->brk;
+    child->pgid = parent->pgid;
+    child->parent = parent;
+    strlcpy(child->name, parent->name, sizeof(child->name));
+    child->state = P_RUNNABLE;
+    return child->pid;
+}
+
+/* Become a zombie with wait status `status`; the parent reaps the rest. */
+void proc_exit(int status)
+{
+    struct proc *p = curproc();
+    int i;
+
+    if (p == init_proc)
+        panic("init exited (status 0x%x)", status);
+    proc_release_resources(p);
+    cli();
+    for (i = 0; i < NPROC; i++) {
+        if (proc_table[i].parent == p && proc_table[i].state != P_UNUSED) {
+            proc_table[i].parent = init_proc;
+            if (proc_table[i].state == P_ZOMBIE)
+                wakeup(init_proc);
+        }
+    }
+    p->status = status;
+    p->state = P_ZOMBIE;
+    wakeup(p->parent);
+    sched();
+    panic("zombie %d ran again", p->pid);
+}
+
+/* Wait for a child (pid > 0: that one; -1: any) to exit and reap it.
+ * Returns its pid, 0 if WNOHANG and none has exited yet, or -ECHILD. */
+int proc_wait(int pid, int flags, int *status)
+{
+    struct proc *me = curproc();
+    uint32_t s = irq_save();
+    int i, have, reaped;
+
+    for (;;) {
+        have = 0;
+        for (i = 0; i < NPROC; i++) {
+            struct proc *c = &proc_table[i];
+            if (c->parent != me || c->state == P_UNUSED || (pid > 0 && c->pid != pid))
+                continue;
+            have = 1;
+            if (c->state == P_ZOMBIE) {
+                *status = c->status;
+                reaped = c->pid;
+                proc_free(c);
+                irq_restore(s);
+                return reaped;
+            }
+        }
+        if (!have || (flags & WNOHANG) || me->killed) {
+            irq_restore(s);
+            return !have ? -ECHILD : me->killed ? -EINTR : 0;
+        }
+        sleep_on(me);
+    }
+}
+
+/* Mark p to die with signal sig at its next return to user mode; a
+ * sleeping process is woken so that it notices. */
+static void kill_one(struct proc *p, int sig)
+{
+    if (!p->killed)
+        p->killed = sig;
+    if (p->state == P_SLEEPING)
+        p->state = P_RUNNABLE;
+}
+
+int proc_kill(int pid, int sig)
+{
+    struct proc *p = proc_find(pid);
+
+    if (sig <= 0 || sig >= NSIG)
+        return -EINVAL;
+    if (!p || p->state == P_ZOMBIE)
+        return -ESRCH;
+    if (p == init_proc)
+        return -EPERM;
+    kill_one(p, sig);
+    return 0;
+}
+
+int proc_kill_group(int pgid, int sig)
+{
+    int i, n = 0;
+
+    for (i = 0; i < NPROC; i++) {
+        struct proc *p = &proc_table[i];
+        if (p->pgid == pgid && p != init_proc && p->state != P_UNUSED &&
+            p->state != P_EMBRYO && p->state != P_ZOMBIE) {
+            kill_one(p, sig);
+            n++;
+        }
+    }
+    return n ? 0 : -ESRCH;
+}
+
+/* A fault in user mode: say who, where and what, then kill just them. */
+void proc_user_fault(struct trapframe *tf, uint32_t addr)
+{
+    struct proc *p = curproc();
+    int sig = tf->trapno == T_ILLOP ? SIGILL : tf->trapno == T_DIVIDE ? SIGFPE : SIGSEGV;
+
+    if (tf->trapno == T_PGFLT)
+        kprintf("pid %d (%s): page fault at %p (%s %s, eip %p): killed\n", p->pid, p->name,
+                (void *)addr, (tf->err & PF_WRITE) ? "write" : "read",
+                (tf->err & PF_PRESENT) ? "protection" : "not present", (void *)tf->eip);
+    else
+        kprintf("pid %d (%s): %s (eip %p): killed\n", p->pid, p->name, trap_name(tf->trapno),
+                (void *)tf->eip);
+    p->killed = sig;
+}
+
+/* The first process: run `path` with no fds, in the boot namespace. */
+void proc_start_init(const char *path, const char *arg)
+{
+    struct proc *p = proc_alloc();
+    const char *argv[3] = { path, arg, NULL };
+    int err;
+
+    if (!p)
+        panic("no process slot for init");
+    init_proc = p;
+    p->parent = NULL;
+    p->pgid = p->pid;
+    if ((err = vfs_boot_namespace(p)) < 0)
+        panic("cannot set up the root namespace: error %d", err);
+    if (!(p->fds = fdtable_new()) || !(p->pgdir = vm_create()))
+        panic("no memory for init");
+    if ((err = exec_path(p, path, argv)) < 0)
+        panic("cannot run %s: error %d", path, err);
+    p->state = P_RUNNABLE;
+}

@@ -1,0 +1,70 @@
+/* proc.h - processes: the table, the life cycle (fork, exec, exit, wait),
+ * and the scheduler's sleep/wakeup. One CPU; "locking" is turning
+ * interrupts off (irq_save/irq_restore in arch/x86/x86.h). */
+#ifndef PROC_PROC_H
+#define PROC_PROC_H
+
+#include <stdint.h>
+#include "arch/x86/cpu.h"
+#include "arch/x86/mmu.h"
+
+#define NPROC       64
+#define KSTACK_SIZE 8192
+#define PROC_NAME   16
+#define HZ          100
+
+enum proc_state { P_UNUSED, P_EMBRYO, P_RUNNABLE, P_RUNNING, P_SLEEPING, P_ZOMBIE };
+
+struct context;                         /* saved registers, see swtch.asm */
+struct fdtable;
+struct namespace;
+struct path;
+
+struct proc {
+    int pid;
+    char name[PROC_NAME];
+    enum proc_state state;
+    pde_t *pgdir;
+    uint32_t heap_base, brk;            /* sbrk moves brk within [heap_base, stack) */
+    char *kstack;
+    struct context *ctx;
+    struct trapframe *tf;
+    struct proc *parent;
+    void *chan;                         /* what a sleeping process waits for */
+    int killed;                         /* signal number that will kill it, or 0 */
+    int status;                         /* wait status, once a zombie */
+    int pgid;                           /* process group (tty ^C goes to one) */
+    uint32_t start_tick;
+    struct fdtable *fds;
+    struct namespace *ns;
+    struct path *root, *cwd;
+};
+
+extern struct proc proc_table[NPROC];
+extern volatile uint32_t ticks;
+
+struct proc *curproc(void);
+void proc_init(void);
+struct proc *proc_alloc(void);
+void proc_free(struct proc *p);
+int proc_fork(void);
+void proc_exit(int status) __attribute__((noreturn));
+int proc_wait(int pid, int flags, int *status);
+int proc_kill(int pid, int sig);
+int proc_kill_group(int pgid, int sig);
+struct proc *proc_find(int pid);
+void proc_user_fault(struct trapframe *tf, uint32_t addr);
+void proc_return_to_user(struct trapframe *tf);
+void proc_start_init(const char *path, const char *arg);
+void proc_set_name(struct proc *p, const char *name);
+
+void scheduler(void) __attribute__((noreturn));
+void sched(void);
+void yield(void);
+void sleep_on(void *chan);              /* call with interrupts off */
+void wakeup(void *chan);
+int sleep_ms(uint32_t ms);              /* -EINTR if killed while asleep */
+void clock_tick(void);
+uint32_t uptime_ms(void);
+
+#endif

@@ -1,0 +1,142 @@
+/* sched.c - the round-robin scheduler, sleep/wakeup and the clock.
+ * The scheduler runs on its own stack (the boot stack) and picks the next
+ * RUNNABLE process after the one that ran last; a process gives the CPU
+ * back through sched(), either voluntarily (sleep_on, yield) or because
+ * the timer ended its 10 ms slice on the way back to user mode. */
+#include "arch/x86/x86.h"
+#include "include/uapi/errno.h"
+#include "include/uapi/proc.h"
+#include "mm/memlayout.h"
+#include "mm/vm.h"
+#include "proc/proc.h"
+
+struct context {
+    uint32_t edi, esi, ebx, ebp, eip;
+};
+
+void swtch(struct context **old, struct context *new);
+
+static struct context *scheduler_ctx;
+static struct proc *current;
+static int need_resched;
+volatile uint32_t ticks;
+
+struct proc *curproc(void)
+{
+    return current;
+}
+
+void scheduler(void)
+{
+    int last = 0;
+
+    for (;;) {
+        struct proc *p = NULL;
+        int i;
+
+        cli();
+        for (i = 1; i <= NPROC; i++) {
+            struct proc *q = &proc_table[(last + i) % NPROC];
+            if (q->state == P_RUNNABLE) {
+                p = q;
+                last = (last + i) % NPROC;
+                break;
+            }
+        }
+        if (!p) {
+            __asm__ volatile("sti; hlt");   /* atomic: no wakeup is missed */
+            continue;
+        }
+        current = p;
+        p->state = P_RUNNING;
+        need_resched = 0;
+        tss_set_kstack((uint32_t)p->kstack + KSTACK_SIZE);
+        vm_switch(p->pgdir);
+        swtch(&scheduler_ctx, p->ctx);
+        vm_switch(NULL);
+        current = NULL;
+    }
+}
+
+/* Switch to the scheduler. Interrupts must be off and the caller must
+ * already have set its state to something other than RUNNING. */
+void sched(void)
+{
+    swtch(&current->ctx, scheduler_ctx);
+}
+
+void yield(void)
+{
+    uint32_t s = irq_save();
+
+    current->state = P_RUNNABLE;
+    sched();
+    irq_restore(s);
+}
+
+/* Sleep until wakeup(chan). Call with interrupts off, after testing the
+ * condition you wait for: nothing can wake the channel in between. */
+void sleep_on(void *chan)
+{
+    current->chan = chan;
+    current->state = P_SLEEPING;
+    sched();
+    current->chan = NULL;
+}
+
+void wakeup(void *chan)
+{
+    uint32_t s = irq_save();
+    int i;
+
+    for (i = 0; i < NPROC; i++)
+        if (proc_table[i].state == P_SLEEPING && proc_table[i].chan == chan)
+            proc_table[i].state = P_RUNNABLE;
+    irq_restore(s);
+}
+
+/* IRQ 0: count, wake sleep_ms() sleepers, end the running slice. */
+static void timer_intr(void)
+{
+    ticks++;
+    wakeup((void *)&ticks);
+    need_resched = 1;
+}
+
+void clock_tick(void)
+{
+    irq_register(IRQ_TIMER, timer_intr);
+}
+
+uint32_t uptime_ms(void)
+{
+    return ticks * (1000 / HZ);
+}
+
+int sleep_ms(uint32_t ms)
+{
+    uint32_t s = irq_save();
+    uint32_t until = ticks + (ms + 1000 / HZ - 1) / (1000 / HZ);
+
+    while ((int32_t)(until - ticks) > 0) {
+        if (current->killed) {
+            irq_restore(s);
+            return -EINTR;
+        }
+        sleep_on((void *)&ticks);
+    }
+    irq_restore(s);
+    return 0;
+}
+
+/* Last thing before returning to user mode. */
+void proc_return_to_user(struct trapframe *tf)
+{
+    (void)tf;
+    if (current->killed)
+        proc_exit(W_SIGNALED(current->killed));
+    if (need_resched)
+        yield();
+    if (current->killed)
+        proc_exit(W_SIGNALED(current->killed));
+}

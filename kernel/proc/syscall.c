@@ -1,0 +1,23 @@
+/* syscall.c - int $0x80 lands here: look the number up, pass the five
+ * argument registers, put the result (value or -errno) back in %eax. */
+#include "arch/x86/cpu.h"
+#include "include/uapi/errno.h"
+#include "include/uapi/syscall.h"
+#include "proc/syscall.h"
+
+static const syscall_fn syscalls[NSYSCALLS] = {
+#define ENTRY(name) [SYS_##name] = sys_##name,
+    SYSCALLS(ENTRY)
+#undef ENTRY
+};
+
+void syscall_dispatch(struct trapframe *tf)
+{
+    uint32_t arg[5] = { tf->ebx, tf->ecx, tf->edx, tf->esi, tf->edi };
+    uint32_t n = tf->eax;
+
+    if (n < NSYSCALLS && syscalls[n])
+        tf->eax = (uint32_t)syscalls[n](arg);
+    else
+        tf->eax = (uint32_t)-ENOSYS;
+}

@@ -1,0 +1,171 @@
+/* sysproc.c - the process system calls: argument checking and copying,
+ * then the work in proc.c, sched.c and exec.c. */
+#include "dev/power.h"
+#include "dev/tty.h"
+#include "fs/vfs.h"
+#include "include/uapi/errno.h"
+#include "include/uapi/proc.h"
+#include "mm/memlayout.h"
+#include "mm/page.h"
+#include "mm/uaccess.h"
+#include "mm/vm.h"
+#include "proc/exec.h"
+#include "proc/proc.h"
+#include "proc/syscall.h"
+
+int sys_exit(const uint32_t *arg)
+{
+    proc_exit(W_EXITCODE((int)arg[0]));
+}
+
+int sys_fork(const uint32_t *arg)
+{
+    return proc_fork();
+}
+
+/* wait(pid, int *status, flags) */
+int sys_wait(const uint32_t *arg)
+{
+    int status = 0, pid;
+
+    if (arg[2] & ~WNOHANG)
+        return -EINVAL;
+    if (arg[1] && !uaccess_ok(arg[1], sizeof(int), 1))
+        return -EFAULT;
+    pid = proc_wait((int)arg[0], (int)arg[2], &status);
+    if (pid > 0 && arg[1] && copyout(arg[1], &status, sizeof(status)) < 0)
+        return -EFAULT;
+    return pid;
+}
+
+/* Copy a user array of string pointers into buf as kernel strings. */
+static int copy_strings(uint32_t uvec, const char **vec, char **space, size_t *left)
+{
+    int i, n;
+
+    for (i = 0; uvec; i++) {
+        uint32_t up;
+        if (i >= MAXARG)
+            return -E2BIG;
+        if (copyin(&up, uvec + 4 * i, 4) < 0)
+            return -EFAULT;
+        if (!up)
+            break;
+        if ((n = copyinstr(*space, up, *left)) < 0)
+            return n == -ENAMETOOLONG ? -E2BIG : n;
+        vec[i] = *space;
+        *space += n + 1;
+        *left -= n + 1;
+    }
+    vec[i] = NULL;
+    return 0;
+}
+
+/* exec(fd, argv, envp): fexecve-style, the program is named by an fd. */
+int sys_exec(const uint32_t *arg)
+{
+    const char *argv[MAXARG + 1], *envp[MAXARG + 1];
+    char *buf, *space;
+    size_t left = ARG_MAX;
+    struct file *f;
+    int err;
+
+    if (!(f = fd_get((int)arg[0], &err)))
+        return err;
+    if (!(buf = space = kmalloc(ARG_MAX)))
+        return -ENOMEM;
+    if ((err = copy_strings(arg[1], argv, &space, &left)) == 0 &&
+        (err = copy_strings(arg[2], envp, &space, &left)) == 0)
+        err = exec_file(curproc(), f, argv, envp);
+    kfree(buf);
+    return err;
+}
+
+int sys_getpid(const uint32_t *arg)
+{
+    return curproc()->pid;
+}
+
+int sys_getppid(const uint32_t *arg)
+{
+    return curproc()->parent ? curproc()->parent->pid : 0;
+}
+
+/* kill(pid, sig); a negative pid names a process group. */
+int sys_kill(const uint32_t *arg)
+{
+    int pid = (int)arg[0], sig = (int)arg[1];
+
+    if (sig <= 0 || sig >= NSIG)
+        return -EINVAL;
+    return pid < 0 ? proc_kill_group(-pid, sig) : proc_kill(pid, sig);
+}
+
+/* sbrk(n): grow or shrink the heap by n bytes; returns the old end. */
+int sys_sbrk(const uint32_t *arg)
+{
+    struct proc *p = curproc();
+    int32_t n = (int32_t)arg[0];
+    uint32_t old = p->brk, new = old + n;
+    int err;
+
+    if (n > 0) {
+        if (new < old || new > USER_STACK_BOTTOM - PAGE_SIZE)
+            return -ENOMEM;
+        if (PGROUNDUP(new) > PGROUNDUP(old) &&
+            (err = vm_alloc_range(p->pgdir, PGROUNDUP(old), PGROUNDUP(new), PTE_U | PTE_W)) < 0)
+            return err;
+    } else if (n < 0) {
+        if (new > old || new < p->heap_base)
+            return -EINVAL;
+        vm_free_range(p->pgdir, PGROUNDUP(new), PGROUNDUP(old));
+    }
+    p->brk = new;
+    return (int)old;
+}
+
+int sys_sleep(const uint32_t *arg)
+{
+    return sleep_ms(arg[0]);
+}
+
+int sys_uptime(const uint32_t *arg)
+{
+    return (int)uptime_ms();
+}
+
+int sys_yield(const uint32_t *arg)
+{
+    yield();
+    return 0;
+}
+
+/* setpgid(pid, pgid): pid 0 = the caller, pgid 0 = pid. Only the caller
+ * or its children. */
+int sys_setpgid(const uint32_t *arg)
+{
+    struct proc *me = curproc(), *p;
+    int pid = arg[0] ? (int)arg[0] : me->pid, pgid = arg[1] ? (int)arg[1] : pid;
+
+    if (pgid < 0)
+        return -EINVAL;
+    if (!(p = proc_find(pid)) || (p != me && p->parent != me))
+        return -ESRCH;
+    p->pgid = pgid;
+    return 0;
+}
+
+/* tcsetpgrp(pgid): whom ^C on the console kills. */
+int sys_tcsetpgrp(const uint32_t *arg)
+{
+    if ((int)arg[0] <= 0)
+        return -EINVAL;
+    tty_set_foreground((int)arg[0]);
+    return 0;
+}
+
+int sys_poweroff(const uint32_t *arg)
+{
+    vfs_sync_all();
+    machine_poweroff((int)arg[0]);
+}

@@ -1,0 +1,220 @@
+/* ktest.c - in-kernel tests, run instead of init when the kernel command
+ * line says `test=NAME` (`test=all` for every one). Each prints
+ * "PASS name" or "FAIL name: why" on the console; tools/test.py collects
+ * them. `test=fault` crashes on purpose so the runner can check that a
+ * kernel fault panics with a backtrace naming the guilty function. */
+#include "arch/x86/x86.h"
+#include "boot.h"
+#include "dev/power.h"
+#include "lib/fmt.h"
+#include "lib/kprintf.h"
+#include "lib/string.h"
+#include "lib/ustar.h"
+#include "mm/memlayout.h"
+#include "mm/page.h"
+#include "mm/vm.h"
+#include "proc/proc.h"
+
+static int failures, passes;
+
+#define CHECK(cond, ...) \
+    do { \
+        if (!(cond)) { \
+            kprintf("FAIL %s: ", __func__ + 5); \
+            kprintf(__VA_ARGS__); \
+            kprintf(" (line %d)\n", __LINE__); \
+            failures++; \
+            return; \
+        } \
+    } while (0)
+
+static void pass(const char *name)
+{
+    kprintf("PASS %s\n", name + 5);
+    passes++;
+}
+
+/* Pages come back zeroed, distinct, and are all returned. */
+static void test_page_alloc_returns_every_page(void)
+{
+    unsigned before = pmm_free_pages();
+    char *p[64];
+    int i, j;
+
+    for (i = 0; i < 64; i++) {
+        p[i] = page_alloc();
+        CHECK(p[i] != NULL, "page_alloc %d failed", i);
+        for (j = 0; j < 4096; j++)
+            CHECK(p[i][j] == 0, "page %d not zeroed", i);
+        memset(p[i], 0xA5, 4096);
+    }
+    CHECK(pmm_free_pages() == before - 64, "free count %u, expected %u", pmm_free_pages(),
+          before - 64);
+    for (i = 0; i < 64; i++)
+        for (j = i + 1; j < 64; j++)
+            CHECK(p[i] != p[j], "page handed out twice");
+    for (i = 0; i < 64; i++)
+        page_put(V2P(p[i]));
+    CHECK(pmm_free_pages() == before, "leaked %d pages", (int)(before - pmm_free_pages()));
+    pass(__func__);
+}
+
+static void test_pages_alloc_is_contiguous(void)
+{
+    unsigned before = pmm_free_pages();
+    char *run = pages_alloc(8);
+
+    CHECK(run != NULL, "no run of 8 pages");
+    memset(run, 1, 8 * 4096);           /* faults if any page is missing */
+    CHECK(page_refs(V2P(run + 7 * 4096)) == 1, "last page refs %u", page_refs(V2P(run + 7 * 4096)));
+    pages_free(run, 8);
+    CHECK(pmm_free_pages() == before, "run not freed");
+    pass(__func__);
+}
+
+/* Blocks of every size don't overlap, and freed blocks are reused. */
+static void test_kmalloc_blocks_do_not_overlap(void)
+{
+    static const size_t sizes[] = { 1, 24, 100, 500, 2000, 4000, 9000, 70000 };
+    unsigned char *b[8];
+    unsigned i, j;
+
+    for (i = 0; i < 8; i++) {
+        b[i] = kmalloc(sizes[i]);
+        CHECK(b[i] != NULL, "kmalloc(%u) failed", (unsigned)sizes[i]);
+        memset(b[i], (int)i + 1, sizes[i]);
+    }
+    for (i = 0; i < 8; i++)
+        for (j = 0; j < sizes[i]; j++)
+            CHECK(b[i][j] == i + 1, "block %u overwritten at %u", i, j);
+    for (i = 0; i < 8; i++)
+        kfree(b[i]);
+    b[0] = kmalloc(100);
+    b[1] = kmalloc(100);
+    CHECK(b[0] && b[1] && b[0] != b[1], "reuse broken");
+    kfree(b[0]);
+    kfree(b[1]);
+    CHECK(kmalloc(0) == NULL && kmalloc(0x7FFFFFFF) == NULL, "absurd sizes must fail");
+    pass(__func__);
+}
+
+/* A user mapping is visible through vm_user_page and gone after destroy. */
+static void test_vm_map_and_destroy_frees_all(void)
+{
+    unsigned before = pmm_free_pages();
+    pde_t *pd = vm_create();
+    char *k;
+
+    CHECK(pd != NULL, "vm_create failed");
+    CHECK(vm_alloc_range(pd, 0x400000, 0x403000, PTE_U | PTE_W) == 0, "alloc_range");
+    k = vm_user_page(pd, 0x401010, 1);
+    CHECK(k != NULL, "mapped page not found");
+    k[0] = 'x';
+    CHECK(vm_user_page(pd, 0x403000, 0) == NULL, "page past the range is mapped");
+    CHECK(vm_user_page(pd, KERNBASE, 0) == NULL, "kernel address given out as user");
+    CHECK(vm_user_pages(pd) == 3, "%u user pages, expected 3", vm_user_pages(pd));
+    vm_destroy(pd);
+    CHECK(pmm_free_pages() == before, "leaked %d pages", (int)(before - pmm_free_pages()));
+    pass(__func__);
+}
+
+/* After vm_fork both sides share a page until one writes to it. */
+static void test_vm_fork_copies_on_write(void)
+{
+    unsigned before = pmm_free_pages();
+    pde_t *a = vm_create(), *b;
+    char *pa, *pb;
+
+    CHECK(a && vm_alloc_range(a, 0x400000, 0x401000, PTE_U | PTE_W) == 0, "setup");
+    strlcpy(vm_user_page(a, 0x400000, 1), "parent", 16);
+    b = vm_fork(a);
+    CHECK(b != NULL, "vm_fork failed");
+    CHECK(vm_user_page(a, 0x400000, 0) == vm_user_page(b, 0x400000, 0), "not shared");
+    pb = vm_user_page(b, 0x400000, 1);              /* write access: copies */
+    pa = vm_user_page(a, 0x400000, 0);
+    CHECK(pa != pb, "write did not copy");
+    strlcpy(pb, "child", 16);
+    CHECK(strcmp(pa, "parent") == 0 && strcmp(pb, "child") == 0, "contents mixed up");
+    vm_destroy(b);
+    CHECK(vm_user_page(a, 0x400000, 1) == pa, "last sharer should keep its page");
+    vm_destroy(a);
+    CHECK(pmm_free_pages() == before, "leaked %d pages", (int)(before - pmm_free_pages()));
+    pass(__func__);
+}
+
+/* The timer interrupt is wired: ticks advance while we wait. */
+static void test_timer_ticks_advance(void)
+{
+    uint32_t start = ticks;
+    int spins = 0;
+
+    sti();
+    while (ticks - start < 5 && spins++ < 1000)
+        hlt();
+    cli();
+    CHECK(ticks - start >= 5, "only %u ticks", ticks - start);
+    pass(__func__);
+}
+
+static void test_snprintf_formats(void)
+{
+    char buf[64];
+
+    snprintf(buf, sizeof(buf), "%d|%5u|%-4x|%08X|%s|%c|%p", -42, 7u, 0xabu, 0xBEEFu, "ok", 'z',
+             (void *)0x1234);
+    CHECK(strcmp(buf, "-42|    7|ab  |0000BEEF|ok|z|0x00001234") == 0, "got '%s'", buf);
+    CHECK(snprintf(buf, 4, "%s", "truncate") == 8 && strcmp(buf, "tru") == 0, "truncation");
+    pass(__func__);
+}
+
+/* The boot archive the loader gave us is an intact ustar file. */
+static void test_boot_archive_is_readable(void)
+{
+    struct ustar_entry e;
+    size_t off = 0;
+    int n = 0, r;
+
+    CHECK(initrd_size > 0, "no boot module");
+    while ((r = ustar_next(initrd_start, initrd_size, &off, &e)) > 0)
+        n++;
+    CHECK(r == 0, "archive damaged after %d entries", n);
+    CHECK(n > 0, "archive empty");
+    pass(__func__);
+}
+
+/* Deliberately dereference a bad pointer: the panic must name us. */
+void __attribute__((noinline)) ktest_fault_deliberately(void)
+{
+    volatile uint32_t *bad = (uint32_t *)0xDEAD0000;
+
+    *bad = 1;
+}
+
+static const struct {
+    const char *name;
+    void (*fn)(void);
+} tests[] = {
+    { "page_alloc", test_page_alloc_returns_every_page },
+    { "pages_alloc", test_pages_alloc_is_contiguous },
+    { "kmalloc", test_kmalloc_blocks_do_not_overlap },
+    { "vm_map", test_vm_map_and_destroy_frees_all },
+    { "vm_fork", test_vm_fork_copies_on_write },
+    { "timer", test_timer_ticks_advance },
+    { "snprintf", test_snprintf_formats },
+    { "initrd", test_boot_archive_is_readable },
+};
+
+void ktest_run(const char *which)
+{
+    unsigned i;
+
+    if (strcmp(which, "fault") == 0) {
+        kprintf("ktest: faulting on purpose\n");
+        ktest_fault_deliberately();
+    }
+    for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+        if (strcmp(which, "all") == 0 || strcmp(which, tests[i].name) == 0)
+            tests[i].fn();
+    kprintf("ktest: %d passed, %d failed\n", passes, failures);
+    machine_poweroff(failures ? 1 : 0);
+}

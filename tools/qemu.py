@@ -1,0 +1,108 @@
+"""tools/qemu.py - boot Orthos in QEMU from Python (stdlib only).
+
+Used by the test runner, the grader and the benchmarks. Every boot has a
+hard timeout and is killed by its own PID; the serial console is captured;
+QEMU's isa-debug-exit device turns the guest's poweroff(code) into QEMU's
+exit status (code << 1) | 1."""
+import os
+import re
+import select
+import shutil
+import subprocess
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.path.join(ROOT, "build")
+KERNEL = os.path.join(BUILD, "orthos.elf")
+INITRD = os.path.join(BUILD, "initrd.tar")
+ISO = os.path.join(BUILD, "orthos.iso")
+QEMU = "qemu-system-i386"
+PANIC_STATUS = (0x7F << 1) | 1
+
+
+class Boot:
+    """The result of one guest run."""
+
+    def __init__(self, output, status, timed_out, seconds):
+        self.output = output          # everything the serial port printed
+        self.status = status          # QEMU's exit status, None if killed
+        self.timed_out = timed_out
+        self.seconds = seconds
+
+    @property
+    def guest_code(self):
+        """The code the guest passed to poweroff(), or None."""
+        if self.status is None or self.status & 1 == 0:
+            return None
+        return self.status >> 1
+
+
+def base_args(memory="128M"):
+    return [QEMU, "-m", memory, "-no-reboot", "-display", "none",
+            "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
+            "-serial", "stdio", "-monitor", "none"]
+
+
+def disk_args(disks):
+    """ATA disks: a list of image paths, in order (hd0, hd1, ...)."""
+    args = []
+    for i, path in enumerate(disks or []):
+        if path:
+            args += ["-drive", "file=%s,format=raw,if=ide,index=%d" % (path, i)]
+    return args
+
+
+def kernel_args(cmdline, disks=None, memory="128M"):
+    """A direct -kernel boot (what tests use: no GRUB, ~0.1 s to the kernel)."""
+    return base_args(memory) + ["-kernel", KERNEL, "-initrd", INITRD,
+                                "-append", cmdline] + disk_args(disks)
+
+
+def run(args, timeout=60, until=None, stdin_script=None, stdin_delay=0.0):
+    """Run QEMU with args. Stops when it exits, when the output matches the
+    regex `until` (then QEMU is killed), or after `timeout` seconds.
+    stdin_script: bytes typed on the serial console once the regex
+    `stdin_delay`-seconds after boot (for shell tests)."""
+    start = time.monotonic()
+    proc = subprocess.Popen(args, stdin=subprocess.PIPE if stdin_script else subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = bytearray()
+    pattern = re.compile(until) if until else None
+    timed_out = False
+    try:
+        fd = proc.stdout.fileno()
+        os.set_blocking(fd, False)
+        fed = stdin_script is None
+        while True:
+            left = timeout - (time.monotonic() - start)
+            if left <= 0:
+                timed_out = True
+                break
+            ready, _, _ = select.select([fd], [], [], min(left, 0.2))
+            if ready:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    break
+                out += chunk
+                if pattern and pattern.search(out.decode("utf-8", "replace")):
+                    break
+            elif proc.poll() is not None:
+                break
+            if not fed and time.monotonic() - start >= stdin_delay:
+                proc.stdin.write(stdin_script)
+                proc.stdin.flush()
+                fed = True
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        rest = proc.stdout.read() if proc.stdout else b""
+        if rest:
+            out += rest
+    status = None if (timed_out or pattern) and proc.returncode < 0 else proc.returncode
+    text = out.decode("utf-8", "replace").replace("\r\n", "\n")
+    return Boot(text, status, timed_out, time.monotonic() - start)
+
+
+def have_qemu():
+    return shutil.which(QEMU) is not None
