@@ -7,6 +7,7 @@
 #include "arch/x86/x86.h"
 #include "boot.h"
 #include "dev/console.h"
+#include "dev/dev.h"
 #include "dev/power.h"
 #include "fs/vfs.h"
 #include "lib/kprintf.h"
@@ -116,7 +117,7 @@ static void read_boot_info(const struct multiboot_info *mbi)
 void kmain(uint32_t magic, uint32_t mbi_pa)
 {
     const struct multiboot_info *mbi = P2V(mbi_pa);
-    char test[32];
+    char test[32], run[64];
 
     console_init();
     kprintf("Orthos %s\n", ORTHOS_VERSION);
@@ -133,10 +134,11 @@ void kmain(uint32_t magic, uint32_t mbi_pa)
     pit_init(HZ);
     console_enable_input();
     proc_init();
+    dev_init();
     vfs_init();
 
     if (boot_arg_word("test", test, sizeof(test)))
         ktest_run(test);
-    proc_start_init(boot_arg("init") ? boot_arg("init") : "/bin/init", NULL);
+    proc_start_init("/bin/init", boot_arg_word("run", run, sizeof(run)));
     scheduler();
 }

@@ -89,12 +89,26 @@ def fault_suite():
     return "boot/fault", run
 
 
+# What the kernel itself must print during a guest suite: (test, regex).
+CONSOLE_EXPECT = {
+    "t_proc": [
+        ("user_fault_message_names_process_address_and_eip",
+         r"pid \d+ \(t_proc\): page fault at 0x00000000 \(write not present, eip 0x[0-9a-f]{8}\)"
+         r": killed"),
+        ("illegal_instruction_message", r"pid \d+ \(t_proc\): invalid opcode \(eip 0x[0-9a-f]{8}\)"),
+    ],
+}
+
+
 def guest_suite(prog, timeout=120, disks=None, extra=""):
     """Boot with init running /bin/<prog> and powering off with its status."""
     def run():
         b = qemu.run(qemu.kernel_args("run=/bin/%s panic=exit %s" % (prog, extra), disks),
                      timeout=timeout)
         res = parse_results("%s/" % prog, b.output)
+        for name, regex in CONSOLE_EXPECT.get(prog, []):
+            ok = re.search(regex, b.output) is not None
+            res.append(("%s/%s" % (prog, name), ok, "" if ok else "console lacks /%s/" % regex))
         if "panic:" in b.output:
             res.append(("%s/kernel_did_not_panic" % prog, False, tail(b.output, 25)))
         if b.guest_code is None or not re.search(r"^%s: done" % prog, b.output, re.M):

@@ -1,0 +1,5 @@
+/* false - fail, doing nothing. */
+int main(void)
+{
+    return 1;
+}

@@ -1,0 +1,72 @@
+/* init.c - process 1. Opens the console as fds 0, 1, 2 (kept across exec:
+ * Orthos closes every other fd on exec by default), attaches a ramfs at
+ * /tmp, then keeps a shell running on the console, reaping every orphan
+ * the kernel hands it. With an argument (kernel command line run=PROG, as
+ * the test runner uses) it runs PROG once instead and powers the machine
+ * off with PROG's exit status. */
+#include <errno.h>
+#include <fcntl.h>
+#include <orthos.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void open_console(void)
+{
+    int i;
+
+    for (i = 0; i < 3; i++) {
+        int fd = open("/dev/console", O_RDWR | O_KEEP);
+        if (fd != i)
+            _exit(100 + i);             /* nothing to print on: give up */
+    }
+}
+
+static int spawn(char *const argv[])
+{
+    int pid = fork();
+
+    if (pid == 0) {
+        setpgid(0, 0);
+        execv(argv[0], argv);
+        fprintf(stderr, "init: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    return pid;
+}
+
+/* Wait for `pid`, reaping any orphans that exit meanwhile. */
+static int wait_for(int pid)
+{
+    int status, got;
+
+    while ((got = wait(&status)) != pid)
+        if (got < 0 && errno == ECHILD)
+            return -1;
+    return status;
+}
+
+int main(int argc, char *argv[])
+{
+    open_console();
+    if (mount("ramfs", NULL, "/tmp", "") < 0)
+        fprintf(stderr, "init: cannot attach /tmp: %s\n", strerror(errno));
+
+    if (argc > 1) {                     /* run=PROG: one program, then power off */
+        char *args[] = { argv[1], NULL };
+        int status = wait_for(spawn(args));
+        sync();
+        poweroff(WIFEXITED(status) ? WEXITSTATUS(status) : 0x40 + WTERMSIG(status));
+    }
+    for (;;) {
+        char *sh[] = { "/bin/sh", NULL };
+        int pid = spawn(sh), status;
+
+        tcsetpgrp(pid);
+        status = wait_for(pid);
+        tcsetpgrp(1);
+        printf("init: the shell exited (status %d); starting a new one\n", status);
+        sleep_ms(500);
+    }
+}

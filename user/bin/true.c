@@ -1,0 +1,5 @@
+/* true - succeed, doing nothing. */
+int main(void)
+{
+    return 0;
+}

@@ -1,0 +1,42 @@
+/* orthos.h - the Orthos primitives: each name and namespace operation as
+ * its own system call taking and returning file descriptors (see
+ * doc/man/ and DESIGN.md section 4). Each wrapper returns the kernel's
+ * value, or -1 with errno set. The POSIX calls built from them are in
+ * the headers included below, so this one header gives the whole API. */
+#ifndef _ORTHOS_H
+#define _ORTHOS_H
+
+#include <stddef.h>
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "uapi/fs.h"
+
+/* names */
+int walk(int dirfd, const char *path, int flags);           /* -> path fd */
+int ready(int fd, int mode);                                /* -> I/O fd */
+int create(int dirfd, const char *name, int type, int perm, unsigned long arg);
+int linkat(int fd, int dirfd, const char *name);
+int unlinkat(int dirfd, const char *name, int flags);
+int renameat(int odirfd, const char *old, int ndirfd, const char *new, int flags);
+int readlinkat(int dirfd, const char *path, char *buf, size_t n);
+int getdents(int fd, void *buf, size_t n);
+
+/* namespace */
+int fsopen(const char *type, int srcfd, const char *opts);  /* -> dir fd on its root */
+int bind(int fd, int dirfd, const char *path, int flags);
+int unbind(int dirfd, const char *path);                    /* -> fd on what was there */
+int revoke(int fd);
+int fchroot(int fd);
+int fchdir(int fd);
+int unshare(void);
+
+/* libc helpers that are not POSIX (user/lib/copy.c, path.c, exec.c) */
+int writeall(int fd, const void *buf, size_t n);    /* all of it, though pipes take less */
+int fdcopy(int in, int out);                        /* until EOF; 0 or -1 */
+int copyfile(const char *from, const char *to);     /* a regular file, keeping its mode */
+int pathjoin(char *buf, size_t size, const char *dir, const char *name);
+int keepstdio(void);                                /* FD_KEEP on 0, 1, 2 for the next exec */
+
+#endif

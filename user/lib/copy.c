@@ -1,0 +1,61 @@
+/* copy.c - moving bytes between descriptors: the loops cat, cp, mv and
+ * stdio would otherwise each write for themselves. */
+#include <errno.h>
+#include <fcntl.h>
+#include <orthos.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* write() may take less than asked (a pipe with little room): go on until
+ * all of it is out. */
+int writeall(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    int w;
+
+    for (; n > 0; p += w, n -= w) {
+        if ((w = write(fd, p, n)) < 0)
+            return -1;
+        if (w == 0) {
+            errno = EIO;                /* no progress: do not spin */
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int fdcopy(int in, int out)
+{
+    static char buf[4096];
+    int n;
+
+    while ((n = read(in, buf, sizeof(buf))) > 0)
+        if (writeall(out, buf, n) < 0)
+            return -1;
+    return n < 0 ? -1 : 0;
+}
+
+/* open + fstat + open(O_CREAT | O_TRUNC) + fdcopy: the new file gets the
+ * old one's permission bits. A directory is refused with EISDIR. */
+int copyfile(const char *from, const char *to)
+{
+    struct stat st;
+    int in, out = -1, ret = -1;
+
+    if ((in = open(from, O_RDONLY)) < 0)
+        return -1;
+    if (fstat(in, &st) < 0)
+        goto out;
+    if (S_ISDIR(st.st_mode)) {
+        errno = EISDIR;
+        goto out;
+    }
+    if ((out = open(to, O_WRONLY | O_CREAT | O_TRUNC, st.st_mode & 07777)) < 0)
+        goto out;
+    ret = fdcopy(in, out);
+out:
+    close(in);
+    if (out >= 0)
+        close(out);
+    return ret;
+}

@@ -1,0 +1,23 @@
+; crt0.asm - where every user program starts. exec leaves esp pointing at
+; [argc][argv][envp] (argv and envp are NULL-terminated arrays); _start
+; hands them to libc_start (start.c), which sets environ, calls main and
+; exits with its value. Linked first, before the program and libc.a.
+
+global _start
+extern libc_start
+
+section .text
+_start:
+    xor ebp, ebp            ; the outermost frame: backtraces stop here
+    mov eax, [esp]          ; argc
+    mov ecx, [esp + 4]      ; argv
+    mov edx, [esp + 8]      ; envp
+    and esp, -16            ; the i386 ABI's call alignment
+    sub esp, 4
+    push edx
+    push ecx
+    push eax
+    call libc_start         ; never returns
+    ud2                     ; (if it did: fault rather than run off the end)
+
+section .note.GNU-stack noalloc noexec nowrite progbits    ; no executable stack

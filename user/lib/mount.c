@@ -1,0 +1,112 @@
+/* mount.c - Unix's mount calls rebuilt from the split namespace calls.
+ * mount conflated "make a filesystem from a device" (fsopen) with "attach
+ * it to the namespace" (bind); umount conflated "detach" (unbind) with
+ * "release" (close). pivot_root is the same pieces in another order. */
+#include <errno.h>
+#include <fcntl.h>
+#include <orthos.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+/* Does the comma-separated option list opts contain opt? */
+static int has_option(const char *opts, const char *opt)
+{
+    size_t n = strlen(opt);
+
+    while (opts && *opts) {
+        if (strncmp(opts, opt, n) == 0 && (opts[n] == ',' || opts[n] == '\0'))
+            return 1;
+        opts = strchr(opts, ',');
+        if (opts)
+            opts++;
+    }
+    return 0;
+}
+
+/* mount = open(dev) [walk + ready] + fsopen + bind + close + close.
+ * dev NULL or "none" means a filesystem with no source (ramfs, procfs).
+ * The source is readied read-only for "ro" so a read-only device works. */
+int mount(const char *type, const char *dev, const char *dir, const char *opts)
+{
+    int src = -1, fs, ret;
+
+    if (dev && strcmp(dev, "none") != 0) {
+        src = open(dev, has_option(opts, "ro") ? O_RDONLY : O_RDWR);
+        if (src < 0)
+            return -1;
+    }
+    fs = fsopen(type, src, opts);
+    if (src >= 0)
+        close(src);                     /* the filesystem holds its own reference */
+    if (fs < 0)
+        return -1;
+    ret = bind(fs, AT_CWD, dir, 0);
+    close(fs);
+    return ret;
+}
+
+/* umount = unbind + close. The filesystem is released (and synced) when
+ * its last reference goes: if a file inside is still open, that is later,
+ * which is all a "lazy unmount" ever was. */
+int umount(const char *dir)
+{
+    int fd = unbind(AT_CWD, dir);
+
+    if (fd < 0)
+        return -1;
+    close(fd);
+    return 0;
+}
+
+/* pivot_root(new_root, put_old): make the filesystem attached at new_root
+ * the root, and attach the old root at put_old inside it.
+ *   1. walk("/"), walk(".")  handles on the old root and cwd, taken while
+ *                            they are still reachable (for step 5 and undo)
+ *   2. walk(new_root)        check it is a directory, and that put_old exists
+ *                            in it, before anything changes
+ *   3. unbind(new_root)      detach the new root from the old tree, so the
+ *                            two trees do not contain each other; we get
+ *                            an fd on its root
+ *   4. fchroot, fchdir       root and cwd move to it
+ *   5. bind(oldroot, put_old)  put_old is resolved in the new root: the old
+ *                            root is now reachable there and nowhere else
+ * If step 4 or 5 fails, the earlier steps are undone. */
+int pivot_root(const char *new_root, const char *put_old)
+{
+    int oldroot, oldcwd = -1, newpath = -1, newroot = -1, probe, e, ret = -1;
+    struct stat st;
+
+    if ((oldroot = walk(AT_CWD, "/", 0)) < 0)
+        return -1;
+    if ((oldcwd = walk(AT_CWD, ".", 0)) < 0 || (newpath = walk(AT_CWD, new_root, 0)) < 0 ||
+        fstat(newpath, &st) < 0)
+        goto out;
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        goto out;
+    }
+    if ((probe = walk(newpath, put_old + strspn(put_old, "/"), 0)) < 0)
+        goto out;
+    close(probe);
+    if ((newroot = unbind(AT_CWD, new_root)) < 0)
+        goto out;
+    if (fchroot(newroot) < 0 || fchdir(newroot) < 0 || bind(oldroot, AT_CWD, put_old, 0) < 0) {
+        e = errno;
+        fchroot(oldroot);
+        fchdir(oldcwd);
+        bind(newroot, AT_CWD, new_root, 0);
+        errno = e;
+        goto out;
+    }
+    ret = 0;
+out:
+    close(oldroot);
+    if (oldcwd >= 0)
+        close(oldcwd);
+    if (newpath >= 0)
+        close(newpath);
+    if (newroot >= 0)
+        close(newroot);
+    return ret;
+}

@@ -1,0 +1,30 @@
+/* start.c - how a program begins and ends. crt0.asm calls libc_start with
+ * what exec put on the stack; exit() is the one way out that flushes
+ * stdio (_exit skips it, which is what a child after fork wants). */
+#include <err.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char **argv, char **envp);
+void libc_start(int argc, char **argv, char **envp) __attribute__((noreturn));
+
+char **environ;
+const char *progname = "?";
+
+void libc_start(int argc, char **argv, char **envp)
+{
+    environ = envp;
+    if (argc > 0 && argv[0]) {
+        const char *slash = strrchr(argv[0], '/');
+        progname = slash ? slash + 1 : argv[0];
+    }
+    exit(main(argc, argv, envp));
+}
+
+void exit(int code)
+{
+    fflush(NULL);
+    _exit(code);
+}

@@ -1,0 +1,399 @@
+/* t_proc.c - processes and system calls, seen from user space: fork trees
+ * and wait statuses, orphans, kill, sbrk, faults that kill only the child,
+ * exec of garbage, 1,000 system calls with bad pointers, and fork+exec+wait
+ * a hundred times without losing a page. */
+#include <fcntl.h>
+#include <orthos.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "t.h"
+
+/* Run fn in a child and return its wait status. */
+static int in_child(void (*fn)(void))
+{
+    int pid, status = -1;
+
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        fn();
+        _exit(0);
+    }
+    if (pid < 0 || waitpid(pid, &status, 0) != pid)
+        return -1;
+    return status;
+}
+
+static void fork_tree_reports_every_exit_code(void)
+{
+    int i, status, pid, seen = 0;
+
+    fflush(stdout);
+    for (i = 0; i < 5; i++) {
+        if ((pid = fork()) == 0) {
+            int j, st, sum = 0;
+            for (j = 0; j < 2; j++)
+                if (fork() == 0)
+                    _exit(j + 1);
+            for (j = 0; j < 2; j++) {
+                if (wait(&st) < 0 || !WIFEXITED(st))
+                    _exit(99);
+                sum += WEXITSTATUS(st);
+            }
+            _exit(sum == 3 ? 10 + i : 98);      /* grandchildren exited 1 and 2 */
+        }
+        CHECK(pid > 0, "fork failed");
+    }
+    for (i = 0; i < 5; i++) {
+        CHECK((pid = wait(&status)) > 0, "wait failed");
+        CHECK(WIFEXITED(status), "child %d did not exit normally (status %x)", pid, status);
+        CHECK(WEXITSTATUS(status) >= 10 && WEXITSTATUS(status) < 15, "exit code %d",
+              WEXITSTATUS(status));
+        seen |= 1 << (WEXITSTATUS(status) - 10);
+    }
+    CHECK(seen == 0x1F, "exit codes seen: %x", seen);
+    CHECK_ERR(wait(&status), ECHILD);
+    CHECK_ERR(waitpid(12345, &status, 0), ECHILD);
+    PASS();
+}
+
+static void wait_nohang_returns_zero_while_running(void)
+{
+    int fds[2], pid, status;
+    char c = 'x';
+
+    CHECK(pipe(fds) == 0, "pipe");
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        read(fds[0], &c, 1);            /* wait until the parent says go */
+        _exit(7);
+    }
+    CHECK(waitpid(pid, &status, WNOHANG) == 0, "WNOHANG on a running child");
+    write(fds[1], &c, 1);
+    CHECK(waitpid(pid, &status, 0) == pid && WEXITSTATUS(status) == 7, "status %x", status);
+    close(fds[0]);
+    close(fds[1]);
+    PASS();
+}
+
+static void orphans_are_adopted_by_init(void)
+{
+    int fds[2], ppid = 0, status;
+
+    CHECK(pipe(fds) == 0, "pipe");
+    fflush(stdout);
+    if (fork() == 0) {
+        if (fork() == 0) {
+            sleep_ms(100);              /* by now our parent has exited */
+            ppid = getppid();
+            write(fds[1], &ppid, sizeof(ppid));
+            _exit(0);
+        }
+        _exit(0);
+    }
+    wait(&status);
+    close(fds[1]);
+    CHECK(read(fds[0], &ppid, sizeof(ppid)) == sizeof(ppid), "no answer from the orphan");
+    CHECK(ppid == 1, "orphan's parent is %d, not init", ppid);
+    close(fds[0]);
+    PASS();
+}
+
+static void kill_ends_a_sleeping_child(void)
+{
+    int pid, status;
+
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        for (;;)
+            sleep_ms(1000);
+    }
+    sleep_ms(20);
+    CHECK(kill(pid, SIGTERM) == 0, "kill");
+    CHECK(waitpid(pid, &status, 0) == pid, "wait");
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "status %x", status);
+    CHECK_ERR(kill(pid, SIGTERM), ESRCH);
+    CHECK_ERR(kill(getpid(), 0), EINVAL);
+    CHECK_ERR(kill(1, SIGKILL), EPERM);
+    PASS();
+}
+
+static void busy_child(void)
+{
+    volatile unsigned n = 0;
+
+    for (;;)
+        n++;
+}
+
+/* A child that never makes a system call is still preempted and killed. */
+static void preemption_lets_parent_kill_a_spinning_child(void)
+{
+    int pid, status;
+
+    fflush(stdout);
+    if ((pid = fork()) == 0)
+        busy_child();
+    sleep_ms(30);                       /* only possible if the timer preempts */
+    CHECK(kill(pid, SIGKILL) == 0, "kill");
+    CHECK(waitpid(pid, &status, 0) == pid && WTERMSIG(status) == SIGKILL, "status %x", status);
+    PASS();
+}
+
+static void sbrk_grows_and_shrinks(void)
+{
+    char *start = sbrk(0), *p;
+    int i;
+
+    CHECK(sbrk(1 << 20) == start, "sbrk returned a different old end");
+    p = start;
+    for (i = 0; i < (1 << 20); i += 4096)
+        p[i] = (char)i;                 /* every page is there */
+    CHECK(sbrk(0) == start + (1 << 20), "end did not move");
+    CHECK(sbrk(-(1 << 20)) == start + (1 << 20), "shrink");
+    CHECK(sbrk(0) == start, "end after shrink");
+    errno = 0;
+    CHECK(sbrk(0x7FFFFFFF) == (void *)-1 && errno == ENOMEM, "a huge sbrk must fail");
+    CHECK(sbrk(-0x10000000) == (void *)-1 && errno == EINVAL, "shrinking below the start");
+    PASS();
+}
+
+static char *volatile freed_heap;
+
+static void touch_freed_heap(void)
+{
+    freed_heap[0] = 1;
+}
+
+static void shrunk_heap_is_really_gone(void)
+{
+    int status;
+
+    freed_heap = sbrk(8192);
+    sbrk(-8192);
+    status = in_child(touch_freed_heap);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV, "status %x", status);
+    PASS();
+}
+
+static void null_deref(void)
+{
+    *(volatile int *)0 = 1;
+}
+
+static void bad_opcode(void)
+{
+    __asm__ volatile("ud2");
+}
+
+static void divide_by_zero(void)
+{
+    __asm__ volatile("xorl %%ecx, %%ecx; movl $1, %%eax; cltd; idivl %%ecx" ::: "eax", "ecx",
+                     "edx");
+}
+
+static void write_to_text(void)
+{
+    *(volatile char *)&write_to_text = 0;
+}
+
+static void privileged_instruction(void)
+{
+    __asm__ volatile("cli");
+}
+
+static void kernel_address(void)
+{
+    *(volatile int *)0xC0100000 = 1;
+}
+
+static void faults_kill_only_the_child(void)
+{
+    static const struct {
+        void (*fn)(void);
+        int sig;
+        const char *what;
+    } cases[] = {
+        { null_deref, SIGSEGV, "NULL write" },
+        { bad_opcode, SIGILL, "ud2" },
+        { divide_by_zero, SIGFPE, "divide by zero" },
+        { write_to_text, SIGSEGV, "write to text" },
+        { privileged_instruction, SIGSEGV, "cli" },
+        { kernel_address, SIGSEGV, "kernel address" },
+    };
+    unsigned i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int status = in_child(cases[i].fn);
+        CHECK(WIFSIGNALED(status) && WTERMSIG(status) == cases[i].sig,
+              "%s: status %x, want signal %d", cases[i].what, status, cases[i].sig);
+    }
+    PASS();                             /* and we are still here */
+}
+
+/* Write `n` bytes of `data` to a new executable file in /tmp, return a path fd. */
+static int make_file(const char *path, const void *data, int n, int mode)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+
+    if (fd < 0 || write(fd, data, n) != n)
+        return -1;
+    close(fd);
+    return walk(AT_CWD, path, 0);
+}
+
+static void exec_rejects_garbage(void)
+{
+    static char junk[4096];
+    char elf[200];
+    char *argv[] = { "x", NULL };
+    int fd, i, tfd;
+
+    for (i = 0; i < (int)sizeof(junk); i++)
+        junk[i] = (char)(i * 7 + 3);
+    CHECK((fd = make_file("/tmp/empty", junk, 0, 0755)) >= 0, "setup");
+    CHECK_ERR(exec(fd, argv, NULL), ENOEXEC);
+    close(fd);
+    CHECK((fd = make_file("/tmp/junk", junk, sizeof(junk), 0755)) >= 0, "setup");
+    CHECK_ERR(exec(fd, argv, NULL), ENOEXEC);
+    close(fd);
+    /* A real ELF header, then nothing: program headers missing. */
+    CHECK((tfd = open("/bin/true", O_RDONLY)) >= 0, "open /bin/true");
+    CHECK(read(tfd, elf, sizeof(elf)) == sizeof(elf), "read /bin/true");
+    close(tfd);
+    CHECK((fd = make_file("/tmp/trunc", elf, 60, 0755)) >= 0, "setup");
+    CHECK_ERR(exec(fd, argv, NULL), ENOEXEC);
+    close(fd);
+    elf[28] = 0x7F;                     /* e_phoff far past the end of the file */
+    CHECK((fd = make_file("/tmp/badph", elf, sizeof(elf), 0755)) >= 0, "setup");
+    CHECK_ERR(exec(fd, argv, NULL), ENOEXEC);
+    close(fd);
+    CHECK((fd = make_file("/tmp/noexec", junk, 10, 0644)) >= 0, "setup");
+    CHECK_ERR(exec(fd, argv, NULL), EACCES);
+    close(fd);
+    CHECK((fd = walk(AT_CWD, "/tmp", 0)) >= 0, "walk /tmp");
+    CHECK_ERR(exec(fd, argv, NULL), EISDIR);
+    close(fd);
+    CHECK_ERR(exec(-1, argv, NULL), EBADF);
+    CHECK((fd = walk(AT_CWD, "/bin/true", 0)) >= 0, "walk /bin/true");
+    CHECK_ERR(exec(fd, (char **)0xC0000000, NULL), EFAULT);
+    close(fd);
+    PASS();
+}
+
+static unsigned lcg = 12345;
+
+static unsigned rnd(void)
+{
+    lcg = lcg * 1103515245 + 12345;
+    return lcg >> 8;
+}
+
+/* An address no user program may pass: low, kernel, unmapped, or wrapping. */
+static void *bad_pointer(void)
+{
+    switch (rnd() % 4) {
+    case 0: return (void *)(rnd() % 0x400000);
+    case 1: return (void *)(0xC0000000u + rnd() % 0x3FFFFFFF);
+    case 2: return (void *)(0x40000000u + rnd() % 0x40000000);
+    default: return (void *)(0xFFFFFFF0u + rnd() % 16);
+    }
+}
+
+static void thousand_bad_pointers_get_efault(void)
+{
+    int nul = open("/dev/null", O_RDWR), zero = open("/dev/zero", O_RDONLY), i, r = 0;
+    struct stat st;
+
+    CHECK(nul >= 0 && zero >= 0, "open devices");
+    for (i = 0; i < 1000; i++) {
+        void *p = bad_pointer();
+        errno = 0;
+        switch (i % 10) {
+        case 0: r = read(zero, p, 64); break;
+        case 1: r = write(nul, p, 64); break;
+        case 2: r = fstat(nul, p); break;
+        case 3: r = walk(AT_CWD, p, 0); break;
+        case 4: r = pipe(p); break;
+        case 5: r = getcwd(p, 64) ? 0 : -1; break;
+        case 6: r = create(AT_CWD, p, S_IFREG, 0644, 0); break;
+        case 7: r = fsopen(p, -1, NULL); break;
+        case 8: r = waitpid(-1, p, WNOHANG); break;
+        case 9: r = bind(nul, AT_CWD, p, 0); break;
+        }
+        CHECK(r == -1 && errno == EFAULT, "call %d (kind %d) with %p gave %d errno %d", i,
+              i % 10, p, r, errno);
+    }
+    CHECK(fstat(nul, &st) == 0 && S_ISCHR(st.st_mode), "the kernel is still fine");
+    close(nul);
+    close(zero);
+    PASS();
+}
+
+static unsigned free_pages(void)
+{
+    char buf[128];
+    int fd = open("/proc/meminfo", O_RDONLY), n;
+    unsigned v = 0;
+
+    if (fd < 0)
+        return 0;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n > 0) {
+        buf[n] = '\0';
+        if (strncmp(buf, "free_pages ", 11) == 0)
+            v = (unsigned)atoi(buf + 11);
+    }
+    return v;
+}
+
+static int run_true(void)
+{
+    char *argv[] = { "true", NULL };
+    int pid, status;
+
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        execv("/bin/true", argv);
+        _exit(127);
+    }
+    if (pid < 0 || waitpid(pid, &status, 0) != pid)
+        return -1;
+    return status;
+}
+
+static void fork_exec_wait_100_times_leaks_no_pages(void)
+{
+    unsigned before, after;
+    int i, status;
+
+    CHECK(run_true() == 0, "warm-up run of /bin/true failed");
+    before = free_pages();
+    CHECK(before > 0, "cannot read /proc/meminfo");
+    for (i = 0; i < 100; i++) {
+        status = run_true();
+        CHECK(status == 0, "run %d: status %x", i, status);
+    }
+    after = free_pages();
+    CHECK(after == before, "free pages %u before, %u after 100 runs", before, after);
+    PASS();
+}
+
+int main(void)
+{
+    fork_tree_reports_every_exit_code();
+    wait_nohang_returns_zero_while_running();
+    orphans_are_adopted_by_init();
+    kill_ends_a_sleeping_child();
+    preemption_lets_parent_kill_a_spinning_child();
+    sbrk_grows_and_shrinks();
+    shrunk_heap_is_really_gone();
+    faults_kill_only_the_child();
+    exec_rejects_garbage();
+    thousand_bad_pointers_get_efault();
+    fork_exec_wait_100_times_leaks_no_pages();
+    printf("t_proc: done\n");
+    return t_failures != 0;
+}
