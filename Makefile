@@ -34,6 +34,9 @@ COMMON_CFLAGS := -m32 -march=i686 -ffreestanding -fno-pie -fno-stack-protector -
 	-O2 -g -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -MMD -MP
 KCFLAGS := $(COMMON_CFLAGS) -Ikernel
 UCFLAGS := $(COMMON_CFLAGS) -Iuser/include -Ikernel/include -Ikernel
+# Only the compiler's own freestanding headers (stdint.h, stdarg.h, ...):
+# never the host C library's.
+COMMON_CFLAGS += -nostdinc -isystem $(shell $(CC) -print-file-name=include)
 NASMFLAGS := -f elf32 -g -F dwarf
 
 # ---------------------------------------------------------------- kernel
@@ -170,5 +173,8 @@ help:
 
 clean:
 	rm -rf $(B)
+
+# Keep objects make would otherwise delete as intermediates (crt0.o, ...).
+.SECONDARY:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -8,6 +8,7 @@
 #include "boot.h"
 #include "dev/console.h"
 #include "dev/dev.h"
+#include "dev/rtc.h"
 #include "dev/power.h"
 #include "fs/vfs.h"
 #include "lib/kprintf.h"
@@ -131,6 +132,7 @@ void kmain(uint32_t magic, uint32_t mbi_pa)
     pic_init();
     mem_init(mbi);
     kheap_init();
+    rtc_init();
     pit_init(HZ);
     console_enable_input();
     proc_init();

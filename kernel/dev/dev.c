@@ -1,6 +1,7 @@
 /* dev.c - the device switch, and the simplest devices: null, zero, the
  * console, and rd0 (the boot archive as a read-only disk). */
 #include "boot.h"
+#include "dev/blk.h"
 #include "dev/dev.h"
 #include "dev/tty.h"
 #include "include/uapi/errno.h"
@@ -32,7 +33,7 @@ static int mem_write(int minor, const void *buf, uint32_t off, uint32_t n, int n
     return (int)n;                      /* both swallow everything */
 }
 
-static const struct devsw mem_dev = { "mem", NULL, NULL, mem_read, mem_write, NULL };
+static const struct devsw mem_dev = { "mem", NULL, NULL, mem_read, mem_write, NULL, NULL };
 
 static int cons_read(int minor, void *buf, uint32_t off, uint32_t n, int nonblock)
 {
@@ -44,7 +45,7 @@ static int cons_write(int minor, const void *buf, uint32_t off, uint32_t n, int 
     return tty_write(buf, n);
 }
 
-static const struct devsw console_dev = { "console", NULL, NULL, cons_read, cons_write, NULL };
+static const struct devsw console_dev = { "console", NULL, NULL, cons_read, cons_write, NULL, NULL };
 
 static int rd_read(int minor, void *buf, uint32_t off, uint32_t n, int nonblock)
 {
@@ -68,11 +69,12 @@ static uint32_t rd_size(int minor)
     return initrd_size;
 }
 
-static const struct devsw ramdisk_dev = { "ramdisk", rd_open, NULL, rd_read, NULL, rd_size };
+static const struct devsw ramdisk_dev = { "ramdisk", rd_open, NULL, rd_read, NULL, rd_size, NULL };
 
 void dev_init(void)
 {
     dev_register(DEV_CONSOLE, &console_dev);
     dev_register(DEV_MEM, &mem_dev);
     dev_register(DEV_RAMDISK, &ramdisk_dev);
+    ata_init();
 }

@@ -4,12 +4,10 @@
 #ifndef DEV_DEV_H
 #define DEV_DEV_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-#define DEV_CONSOLE     1   /* minor 0: the console tty */
-#define DEV_MEM         2   /* minor 0: null, 1: zero */
-#define DEV_ATA         3   /* minor n: ATA disk n (hd0 .. hd3) */
-#define DEV_RAMDISK     4   /* minor 0: the boot archive, read-only */
+#include "include/uapi/fs.h"             /* the major numbers: DEV_CONSOLE, ... */
 #define NDEV            8
 
 struct devsw {
@@ -19,6 +17,7 @@ struct devsw {
     int (*read)(int minor, void *buf, uint32_t off, uint32_t n, int nonblock);
     int (*write)(int minor, const void *buf, uint32_t off, uint32_t n, int nonblock);
     uint32_t (*size)(int minor);            /* bytes, for block devices */
+    int (*sync)(int minor);                 /* write back what is cached */
 };
 
 extern const struct devsw *devsw[NDEV];

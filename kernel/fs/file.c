@@ -120,7 +120,7 @@ int file_read_at(struct file *f, void *buf, uint32_t off, uint32_t n)
     }
 }
 
-static int file_write_at(struct file *f, const void *buf, uint32_t off, uint32_t n)
+int file_write_at(struct file *f, const void *buf, uint32_t off, uint32_t n)
 {
     struct vnode *v = f->path.vn;
     const struct devsw *d;
@@ -145,6 +145,17 @@ static int file_write_at(struct file *f, const void *buf, uint32_t off, uint32_t
             return -EROFS;
         return v->ops->write ? v->ops->write(v, buf, off, n) : -EINVAL;
     }
+}
+
+/* Write back what the device under f caches (a no-op for ramfs files). */
+int file_sync(struct file *f)
+{
+    struct vnode *v = f->path.vn;
+    const struct devsw *d;
+
+    if (S_ISBLK(v->mode) && (d = dev_lookup(v->rdev)) && d->sync)
+        return d->sync(MINOR(v->rdev));
+    return 0;
 }
 
 static int seekable(struct file *f)
@@ -229,8 +240,9 @@ void fdtable_free(struct fdtable *t)
     kfree(t);
 }
 
-/* exec(): Orthos closes every fd not marked FD_KEEP, and clears the marks
- * it kept (the new program must ask again for its own children). */
+/* exec(): Orthos closes every fd not marked FD_KEEP. A kept fd stays kept
+ * (the mark belongs to the slot, like POSIX's FD_CLOEXEC), so the console
+ * fds init keeps reach every program down a chain of execs. */
 void fdtable_close_on_exec(struct fdtable *t)
 {
     int i;
@@ -239,8 +251,8 @@ void fdtable_close_on_exec(struct fdtable *t)
         if (t->fd[i] && !(t->fdflags[i] & FD_KEEP)) {
             file_put(t->fd[i]);
             t->fd[i] = NULL;
+            t->fdflags[i] = 0;
         }
-        t->fdflags[i] = 0;
     }
 }
 

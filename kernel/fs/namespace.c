@@ -20,6 +20,7 @@ struct mount {
     struct vnode *root;         /* what is shown there */
     struct mount *next;         /* in the namespace list */
     struct mount *copy;         /* scratch for ns_copy */
+    char label[64];             /* where a non-directory is attached (for ns_format) */
 };
 
 struct namespace {
@@ -224,14 +225,36 @@ int ns_dotdot(struct namespace *ns, const struct path *root, struct path *p)
     return 0;
 }
 
+/* Give dst a copy of every attachment below src (older than limit), so
+ * that binding the root of an attachment brings along what is attached
+ * inside it, like Linux's `mount --rbind`: bind / at /old keeps /old/dev. */
+static int copy_below(struct namespace *ns, struct mount *src, struct mount *dst, int limit)
+{
+    struct mount *m, *c;
+    int err;
+
+    for (m = ns->mounts; m; m = m->next) {
+        if (m->parent != src || m->id >= limit)
+            continue;
+        if (!(c = mount_new(dst, m->mp, m->root)))
+            return -ENOMEM;
+        strlcpy(c->label, m->label, sizeof(c->label));
+        c->next = ns->mounts;
+        ns->mounts = c;
+        if ((err = copy_below(ns, m, c, limit)) < 0)
+            return err;
+    }
+    return 0;
+}
+
 /* bind(): show what f names at `where`. Directories go on directories,
  * everything else on non-directories. Stacking on an existing attachment
  * covers it (the newest wins in ns_cross). */
-int ns_bind(struct namespace *ns, struct file *f, const struct path *where)
+int ns_bind(struct namespace *ns, struct file *f, const struct path *where, const char *label)
 {
     struct vnode *what = f->path.vn;
     struct mount *m;
-    int err;
+    int err, limit;
 
     if ((err = fs_check(what)) < 0 || (err = fs_check(where->vn)) < 0)
         return err;
@@ -241,10 +264,36 @@ int ns_bind(struct namespace *ns, struct file *f, const struct path *where)
         return -EISDIR;
     if (!where->mnt || !where->mnt->attached)
         return -EINVAL;                 /* target must be in the namespace */
+    limit = next_mount_id;
     if (!(m = mount_new(where->mnt, where->vn, what)))
+        return -ENOMEM;
+    if (label)
+        strlcpy(m->label, label, sizeof(m->label));
+    m->next = ns->mounts;
+    ns->mounts = m;
+    if (f->path.mnt && f->path.vn == f->path.mnt->root && (err = copy_below(ns, f->path.mnt, m,
+                                                                            limit)) < 0) {
+        detach_tree(ns, m);
+        return err;
+    }
+    return 0;
+}
+
+/* fchroot() on a detached tree (fsopen, unbind): make it a root of the
+ * namespace, so that bind() can attach things below it. *p is updated to
+ * name the same vnode through the new root attachment. */
+int ns_attach_root(struct namespace *ns, struct path *p)
+{
+    struct mount *m;
+
+    if (p->mnt)
+        return 0;
+    if (!(m = mount_new(NULL, NULL, p->vn)))
         return -ENOMEM;
     m->next = ns->mounts;
     ns->mounts = m;
+    mount_get(m);
+    p->mnt = m;
     return 0;
 }
 
@@ -295,6 +344,7 @@ struct namespace *ns_copy(struct namespace *ns, struct path *root, struct path *
     for (m = ns->mounts; m; m = m->next) {
         if (!(m->copy = mount_new(NULL, m->mp, m->root)))
             goto nomem;
+        strlcpy(m->copy->label, m->label, sizeof(m->label));
         *tail = m->copy;
         tail = &m->copy->next;
     }
@@ -333,7 +383,11 @@ static int format_tree(struct namespace *ns, struct mount *top, char *buf, size_
     struct mount *m;
     int n, last_id = 0;
 
-    if (vfs_path_name(&p, where, sizeof(where)) < 0)
+    /* A directory's name can be found by climbing ".."; a file's can't, so
+     * non-directory attachments carry the name they were bound under. */
+    if (top->label[0])
+        strlcpy(where, top->label, sizeof(where));
+    else if (vfs_path_name(&p, where, sizeof(where)) < 0)
         strlcpy(where, "?", sizeof(where));
     n = snprintf(buf + *len, size - *len, "%s %s %s%s\n", where, top->root->fs->type->name,
                  top->root->fs->source_name, top->root == top->root->fs->root ? "" : " bind");
@@ -353,12 +407,12 @@ static int format_tree(struct namespace *ns, struct mount *top, char *buf, size_
     }
 }
 
-int ns_format(struct namespace *ns, char *buf, size_t size)
+int ns_format(struct namespace *ns, struct mount *top, char *buf, size_t size)
 {
     size_t len = 0;
     int err;
 
     buf[0] = '\0';
-    err = format_tree(ns, ns->root, buf, size, &len);
+    err = format_tree(ns, top ? top : ns->root, buf, size, &len);
     return err < 0 ? err : (int)len;
 }

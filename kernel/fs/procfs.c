@@ -182,7 +182,7 @@ static int make_text(struct vnode *v, char *buf, size_t size)
     case PF_FD:
         return fd_text(p, buf, size);
     case PF_NS:
-        return p->ns ? ns_format(p->ns, buf, size) : 0;
+        return p->ns ? ns_format(p->ns, p->root ? p->root->mnt : NULL, buf, size) : 0;
     }
     return -EINVAL;
 }

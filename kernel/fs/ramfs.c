@@ -7,6 +7,7 @@
 #include "include/uapi/errno.h"
 #include "lib/string.h"
 #include "mm/page.h"
+#include "dev/rtc.h"
 #include "proc/proc.h"
 
 #define RAMFS_MAX_FILE (16u << 20)
@@ -45,7 +46,7 @@ static struct vnode *ramfs_node_new(struct fs *fs, uint32_t mode)
     }
     v->ino = r->next_ino++;
     v->nlink = 0;
-    v->mtime = uptime_ms() / 1000;
+    v->mtime = rtc_now();
     return v;
 }
 
@@ -95,7 +96,7 @@ static int add_entry(struct vnode *dir, const char *name, struct vnode *v)
     }
     e->next = NODE(dir)->entries;
     NODE(dir)->entries = e;
-    dir->mtime = uptime_ms() / 1000;
+    dir->mtime = rtc_now();
     return 0;
 }
 
@@ -149,7 +150,7 @@ static void drop_entry(struct vnode *dir, struct ramfs_dirent *e)
     vnode_put(e->v);
     kfree(e->name);
     kfree(e);
-    dir->mtime = uptime_ms() / 1000;
+    dir->mtime = rtc_now();
 }
 
 static int ramfs_unlink(struct vnode *dir, const char *name, int flags)
@@ -266,7 +267,7 @@ static int ramfs_write(struct vnode *v, const void *buf, uint32_t off, uint32_t 
     memcpy(NODE(v)->data + off, buf, n);
     if (off + n > v->size)
         v->size = off + n;
-    v->mtime = uptime_ms() / 1000;
+    v->mtime = rtc_now();
     return (int)n;
 }
 
@@ -280,7 +281,7 @@ static int ramfs_truncate(struct vnode *v, uint32_t len)
         memset(NODE(v)->data + v->size, 0, len - v->size);
     }
     v->size = len;
-    v->mtime = uptime_ms() / 1000;
+    v->mtime = rtc_now();
     return 0;
 }
 

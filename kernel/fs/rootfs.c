@@ -28,7 +28,7 @@ static int boot_mount(struct proc *p, const char *type, const char *where)
     if (!f)
         return -ENFILE;
     if ((err = vfs_walk_from(p, AT_CWD, where, 0, &at)) == 0) {
-        err = ns_bind(p->ns, f, &at);
+        err = ns_bind(p->ns, f, &at, NULL);
         path_put(&at);
     }
     file_put(f);

@@ -565,9 +565,27 @@ int sys_fsopen(const uint32_t *arg)
     return install_path(&root, FA_PATH);
 }
 
+/* The absolute name of path in (dirfd, path), for labelling a
+ * non-directory attachment: its directory's name plus the last component. */
+static void label_of(int dirfd, const char *path, char *label, size_t size)
+{
+    char name[NAME_MAX + 1];
+    struct path dir;
+    int n;
+
+    label[0] = '\0';
+    if (vfs_walk_parent(dirfd, path, &dir, name) < 0)
+        return;
+    n = vfs_path_name(&dir, label, size);
+    path_put(&dir);
+    if (n >= 0 && strlcat(label, n > 1 ? "/" : "", size) < size)
+        strlcat(label, name, size);
+}
+
 /* bind(fd, dirfd, path, flags): show what fd names at path. */
 int sys_bind(const uint32_t *arg)
 {
+    char label[64] = "", *path;
     struct path where;
     struct file *f;
     int err;
@@ -576,10 +594,15 @@ int sys_bind(const uint32_t *arg)
         return -EINVAL;
     if (!(f = fd_get((int)arg[0], &err)))
         return err;
-    if ((err = walk_user((int)arg[1], arg[2], 0, &where)) < 0)
+    if ((err = get_path(arg[2], &path)) < 0)
         return err;
-    err = ns_bind(curproc()->ns, f, &where);
-    path_put(&where);
+    if ((err = vfs_walk((int)arg[1], path, 0, &where)) == 0) {
+        if (!S_ISDIR(where.vn->mode))
+            label_of((int)arg[1], path, label, sizeof(label));
+        err = ns_bind(curproc()->ns, f, &where, label);
+        path_put(&where);
+    }
+    kfree(path);
     return err;
 }
 
@@ -621,9 +644,13 @@ int sys_revoke(const uint32_t *arg)
     return 0;
 }
 
-static int set_dir(struct path *slot, int fd)
+/* fchroot/fchdir: point the root or cwd at the directory fd names. A
+ * root in a detached tree becomes a root attachment of the namespace
+ * (ns_attach_root), which is what lets pivot_root be built in user space. */
+static int set_dir(struct path *slot, int fd, int is_root)
 {
     struct file *f;
+    struct path p;
     int err;
 
     if (!(f = fd_get(fd, &err)))
@@ -632,19 +659,24 @@ static int set_dir(struct path *slot, int fd)
         return -ENOTDIR;
     if ((err = fs_check(f->path.vn)) < 0)
         return err;
+    path_copy(&p, &f->path);
+    if (is_root && (err = ns_attach_root(curproc()->ns, &p)) < 0) {
+        path_put(&p);
+        return err;
+    }
     path_put(slot);
-    path_copy(slot, &f->path);
+    *slot = p;
     return 0;
 }
 
 int sys_fchroot(const uint32_t *arg)
 {
-    return set_dir(curproc()->root, (int)arg[0]);
+    return set_dir(curproc()->root, (int)arg[0], 1);
 }
 
 int sys_fchdir(const uint32_t *arg)
 {
-    return set_dir(curproc()->cwd, (int)arg[0]);
+    return set_dir(curproc()->cwd, (int)arg[0], 0);
 }
 
 int sys_unshare(const uint32_t *arg)

@@ -14,7 +14,7 @@ static const struct fs_type *fs_types[NFSTYPES];
 static int next_fs_id = 1;
 static struct fs *live_fs;          /* every instance, for sync() */
 
-extern const struct fs_type ramfs_type, devfs_type, procfs_type;
+extern const struct fs_type ramfs_type, devfs_type, procfs_type, ext2_type;
 
 void register_fs_type(const struct fs_type *t)
 {
@@ -34,6 +34,7 @@ void vfs_init(void)
     register_fs_type(&ramfs_type);
     register_fs_type(&devfs_type);
     register_fs_type(&procfs_type);
+    register_fs_type(&ext2_type);
 }
 
 struct vnode *vnode_alloc(struct fs *fs, uint32_t mode, const struct vnode_ops *ops)

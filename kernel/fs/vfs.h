@@ -135,11 +135,12 @@ void ns_cross(struct namespace *ns, struct path *p);
 int ns_climb(struct path *p);
 void mount_get(struct mount *m);
 void mount_put(struct mount *m);
-int ns_bind(struct namespace *ns, struct file *f, const struct path *where);
+int ns_bind(struct namespace *ns, struct file *f, const struct path *where, const char *label);
 int ns_unbind(struct namespace *ns, struct path *where, struct path *out);
 int ns_revoke_fs(struct fs *fs);
 int ns_dotdot(struct namespace *ns, const struct path *root, struct path *p);
-int ns_format(struct namespace *ns, char *buf, size_t size);
+int ns_format(struct namespace *ns, struct mount *top, char *buf, size_t size);
+int ns_attach_root(struct namespace *ns, struct path *p);
 struct mount *ns_root_mount(struct namespace *ns);
 
 /* ---- open files and fd tables (file.c) */
@@ -157,6 +158,8 @@ void file_put(struct file *f);
 int file_read(struct file *f, void *kbuf, uint32_t n);
 int file_write(struct file *f, const void *kbuf, uint32_t n);
 int file_read_at(struct file *f, void *kbuf, uint32_t off, uint32_t n);
+int file_write_at(struct file *f, const void *kbuf, uint32_t off, uint32_t n);
+int file_sync(struct file *f);
 int file_ready(struct file *f, int mode, struct file **out);
 int file_stat(struct file *f, struct stat *st);
 struct fdtable *fdtable_new(void);

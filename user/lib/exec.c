@@ -1,7 +1,8 @@
 /* exec.c - running a program by name. The exec system call takes an fd
  * (like fexecve), so exec by path is walk + ready(R_READ) + exec: the
  * name is resolved and checked in user space, the kernel only loads.
- * On success none of these return. */
+ * On success none of these return. Also keepstdio, which a program that
+ * runs commands needs before each exec. */
 #include <errno.h>
 #include <fcntl.h>
 #include <orthos.h>

@@ -68,7 +68,9 @@ int umount(const char *dir)
  *   3. unbind(new_root)      detach the new root from the old tree, so the
  *                            two trees do not contain each other; we get
  *                            an fd on its root
- *   4. fchroot, fchdir       root and cwd move to it
+ *   4. fchroot, chdir("/")   root and cwd move to it (fchroot makes the
+ *                            detached tree a root of the namespace; the
+ *                            cwd is then taken through that root)
  *   5. bind(oldroot, put_old)  put_old is resolved in the new root: the old
  *                            root is now reachable there and nowhere else
  * If step 4 or 5 fails, the earlier steps are undone. */
@@ -91,7 +93,7 @@ int pivot_root(const char *new_root, const char *put_old)
     close(probe);
     if ((newroot = unbind(AT_CWD, new_root)) < 0)
         goto out;
-    if (fchroot(newroot) < 0 || fchdir(newroot) < 0 || bind(oldroot, AT_CWD, put_old, 0) < 0) {
+    if (fchroot(newroot) < 0 || chdir("/") < 0 || bind(oldroot, AT_CWD, put_old, 0) < 0) {
         e = errno;
         fchroot(oldroot);
         fchdir(oldcwd);

@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The console's device number (kernel/dev/dev.h: DEV_CONSOLE, minor 0). */
-#define CONSOLE_RDEV    MKDEV(1, 0)
+/* The console's device number (uapi/fs.h). */
+#define CONSOLE_RDEV    MKDEV(DEV_CONSOLE, 0)
 
 static int stat_walk(const char *path, struct stat *st, int flags)
 {

@@ -87,5 +87,9 @@ struct dirent {
 #define MKDEV(major, minor) (((major) << 8) | (minor))
 #define MAJOR(dev)      (((dev) >> 8) & 0xFF)
 #define MINOR(dev)      ((dev) & 0xFF)
+#define DEV_CONSOLE     1   /* minor 0: the console tty */
+#define DEV_MEM         2   /* minor 0: null, 1: zero */
+#define DEV_ATA         3   /* minor n: ATA disk n (hd0 .. hd3) */
+#define DEV_RAMDISK     4   /* minor 0: the boot archive, read-only */
 
 #endif

@@ -1,0 +1,532 @@
+/* t_fs.c - the split primitives of Orthos, tested from user space: fsopen,
+ * bind, unbind, revoke, fchroot, walk, ready, create, the libc
+ * compositions built on them (open, mount, umount, pivot_root, chroot),
+ * close-on-exec by default, pipes bound as named pipes, and a clear error
+ * for every kind of bad input. One test per behaviour, each can fail. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <orthos.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "t.h"
+
+/* Read a whole (small) file by name into buf; its length or -1. */
+static int slurp(const char *path, char *buf, int size)
+{
+    int fd = open(path, O_RDONLY), n, got = 0;
+
+    if (fd < 0)
+        return -1;
+    while (got < size - 1 && (n = read(fd, buf + got, size - 1 - got)) > 0)
+        got += n;
+    close(fd);
+    buf[got] = '\0';
+    return got;
+}
+
+static int put_file(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), n;
+
+    if (fd < 0)
+        return -1;
+    n = write(fd, text, strlen(text));
+    close(fd);
+    return n == (int)strlen(text) ? 0 : -1;
+}
+
+static unsigned free_pages(void)
+{
+    char buf[128];
+
+    if (slurp("/proc/meminfo", buf, sizeof(buf)) <= 0 || strncmp(buf, "free_pages ", 11))
+        return 0;
+    return (unsigned)atoi(buf + 11);
+}
+
+/* Run fn in a child; its exit code (or 100 + signal). */
+static int in_child(int (*fn)(void))
+{
+    int pid, status;
+
+    fflush(stdout);
+    if ((pid = fork()) == 0)
+        _exit(fn());
+    if (pid < 0 || waitpid(pid, &status, 0) != pid)
+        return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
+}
+
+/* 1 */
+static void fsopen_gives_a_usable_fs_before_any_bind(void)
+{
+    char buf[16] = "";
+    int fs, f, w, r;
+    struct stat st;
+
+    CHECK((fs = fsopen("ramfs", -1, NULL)) >= 0, "fsopen");
+    CHECK(fstat(fs, &st) == 0 && S_ISDIR(st.st_mode), "fsopen fd is not a directory");
+    CHECK((f = create(fs, "hello", S_IFREG, 0644, 0)) >= 0, "create through the fs fd");
+    CHECK((w = ready(f, R_WRITE)) >= 0, "ready for write");
+    CHECK(write(w, "hi there", 8) == 8, "write");
+    close(w);
+    close(f);
+    CHECK((f = walk(fs, "hello", 0)) >= 0, "walk from the fs fd");
+    CHECK((r = ready(f, R_READ)) >= 0, "ready for read");
+    CHECK(read(r, buf, sizeof(buf)) == 8 && memcmp(buf, "hi there", 8) == 0, "read back '%s'",
+          buf);
+    close(r);
+    close(f);
+    close(fs);
+    PASS();
+}
+
+/* 2 */
+static void bind_makes_it_visible_by_path_and_in_proc_ns(void)
+{
+    char buf[1024];
+    int fs, f;
+
+    CHECK((fs = fsopen("ramfs", -1, NULL)) >= 0, "fsopen");
+    CHECK((f = create(fs, "motd", S_IFREG, 0644, 0)) >= 0, "create");
+    close(f);
+    CHECK(mkdir("/tmp/m1", 0755) == 0, "mkdir /tmp/m1");
+    CHECK(bind(fs, AT_CWD, "/tmp/m1", 0) == 0, "bind");
+    CHECK(put_file("/tmp/m1/motd", "bound") == 0, "write by path");
+    CHECK(slurp("/tmp/m1/motd", buf, sizeof(buf)) == 5 && strcmp(buf, "bound") == 0, "read");
+    CHECK(slurp("/proc/self/ns", buf, sizeof(buf)) > 0, "read /proc/self/ns");
+    CHECK(strstr(buf, "/tmp/m1 ramfs -\n") != NULL, "/proc/self/ns lacks /tmp/m1:\n%s", buf);
+    CHECK(strstr(buf, "/ ramfs initrd\n") && strstr(buf, "/dev devfs -\n") &&
+          strstr(buf, "/proc procfs -\n") && strstr(buf, "/tmp ramfs -\n"), "boot attachments:\n%s",
+          buf);
+    close(fs);
+    PASS();
+}
+
+/* 3 (uses /tmp/m1 from 2) */
+static void unbind_returns_an_fd_and_open_files_keep_working(void)
+{
+    char buf[1024];
+    int rw, u, f;
+
+    CHECK((rw = open("/tmp/m1/motd", O_RDWR)) >= 0, "open inside before unbind");
+    CHECK((u = unbind(AT_CWD, "/tmp/m1")) >= 0, "unbind");
+    CHECK(write(rw, "still", 5) == 5, "write to a file opened before the unbind");
+    CHECK(lseek(rw, 0, SEEK_SET) == 0 && read(rw, buf, 5) == 5 && !memcmp(buf, "still", 5),
+          "read back");
+    CHECK_ERR(open("/tmp/m1/motd", O_RDONLY), ENOENT);
+    CHECK((f = walk(u, "motd", 0)) >= 0, "the unbind fd still reaches the fs");
+    close(f);
+    CHECK(slurp("/proc/self/ns", buf, sizeof(buf)) > 0 && !strstr(buf, "/tmp/m1 "),
+          "still listed:\n%s", buf);
+    CHECK(mkdir("/tmp/m2", 0755) == 0 && bind(u, AT_CWD, "/tmp/m2", 0) == 0, "re-bind (move)");
+    CHECK(slurp("/tmp/m2/motd", buf, sizeof(buf)) == 5 && !strcmp(buf, "still"), "moved: '%s'",
+          buf);
+    CHECK(umount("/tmp/m2") == 0, "umount");
+    CHECK_ERR(open("/tmp/m2/motd", O_RDONLY), ENOENT);
+    close(rw);
+    close(u);
+    PASS();
+}
+
+/* 4 */
+static void revoke_after_lazy_detach_fails_other_fds_with_eio(void)
+{
+    static char big[4096];
+    int fs, rw, u, i, sub;
+    unsigned before, after;
+    char c;
+
+    CHECK((fs = fsopen("ramfs", -1, NULL)) >= 0, "fsopen");
+    CHECK(mkdir("/tmp/rv", 0755) == 0 && bind(fs, AT_CWD, "/tmp/rv", 0) == 0, "bind");
+    close(fs);
+    CHECK(mkdir("/tmp/rv/sub", 0755) == 0, "mkdir inside");
+    CHECK((rw = open("/tmp/rv/data", O_RDWR | O_CREAT, 0644)) >= 0, "open inside");
+    for (i = 0; i < 64; i++)
+        CHECK(write(rw, big, sizeof(big)) == sizeof(big), "fill");
+    CHECK((sub = walk(AT_CWD, "/tmp/rv/sub", 0)) >= 0, "walk inside");
+    CHECK((u = unbind(AT_CWD, "/tmp/rv")) >= 0, "lazy detach");
+    CHECK(read(rw, &c, 1) == 0, "before revoke the open file works");
+    before = free_pages();
+    CHECK(revoke(u) == 0, "revoke");
+    CHECK_ERR(read(rw, &c, 1), EIO);
+    CHECK_ERR(write(rw, "x", 1), EIO);
+    CHECK_ERR(walk(sub, "..", 0) >= 0 ? walk(sub, "x", 0) : -1, EIO);
+    CHECK_ERR(walk(u, "data", 0), EIO);
+    CHECK_ERR(revoke(u), EIO);
+    CHECK(close(rw) == 0 && close(sub) == 0 && close(u) == 0, "close still works");
+    after = free_pages();
+    CHECK(after >= before + 64, "filesystem not released: %u free pages before, %u after",
+          before, after);
+    PASS();
+}
+
+/* 5: in a child with its own namespace */
+static int do_pivot(void)
+{
+    char buf[1024];
+    int fd;
+
+    if (unshare() < 0 || mkdir("/tmp/newroot", 0755) < 0 ||
+        mount("ramfs", NULL, "/tmp/newroot", "") < 0 || mkdir("/tmp/newroot/old", 0755) < 0 ||
+        put_file("/tmp/newroot/marker", "new") < 0)
+        return 1;
+    if (pivot_root("/tmp/newroot", "/old") < 0)
+        return 2;
+    if (slurp("/marker", buf, sizeof(buf)) != 3)
+        return 3;                       /* the new root is "/" */
+    if ((fd = walk(AT_CWD, "/old/bin/true", 0)) < 0)
+        return 4;                       /* the old root is at put_old */
+    close(fd);
+    if ((fd = walk(AT_CWD, "/old/dev/null", 0)) < 0)
+        return 5;                       /* with its attachments */
+    close(fd);
+    if ((fd = walk(AT_CWD, "/bin", 0)) >= 0 || errno != ENOENT)
+        return 6;                       /* and nowhere else */
+    if ((fd = walk(AT_CWD, "/..", 0)) < 0 || walk(fd, "marker", 0) < 0)
+        return 7;                       /* ".." stays in the new root */
+    if (umount("/old") < 0)
+        return 8;
+    if (walk(AT_CWD, "/old/bin", 0) >= 0 || errno != ENOENT)
+        return 9;                       /* the old tree is gone */
+    if (slurp("/proc/self/ns", buf, sizeof(buf)) >= 0)
+        return 10;                      /* /proc was in the old tree too */
+    return 0;
+}
+
+static void pivot_root_composed_in_user_space(void)
+{
+    int code = in_child(do_pivot), fd;
+
+    CHECK(code == 0, "pivot child failed at step %d", code);
+    CHECK((fd = walk(AT_CWD, "/bin/true", 0)) >= 0, "the parent's namespace changed");
+    close(fd);
+    CHECK_ERR(walk(AT_CWD, "/tmp/newroot/marker", 0), ENOENT);
+    PASS();
+}
+
+/* 6 */
+static int do_jail(void)
+{
+    struct stat a, b;
+    int outside, fd;
+
+    if ((outside = walk(AT_CWD, "/", 0)) < 0 || chroot("/tmp/jail") < 0 || chdir("/") < 0)
+        return 1;
+    if ((fd = walk(AT_CWD, "..", 0)) < 0 || fstat(fd, &a) < 0 || stat("/", &b) < 0)
+        return 2;
+    if (a.st_ino != b.st_ino || a.st_dev != b.st_dev)
+        return 3;                       /* ".." from the root is the root */
+    if (walk(AT_CWD, "/../../bin/true", 0) >= 0 || errno != ENOENT)
+        return 4;
+    if (stat("/inside", &a) < 0)
+        return 5;
+    /* The classic hole: a directory fd from outside still leads out. */
+    if ((fd = walk(outside, "bin/true", 0)) < 0)
+        return 6;
+    return 0;
+}
+
+static void chroot_jail_holds_but_outside_fd_escapes(void)
+{
+    int code, d;
+
+    CHECK(mkdir("/tmp/jail", 0755) == 0 && mkdir("/tmp/jail/sub", 0755) == 0, "mkdir");
+    CHECK(put_file("/tmp/jail/inside", "x") == 0, "file");
+    code = in_child(do_jail);
+    CHECK(code == 0, "jail child failed at step %d", code);
+    CHECK(symlink("/bin", "/tmp/jail/abs") == 0 && symlink("../..", "/tmp/jail/up") == 0 &&
+          symlink("sub", "/tmp/jail/rel") == 0, "symlinks");
+    CHECK((d = walk(AT_CWD, "/tmp/jail", 0)) >= 0, "walk jail");
+    CHECK_ERR(walk(d, "..", WALK_BENEATH), EXDEV);
+    CHECK_ERR(walk(d, "sub/../..", WALK_BENEATH), EXDEV);
+    CHECK_ERR(walk(d, "/bin", WALK_BENEATH), EXDEV);
+    CHECK_ERR(walk(d, "abs", WALK_BENEATH), EXDEV);
+    CHECK_ERR(walk(d, "up", WALK_BENEATH), EXDEV);
+    CHECK(walk(d, "sub/..", WALK_BENEATH) >= 0, "staying inside must work");
+    CHECK(walk(d, "rel", WALK_BENEATH) >= 0, "a symlink inside must work");
+    CHECK(walk(d, "abs", 0) >= 0, "without WALK_BENEATH the symlink is followed");
+    close(d);
+    PASS();
+}
+
+/* 7 */
+static void walk_on_fifo_never_blocks_and_ready_succeeds(void)
+{
+    struct stat st;
+    int p, r, w;
+    char buf[8];
+
+    CHECK(mkfifo("/tmp/fifo", 0644) == 0, "mkfifo");
+    CHECK((p = walk(AT_CWD, "/tmp/fifo", 0)) >= 0, "walk");
+    CHECK(fstat(p, &st) == 0 && S_ISFIFO(st.st_mode), "not a fifo");
+    CHECK((r = ready(p, R_READ | R_NONBLOCK)) >= 0, "ready for read with no writer");
+    CHECK_ERR(read(r, buf, 1), EAGAIN);
+    CHECK((w = ready(p, R_WRITE)) >= 0, "ready for write");
+    CHECK(write(w, "ab", 2) == 2, "write");
+    CHECK(read(r, buf, sizeof(buf)) == 2 && !memcmp(buf, "ab", 2), "read what was written");
+    close(w);
+    CHECK(read(r, buf, 1) == 0, "end of file after the last writer left");
+    close(r);
+    close(p);
+    PASS();
+}
+
+/* 8 */
+static void ready_opens_the_walked_node_even_after_rename(void)
+{
+    struct stat st;
+    char buf[8] = "";
+    int p, r;
+
+    CHECK(put_file("/tmp/a", "AAA") == 0 && put_file("/tmp/b", "BBB") == 0, "setup");
+    CHECK((p = walk(AT_CWD, "/tmp/a", 0)) >= 0, "walk");
+    CHECK(fstat(p, &st) == 0 && S_ISREG(st.st_mode), "fstat before ready");
+    CHECK(rename("/tmp/b", "/tmp/a") == 0, "rename over the walked name");
+    CHECK((r = ready(p, R_READ)) >= 0, "ready");
+    CHECK(read(r, buf, 3) == 3 && !memcmp(buf, "AAA", 3), "ready opened '%s', not the node "
+          "that was walked", buf);
+    CHECK(slurp("/tmp/a", buf, sizeof(buf)) == 3 && !strcmp(buf, "BBB"), "by name: '%s'", buf);
+    close(r);
+    close(p);
+    PASS();
+}
+
+/* 9 */
+static void create_is_exclusive_for_every_type(void)
+{
+    static const int types[] = { S_IFREG, S_IFDIR, S_IFIFO, S_IFLNK };
+    static const char *const names[] = { "/tmp/x_reg", "/tmp/x_dir", "/tmp/x_fifo", "/tmp/x_lnk" };
+    char buf[16];
+    struct stat st;
+    int i, fd;
+
+    for (i = 0; i < 4; i++) {
+        unsigned long arg = types[i] == S_IFLNK ? (unsigned long)"target" : 0;
+        CHECK((fd = create(AT_CWD, names[i], types[i], 0644, arg)) >= 0, "create %s", names[i]);
+        close(fd);
+        CHECK_ERR(create(AT_CWD, names[i], types[i], 0644, arg), EEXIST);
+        CHECK_ERR(create(AT_CWD, names[i], S_IFREG, 0644, 0), EEXIST);
+    }
+    fd = open("/tmp/x_reg", O_WRONLY);
+    CHECK(fd >= 0 && write(fd, "keep me", 7) == 7, "write");
+    close(fd);
+    CHECK((fd = open("/tmp/x_reg", O_RDWR | O_CREAT, 0644)) >= 0, "O_CREAT on an existing file");
+    CHECK(read(fd, buf, 7) == 7 && !memcmp(buf, "keep me", 7), "O_CREAT must not truncate");
+    close(fd);
+    CHECK_ERR(open("/tmp/x_reg", O_RDWR | O_CREAT | O_EXCL, 0644), EEXIST);
+    CHECK((fd = open("/tmp/x_reg", O_RDWR | O_TRUNC)) >= 0, "O_TRUNC");
+    CHECK(fstat(fd, &st) == 0 && st.st_size == 0, "O_TRUNC left %u bytes", st.st_size);
+    CHECK(ftruncate(fd, 100) == 0 && fstat(fd, &st) == 0 && st.st_size == 100, "grow");
+    CHECK(read(fd, buf, 4) == 4 && buf[0] == 0 && buf[3] == 0, "grown bytes are zero");
+    CHECK(ftruncate(fd, 3) == 0 && fstat(fd, &st) == 0 && st.st_size == 3, "shrink");
+    close(fd);
+    CHECK((fd = open("/tmp/x_reg", O_RDONLY)) >= 0, "open ro");
+    CHECK_ERR(ftruncate(fd, 0), EBADF);
+    close(fd);
+    PASS();
+}
+
+/* 10 */
+static void fds_are_closed_on_exec_unless_kept(void)
+{
+    char *argv[] = { "cat", "/proc/self/fd", NULL };
+    char out[512];
+    int pfd[2], a, pid, n, got = 0, status;
+
+    CHECK((a = open("/tmp/x_reg", O_RDONLY)) >= 0, "open");
+    CHECK(dup2(a, 10) == 10 && dup2(a, 11) == 11, "dup2");
+    close(a);
+    CHECK(fcntl(11, F_SETFD, FD_KEEP) == 0 && fcntl(11, F_GETFD, 0) == FD_KEEP, "keep 11");
+    CHECK(fcntl(10, F_GETFD, 0) == 0, "a new fd must not be kept");
+    CHECK(pipe(pfd) == 0, "pipe");
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        dup2(pfd[1], 1);
+        fcntl(1, F_SETFD, FD_KEEP);
+        execv("/bin/cat", argv);
+        _exit(127);
+    }
+    close(pfd[1]);
+    while (got < (int)sizeof(out) - 1 && (n = read(pfd[0], out + got, sizeof(out) - 1 - got)) > 0)
+        got += n;
+    out[got] = '\0';
+    close(pfd[0]);
+    CHECK(waitpid(pid, &status, 0) == pid && status == 0, "cat failed (%x)", status);
+    CHECK(strstr(out, "11 reg r keep\n") != NULL, "kept fd 11 missing:\n%s", out);
+    CHECK(strstr(out, "\n10 ") == NULL, "fd 10 leaked into the new program:\n%s", out);
+    CHECK(strstr(out, "0 chr rw keep\n") != NULL, "stdin missing:\n%s", out);
+    close(10);
+    close(11);
+    PASS();
+}
+
+/* 11 */
+static void pipe_end_bound_in_namespace_is_a_named_pipe(void)
+{
+    char buf[1024] = "";
+    int p[2], pid, r, status, f;
+
+    CHECK(pipe(p) == 0, "pipe");
+    CHECK((f = create(AT_CWD, "/tmp/np", S_IFREG, 0644, 0)) >= 0, "placeholder");
+    close(f);
+    CHECK(bind(p[1], AT_CWD, "/tmp/np", 0) == 0, "bind the pipe at /tmp/np");
+    close(p[0]);
+    close(p[1]);
+    CHECK(slurp("/proc/self/ns", buf, sizeof(buf)) > 0 && strstr(buf, "/tmp/np pipe -"),
+          "ns:\n%s", buf);
+    fflush(stdout);
+    if ((pid = fork()) == 0) {          /* knows the pipe only by its name */
+        int w = open("/tmp/np", O_WRONLY);
+        _exit(w >= 0 && write(w, "by name", 7) == 7 ? 0 : 1);
+    }
+    CHECK((r = open("/tmp/np", O_RDONLY)) >= 0, "open the named pipe for reading");
+    CHECK(waitpid(pid, &status, 0) == pid && status == 0, "writer failed");
+    CHECK(read(r, buf, sizeof(buf)) == 7 && !memcmp(buf, "by name", 7), "read");
+    CHECK(read(r, buf, 1) == 0, "end of file once the writer is gone");
+    close(r);
+    CHECK(umount("/tmp/np") == 0, "unbind the pipe");
+    PASS();
+}
+
+/* 12 */
+static void fsopen_checks_its_source(void)
+{
+    int img, rd;
+
+    CHECK_ERR(fsopen("nosuchfs", -1, NULL), ENODEV);
+    CHECK((img = create(AT_CWD, "/tmp/img", S_IFREG, 0644, 0)) >= 0, "create image file");
+    CHECK_ERR(fsopen("ext2", img, NULL), EBADF);        /* a path fd: ready it first */
+    CHECK((rd = ready(img, R_READ)) >= 0, "ready");
+    CHECK_ERR(fsopen("ramfs", rd, NULL), EINVAL);       /* ramfs is made from nothing */
+    CHECK_ERR(fsopen("ext2", rd, NULL), EINVAL);        /* an empty file is no ext2 image */
+    close(rd);
+    close(img);
+    CHECK((img = open("/dev/null", O_RDONLY)) >= 0, "open /dev/null");
+    CHECK_ERR(fsopen("ext2", img, NULL), ENOTBLK);
+    close(img);
+    PASS();
+}
+
+/* 13 */
+static void bad_input_gets_a_clear_error(void)
+{
+    int path, rd, dir, fds[2], i, n;
+    char c;
+
+    CHECK((path = walk(AT_CWD, "/tmp/x_reg", 0)) >= 0, "walk");
+    CHECK_ERR(read(path, &c, 1), EBADF);
+    CHECK_ERR(write(path, "x", 1), EBADF);
+    CHECK((rd = ready(path, R_READ)) >= 0, "ready");
+    CHECK_ERR(write(rd, "x", 1), EBADF);
+    CHECK_ERR(ready(path, 0), EINVAL);
+    CHECK_ERR(ready(path, 0x100), EINVAL);
+    CHECK_ERR(read(99, &c, 1), EBADF);
+    CHECK_ERR(read(-1, &c, 1), EBADF);
+    CHECK_ERR(bind(path, AT_CWD, "/tmp", 0), EISDIR);
+    CHECK((dir = walk(AT_CWD, "/tmp/jail", 0)) >= 0, "walk dir");
+    CHECK_ERR(bind(dir, AT_CWD, "/tmp/x_reg", 0), ENOTDIR);
+    CHECK_ERR(bind(dir, AT_CWD, "/tmp/jail/sub", 7), EINVAL);
+    CHECK_ERR(unbind(AT_CWD, "/tmp/jail"), EINVAL);
+    CHECK_ERR(unbind(AT_CWD, "/"), EINVAL);
+    CHECK_ERR(walk(AT_CWD, "", 0), ENOENT);
+    CHECK_ERR(walk(AT_CWD, "/no/such/thing", 0), ENOENT);
+    CHECK_ERR(walk(AT_CWD, "/tmp/x_reg/below", 0), ENOTDIR);
+    CHECK_ERR(walk(AT_CWD, "/tmp", 0x80), EINVAL);
+    CHECK_ERR(walk(path, "x", 0), ENOTDIR);
+    CHECK_ERR(create(AT_CWD, "/tmp/bogus", 0123, 0644, 0), EINVAL);
+    CHECK_ERR(create(AT_CWD, "/tmp/no/such/dir", S_IFREG, 0644, 0), ENOENT);
+    CHECK_ERR(unlinkat(AT_CWD, "/tmp/jail", 0), EISDIR);
+    CHECK_ERR(unlinkat(AT_CWD, "/tmp/jail", UNLINK_DIR), ENOTEMPTY);
+    CHECK_ERR(unlinkat(AT_CWD, "/tmp/x_reg", UNLINK_DIR), ENOTDIR);
+    CHECK_ERR(unlinkat(AT_CWD, "/dev", UNLINK_DIR), EBUSY);
+    CHECK_ERR(fcntl(rd, 99, 0), EINVAL);
+    CHECK_ERR(fcntl(rd, F_SETFD, 0x40), EINVAL);
+    CHECK_ERR(fsopen("ramfs", 99, NULL), EBADF);
+    CHECK_ERR(revoke(99), EBADF);
+    CHECK_ERR(fchroot(path), ENOTDIR);
+    CHECK_ERR(fchdir(rd), ENOTDIR);
+    CHECK_ERR(getdents(rd, &c, 1), ENOTDIR);
+    CHECK_ERR(getdents(dir, &c, 1), EBADF);       /* a path fd: ready it to list */
+    CHECK_ERR(ftruncate(dir, 0), EBADF);
+    CHECK_ERR(dup2(rd, 99), EBADF);
+    CHECK_ERR(rename("/tmp/x_reg", "/dev/x"), EXDEV);
+    CHECK_ERR(renameat(AT_CWD, "/tmp/x_reg", AT_CWD, "/tmp/x_dir", 0), EISDIR);
+    CHECK_ERR(renameat(AT_CWD, "/tmp/a", AT_CWD, "/tmp/x_reg", RENAME_NOREPLACE), EEXIST);
+    CHECK_ERR(renameat(AT_CWD, "/tmp/jail", AT_CWD, "/tmp/jail/sub/in", 0), EINVAL);
+    CHECK(pipe(fds) == 0, "pipe");
+    CHECK_ERR(lseek(fds[0], 0, SEEK_SET), ESPIPE);
+    close(fds[0]);
+    CHECK_ERR(write(fds[1], "x", 1), EPIPE);
+    close(fds[1]);
+    CHECK(symlink("loop2", "/tmp/loop1") == 0 && symlink("loop1", "/tmp/loop2") == 0, "loop");
+    CHECK_ERR(walk(AT_CWD, "/tmp/loop1", 0), ELOOP);
+    /* Fill the fd table: EMFILE, and nothing breaks. */
+    for (n = 0; (i = dup(rd)) >= 0; n++)
+        ;
+    CHECK(errno == EMFILE && n > 10, "fd table: %d dups, errno %d", n, errno);
+    for (i = 0; i < 32; i++)
+        if (i > 2 && i != rd && i != path && i != dir)
+            close(i);
+    CHECK(read(rd, &c, 0) == 0, "rd still usable");
+    close(rd);
+    close(path);
+    close(dir);
+    PASS();
+}
+
+static void getcwd_names_the_directory_across_attachments(void)
+{
+    char buf[128];
+
+    CHECK(mkdir("/tmp/cw", 0755) == 0 && mkdir("/tmp/cw/deep", 0755) == 0, "mkdir");
+    CHECK(chdir("/tmp/cw/deep") == 0, "chdir");
+    CHECK(getcwd(buf, sizeof(buf)) && !strcmp(buf, "/tmp/cw/deep"), "getcwd gave '%s'", buf);
+    CHECK(chdir("/proc") == 0 && getcwd(buf, sizeof(buf)) && !strcmp(buf, "/proc"), "'%s'", buf);
+    CHECK(chdir("..") == 0 && getcwd(buf, sizeof(buf)) && !strcmp(buf, "/"), "'%s'", buf);
+    CHECK(chdir("/tmp/cw/deep") == 0, "chdir back");
+    CHECK_ERR(getcwd(buf, 5) ? 0 : -1, ERANGE);
+    CHECK(chdir("/") == 0, "chdir /");
+    PASS();
+}
+
+static void links_and_renames_keep_counts(void)
+{
+    struct stat st;
+    char buf[8];
+
+    CHECK(put_file("/tmp/l1", "data") == 0, "setup");
+    CHECK(link("/tmp/l1", "/tmp/l2") == 0, "link");
+    CHECK(stat("/tmp/l1", &st) == 0 && st.st_nlink == 2, "nlink %u", st.st_nlink);
+    CHECK_ERR(link("/tmp/l1", "/tmp/l2"), EEXIST);
+    CHECK(unlink("/tmp/l1") == 0, "unlink");
+    CHECK(stat("/tmp/l2", &st) == 0 && st.st_nlink == 1, "nlink %u", st.st_nlink);
+    CHECK(rename("/tmp/l2", "/tmp/jail/sub/l3") == 0, "rename across dirs");
+    CHECK(slurp("/tmp/jail/sub/l3", buf, sizeof(buf)) == 4, "content after rename");
+    CHECK_ERR(stat("/tmp/l2", &st), ENOENT);
+    PASS();
+}
+
+int main(void)
+{
+    fsopen_gives_a_usable_fs_before_any_bind();
+    bind_makes_it_visible_by_path_and_in_proc_ns();
+    unbind_returns_an_fd_and_open_files_keep_working();
+    revoke_after_lazy_detach_fails_other_fds_with_eio();
+    pivot_root_composed_in_user_space();
+    chroot_jail_holds_but_outside_fd_escapes();
+    walk_on_fifo_never_blocks_and_ready_succeeds();
+    ready_opens_the_walked_node_even_after_rename();
+    create_is_exclusive_for_every_type();
+    fds_are_closed_on_exec_unless_kept();
+    pipe_end_bound_in_namespace_is_a_named_pipe();
+    fsopen_checks_its_source();
+    bad_input_gets_a_clear_error();
+    getcwd_names_the_directory_across_attachments();
+    links_and_renames_keep_counts();
+    printf("t_fs: done\n");
+    return t_failures != 0;
+}
