@@ -26,6 +26,7 @@ endif
 HOSTCC  := cc
 NASM    := nasm
 PYTHON  := python3
+MKE2FS  := $(or $(shell PATH="$$PATH:/sbin:/usr/sbin" command -v mke2fs),mke2fs)
 QEMU    := qemu-system-i386
 B       := build
 
@@ -106,9 +107,17 @@ $(B)/root/bin/%: $(B)/u/user/tests/%.o $(CRT0) $(B)/libc.a user/user.ld
 	@$(LD) -T user/user.ld -nostdlib -o $@ $(CRT0) $< $(B)/libc.a
 
 ROOTFILES := $(shell find user/root -type f 2>/dev/null)
+DISKFILES := $(shell find user/disk -type f 2>/dev/null)
+
+# A small ext2 image in the boot archive, to show that any regular file
+# holding an image can be a filesystem's source (fsopen("ext2", fd)).
+$(B)/root/etc/sample.ext2: $(DISKFILES)
+	@mkdir -p $(@D)
+	@rm -f $@
+	@$(MKE2FS) -q -t ext2 -b 1024 -L sample -d user/disk $@ 512K
 
 # The boot archive: /bin and the files under user/root, as ustar.
-$(B)/initrd.tar: $(USERBINS) $(ROOTFILES)
+$(B)/initrd.tar: $(USERBINS) $(ROOTFILES) $(B)/root/etc/sample.ext2
 	@mkdir -p $(B)/root
 	if [ -d user/root ]; then cp -R user/root/. $(B)/root/; fi
 	tar --format=ustar --owner=0 --group=0 --numeric-owner --sort=name \
@@ -123,6 +132,17 @@ $(B)/orthos.iso: $(B)/orthos.elf $(B)/initrd.tar boot/grub.cfg
 	grub-mkrescue -o $@ $(B)/iso 2> $(B)/grub-mkrescue.log || \
 		{ cat $(B)/grub-mkrescue.log; exit 1; }
 
+# The data disk (/dev/hd1, ext2, attached at /mnt by init). Made once from
+# user/disk/ and then kept: what you write in the guest survives reboots.
+# `make reset-disk` starts it again.
+$(B)/disk.img:
+	@mkdir -p $(B)
+	$(MKE2FS) -q -t ext2 -b 1024 -L orthos -d user/disk $@ 16M
+
+reset-disk:
+	rm -f $(B)/disk.img
+	$(MAKE) $(B)/disk.img
+
 # ---------------------------------------------------------------- host tests
 HOSTTESTS := $(sort $(basename $(notdir $(wildcard tools/hosttest/*.c))))
 $(B)/hosttest/%: tools/hosttest/%.c tools/hosttest/check.h $(KSRC)
@@ -131,15 +151,16 @@ $(B)/hosttest/%: tools/hosttest/%.c tools/hosttest/check.h $(KSRC)
 		-Wno-format -Wno-format-overflow -Ikernel -Itools/hosttest -o $@ $<
 
 # ---------------------------------------------------------------- targets
-QEMUFLAGS := -m 128M -no-reboot -device isa-debug-exit,iobase=0xf4,iosize=0x04
+QEMUFLAGS := -m 128M -no-reboot -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+	-drive file=$(B)/disk.img,format=raw,if=ide,index=1
 
-.PHONY: all iso qemu qemu-nox qemu-gdb gdb test bench grade handout clean help
+.PHONY: all iso qemu qemu-nox qemu-gdb gdb test bench grade handout clean help reset-disk
 all: $(B)/orthos.elf $(B)/initrd.tar
 
 iso: $(B)/orthos.iso
 
 # A window when there is a display, otherwise the serial console right here.
-qemu: $(B)/orthos.iso
+qemu: $(B)/orthos.iso $(B)/disk.img
 	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
 		$(QEMU) $(QEMUFLAGS) -cdrom $(B)/orthos.iso -serial mon:stdio; \
 	else \
@@ -147,11 +168,11 @@ qemu: $(B)/orthos.iso
 		$(QEMU) $(QEMUFLAGS) -cdrom $(B)/orthos.iso -display none -serial mon:stdio; \
 	fi
 
-qemu-nox: $(B)/orthos.iso
+qemu-nox: $(B)/orthos.iso $(B)/disk.img
 	@echo "(serial console; quit with Ctrl-a x)"
 	$(QEMU) $(QEMUFLAGS) -cdrom $(B)/orthos.iso -display none -serial mon:stdio
 
-qemu-gdb: $(B)/orthos.iso
+qemu-gdb: $(B)/orthos.iso $(B)/disk.img
 	@echo "(waiting for gdb: run 'make gdb' in this folder in another terminal)"
 	$(QEMU) $(QEMUFLAGS) -cdrom $(B)/orthos.iso -display none -serial mon:stdio -s -S
 
@@ -169,6 +190,7 @@ help:
 	@echo "make qemu-gdb   like qemu-nox, stopped for gdb on :1234 (see .gdbinit)"
 	@echo "make gdb        gdb with symbols, attached to make qemu-gdb, stopped in kmain"
 	@echo "make test       host unit tests + QEMU boot tests; ends 'N passed, M failed'"
+	@echo "make reset-disk a fresh data disk (build/disk.img, ext2, /mnt in the guest)"
 	@echo "make clean      remove build/"
 
 clean:

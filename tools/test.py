@@ -5,8 +5,11 @@
   kernel tests      boots with test=all: the in-kernel suite (kernel/test/)
   boot checks       the GRUB ISO reaches the banner; a kernel fault panics
                     with a backtrace naming the faulting function
-  guest suites      boots running a user test program (user/tests/) as the
-                    child of init: each prints PASS/FAIL lines
+  guest suites      boots running a user test program (user/tests/t_*) as
+                    the child of init: each prints PASS/FAIL lines
+  ext2 suites       images made by mke2fs -d are read by the guest (e2read);
+                    what the guest writes (e2write, e2full) is checked with
+                    e2fsck -fn and debugfs on the host
 
 Each result is printed as it arrives: PASS/FAIL, its name, its time. The
 last line is `N passed, M failed`; the exit status is 1 if anything failed.
@@ -14,10 +17,14 @@ last line is `N passed, M failed`; the exit status is 1 if anything failed.
 import concurrent.futures
 import glob
 import os
+import random
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
+import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import qemu  # noqa: E402
@@ -118,12 +125,176 @@ def guest_suite(prog, timeout=120, disks=None, extra=""):
     return prog, run
 
 
+# ---------------------------------------------------------------- ext2
+SBIN_PATH = os.environ.get("PATH", "") + ":/sbin:/usr/sbin"
+
+
+def e2tool(*args):
+    """Run an e2fsprogs tool (they live in /sbin on Debian)."""
+    return subprocess.run(list(args), capture_output=True, env=dict(os.environ, PATH=SBIN_PATH),
+                          timeout=120)
+
+
+def make_sample_tree(root):
+    """A tree that exercises the reader: small, large, sparse and empty
+    files, a file past the triple-indirect boundary (1 KiB blocks), a
+    directory with hundreds of entries, a deep chain, fast and slow
+    symlinks. Returns the MANIFEST text (also written into the tree)."""
+    rnd = random.Random(1970)
+    lines = []
+
+    def put(rel, data):
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(data)
+        lines.append("f %s %d %08x" % (rel, len(data), zlib.crc32(data)))
+
+    for i in range(30):
+        put("small/s%02d" % i, bytes(rnd.getrandbits(8) for _ in range(rnd.randrange(0, 3000))))
+    put("empty", b"")
+    put("twelve_blocks", bytes(rnd.getrandbits(8) for _ in range(12 * 1024)))
+    put("large", rnd.randbytes(3 * 1024 * 1024 + 17))
+    for name, size, pieces in (("sparse", 10 << 20, [(100 << 10, b"middle"), ((10 << 20) - 3, b"end")]),
+                               ("beyond_triple", 70 << 20, [(69 << 20, b"far away")])):
+        path = os.path.join(root, name)
+        data = bytearray()
+        with open(path, "wb") as f:
+            f.truncate(size)
+            for off, chunk in pieces:
+                f.seek(off)
+                f.write(chunk)
+        crc, pos = 0, 0
+        for off, chunk in pieces:   # CRC of the whole file, holes as zeros
+            crc = zlib.crc32(bytes(off - pos), crc)
+            crc = zlib.crc32(chunk, crc)
+            pos = off + len(chunk)
+        crc = zlib.crc32(bytes(size - pos), crc)
+        del data
+        lines.append("f %s %d %08x" % (name, size, crc))
+    for i in range(300):
+        put("crowd/entry_%03d" % i, b"%d\n" % i)
+    lines.append("d crowd 300")
+    deep = "/".join("level%02d" % i for i in range(25))
+    put(deep + "/bottom", b"at the bottom\n")
+    lines.append("d %s 1" % deep)
+    os.symlink("large", os.path.join(root, "fastlink"))
+    lines.append("l fastlink large")
+    long_target = deep + "/bottom"
+    os.symlink(long_target, os.path.join(root, "slowlink"))
+    lines.append("l slowlink " + long_target)
+    lines.append("d small 30")
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(root, "MANIFEST"), "w") as f:
+        f.write(text)
+    return text
+
+
+def mkfs(image, size_mb, block, tree=None):
+    open(image, "wb").close()
+    args = ["mke2fs", "-q", "-F", "-t", "ext2", "-b", str(block)]
+    if tree:
+        args += ["-d", tree]
+    r = e2tool(*(args + [image, "%dM" % size_mb]))
+    if r.returncode != 0:
+        raise RuntimeError("mke2fs: " + r.stderr.decode())
+
+
+def fsck_result(name, image):
+    r = e2tool("e2fsck", "-fn", image)
+    ok = r.returncode == 0
+    return (name, ok, "" if ok else tail((r.stdout + r.stderr).decode(), 20))
+
+
+def debugfs_matches_manifest(name, image, manifest):
+    """Every 'f' line of manifest, read back from image by the host's debugfs."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for line in manifest.splitlines():
+            parts = line.split()
+            if len(parts) != 4 or parts[0] != "f":
+                continue
+            out = os.path.join(tmp, "out")
+            e2tool("debugfs", "-R", "dump /%s %s" % (parts[1], out), image)
+            try:
+                data = open(out, "rb").read()
+            except OSError:
+                return (name, False, "debugfs could not read /%s" % parts[1])
+            if len(data) != int(parts[2]) or "%08x" % zlib.crc32(data) != parts[3]:
+                return (name, False, "/%s: host reads %d bytes crc %08x, guest wrote %s %s"
+                        % (parts[1], len(data), zlib.crc32(data), parts[2], parts[3]))
+            os.unlink(out)
+    return (name, True, "")
+
+
+def boot_with_disk(prog, image, timeout=240):
+    b = qemu.run(qemu.kernel_args("run=/bin/%s panic=exit" % prog, [None, image]), timeout=timeout)
+    res = parse_results("%s/" % prog, b.output)
+    if b.guest_code is None or not re.search(r"^%s: done" % prog, b.output, re.M):
+        res.append(("%s/suite_completes" % prog, False,
+                    "status %s, timed out %s\n%s" % (b.status, b.timed_out, tail(b.output))))
+    return b, res
+
+
+def ext2_read_suite(block):
+    name = "ext2_read_%dk" % (block // 1024)
+
+    def run():
+        with tempfile.TemporaryDirectory() as tmp:
+            tree, image = os.path.join(tmp, "tree"), os.path.join(tmp, "disk.img")
+            make_sample_tree(tree)
+            mkfs(image, 96, block, tree)
+            _, res = boot_with_disk("e2read", image)
+            res = [(n.replace("e2read/", name + "/"), ok, d) for n, ok, d in res]
+            res.append(fsck_result(name + "/e2fsck_clean_after_guest", image))
+            return res
+    return name, run
+
+
+def ext2_write_suite():
+    name = "ext2_write"
+
+    def run():
+        with tempfile.TemporaryDirectory() as tmp:
+            image = os.path.join(tmp, "disk.img")
+            mkfs(image, 100, 1024)
+            b, res = boot_with_disk("e2write", image)
+            res = [(n.replace("e2write/", name + "/"), ok, d) for n, ok, d in res]
+            res.append(fsck_result(name + "/e2fsck_clean_after_guest_writes", image))
+            r = e2tool("debugfs", "-R", "cat /MANIFEST", image)
+            manifest = r.stdout.decode()
+            if "f big " not in manifest:
+                res.append((name + "/guest_left_a_manifest", False, tail(manifest)))
+                return res
+            res.append(debugfs_matches_manifest(name + "/debugfs_reads_back_guest_data", image,
+                                                manifest))
+            # The next boot must find everything the first one wrote.
+            _, again = boot_with_disk("e2read", image)
+            res += [(n.replace("e2read/", name + "/next_boot/"), ok, d) for n, ok, d in again]
+            return res
+    return name, run
+
+
+def ext2_full_suite():
+    name = "ext2_full"
+
+    def run():
+        with tempfile.TemporaryDirectory() as tmp:
+            image = os.path.join(tmp, "disk.img")
+            mkfs(image, 2, 1024)
+            _, res = boot_with_disk("e2full", image)
+            res = [(n.replace("e2full/", name + "/"), ok, d) for n, ok, d in res]
+            res.append(fsck_result(name + "/e2fsck_clean_after_enospc", image))
+            return res
+    return name, run
+
+
 def all_suites():
     suites = [host_suite(b) for b in sorted(glob.glob(os.path.join(qemu.BUILD, "hosttest", "*")))
               if os.access(b, os.X_OK)]
     suites += [kernel_suite(), fault_suite(), iso_suite()]
-    for src in sorted(glob.glob(os.path.join(qemu.ROOT, "user", "tests", "*.c"))):
+    for src in sorted(glob.glob(os.path.join(qemu.ROOT, "user", "tests", "t_*.c"))):
         suites.append(guest_suite(os.path.splitext(os.path.basename(src))[0]))
+    suites += [ext2_write_suite(), ext2_read_suite(1024), ext2_read_suite(4096), ext2_full_suite()]
     return suites
 
 

@@ -119,11 +119,22 @@ int ata_rw(int unit, uint32_t lba, void *buf, int write)
         return err;
     if (write) {
         outsw(io, buf, 256);
-        outb(io + 7, ATA_CMD_FLUSH);
         return wait_ready(io);
     }
     insw(io, buf, 256);
     return 0;
+}
+
+/* Ask the drive to put its write cache on the platter (sync, revoke). */
+int ata_flush(int unit)
+{
+    uint16_t io = io_base[unit / 2];
+
+    if (unit < 0 || unit >= NUNITS || !units[unit].present)
+        return -ENXIO;
+    select_unit(unit, 0);
+    outb(io + 7, ATA_CMD_FLUSH);
+    return wait_ready(io);
 }
 
 uint32_t ata_sectors(int unit)

@@ -167,5 +167,7 @@ int blk_sync(int unit)
                 bufs[i].dirty = 0;
         }
     }
+    if (ata_sectors(unit) && (err = ata_flush(unit)) < 0)
+        ret = err;
     return ret;
 }

@@ -11,6 +11,7 @@ int blk_sync(int unit);             /* write back every dirty sector of unit */
 
 int ata_rw(int unit, uint32_t lba, void *buf, int write);
 uint32_t ata_sectors(int unit);
+int ata_flush(int unit);
 void ata_init(void);
 
 #endif

@@ -1,7 +1,8 @@
 /* init.c - process 1. Opens the console as fds 0, 1, 2 (kept across exec:
  * Orthos closes every other fd on exec by default), attaches a ramfs at
- * /tmp, then keeps a shell running on the console, reaping every orphan
- * the kernel hands it. With an argument (kernel command line run=PROG, as
+ * /tmp and the ext2 data disk /dev/hd1 (if there is one) at /mnt, then
+ * keeps a shell running on the console, reaping every orphan the kernel
+ * hands it. With an argument (kernel command line run=PROG, as
  * the test runner uses) it runs PROG once instead and powers the machine
  * off with PROG's exit status. */
 #include <errno.h>
@@ -52,6 +53,8 @@ int main(int argc, char *argv[])
     open_console();
     if (mount("ramfs", NULL, "/tmp", "") < 0)
         fprintf(stderr, "init: cannot attach /tmp: %s\n", strerror(errno));
+    if (mount("ext2", "/dev/hd1", "/mnt", "") < 0 && errno != ENXIO)
+        fprintf(stderr, "init: cannot attach /dev/hd1 at /mnt: %s\n", strerror(errno));
 
     if (argc > 1) {                     /* run=PROG: one program, then power off */
         char *args[] = { argv[1], NULL };

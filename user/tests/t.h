@@ -37,4 +37,26 @@ static int t_failures;
         fflush(stdout); \
     } while (0)
 
+/* CRC-32 (IEEE 802.3, the one Python's zlib.crc32 computes), so the guest
+ * and the host can compare file contents. Start with crc = 0. */
+static inline unsigned crc32_update(unsigned crc, const void *buf, unsigned n)
+{
+    static unsigned table[256];
+    const unsigned char *p = buf;
+    unsigned i, j;
+
+    if (!table[1]) {
+        for (i = 0; i < 256; i++) {
+            unsigned c = i;
+            for (j = 0; j < 8; j++)
+                c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+            table[i] = c;
+        }
+    }
+    crc = ~crc;
+    while (n--)
+        crc = table[(crc ^ *p++) & 0xFF] ^ (crc >> 8);
+    return ~crc;
+}
+
 #endif

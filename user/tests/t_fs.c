@@ -411,6 +411,31 @@ static void fsopen_checks_its_source(void)
     PASS();
 }
 
+/* 12: a regular file holding an ext2 image (in the boot ramfs) is a source. */
+static void fsopen_ext2_from_an_image_in_a_regular_file(void)
+{
+    char buf[64] = "", ns[1024];
+    int img, fs, f, r;
+
+    CHECK((img = open("/etc/sample.ext2", O_RDONLY)) >= 0, "open /etc/sample.ext2");
+    CHECK((fs = fsopen("ext2", img, "ro")) >= 0, "fsopen ext2 from a regular file");
+    close(img);                         /* the filesystem holds its own reference */
+    CHECK((f = walk(fs, "hello.txt", 0)) >= 0 && (r = ready(f, R_READ)) >= 0, "walk + ready");
+    CHECK(read(r, buf, sizeof(buf) - 1) > 0 && !strncmp(buf, "Hello from the ext2 disk.", 25),
+          "read '%s'", buf);
+    close(r);
+    close(f);
+    CHECK_ERR(create(fs, "new", S_IFREG, 0644, 0), EROFS);
+    CHECK(mkdir("/tmp/loop", 0755) == 0 && bind(fs, AT_CWD, "/tmp/loop", 0) == 0, "bind");
+    CHECK((f = open("/tmp/loop/README.txt", O_RDONLY)) >= 0, "by path");
+    close(f);
+    CHECK(slurp("/proc/self/ns", ns, sizeof(ns)) > 0 &&
+          strstr(ns, "/tmp/loop ext2 /etc/sample.ext2\n"), "ns:\n%s", ns);
+    CHECK(umount("/tmp/loop") == 0, "umount");
+    close(fs);
+    PASS();
+}
+
 /* 13 */
 static void bad_input_gets_a_clear_error(void)
 {
@@ -524,6 +549,7 @@ int main(void)
     fds_are_closed_on_exec_unless_kept();
     pipe_end_bound_in_namespace_is_a_named_pipe();
     fsopen_checks_its_source();
+    fsopen_ext2_from_an_image_in_a_regular_file();
     bad_input_gets_a_clear_error();
     getcwd_names_the_directory_across_attachments();
     links_and_renames_keep_counts();

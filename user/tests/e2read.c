@@ -1,0 +1,163 @@
+/* e2read.c - read an ext2 disk made on the host by `mke2fs -d` and check
+ * every file against the MANIFEST the host wrote into it: sizes and CRC-32
+ * of regular files (small, large, sparse, beyond the triple-indirect
+ * boundary), symlink targets (fast and slow), directory entry counts.
+ * The disk is /dev/hd1, attached at /mnt with the libc mount(). */
+#include <dirent.h>
+#include <fcntl.h>
+#include <orthos.h>
+#include <stdlib.h>
+#include <sys/mount.h>
+#include <unistd.h>
+#include "t.h"
+
+static char manifest[65536];
+static char buf[65536];
+
+static int file_crc(const char *path, unsigned *size, unsigned *crc)
+{
+    int fd = open(path, O_RDONLY), n;
+
+    *size = 0;
+    *crc = 0;
+    if (fd < 0)
+        return -1;
+    while ((n = read(fd, buf, sizeof(buf))) > 0) {
+        *crc = crc32_update(*crc, buf, n);
+        *size += n;
+    }
+    close(fd);
+    return n;
+}
+
+static int count_entries(const char *path)
+{
+    DIR *d = opendir(path);
+    struct dirent *de;
+    int n = 0;
+
+    if (!d)
+        return -1;
+    while ((de = readdir(d)))
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+            n++;
+    closedir(d);
+    return n;
+}
+
+static void mount_the_disk(void)
+{
+    CHECK(mount("ext2", "/dev/hd1", "/mnt", "") == 0, "mount /dev/hd1");
+    PASS();
+}
+
+/* Apply fn to each manifest line of kind `kind`; count lines checked. */
+static int each(char kind, int (*fn)(char *path, char *rest, char *why), char *why)
+{
+    char *line, *save = NULL, copy[sizeof(manifest)];
+    int n = 0;
+
+    memcpy(copy, manifest, sizeof(copy));
+    for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char path[300], *rest;
+        if (line[0] != kind || line[1] != ' ')
+            continue;
+        rest = strchr(line + 2, ' ');
+        if (!rest)
+            continue;
+        *rest++ = '\0';
+        snprintf(path, sizeof(path), "/mnt/%s", line + 2);
+        if (fn(path, rest, why) < 0)
+            return -1;
+        n++;
+    }
+    return n;
+}
+
+static int check_file(char *path, char *rest, char *why)
+{
+    unsigned want_size = strtoul(rest, &rest, 10), want_crc = strtoul(rest, NULL, 16), size, crc;
+
+    if (file_crc(path, &size, &crc) < 0) {
+        snprintf(why, 256, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (size != want_size || crc != want_crc) {
+        snprintf(why, 256, "%s: size %u crc %08x, host says %u %08x", path, size, crc, want_size,
+                 want_crc);
+        return -1;
+    }
+    return 0;
+}
+
+static int check_link(char *path, char *rest, char *why)
+{
+    char target[300];
+    int n = readlink(path, target, sizeof(target) - 1);
+
+    if (n < 0 || (target[n] = '\0', strcmp(target, rest) != 0)) {
+        snprintf(why, 256, "%s: target '%s', host says '%s'", path, n < 0 ? "?" : target, rest);
+        return -1;
+    }
+    return 0;
+}
+
+static int check_dir(char *path, char *rest, char *why)
+{
+    int want = atoi(rest), got = count_entries(path);
+
+    if (got != want) {
+        snprintf(why, 256, "%s: %d entries, host says %d", path, got, want);
+        return -1;
+    }
+    return 0;
+}
+
+static void regular_files_match_host_checksums(void)
+{
+    char why[256] = "";
+    int n = each('f', check_file, why);
+
+    CHECK(n > 0, "%s", n < 0 ? why : "no files in the manifest");
+    printf("(%d files)\n", n);
+    PASS();
+}
+
+static void symlinks_fast_and_slow_read_back(void)
+{
+    char why[256] = "";
+    int n = each('l', check_link, why);
+
+    CHECK(n >= 0, "%s", why);
+    PASS();
+}
+
+static void directories_list_every_entry(void)
+{
+    char why[256] = "";
+    int n = each('d', check_dir, why);
+
+    CHECK(n > 0, "%s", n < 0 ? why : "no directories in the manifest");
+    PASS();
+}
+
+int main(void)
+{
+    int fd, n;
+
+    mount_the_disk();
+    fd = open("/mnt/MANIFEST", O_RDONLY);
+    n = fd >= 0 ? read(fd, manifest, sizeof(manifest) - 1) : -1;
+    if (n <= 0) {
+        printf("FAIL read_manifest: %s\n", strerror(errno));
+        printf("e2read: done\n");
+        return 1;
+    }
+    manifest[n] = '\0';
+    close(fd);
+    regular_files_match_host_checksums();
+    symlinks_fast_and_slow_read_back();
+    directories_list_every_entry();
+    printf("e2read: done\n");
+    return t_failures != 0;
+}
