@@ -49,6 +49,7 @@ void file_put(struct file *f)
             dev_lookup(v->rdev)->close(MINOR(v->rdev), f->access);
     }
     path_put(&f->path);
+    kfree(f->name);
     kfree(f);
     nfiles--;
 }
@@ -89,6 +90,8 @@ int file_ready(struct file *f, int mode, struct file **out)
             pipe_close(v, access);
         return -ENFILE;
     }
+    if (f->name && (nf->name = kmalloc(strlen(f->name) + 1)))
+        strlcpy(nf->name, f->name, strlen(f->name) + 1);
     *out = nf;
     return 0;
 }

@@ -53,13 +53,42 @@ static int walk_user_parent(int dirfd, uint32_t upath, struct path *parent, char
     return err;
 }
 
-/* Make an fd from a path: the common tail of walk, create, unbind, fsopen. */
-static int install_path(struct path *p, int access)
+/* The absolute name (dirfd, path) was given as, for display only: it is
+ * not cleaned up and may name something else tomorrow. */
+static char *display_name(int dirfd, const char *path)
+{
+    char *name = kmalloc(PATH_MAX);
+    struct file *d;
+    int err;
+
+    if (!name)
+        return NULL;
+    name[0] = '\0';
+    if (path[0] != '/') {
+        if (dirfd == AT_CWD)
+            vfs_getcwd(name, PATH_MAX);
+        else if ((d = fd_get(dirfd, &err)) && d->name)
+            strlcpy(name, d->name, PATH_MAX);
+        if (name[0] && strcmp(name, "/") != 0)
+            strlcat(name, "/", PATH_MAX);
+    }
+    strlcat(name, path, PATH_MAX);
+    return name;
+}
+
+/* Make an fd from a path: the common tail of walk, create, unbind, fsopen.
+ * `name`, if not NULL, is handed to the file. */
+static int install_path(struct path *p, int access, char *name)
 {
     struct file *f = file_alloc(p, access, 0);
 
     path_put(p);
-    return f ? fd_install(f, 0) : -ENFILE;
+    if (!f) {
+        kfree(name);
+        return -ENFILE;
+    }
+    f->name = name;
+    return fd_install(f, 0);
 }
 
 /* ---- I/O */
@@ -326,13 +355,17 @@ int sys_sync(const uint32_t *arg)
 int sys_walk(const uint32_t *arg)
 {
     struct path p;
+    char *path;
     int err;
 
     if (arg[2] & ~(WALK_NOFOLLOW | WALK_BENEATH))
         return -EINVAL;
-    if ((err = walk_user((int)arg[0], arg[1], (int)arg[2], &p)) < 0)
+    if ((err = get_path(arg[1], &path)) < 0)
         return err;
-    return install_path(&p, FA_PATH);
+    if ((err = vfs_walk((int)arg[0], path, (int)arg[2], &p)) == 0)
+        err = install_path(&p, FA_PATH, display_name((int)arg[0], path));
+    kfree(path);
+    return err;
 }
 
 int sys_ready(const uint32_t *arg)
@@ -385,7 +418,7 @@ int sys_create(const uint32_t *arg)
     made.vn = v;
     path_get(&made);
     vnode_put(v);
-    err = install_path(&made, FA_PATH);
+    err = install_path(&made, FA_PATH, NULL);
 out_parent:
     path_put(&parent);
 out:
@@ -562,7 +595,7 @@ int sys_fsopen(const uint32_t *arg)
     root.vn = fs->root;
     path_get(&root);
     fs_put(fs);                         /* the path holds it now */
-    return install_path(&root, FA_PATH);
+    return install_path(&root, FA_PATH, NULL);
 }
 
 /* The absolute name of path in (dirfd, path), for labelling a
@@ -616,7 +649,7 @@ int sys_unbind(const uint32_t *arg)
         return err;
     err = ns_unbind(curproc()->ns, &where, &what);
     path_put(&where);
-    return err < 0 ? err : install_path(&what, FA_PATH);
+    return err < 0 ? err : install_path(&what, FA_PATH, NULL);
 }
 
 /* revoke(fd): forced unmount of the filesystem fd is in, attached or not. */

@@ -132,7 +132,10 @@ int fs_new(const char *type, struct file *src, const char *opts, struct fs **out
     if (src) {
         file_get(src);
         fs->source = src;
-        vfs_path_name(&src->path, fs->source_name, sizeof(fs->source_name));
+        if (src->name)
+            strlcpy(fs->source_name, src->name, sizeof(fs->source_name));
+        else if (vfs_path_name(&src->path, fs->source_name, sizeof(fs->source_name)) < 0)
+            strlcpy(fs->source_name, "?", sizeof(fs->source_name));
     } else {
         strlcpy(fs->source_name, "-", sizeof(fs->source_name));
     }

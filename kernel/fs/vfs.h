@@ -97,6 +97,7 @@ struct file {
     struct path path;
     uint32_t off;
     uint32_t dircookie;             /* getdents position */
+    char *name;                     /* the name it was walked by, for display; may be NULL */
 };
 
 /* ---- vnodes and filesystems (vfs.c) */
