@@ -182,6 +182,9 @@ gdb:
 test: all $(B)/orthos.iso $(HOSTTESTS:%=$(B)/hosttest/%)
 	$(PYTHON) tools/test.py
 
+bench: all $(B)/orthos.iso
+	$(PYTHON) tools/bench.py
+
 help:
 	@echo "make            kernel ELF and boot archive under build/"
 	@echo "make iso        build/orthos.iso (GRUB)"
@@ -190,6 +193,7 @@ help:
 	@echo "make qemu-gdb   like qemu-nox, stopped for gdb on :1234 (see .gdbinit)"
 	@echo "make gdb        gdb with symbols, attached to make qemu-gdb, stopped in kmain"
 	@echo "make test       host unit tests + QEMU boot tests; ends 'N passed, M failed'"
+	@echo "make bench      boot timings and guest microbenchmarks (numbers, not tests)"
 	@echo "make reset-disk a fresh data disk (build/disk.img, ext2, /mnt in the guest)"
 	@echo "make clean      remove build/"
 

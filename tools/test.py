@@ -292,7 +292,8 @@ def all_suites():
     suites = [host_suite(b) for b in sorted(glob.glob(os.path.join(qemu.BUILD, "hosttest", "*")))
               if os.access(b, os.X_OK)]
     suites += [kernel_suite(), fault_suite(), iso_suite()]
-    for src in sorted(glob.glob(os.path.join(qemu.ROOT, "user", "tests", "t_*.c"))):
+    for src in sorted(glob.glob(os.path.join(qemu.ROOT, "user", "tests", "t_*.c")) +
+                      glob.glob(os.path.join(qemu.ROOT, "user", "tests", "usertests.c"))):
         suites.append(guest_suite(os.path.splitext(os.path.basename(src))[0]))
     suites += [ext2_write_suite(), ext2_read_suite(1024), ext2_read_suite(4096), ext2_full_suite()]
     return suites
