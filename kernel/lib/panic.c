@@ -18,7 +18,6 @@ struct ksym {
 extern const struct ksym ksyms[];
 extern const uint32_t nksyms;
 extern const char ksym_names[];
-extern char kernel_text_end[];
 
 #define BACKTRACE_MAX 16
 

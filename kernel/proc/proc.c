@@ -13,10 +13,6 @@
 #include "proc/exec.h"
 #include "proc/proc.h"
 
-struct context {
-    uint32_t edi, esi, ebx, ebp, eip;
-};
-
 struct proc proc_table[NPROC];
 static int next_pid = 1;
 static struct proc *init_proc;

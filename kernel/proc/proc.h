@@ -15,7 +15,6 @@
 
 enum proc_state { P_UNUSED, P_EMBRYO, P_RUNNABLE, P_RUNNING, P_SLEEPING, P_ZOMBIE };
 
-struct context;                         /* saved registers, see swtch.asm */
 struct fdtable;
 struct namespace;
 struct path;

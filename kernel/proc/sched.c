@@ -10,11 +10,6 @@
 #include "mm/vm.h"
 #include "proc/proc.h"
 
-struct context {
-    uint32_t edi, esi, ebx, ebp, eip;
-};
-
-void swtch(struct context **old, struct context *new);
 
 static struct context *scheduler_ctx;
 static struct proc *current;

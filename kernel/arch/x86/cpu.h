@@ -16,6 +16,12 @@ struct trapframe {
     uint32_t esp, ss;
 };
 
+/* The registers swtch() saves when a thread gives up the CPU: the callee-
+ * saved ones and the return address (the rest are on the stack already). */
+struct context {
+    uint32_t edi, esi, ebx, ebp, eip;
+};
+
 #define T_DIVIDE    0
 #define T_DEBUG     1
 #define T_BRKPT     3
@@ -46,6 +52,9 @@ void pit_init(unsigned hz);
 typedef void (*irq_handler_t)(void);
 void irq_register(int irq, irq_handler_t fn);
 const char *trap_name(uint32_t trapno);
+
+/* Switch kernel stacks (swtch.asm): save into *old, resume new. */
+void swtch(struct context **old, struct context *new);
 
 /* The return half of trapentry.asm: restore a trapframe and iret. */
 void trapret(void);
