@@ -34,7 +34,7 @@ COMMON_CFLAGS := -m32 -march=i686 -ffreestanding -fno-pie -fno-stack-protector -
 	-fno-omit-frame-pointer -fno-asynchronous-unwind-tables -mgeneral-regs-only \
 	-O2 -g -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -MMD -MP
 KCFLAGS := $(COMMON_CFLAGS) -Ikernel
-UCFLAGS := $(COMMON_CFLAGS) -Iuser/include -Ikernel/include -Ikernel
+UCFLAGS := $(COMMON_CFLAGS) -Iuser/include -Ikernel/include -Ikernel -Iuser/tests
 # Only the compiler's own freestanding headers (stdint.h, stdarg.h, ...):
 # never the host C library's.
 COMMON_CFLAGS += -nostdinc -isystem $(shell $(CC) -print-file-name=include)
@@ -102,6 +102,27 @@ $(B)/root/bin/%: $(B)/u/user/bin/%.o $(CRT0) $(B)/libc.a user/user.ld
 	@$(LD) -T user/user.ld -nostdlib -o $@ $(CRT0) $< $(B)/libc.a
 
 $(B)/root/bin/%: $(B)/u/user/tests/%.o $(CRT0) $(B)/libc.a user/user.ld
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	@$(LD) -T user/user.ld -nostdlib -o $@ $(CRT0) $< $(B)/libc.a
+
+# Each lab's graded tests: lab/NN-name/test.c becomes /bin/labNN.
+LABDIRS  := $(sort $(wildcard lab/[0-9][0-9]-*))
+LABBINS  := $(foreach d,$(LABDIRS),$(B)/root/bin/lab$(firstword $(subst -, ,$(notdir $(d)))))
+USERBINS += $(LABBINS)
+define LAB_RULE
+$(B)/root/bin/lab$(firstword $(subst -, ,$(notdir $(1)))): $(B)/u/$(1)/test.o $(CRT0) $(B)/libc.a user/user.ld
+	@mkdir -p $$(@D)
+	@echo "  LD      $$@"
+	@$(LD) -T user/user.ld -nostdlib -o $$@ $(CRT0) $$< $(B)/libc.a
+endef
+$(foreach d,$(LABDIRS),$(eval $(call LAB_RULE,$(d))))
+
+# Hidden tests an instructor adds (make grade GRADE_EXTRA=dir): each dir/*.c
+# becomes /bin/extra_NAME; tools/grade.py copies them to build/extra first.
+EXTRASRC := $(wildcard $(B)/extra/*.c)
+USERBINS += $(EXTRASRC:$(B)/extra/%.c=$(B)/root/bin/extra_%)
+$(B)/root/bin/extra_%: $(B)/u/$(B)/extra/%.o $(CRT0) $(B)/libc.a user/user.ld
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	@$(LD) -T user/user.ld -nostdlib -o $@ $(CRT0) $< $(B)/libc.a

@@ -248,6 +248,7 @@ void fdtable_free(struct fdtable *t)
  * fds init keeps reach every program down a chain of execs. */
 void fdtable_close_on_exec(struct fdtable *t)
 {
+    /* LAB 06: BEGIN (stub: (void)t;) */
     int i;
 
     for (i = 0; i < NOFILE; i++) {
@@ -257,6 +258,7 @@ void fdtable_close_on_exec(struct fdtable *t)
             t->fdflags[i] = 0;
         }
     }
+    /* LAB 06: END */
 }
 
 /* Put f (whose reference we take over) in the lowest free slot. */

@@ -247,14 +247,14 @@ static int copy_below(struct namespace *ns, struct mount *src, struct mount *dst
     return 0;
 }
 
-/* bind(): show what f names at `where`. Directories go on directories,
- * everything else on non-directories. Stacking on an existing attachment
- * covers it (the newest wins in ns_cross). */
-int ns_bind(struct namespace *ns, struct file *f, const struct path *where, const char *label)
+/* The heart of bind(): check that `what` may cover where->vn, make the
+ * mount and put it at the head of the namespace's list, so that ns_cross
+ * finds it before anything it covers. */
+static int attach(struct namespace *ns, struct vnode *what, const struct path *where,
+                  struct mount **out)
 {
-    struct vnode *what = f->path.vn;
     struct mount *m;
-    int err, limit;
+    int err;
 
     if ((err = fs_check(what)) < 0 || (err = fs_check(where->vn)) < 0)
         return err;
@@ -264,15 +264,29 @@ int ns_bind(struct namespace *ns, struct file *f, const struct path *where, cons
         return -EISDIR;
     if (!where->mnt || !where->mnt->attached)
         return -EINVAL;                 /* target must be in the namespace */
-    limit = next_mount_id;
     if (!(m = mount_new(where->mnt, where->vn, what)))
         return -ENOMEM;
-    if (label)
-        strlcpy(m->label, label, sizeof(m->label));
     m->next = ns->mounts;
     ns->mounts = m;
-    if (f->path.mnt && f->path.vn == f->path.mnt->root && (err = copy_below(ns, f->path.mnt, m,
-                                                                            limit)) < 0) {
+    *out = m;
+    return 0;
+}
+
+/* bind(): show what f names at `where`. Directories go on directories,
+ * everything else on non-directories. Stacking on an existing attachment
+ * covers it (the newest wins in ns_cross). Binding the root of an
+ * attachment brings along what is attached below it (copy_below). */
+int ns_bind(struct namespace *ns, struct file *f, const struct path *where, const char *label)
+{
+    int limit = next_mount_id, err;
+    struct mount *m;
+
+    if ((err = attach(ns, f->path.vn, where, &m)) < 0)
+        return err;
+    if (label)
+        strlcpy(m->label, label, sizeof(m->label));
+    if (f->path.mnt && f->path.vn == f->path.mnt->root &&
+        (err = copy_below(ns, f->path.mnt, m, limit)) < 0) {
         detach_tree(ns, m);
         return err;
     }
@@ -301,6 +315,7 @@ int ns_attach_root(struct namespace *ns, struct path *p)
  * detached path on what it showed (the caller turns it into an fd). */
 int ns_unbind(struct namespace *ns, struct path *where, struct path *out)
 {
+    /* LAB 02: BEGIN */
     struct mount *m = where->mnt;
 
     if (!m || where->vn != m->root || !m->parent || !m->attached)
@@ -310,6 +325,7 @@ int ns_unbind(struct namespace *ns, struct path *where, struct path *out)
     path_get(out);
     detach_tree(ns, m);
     return 0;
+    /* LAB 02: END */
 }
 
 /* revoke(): detach every attachment of fs in every namespace. */

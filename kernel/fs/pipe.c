@@ -59,6 +59,7 @@ void pipe_close(struct vnode *v, int access)
 
 int pipe_read(struct vnode *v, void *buf, uint32_t n, int nonblock)
 {
+    /* LAB 05: BEGIN */
     struct pipe *p = v->pipe;
     uint32_t s = irq_save(), got = 0;
 
@@ -77,10 +78,12 @@ int pipe_read(struct vnode *v, void *buf, uint32_t n, int nonblock)
 out:
     irq_restore(s);
     return (int)got;
+    /* LAB 05: END */
 }
 
 int pipe_write(struct vnode *v, const void *buf, uint32_t n, int nonblock)
 {
+    /* LAB 05: BEGIN */
     struct pipe *p = v->pipe;
     uint32_t s = irq_save(), put = 0;
 
@@ -103,6 +106,7 @@ int pipe_write(struct vnode *v, const void *buf, uint32_t n, int nonblock)
     if (put == 0 && n > 0)
         return nonblock ? -EAGAIN : -EINTR;
     return (int)put;
+    /* LAB 05: END */
 }
 
 /* pipe(): one anonymous FIFO vnode, a read file and a write file on it. */

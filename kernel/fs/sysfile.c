@@ -568,9 +568,11 @@ int sys_getcwd(const uint32_t *arg)
 /* ---- the namespace: the split mount() */
 
 /* fsopen(type, srcfd, opts): a new filesystem, attached nowhere; returns
- * a path fd on its root. srcfd -1: no source; else it must be readable. */
+ * a path fd on its root. srcfd -1: no source; else it must be readable.
+ * Lab 01 builds this and bind(). */
 int sys_fsopen(const uint32_t *arg)
 {
+    /* LAB 01: BEGIN */
     char type[16], opts[64] = "";
     struct file *src = NULL;
     struct path root;
@@ -596,6 +598,7 @@ int sys_fsopen(const uint32_t *arg)
     path_get(&root);
     fs_put(fs);                         /* the path holds it now */
     return install_path(&root, FA_PATH, NULL);
+    /* LAB 01: END */
 }
 
 /* The absolute name of path in (dirfd, path), for labelling a
@@ -618,6 +621,7 @@ static void label_of(int dirfd, const char *path, char *label, size_t size)
 /* bind(fd, dirfd, path, flags): show what fd names at path. */
 int sys_bind(const uint32_t *arg)
 {
+    /* LAB 01: BEGIN */
     char label[64] = "", *path;
     struct path where;
     struct file *f;
@@ -637,6 +641,7 @@ int sys_bind(const uint32_t *arg)
     }
     kfree(path);
     return err;
+    /* LAB 01: END */
 }
 
 /* unbind(dirfd, path): detach what is attached at path; an fd on it. */
@@ -652,9 +657,12 @@ int sys_unbind(const uint32_t *arg)
     return err < 0 ? err : install_path(&what, FA_PATH, NULL);
 }
 
-/* revoke(fd): forced unmount of the filesystem fd is in, attached or not. */
+/* revoke(fd): forced unmount of the filesystem fd is in, attached or not:
+ * sync it, mark it revoked (fs_check then fails every other fd with -EIO),
+ * detach it everywhere, and let go of its device. Lab 02 builds this. */
 int sys_revoke(const uint32_t *arg)
 {
+    /* LAB 02: BEGIN */
     struct file *f;
     struct fs *fs;
     int err;
@@ -675,6 +683,7 @@ int sys_revoke(const uint32_t *arg)
         fs->source = NULL;
     }
     return 0;
+    /* LAB 02: END */
 }
 
 /* fchroot/fchdir: point the root or cwd at the directory fd names. A

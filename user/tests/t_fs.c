@@ -378,12 +378,12 @@ static void pipe_end_bound_in_namespace_is_a_named_pipe(void)
     close(p[1]);
     CHECK(slurp("/proc/self/ns", buf, sizeof(buf)) > 0 && strstr(buf, "/tmp/np pipe -"),
           "ns:\n%s", buf);
+    CHECK((r = open("/tmp/np", O_RDONLY)) >= 0, "open the named pipe for reading");
     fflush(stdout);
     if ((pid = fork()) == 0) {          /* knows the pipe only by its name */
         int w = open("/tmp/np", O_WRONLY);
         _exit(w >= 0 && write(w, "by name", 7) == 7 ? 0 : 1);
     }
-    CHECK((r = open("/tmp/np", O_RDONLY)) >= 0, "open the named pipe for reading");
     CHECK(waitpid(pid, &status, 0) == pid && status == 0, "writer failed");
     CHECK(read(r, buf, sizeof(buf)) == 7 && !memcmp(buf, "by name", 7), "read");
     CHECK(read(r, buf, 1) == 0, "end of file once the writer is gone");
