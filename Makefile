@@ -59,20 +59,23 @@ $(B)/%.o: %.asm
 # symbols into a table for panic backtraces, the second adds the table.
 $(B)/ksyms0.c:
 	@mkdir -p $(@D)
-	$(PYTHON) tools/ksyms.py /dev/null > $@
+	@$(PYTHON) tools/ksyms.py /dev/null > $@
 
 $(B)/ksyms%.o: $(B)/ksyms%.c
 	@echo "  CC      $<"
 	@$(CC) $(KCFLAGS) -c $< -o $@
 
 $(B)/orthos.pass1.elf: $(KOBJ) $(B)/ksyms0.o linker.ld
-	$(LD) -T linker.ld -nostdlib -z noexecstack -o $@ $(KOBJ) $(B)/ksyms0.o
+	@echo "  LD      $@"
+	@$(LD) -T linker.ld -nostdlib -z noexecstack -o $@ $(KOBJ) $(B)/ksyms0.o
 
 $(B)/ksyms1.c: $(B)/orthos.pass1.elf tools/ksyms.py
-	$(NM) -n $< | $(PYTHON) tools/ksyms.py - > $@
+	@echo "  KSYMS   $@"
+	@$(NM) -n $< | $(PYTHON) tools/ksyms.py - > $@
 
 $(B)/orthos.elf: $(KOBJ) $(B)/ksyms1.o linker.ld
-	$(LD) -T linker.ld -nostdlib -z noexecstack -o $@ $(KOBJ) $(B)/ksyms1.o
+	@echo "  LD      $@"
+	@$(LD) -T linker.ld -nostdlib -z noexecstack -o $@ $(KOBJ) $(B)/ksyms1.o
 	@$(NM) -n $@ | $(PYTHON) tools/ksyms.py --check $(B)/ksyms1.c
 
 # ---------------------------------------------------------------- user
@@ -221,7 +224,9 @@ help:
 clean:
 	rm -rf $(B)
 
-# Keep objects make would otherwise delete as intermediates (crt0.o, ...).
+# Keep objects make would otherwise delete as intermediates (crt0.o, ...),
+# and never keep a half-made target after a failed command.
 .SECONDARY:
+.DELETE_ON_ERROR:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

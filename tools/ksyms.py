@@ -41,14 +41,17 @@ def main():
     args = sys.argv[1:]
     if args and args[0] == "--check":
         final = text_symbols(sys.stdin)
-        table = {}
+        table = []
         for line in open(args[1]):
             if line.startswith("    { 0x"):
                 addr = int(line.split()[1].rstrip(","), 16)
-                table[line.split("/* ")[1].split(" */")[0]] = addr
-        moved = [n for a, n in final if n in table and table[n] != a]
-        if moved:
-            sys.exit("ksyms: functions moved between links: %s" % ", ".join(moved[:5]))
+                table.append((addr, line.split("/* ")[1].split(" */")[0]))
+        # Static functions may share a name (two free_tree's): compare the
+        # whole sorted (address, name) lists, not a name -> address map.
+        if sorted(table) != sorted(final):
+            moved = sorted(set(final) ^ set(table))
+            sys.exit("ksyms: functions moved between links: %s"
+                     % ", ".join("%s@%x" % (n, a) for a, n in moved[:5]))
         return
     src = sys.stdin if args and args[0] == "-" else open(args[0] if args else "/dev/null")
     sys.stdout.write(emit(text_symbols(src)))

@@ -52,9 +52,11 @@ def disk_args(disks):
     return args
 
 
-def kernel_args(cmdline, disks=None, memory="128M"):
-    """A direct -kernel boot (what tests use: no GRUB, ~0.1 s to the kernel)."""
-    return base_args(memory) + ["-kernel", KERNEL, "-initrd", INITRD,
+def kernel_args(cmdline, disks=None, memory="128M", build=BUILD):
+    """A direct -kernel boot (what tests use: no GRUB, ~0.1 s to the kernel).
+    `build` is the build folder to boot from (another tree's, for handouts)."""
+    return base_args(memory) + ["-kernel", os.path.join(build, "orthos.elf"),
+                                "-initrd", os.path.join(build, "initrd.tar"),
                                 "-append", cmdline] + disk_args(disks)
 
 
