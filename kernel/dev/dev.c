@@ -71,6 +71,16 @@ static uint32_t rd_size(int minor)
 
 static const struct devsw ramdisk_dev = { "ramdisk", rd_open, NULL, rd_read, NULL, rd_size, NULL };
 
+/* Every block device's cache to disk (sync, poweroff). */
+void dev_sync_all(void)
+{
+    int major, minor;
+
+    for (major = 0; major < NDEV; major++)
+        for (minor = 0; devsw[major] && devsw[major]->sync && minor < 4; minor++)
+            devsw[major]->sync(minor);
+}
+
 void dev_init(void)
 {
     dev_register(DEV_CONSOLE, &console_dev);

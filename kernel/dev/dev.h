@@ -22,6 +22,7 @@ struct devsw {
 
 extern const struct devsw *devsw[NDEV];
 void dev_init(void);
+void dev_sync_all(void);
 void dev_register(int major, const struct devsw *d);
 const struct devsw *dev_lookup(uint32_t rdev);
 

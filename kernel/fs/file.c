@@ -278,6 +278,19 @@ int fd_install(struct file *f, int keep)
     return -EMFILE;
 }
 
+/* Checked before a call with side effects (create, unbind) makes its fd,
+ * so that a full table is an error *before* anything changed. */
+int fd_room(void)
+{
+    struct fdtable *t = curproc()->fds;
+    int i;
+
+    for (i = 0; i < NOFILE; i++)
+        if (!t->fd[i])
+            return 0;
+    return -EMFILE;
+}
+
 struct file *fd_get(int fd, int *err)
 {
     struct fdtable *t = curproc()->fds;

@@ -191,7 +191,10 @@ int vfs_walk_from(struct proc *p, int dirfd, const char *path, int flags, struct
         return -ENOENT;
     if ((err = walk_start(p, dirfd, path, out)) < 0)
         return err;
-    if ((err = resolve(&w, out, path, !(flags & WALK_NOFOLLOW))) < 0)
+    if ((err = resolve(&w, out, path, !(flags & WALK_NOFOLLOW))) == 0 &&
+        path[strlen(path) - 1] == '/' && !S_ISDIR(out->vn->mode))
+        err = -ENOTDIR;                 /* "file/" names a directory or nothing */
+    if (err < 0)
         path_put(out);
     return err;
 }
@@ -288,7 +291,8 @@ int vfs_path_name(const struct path *p, char *buf, size_t size)
             break;
         if (ns_climb(&cur))             /* stepped onto a mountpoint */
             continue;
-        if (cur.vn == cur.vn->fs->root || !cur.vn->ops->lookup) {
+        if (ns_is_top(&cur) || cur.vn == cur.vn->fs->root ||
+            !cur.vn->ops->lookup) {             /* the top of something not below our root */
             if (strlcpy(tmp, "?", size) >= size || strlcat(tmp, buf, size) >= size)
                 err = -ERANGE;
             strlcpy(buf, tmp, size);

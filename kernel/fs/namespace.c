@@ -133,6 +133,17 @@ static int is_below(struct mount *m, struct mount *top)
     return 0;
 }
 
+/* Is m on ns's list (an attachment of this namespace, not another's)? */
+static int ns_has(struct namespace *ns, struct mount *m)
+{
+    struct mount *i;
+
+    for (i = ns->mounts; i; i = i->next)
+        if (i == m)
+            return 1;
+    return 0;
+}
+
 /* Detach `top` and every mount below it from ns. */
 static void detach_tree(struct namespace *ns, struct mount *top)
 {
@@ -165,7 +176,12 @@ void ns_put(struct namespace *ns)
             break;
         }
     }
-    detach_tree(ns, ns->root);
+    while (ns->mounts) {                /* every tree: fchroot may have added roots */
+        struct mount *m = ns->mounts;
+        while (m->parent)
+            m = m->parent;
+        detach_tree(ns, m);
+    }
     kfree(ns);
 }
 
@@ -203,6 +219,13 @@ int ns_climb(struct path *p)
     return 1;
 }
 
+/* Is p the root of an attachment with nothing above it (a namespace root,
+ * or a detached tree)? ".." stays there. */
+int ns_is_top(const struct path *p)
+{
+    return p->mnt && p->vn == p->mnt->root && !p->mnt->parent;
+}
+
 /* "..": never above root; out of attachments; then the filesystem's own. */
 int ns_dotdot(struct namespace *ns, const struct path *root, struct path *p)
 {
@@ -215,8 +238,10 @@ int ns_dotdot(struct namespace *ns, const struct path *root, struct path *p)
         if (!ns_climb(p))
             break;
     }
+    if (ns_is_top(p))
+        return 0;                       /* top of a namespace or detached tree: stay */
     if (p->vn == p->vn->fs->root || !p->vn->ops->lookup)
-        return 0;                       /* top of a detached tree: stay */
+        return 0;                       /* top of a filesystem reached by fd: stay */
     if ((err = p->vn->ops->lookup(p->vn, "..", &up)) < 0)
         return err;
     vnode_put(p->vn);
@@ -262,8 +287,8 @@ static int attach(struct namespace *ns, struct vnode *what, const struct path *w
         return -ENOTDIR;
     if (!S_ISDIR(what->mode) && S_ISDIR(where->vn->mode))
         return -EISDIR;
-    if (!where->mnt || !where->mnt->attached)
-        return -EINVAL;                 /* target must be in the namespace */
+    if (!where->mnt || !where->mnt->attached || !ns_has(ns, where->mnt))
+        return -EINVAL;                 /* target must be in this namespace */
     if (!(m = mount_new(where->mnt, where->vn, what)))
         return -ENOMEM;
     m->next = ns->mounts;
@@ -300,13 +325,14 @@ int ns_attach_root(struct namespace *ns, struct path *p)
 {
     struct mount *m;
 
-    if (p->mnt)
+    if (p->mnt && p->mnt->attached && ns_has(ns, p->mnt))
         return 0;
     if (!(m = mount_new(NULL, NULL, p->vn)))
         return -ENOMEM;
     m->next = ns->mounts;
     ns->mounts = m;
     mount_get(m);
+    mount_put(p->mnt);
     p->mnt = m;
     return 0;
 }
@@ -318,9 +344,9 @@ int ns_unbind(struct namespace *ns, struct path *where, struct path *out)
     /* LAB 02: BEGIN */
     struct mount *m = where->mnt;
 
-    if (!m || where->vn != m->root || !m->parent || !m->attached)
-        return -EINVAL;                 /* nothing is attached here */
-    out->mnt = NULL;
+    if (!m || where->vn != m->root || !m->parent || !m->attached || !ns_has(ns, m))
+        return -EINVAL;                 /* nothing of ours is attached here */
+    out->mnt = m;                       /* detached below, it keeps ".." inside */
     out->vn = m->root;
     path_get(out);
     detach_tree(ns, m);

@@ -46,15 +46,24 @@ int pipe_open(struct vnode *v, int access)
     return 0;
 }
 
+/* When the last reader and writer are both gone the FIFO starts over
+ * (unread bytes are dropped, as on Unix), so a named pipe can be used for
+ * one conversation after another. */
 void pipe_close(struct vnode *v, int access)
 {
-    if (!v->pipe)
+    struct pipe *p = v->pipe;
+
+    if (!p)
         return;
     if (access & FA_READ)
-        v->pipe->readers--;
+        p->readers--;
     if (access & FA_WRITE)
-        v->pipe->writers--;
-    wakeup(v->pipe);
+        p->writers--;
+    if (p->readers == 0 && p->writers == 0) {
+        p->had_reader = p->had_writer = 0;
+        p->rd = p->wr;
+    }
+    wakeup(p);
 }
 
 int pipe_read(struct vnode *v, void *buf, uint32_t n, int nonblock)
@@ -66,6 +75,10 @@ int pipe_read(struct vnode *v, void *buf, uint32_t n, int nonblock)
     while (p->wr == p->rd) {
         if (p->writers == 0 && p->had_writer)
             goto out;                   /* end of file */
+        if (fs_check(v) < 0) {
+            irq_restore(s);
+            return -EIO;                /* revoked while we waited */
+        }
         if (nonblock || curproc()->killed) {
             irq_restore(s);
             return nonblock ? -EAGAIN : -EINTR;
@@ -93,7 +106,7 @@ int pipe_write(struct vnode *v, const void *buf, uint32_t n, int nonblock)
             return put ? (int)put : -EPIPE;
         }
         if (p->wr - p->rd == PIPE_SIZE) {
-            if (nonblock || curproc()->killed)
+            if (nonblock || curproc()->killed || fs_check(v) < 0)
                 break;
             wakeup(p);
             sleep_on(p);
@@ -120,8 +133,9 @@ int pipe_new(struct file **rd, struct file **wr)
         return -ENOMEM;
     fs_get(&pipefs);                    /* vnode_alloc's reference becomes p's */
     *rd = *wr = NULL;
-    if (pipe_open(v, FA_READ | FA_WRITE) < 0)
+    if ((err = pipe_open(v, FA_READ | FA_WRITE)) < 0)
         goto fail;
+    err = -ENFILE;
     if (!(*rd = file_alloc(&p, FA_READ, 0)) || !(*wr = file_alloc(&p, FA_WRITE, 0)))
         goto fail;
     path_put(&p);

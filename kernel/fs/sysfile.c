@@ -155,6 +155,7 @@ int sys_write(const uint32_t *arg)
 
 int sys_lseek(const uint32_t *arg)
 {
+    struct stat st;
     struct file *f;
     int32_t off = (int32_t)arg[1], base;
     int err;
@@ -165,10 +166,18 @@ int sys_lseek(const uint32_t *arg)
         return -EBADF;
     if (S_ISFIFO(f->path.vn->mode) || S_ISCHR(f->path.vn->mode))
         return -ESPIPE;
+    if (S_ISDIR(f->path.vn->mode)) {    /* only a rewind: the position is opaque */
+        if (arg[2] != SEEK_SET || off != 0)
+            return -EINVAL;
+        f->dircookie = 0;
+        return 0;
+    }
+    if ((err = file_stat(f, &st)) < 0)
+        return err;
     switch (arg[2]) {
     case SEEK_SET: base = 0; break;
     case SEEK_CUR: base = (int32_t)f->off; break;
-    case SEEK_END: base = (int32_t)f->path.vn->size; break;
+    case SEEK_END: base = (int32_t)st.st_size; break;   /* a device's size too */
     default: return -EINVAL;
     }
     if (base + off < 0)
@@ -275,8 +284,11 @@ int sys_getdents(const uint32_t *arg)
     for (;;) {
         uint32_t cookie = f->dircookie;
         uint16_t len;
-        if (v->ops->readdir(v, &cookie, de->d_name, &ino, &type) <= 0)
+        if ((err = v->ops->readdir(v, &cookie, de->d_name, &ino, &type)) <= 0) {
+            if (err < 0 && used == 0)
+                return err;             /* a read error, not the end */
             break;
+        }
         len = (sizeof(struct dirent) + strlen(de->d_name) + 1 + 3) & ~3u;
         if (used + len > n) {
             if (used == 0)
@@ -391,18 +403,27 @@ static int valid_type(uint32_t type)
 int sys_create(const uint32_t *arg)
 {
     uint32_t type = arg[2], perm = arg[3] & 07777, rdev = 0;
-    char name[NAME_MAX + 1], *target = NULL;
+    char name[NAME_MAX + 1], *target = NULL, *path;
     struct path parent, made;
     struct vnode *v;
     int err;
 
     if (!valid_type(type))
         return -EINVAL;
+    if ((err = fd_room()) < 0)
+        return err;
     if (type == S_IFCHR || type == S_IFBLK)
         rdev = arg[4];
     if (type == S_IFLNK && (err = get_path(arg[4], &target)) < 0)
         return err;
-    if ((err = walk_user_parent((int)arg[0], arg[1], &parent, name)) < 0)
+    if ((err = get_path(arg[1], &path)) < 0)
+        goto out;
+    if (type != S_IFDIR && path[strlen(path) - 1] == '/')
+        err = -ENOTDIR;                 /* "name/" can only be a directory */
+    else
+        err = vfs_walk_parent((int)arg[0], path, &parent, name);
+    kfree(path);
+    if (err < 0)
         goto out;
     if ((err = fs_check(parent.vn)) < 0)
         goto out_parent;
@@ -591,7 +612,7 @@ int sys_fsopen(const uint32_t *arg)
         if (!S_ISREG(src->path.vn->mode) && !S_ISBLK(src->path.vn->mode))
             return -ENOTBLK;
     }
-    if ((err = fs_new(type, src, opts, &fs)) < 0)
+    if ((err = fd_room()) < 0 || (err = fs_new(type, src, opts, &fs)) < 0)
         return err;
     root.mnt = NULL;
     root.vn = fs->root;
@@ -650,7 +671,7 @@ int sys_unbind(const uint32_t *arg)
     struct path where, what;
     int err;
 
-    if ((err = walk_user((int)arg[0], arg[1], 0, &where)) < 0)
+    if ((err = fd_room()) < 0 || (err = walk_user((int)arg[0], arg[1], 0, &where)) < 0)
         return err;
     err = ns_unbind(curproc()->ns, &where, &what);
     path_put(&where);
@@ -678,6 +699,7 @@ int sys_revoke(const uint32_t *arg)
         fs->type->sync(fs);
     fs->revoked = 1;
     ns_revoke_fs(fs);
+    wakeup_all();                       /* sleepers on its FIFOs must see -EIO */
     if (fs->source) {
         file_put(fs->source);           /* the device is free again */
         fs->source = NULL;

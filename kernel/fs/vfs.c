@@ -2,6 +2,7 @@
  * the registry of filesystem types, and fs_new() (the body of fsopen).
  * A filesystem instance is made here and attached nowhere: attaching is
  * namespace.c's business. That separation is the point of Orthos. */
+#include "dev/dev.h"
 #include "fs/vfs.h"
 #include "include/uapi/errno.h"
 #include "lib/kprintf.h"
@@ -151,7 +152,8 @@ int fs_new(const char *type, struct file *src, const char *opts, struct fs **out
     return 0;
 }
 
-/* sync(2): write back every live filesystem. */
+/* sync(2): write back every live filesystem, then whatever the devices
+ * still cache (raw writes to /dev/hdN included). */
 void vfs_sync_all(void)
 {
     struct fs *fs;
@@ -159,6 +161,7 @@ void vfs_sync_all(void)
     for (fs = live_fs; fs; fs = fs->next)
         if (!fs->revoked && fs->type->sync)
             fs->type->sync(fs);
+    dev_sync_all();
 }
 
 /* Is `word` one of the comma-separated options in `opts`? */

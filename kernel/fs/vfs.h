@@ -134,6 +134,7 @@ void ns_put(struct namespace *ns);
 struct namespace *ns_copy(struct namespace *ns, struct path *root, struct path *cwd);
 void ns_cross(struct namespace *ns, struct path *p);
 int ns_climb(struct path *p);
+int ns_is_top(const struct path *p);
 void mount_get(struct mount *m);
 void mount_put(struct mount *m);
 int ns_bind(struct namespace *ns, struct file *f, const struct path *where, const char *label);
@@ -168,6 +169,7 @@ struct fdtable *fdtable_dup(struct fdtable *t);
 void fdtable_free(struct fdtable *t);
 void fdtable_close_on_exec(struct fdtable *t);
 int fd_install(struct file *f, int keep);       /* the lowest free fd, or -EMFILE */
+int fd_room(void);                              /* 0 if fd_install would succeed, -EMFILE */
 struct file *fd_get(int fd, int *err);          /* borrowed, not counted */
 int fd_close(int fd);
 

@@ -62,6 +62,7 @@ void sched(void);
 void yield(void);
 void sleep_on(void *chan);              /* call with interrupts off */
 void wakeup(void *chan);
+void wakeup_all(void);
 int sleep_ms(uint32_t ms);              /* -EINTR if killed while asleep */
 void clock_tick(void);
 uint32_t uptime_ms(void);

@@ -90,6 +90,19 @@ void wakeup(void *chan)
     irq_restore(s);
 }
 
+/* Wake every sleeper: they all re-check what they wait for (revoke() uses
+ * it so that readers of a revoked FIFO notice). */
+void wakeup_all(void)
+{
+    uint32_t s = irq_save();
+    int i;
+
+    for (i = 0; i < NPROC; i++)
+        if (proc_table[i].state == P_SLEEPING)
+            proc_table[i].state = P_RUNNABLE;
+    irq_restore(s);
+}
+
 /* IRQ 0: count, wake sleep_ms() sleepers, end the running slice. */
 static void timer_intr(void)
 {
@@ -111,7 +124,7 @@ uint32_t uptime_ms(void)
 int sleep_ms(uint32_t ms)
 {
     uint32_t s = irq_save();
-    uint32_t until = ticks + (ms + 1000 / HZ - 1) / (1000 / HZ);
+    uint32_t until = ticks + ms / (1000 / HZ) + (ms % (1000 / HZ) != 0);
 
     while ((int32_t)(until - ticks) > 0) {
         if (current->killed) {

@@ -45,12 +45,12 @@ static int copy_strings(uint32_t uvec, const char **vec, char **space, size_t *l
 
     for (i = 0; uvec; i++) {
         uint32_t up;
-        if (i >= MAXARG)
-            return -E2BIG;
         if (copyin(&up, uvec + 4 * i, 4) < 0)
             return -EFAULT;
         if (!up)
             break;
+        if (i >= MAXARG)
+            return -E2BIG;
         if ((n = copyinstr(*space, up, *left)) < 0)
             return n == -ENAMETOOLONG ? -E2BIG : n;
         vec[i] = *space;

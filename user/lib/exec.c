@@ -30,10 +30,10 @@ int execve(const char *path, char *const argv[], char *const envp[])
     return -1;
 }
 
-/* Orthos closes every fd not marked FD_KEEP at exec, and clears the
- * marks of those it keeps: a program that runs a command sharing its
- * standard input, output and error (env, pivot, a shell) asks for them
- * each time. A closed one is no error. */
+/* Orthos closes every fd not marked FD_KEEP at exec (the mark itself
+ * survives exec). A program that runs a command sharing its standard
+ * input, output and error (env, pivot, a shell) marks them first, in case
+ * whoever started it did not. A closed one is no error. */
 int keepstdio(void)
 {
     int fd;

@@ -13,6 +13,8 @@
 #include <unistd.h>
 #include "t.h"
 
+#define NOFILE_GUESS 64
+
 /* Read a whole (small) file by name into buf; its length or -1. */
 static int slurp(const char *path, char *buf, int size)
 {
@@ -535,6 +537,174 @@ static void links_and_renames_keep_counts(void)
     PASS();
 }
 
+/* ---- regressions: each of these was a bug once */
+
+static int unbind_from_old_namespace(void)
+{
+    int old = walk(AT_CWD, "/tmp/rg1", 0);
+
+    if (old < 0 || unshare() < 0)
+        return 1;
+    if (unbind(old, ".") >= 0 || errno != EINVAL)
+        return 2;                       /* that attachment is not ours any more */
+    if (bind(old, old, ".", 0) >= 0 || errno != EINVAL)
+        return 3;
+    return 0;
+}
+
+static void unbind_and_bind_refuse_another_namespaces_attachments(void)
+{
+    int f;
+
+    CHECK(mkdir("/tmp/rg1", 0755) == 0 && mount("ramfs", NULL, "/tmp/rg1", "") == 0, "setup");
+    CHECK(in_child(unbind_from_old_namespace) == 0, "step %d", in_child(unbind_from_old_namespace));
+    CHECK((f = create(AT_CWD, "/tmp/rg1/still", S_IFREG, 0644, 0)) >= 0, "still attached");
+    close(f);
+    CHECK(umount("/tmp/rg1") == 0, "umount");
+    PASS();
+}
+
+static int fchroot_into_big_fs(void)
+{
+    static char big[4096];
+    int fs = fsopen("ramfs", -1, NULL), f, io, i;
+
+    if (fs < 0 || (f = create(fs, "big", S_IFREG, 0644, 0)) < 0 || (io = ready(f, R_WRITE)) < 0)
+        return 1;
+    for (i = 0; i < 200; i++)
+        if (write(io, big, sizeof(big)) != sizeof(big))
+            return 2;
+    close(io);
+    close(f);
+    if (unshare() < 0 || fchroot(fs) < 0)
+        return 3;
+    return 0;
+}
+
+static void a_namespace_rooted_by_fchroot_is_freed_with_it(void)
+{
+    unsigned before;
+    int code;
+
+    CHECK(in_child(fchroot_into_big_fs) == 0, "child failed");   /* warm-up */
+    before = free_pages();
+    CHECK((code = in_child(fchroot_into_big_fs)) == 0, "child failed at %d", code);
+    CHECK(free_pages() == before, "%u free pages before, %u after", before, free_pages());
+    PASS();
+}
+
+static void dotdot_stays_inside_an_unbound_subdirectory_bind(void)
+{
+    int d, u;
+
+    CHECK(mkdir("/tmp/rg2", 0755) == 0 && mkdir("/tmp/rg2/in", 0755) == 0 &&
+          put_file("/tmp/rg2/secret", "s") == 0 && mkdir("/tmp/rg3", 0755) == 0, "setup");
+    CHECK((d = walk(AT_CWD, "/tmp/rg2/in", 0)) >= 0 && bind(d, AT_CWD, "/tmp/rg3", 0) == 0, "bind");
+    close(d);
+    CHECK((u = unbind(AT_CWD, "/tmp/rg3")) >= 0, "unbind");
+    CHECK_ERR(walk(u, "../secret", 0), ENOENT);
+    close(u);
+    PASS();
+}
+
+static void a_full_fd_table_fails_before_anything_changes(void)
+{
+    int fds[NOFILE_GUESS], n = 0, i, f;
+
+    CHECK(mkdir("/tmp/rg4", 0755) == 0 && mount("ramfs", NULL, "/tmp/rg4", "") == 0, "setup");
+    while (n < NOFILE_GUESS && (fds[n] = dup(0)) >= 0)
+        n++;
+    CHECK(errno == EMFILE, "could not fill the table");
+    CHECK_ERR(create(AT_CWD, "/tmp/rg4/x", S_IFREG, 0644, 0), EMFILE);
+    CHECK_ERR(unbind(AT_CWD, "/tmp/rg4"), EMFILE);
+    for (i = 0; i < n; i++)
+        close(fds[i]);
+    CHECK_ERR(walk(AT_CWD, "/tmp/rg4/x", 0), ENOENT);           /* not created */
+    CHECK((f = walk(AT_CWD, "/tmp/rg4", 0)) >= 0, "walk");
+    close(f);
+    CHECK(umount("/tmp/rg4") == 0, "still attached, so umount works");
+    PASS();
+}
+
+static void revoke_wakes_a_reader_blocked_on_a_fifo(void)
+{
+    int fs, f, pid, status, got;
+
+    CHECK((fs = fsopen("ramfs", -1, NULL)) >= 0, "fsopen");
+    CHECK((f = create(fs, "fifo", S_IFIFO, 0644, 0)) >= 0, "mkfifo");
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        int r = ready(f, R_READ), w = ready(f, R_WRITE);
+        char c;
+        close(w);                       /* a writer came and went: now it would be EOF... */
+        w = ready(f, R_WRITE);          /* ...so keep one, and block in read */
+        _exit(read(r, &c, 1) < 0 && errno == EIO ? 0 : 1);
+    }
+    sleep_ms(50);
+    CHECK(revoke(fs) == 0, "revoke");
+    sleep_ms(100);
+    got = waitpid(pid, &status, WNOHANG);
+    if (got == 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+    }
+    CHECK(got == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "the blocked reader did not get EIO (status %x)", status);
+    close(f);
+    close(fs);
+    PASS();
+}
+
+static void a_fifo_serves_one_conversation_after_another(void)
+{
+    char c;
+    int p, r, w, round;
+
+    CHECK((p = create(AT_CWD, "/tmp/rg5", S_IFIFO, 0644, 0)) >= 0, "mkfifo");
+    for (round = 0; round < 2; round++) {
+        CHECK((r = ready(p, R_READ)) >= 0 && (w = ready(p, R_WRITE)) >= 0, "round %d", round);
+        CHECK(write(w, "q", 1) == 1, "round %d: write", round);
+        close(w);
+        CHECK(read(r, &c, 1) == 1 && c == 'q', "round %d: read", round);
+        CHECK(read(r, &c, 1) == 0, "round %d: EOF", round);
+        close(r);
+    }
+    close(p);
+    PASS();
+}
+
+static void lseek_rewinds_a_directory_and_finds_a_devices_end(void)
+{
+    char buf[512];
+    struct stat st;
+    int d, n1, n2, rd;
+
+    CHECK((d = open("/bin", O_RDONLY | O_DIRECTORY)) >= 0, "open /bin");
+    CHECK((n1 = getdents(d, buf, sizeof(buf))) > 0, "getdents");
+    CHECK(lseek(d, 0, SEEK_SET) == 0 && (n2 = getdents(d, buf, sizeof(buf))) == n1, "rewind");
+    CHECK_ERR(lseek(d, 10, SEEK_SET), EINVAL);
+    close(d);
+    CHECK((rd = open("/dev/rd0", O_RDONLY)) >= 0 && fstat(rd, &st) == 0, "open /dev/rd0");
+    CHECK(st.st_size > 0 && lseek(rd, 0, SEEK_END) == (int)st.st_size, "SEEK_END %d, size %u",
+          lseek(rd, 0, SEEK_END), st.st_size);
+    close(rd);
+    PASS();
+}
+
+static void a_trailing_slash_names_only_directories(void)
+{
+    int f;
+
+    CHECK_ERR(walk(AT_CWD, "/bin/true/", 0), ENOTDIR);
+    CHECK((f = walk(AT_CWD, "/bin/", 0)) >= 0, "a directory with a slash");
+    close(f);
+    CHECK_ERR(create(AT_CWD, "/tmp/rg6/", S_IFREG, 0644, 0), ENOTDIR);
+    CHECK_ERR(walk(AT_CWD, "/tmp/rg6", 0), ENOENT);
+    CHECK((f = create(AT_CWD, "/tmp/rg6/", S_IFDIR, 0755, 0)) >= 0, "mkdir with a slash");
+    close(f);
+    PASS();
+}
+
 int main(void)
 {
     fsopen_gives_a_usable_fs_before_any_bind();
@@ -553,6 +723,14 @@ int main(void)
     bad_input_gets_a_clear_error();
     getcwd_names_the_directory_across_attachments();
     links_and_renames_keep_counts();
+    unbind_and_bind_refuse_another_namespaces_attachments();
+    a_namespace_rooted_by_fchroot_is_freed_with_it();
+    dotdot_stays_inside_an_unbound_subdirectory_bind();
+    a_full_fd_table_fails_before_anything_changes();
+    revoke_wakes_a_reader_blocked_on_a_fifo();
+    a_fifo_serves_one_conversation_after_another();
+    lseek_rewinds_a_directory_and_finds_a_devices_end();
+    a_trailing_slash_names_only_directories();
     printf("t_fs: done\n");
     return t_failures != 0;
 }
