@@ -206,6 +206,15 @@ gdb:
 test: all $(B)/orthos.iso $(HOSTTESTS:%=$(B)/hosttest/%)
 	$(PYTHON) tools/test.py
 
+# make grade [LAB=NN] [JSON=results.json] [GRADE_EXTRA=dir]
+grade: all
+	$(PYTHON) tools/grade.py $(LAB) $(if $(JSON),--json $(JSON))
+
+# make handout LAB=NN: the student tree in build/handout-NN
+handout:
+	@test -n "$(LAB)" || { echo "usage: make handout LAB=NN"; exit 2; }
+	$(PYTHON) tools/handout.py $(LAB)
+
 bench: all $(B)/orthos.iso
 	$(PYTHON) tools/bench.py
 
@@ -217,6 +226,8 @@ help:
 	@echo "make qemu-gdb   like qemu-nox, stopped for gdb on :1234 (see .gdbinit)"
 	@echo "make gdb        gdb with symbols, attached to make qemu-gdb, stopped in kmain"
 	@echo "make test       host unit tests + QEMU boot tests; ends 'N passed, M failed'"
+	@echo "make grade      grade the labs (LAB=NN for one, JSON=file for Gradescope)"
+	@echo "make handout LAB=NN  the student tree for lab NN in build/handout-NN"
 	@echo "make bench      boot timings and guest microbenchmarks (numbers, not tests)"
 	@echo "make reset-disk a fresh data disk (build/disk.img, ext2, /mnt in the guest)"
 	@echo "make clean      remove build/"

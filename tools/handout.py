@@ -25,7 +25,7 @@ REGION = re.compile(r"^([ \t]*)/\* LAB (\d\d): BEGIN(?: \(stub:(.*?)\))? \*/[ \t
 
 def tracked_files():
     try:
-        out = subprocess.run(["git", "-C", ROOT, "ls-files", "-z"], capture_output=True,
+        out = subprocess.run(["git", "-C", ROOT, "ls-files", "-z", "-co", "--exclude-standard"], capture_output=True,
                              check=True).stdout.decode()
         files = [f for f in out.split("\0") if f]
         if files:
@@ -60,8 +60,9 @@ def stub_region(text, lab, path, folder):
             stub = "errno = ENOSYS;\nreturn -1;" if path.startswith("user/") else "return -ENOSYS;"
         stub = stub.strip("\n")
         lines = ["%s/* LAB %s: your code here (see %s/README.md) */" % (indent, lab, folder)]
-        lines += [(indent + line if line.strip() and not stub.startswith("int ") else line)
-                  for line in stub.splitlines()]
+        body = stub.strip().startswith("int ")     # a whole function: keep it as written
+        lines += [line if body else indent + line.strip()
+                  for line in stub.strip("\n").splitlines() if line.strip() or body]
         return "\n".join(lines) + "\n"
 
     return REGION.sub(repl, text), count

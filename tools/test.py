@@ -10,6 +10,8 @@
   ext2 suites       images made by mke2fs -d are read by the guest (e2read);
                     what the guest writes (e2write, e2full) is checked with
                     e2fsck -fn and debugfs on the host
+  lab suites        each lab's graded tests pass on this tree, and every one
+                    of them fails on the handout made from it
 
 Each result is printed as it arrives: PASS/FAIL, its name, its time. The
 last line is `N passed, M failed`; the exit status is 1 if anything failed.
@@ -288,6 +290,50 @@ def ext2_full_suite():
     return name, run
 
 
+# ---------------------------------------------------------------- labs
+def lab_suite(lab_dir):
+    """On the full tree every graded test of the lab passes."""
+    num = os.path.basename(lab_dir)[:2]
+
+    def run():
+        b = qemu.run(qemu.kernel_args("run=/bin/lab%s panic=exit" % num), timeout=120)
+        got = dict((n.split("/", 1)[1], (ok, d)) for n, ok, d in parse_results("x/", b.output))
+        res = []
+        for line in open(os.path.join(lab_dir, "points")):
+            name = line.split()[0]
+            ok, detail = got.get(name, (False, "no result\n" + tail(b.output)))
+            res.append(("lab%s/%s" % (num, name), ok, detail))
+        return res
+    return "lab" + num, run
+
+
+def handout_suite(lab_dir):
+    """The project proves each lab's tests can fail: on the generated
+    student tree (solution replaced by stubs) every graded test must fail."""
+    num = os.path.basename(lab_dir)[:2]
+    name = "labs/%s/every_graded_test_fails_on_the_handout" % num
+
+    def run():
+        with tempfile.TemporaryDirectory() as tmp:
+            tree = os.path.join(tmp, "handout")
+            steps = [[sys.executable, os.path.join(qemu.ROOT, "tools", "handout.py"), num, tree],
+                     ["make", "-C", tree, "-s", "all"],
+                     [sys.executable, os.path.join(tree, "tools", "grade.py"), num, "--json",
+                      os.path.join(tmp, "r.json")]]
+            for cmd in steps:
+                p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+                if p.returncode != 0:
+                    return [(name, False, "%s failed:\n%s" % (" ".join(cmd[:2]),
+                                                             tail(p.stdout + p.stderr)))]
+            import json
+            tests = json.load(open(os.path.join(tmp, "r.json")))["tests"]
+            passing = [t["name"] for t in tests if t["score"] > 0]
+            ok = bool(tests) and not passing
+            return [(name, ok, "" if ok else "pass on the stub: %s" % ", ".join(passing) if tests
+                     else "no graded tests ran")]
+    return "labs/" + num, run
+
+
 def all_suites():
     suites = [host_suite(b) for b in sorted(glob.glob(os.path.join(qemu.BUILD, "hosttest", "*")))
               if os.access(b, os.X_OK)]
@@ -296,6 +342,8 @@ def all_suites():
                       glob.glob(os.path.join(qemu.ROOT, "user", "tests", "usertests.c"))):
         suites.append(guest_suite(os.path.splitext(os.path.basename(src))[0]))
     suites += [ext2_write_suite(), ext2_read_suite(1024), ext2_read_suite(4096), ext2_full_suite()]
+    labs = sorted(glob.glob(os.path.join(qemu.ROOT, "lab", "[0-9][0-9]-*")))
+    suites += [lab_suite(d) for d in labs] + [handout_suite(d) for d in labs]
     return suites
 
 
