@@ -222,8 +222,8 @@ static void fork_storm_stops_at_the_process_limit_with_eagain(void)
     n2 = fork_until_full(gate, pids, 2 * NPROC, &err);
     reaped = release_and_reap(gate, pids, n2);
     after = free_pages();
-    CHECK(n2 == n && err == EAGAIN && reaped == n2, "second storm: %d children (errno %d), %d "
-          "reaped", n2, err, reaped);
+    CHECK(n2 == n && err == EAGAIN && reaped == n2,
+          "second storm: %d children (errno %d), %d reaped", n2, err, reaped);
     CHECK(after == before, "free pages %u before the second storm, %u after", before, after);
     PASS();
 }
