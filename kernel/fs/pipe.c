@@ -1,7 +1,9 @@
 /* pipe.c - pipes and FIFOs are one thing: a vnode of type S_IFIFO with a
  * ring buffer. pipe() makes an anonymous one with both ends ready; a FIFO
  * made by create() (or any pipe end bound into the namespace) gets its
- * readers and writers from ready(). Because ready() never blocks, a read
+ * readers and writers from ready(). A write of at most PIPE_SIZE bytes is
+ * atomic: it waits for room for all of it, so concurrent writers' records
+ * never interleave (POSIX's PIPE_BUF rule). Because ready() never blocks, a read
  * from a FIFO whose writer has not come yet waits for data (or says
  * -EAGAIN when non-blocking); end of file comes once every writer that
  * came has gone. A write with no reader left is -EPIPE. */
@@ -105,7 +107,9 @@ int pipe_write(struct vnode *v, const void *buf, uint32_t n, int nonblock)
             irq_restore(s);
             return put ? (int)put : -EPIPE;
         }
-        if (p->wr - p->rd == PIPE_SIZE) {
+        /* Full, or (for a small write) not room for all of it: wait. */
+        if (p->wr - p->rd == PIPE_SIZE || (n <= PIPE_SIZE && put == 0 &&
+                                           PIPE_SIZE - (p->wr - p->rd) < n)) {
             if (nonblock || curproc()->killed || fs_check(v) < 0)
                 break;
             wakeup(p);

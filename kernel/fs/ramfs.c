@@ -19,7 +19,7 @@ struct ramfs_dirent {
 };
 
 struct ramfs_node {
-    struct vnode *parent;           /* directories: for ".." */
+    struct vnode *parent;           /* directories: for ".."; holds a reference */
     struct ramfs_dirent *entries;   /* directories */
     char *data;                     /* files, symlinks */
     uint32_t cap;
@@ -64,6 +64,8 @@ static int ramfs_lookup(struct vnode *dir, const char *name, struct vnode **out)
 {
     struct ramfs_dirent *e;
 
+    if (dir->nlink == 0)
+        return -ENOENT;                 /* a removed directory holds nothing, not even ".." */
     if (strcmp(name, "..") == 0) {
         *out = NODE(dir)->parent ? NODE(dir)->parent : dir;
         vnode_get(*out);
@@ -91,7 +93,10 @@ static int add_entry(struct vnode *dir, const char *name, struct vnode *v)
     vnode_get(v);
     v->nlink++;
     if (S_ISDIR(v->mode)) {
+        struct vnode *old = NODE(v)->parent;
+        vnode_get(dir);                 /* ".." keeps the parent alive */
         NODE(v)->parent = dir;
+        vnode_put(old);                 /* a rename moved it away from old */
         dir->nlink++;
     }
     e->next = NODE(dir)->entries;
@@ -322,6 +327,7 @@ static void ramfs_inactive(struct vnode *v)
 {
     struct ramfs_node *node = NODE(v);
 
+    vnode_put(node->parent);
     kfree(node->data);
     kfree(node);
     kfree(v);

@@ -1144,9 +1144,8 @@ static void eight_writers_on_one_pipe_lose_no_bytes_and_keep_their_order(void)
         CHECK(got[w] == RECORDS * RECLEN, "writer %d: %d bytes, want %d", w, got[w],
               RECORDS * RECLEN);
     CHECK(bad < 0, "byte %d is out of its writer's order", bad);
-    if (split)
-        printf("usertests: note: %d of %d 64-byte pipe writes were split by another writer "
-               "(pipe writes are not atomic)\n", split, WRITERS * RECORDS);
+    CHECK(split == 0, "%d of %d 64-byte writes were split by another writer: writes of at "
+          "most 4096 bytes must be atomic", split, WRITERS * RECORDS);
     PASS();
 }
 
@@ -1184,7 +1183,7 @@ static void writer_blocked_on_a_full_pipe_gets_epipe_when_the_reader_leaves(void
 static void nonblocking_pipe_holds_exactly_4096_bytes_then_eagain(void)
 {
     static char big[2 * PIPE_SIZE], back[2 * PIPE_SIZE];
-    int p[2], i, w1, w2, e2, r1, w3, r2, r3, e3, r4;
+    int p[2], i, w1, w2, e2, r1, w3, ew3, w4, r2, r3, e3, r4;
     char c = 0;
 
     for (i = 0; i < (int)sizeof(big); i++)
@@ -1197,7 +1196,10 @@ static void nonblocking_pipe_holds_exactly_4096_bytes_then_eagain(void)
     w2 = write(p[1], "y", 1);
     e2 = errno;
     r1 = read(p[0], &c, 1);
-    w3 = write(p[1], "yz", 2);          /* room for one */
+    errno = 0;
+    w3 = write(p[1], "yz", 2);          /* room for one: a small write is all or nothing */
+    ew3 = errno;
+    w4 = write(p[1], "y", 1);
     r2 = read(p[0], back, sizeof(back));
     errno = 0;
     r3 = read(p[0], back + PIPE_SIZE, 1);
@@ -1207,7 +1209,9 @@ static void nonblocking_pipe_holds_exactly_4096_bytes_then_eagain(void)
     close(p[0]);
     CHECK(w1 == PIPE_SIZE, "a big non-blocking write took %d bytes, want %d", w1, PIPE_SIZE);
     CHECK(w2 == -1 && e2 == EAGAIN, "write to a full pipe gave %d errno %d", w2, e2);
-    CHECK(r1 == 1 && w3 == 1, "after reading 1 byte a 2-byte write took %d", w3);
+    CHECK(r1 == 1 && w3 == -1 && ew3 == EAGAIN, "after reading 1 byte a 2-byte write gave %d "
+          "errno %d: a small write must not be split", w3, ew3);
+    CHECK(w4 == 1, "a 1-byte write into the 1 free byte gave %d", w4);
     CHECK(r2 == PIPE_SIZE && !memcmp(back, big + 1, PIPE_SIZE - 1) && back[PIPE_SIZE - 1] == 'y',
           "read back %d bytes, or the wrong ones", r2);
     CHECK(r3 == -1 && e3 == EAGAIN, "read of an empty pipe gave %d errno %d", r3, e3);
