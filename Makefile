@@ -207,8 +207,12 @@ test: all $(B)/orthos.iso $(HOSTTESTS:%=$(B)/hosttest/%)
 	$(PYTHON) tools/test.py
 
 # make grade [LAB=NN] [JSON=results.json] [GRADE_EXTRA=dir]
-grade: all
-	$(PYTHON) tools/grade.py $(LAB) $(if $(JSON),--json $(JSON))
+# (hidden tests from an earlier GRADE_EXTRA run are dropped first; grade.py
+# copies in and builds this run's)
+grade:
+	@rm -rf $(B)/extra $(B)/root/bin/extra_*
+	@$(MAKE) --no-print-directory all
+	GRADE_EXTRA=$(GRADE_EXTRA) $(PYTHON) tools/grade.py $(LAB) $(if $(JSON),--json $(JSON))
 
 # make handout LAB=NN: the student tree in build/handout-NN
 handout:

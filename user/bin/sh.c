@@ -183,33 +183,30 @@ static void lex_redir(struct lexer *lx, int fd)
 static int lex(struct lexer *lx)
 {
     const char *p = lx->p, *q;
-    int fd = -1;
+    int fd = -1, twice;
 
     while (is_blank(*p))
         p++;
     if (*p == '#')                  /* a comment: only where a word could start */
         p += strlen(p);
-    lx->p = p + 1;
-    switch (*p) {
-    case '\0':
+    lx->p = p;
+    if (*p == '\0') {
         lx->tok.type = T_END;
-        lx->p = p;
         return 0;
-    case '|':
-    case '&':
-        if (p[1] == *p) {           /* || or && */
-            lx->tok.type = *p == '|' ? T_OR : T_AND;
-            lx->p++;
-        } else
-            lx->tok.type = *p == '|' ? T_PIPE : T_AMP;
-        return 0;
-    case ';':
-        lx->tok.type = T_SEMI;
+    }
+    if (*p == ';' || *p == '|' || *p == '&') {
+        twice = *p != ';' && p[1] == *p;                /* || or && */
+        if (*p == ';')
+            lx->tok.type = T_SEMI;
+        else if (*p == '|')
+            lx->tok.type = twice ? T_OR : T_PIPE;
+        else
+            lx->tok.type = twice ? T_AND : T_AMP;
+        lx->p = p + 1 + twice;
         return 0;
     }
     for (q = p; isdigit((unsigned char)*q); q++)    /* "2>": the fd number of a redirection */
         fd = fd < 1000 ? (fd < 0 ? 0 : fd * 10) + (*q - '0') : fd;
-    lx->p = p;
     if (*q == '<' || *q == '>') {
         lx->p = q;
         lex_redir(lx, fd);
@@ -336,8 +333,10 @@ static int parse_line(const char *line)
         if (parse_pipeline(&lx) < 0)
             return -1;
         op = lx.tok.type;
-        if (op == T_END || lex(&lx) < 0)
-            return op == T_END ? 0 : -1;
+        if (op == T_END)
+            return 0;
+        if (lex(&lx) < 0)
+            return -1;
         if (lx.tok.type == T_END && (op == T_SEMI || op == T_AMP)) {
             prog.pipes[prog.npipes - 1].next = op;
             return 0;
@@ -694,8 +693,6 @@ static int b_export(int argc, char **argv)
     return status;
 }
 
-static int b_help(int argc, char **argv);
-
 static int status_of(int wstatus)
 {
     return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
@@ -888,6 +885,8 @@ static int b_readfd(int argc, char **argv)
     return 0;
 }
 
+static int b_help(int argc, char **argv);
+
 static const struct builtin builtins[] = {
     { "cd", b_cd, 0, 1, "[DIR]", "change directory (default $HOME, else /)" },
     { "pwd", b_pwd, 0, 0, "", "print the current directory" },
@@ -969,12 +968,11 @@ static void exec_command(struct command *c, struct expansion *x)
     for (i = 0; i < c->nredirs; i++)
         fcntl(c->redirs[i].fd, F_SETFD, FD_KEEP);   /* a closed one is no error */
     execvp(x->argv[0], x->argv);
-    if (errno == ENOENT) {
+    if (errno == ENOENT && !strchr(x->argv[0], '/'))
         fprintf(stderr, "sh: %s: command not found\n", x->argv[0]);
-        _exit(127);
-    }
-    warn("%s", x->argv[0]);
-    _exit(126);
+    else
+        warn("%s", x->argv[0]);
+    _exit(errno == ENOENT ? 127 : 126);
 }
 
 /* A builtin (or a command of redirections only) in the shell itself: its
