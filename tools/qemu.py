@@ -108,3 +108,59 @@ def run(args, timeout=60, until=None, stdin_script=None, stdin_delay=0.0):
 
 def have_qemu():
     return shutil.which(QEMU) is not None
+
+
+class Session:
+    """An interactive guest: type lines on the serial console and wait for
+    what comes back, like a student at the shell. Always use as a context
+    manager (`with qemu.Session(args) as s:`) so the guest is killed."""
+
+    def __init__(self, args, timeout=60):
+        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT)
+        os.set_blocking(self.proc.stdout.fileno(), False)
+        self.deadline = time.monotonic() + timeout
+        self.output = ""            # everything so far
+        self.mark = 0               # expect() searches from here
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+
+    def _read(self, wait):
+        ready, _, _ = select.select([self.proc.stdout], [], [], wait)
+        if ready:
+            chunk = os.read(self.proc.stdout.fileno(), 65536)
+            if chunk:
+                self.output += chunk.decode("utf-8", "replace").replace("\r\n", "\n")
+                return True
+        return False
+
+    def expect(self, regex, timeout=15):
+        """Wait until regex appears after the last match; the match, or None."""
+        pattern = re.compile(regex, re.M)
+        end = min(time.monotonic() + timeout, self.deadline)
+        while True:
+            m = pattern.search(self.output, self.mark)
+            if m:
+                self.mark = m.end()
+                return m
+            left = end - time.monotonic()
+            if left <= 0 or self.proc.poll() is not None and not self._read(0):
+                return None
+            self._read(min(left, 0.2))
+
+    def send(self, text):
+        self.proc.stdin.write(text.encode())
+        self.proc.stdin.flush()
+
+    def run(self, line, prompt=r"\$ $", timeout=15):
+        """Type a command line, wait for the next prompt; the text in between."""
+        start = len(self.output)
+        self.send(line + "\n")
+        m = self.expect(prompt, timeout)
+        return None if m is None else self.output[start:m.start()]

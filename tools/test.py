@@ -10,6 +10,8 @@
   ext2 suites       images made by mke2fs -d are read by the guest (e2read);
                     what the guest writes (e2write, e2full) is checked with
                     e2fsck -fn and debugfs on the host
+  shell             types command lines into the shell over the serial
+                    console and checks what comes back
   lab suites        each lab's graded tests pass on this tree, and every one
                     of them fails on the handout made from it
 
@@ -290,6 +292,75 @@ def ext2_full_suite():
     return name, run
 
 
+# ---------------------------------------------------------------- the shell
+def shell_suite():
+    """Type into the shell over the serial console, as a student would, and
+    check what comes back: each check is one named test."""
+    def run():
+        res = []
+        with qemu.Session(qemu.kernel_args("panic=exit"), timeout=90) as s:
+            if not s.expect(r"\$ $", timeout=30):
+                return [("shell/prompt_appears", False, tail(s.output))]
+
+            def check(name, lines, regex, timeout=15):
+                out = ""
+                for line in lines:
+                    got = s.run(line, timeout=timeout)
+                    if got is None:
+                        res.append(("shell/" + name, False, "no prompt after %r\n%s" %
+                                    (line, tail(s.output))))
+                        return None
+                    out += got
+                ok = re.search(regex, out, re.M) is not None
+                res.append(("shell/" + name, ok, "" if ok else "want /%s/ in:\n%s" %
+                            (regex, tail(out))))
+                return out
+
+            if s.run("cd /tmp") is not None:
+                res.append(("shell/prompt_shows_the_cwd_after_cd", s.output.endswith("/tmp $ "),
+                            tail(s.output, 2)))
+            check("pipeline_of_three_stages", ["echo one two three | cat | wc -w"], r"^\s*3\s*$")
+            check("redirects_create_append_and_read", ["echo first > /tmp/r",
+                                                       "echo second >> /tmp/r", "wc -l < /tmp/r"],
+                  r"^\s*2\s*$")
+            check("stderr_redirect_2_to_1", ["cat /nonexistent > /tmp/e 2>&1", "cat /tmp/e"],
+                  r"nonexistent.*No such file")
+            check("exit_status_and_missing_command", ["false", "echo status=$?", "nosuchcmd",
+                                                      "echo status=$?"],
+                  r"status=1[\s\S]*nosuchcmd: command not found[\s\S]*status=127")
+            check("and_or_and_quotes", ["true && echo 'a  b' || echo no",
+                                        'false || echo "q $?"'], r"^a  b$[\s\S]*^q 1$")
+            out = check("background_job_runs_while_the_shell_goes_on",
+                        ["sleep 1 &", "echo right away"], r"^\[\d+\][\s\S]*^right away$")
+            if out is not None:
+                s.run("sleep 2")
+                s.run("echo")
+                ok = re.search(r"^\[\d+\] done", s.output[-600:], re.M) is not None
+                res.append(("shell/background_job_is_reaped_and_reported", ok, tail(s.output)))
+            # ^C kills the foreground job, not the shell.
+            s.send("sleep 30\n")
+            time.sleep(1.0)
+            s.send("\x03")
+            ok = s.expect(r"\$ $", timeout=10) is not None
+            out = s.run("echo still here") if ok else None
+            res.append(("shell/ctrl_c_kills_the_job_not_the_shell",
+                        bool(out and "still here" in out), tail(s.output)))
+            # The fd builtins: a filesystem used by hand, then detached.
+            out = check("fd_builtins_fsopen_bind_unbind_walk",
+                        ["fsopen ramfs", "mkdir /tmp/m", "bind 3 /tmp/m",
+                         "echo kept > /tmp/m/file", "unbind /tmp/m", "cat /tmp/m/file",
+                         "walkat 4 file", "ready 5 r", "readfd 6", "fds"],
+                        r"^fd 3$[\s\S]*^fd 4$[\s\S]*No such file[\s\S]*^fd 5$[\s\S]*"
+                        r"^fd 6$[\s\S]*^kept$[\s\S]*^4 dir path$")
+            out = s.run("cat /proc/self/fd") or ""
+            fds = re.findall(r"^(\d+) (\w+) (\w+)", out, re.M)
+            ok = ("0", "chr", "rw") in fds and all(int(n) < 3 or n == "3" and kind == "reg"
+                                                   for n, kind, _ in fds)
+            res.append(("shell/children_get_only_stdio_not_the_shells_fds", ok, tail(out)))
+        return res
+    return "shell", run
+
+
 # ---------------------------------------------------------------- labs
 def lab_suite(lab_dir):
     """On the full tree every graded test of the lab passes."""
@@ -342,6 +413,7 @@ def all_suites():
                       glob.glob(os.path.join(qemu.ROOT, "user", "tests", "usertests.c"))):
         suites.append(guest_suite(os.path.splitext(os.path.basename(src))[0]))
     suites += [ext2_write_suite(), ext2_read_suite(1024), ext2_read_suite(4096), ext2_full_suite()]
+    suites.append(shell_suite())
     labs = sorted(glob.glob(os.path.join(qemu.ROOT, "lab", "[0-9][0-9]-*")))
     suites += [lab_suite(d) for d in labs] + [handout_suite(d) for d in labs]
     return suites
