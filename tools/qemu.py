@@ -136,7 +136,7 @@ class Session:
         if ready:
             chunk = os.read(self.proc.stdout.fileno(), 65536)
             if chunk:
-                self.output += chunk.decode("utf-8", "replace").replace("\r\n", "\n")
+                self.output += chunk.decode("utf-8", "replace").replace("\r", "")
                 return True
         return False
 

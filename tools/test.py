@@ -313,7 +313,7 @@ def shell_suite():
                     out += got
                 ok = re.search(regex, out, re.M) is not None
                 res.append(("shell/" + name, ok, "" if ok else "want /%s/ in:\n%s" %
-                            (regex, tail(out))))
+                            (regex, tail(out, 40))))
                 return out
 
             if s.run("cd /tmp") is not None:
@@ -345,6 +345,13 @@ def shell_suite():
             out = s.run("echo still here") if ok else None
             res.append(("shell/ctrl_c_kills_the_job_not_the_shell",
                         bool(out and "still here" in out), tail(s.output)))
+            # ^C at an idle prompt clears the line; the shell lives on.
+            s.run("export KEEPME=yes")
+            s.send("half a line\x03")
+            s.expect(r"\$ $", timeout=10)
+            out = s.run("echo keep=$KEEPME") or ""
+            ok = "keep=yes" in out and "shell exited" not in s.output
+            res.append(("shell/ctrl_c_at_the_prompt_only_clears_the_line", ok, tail(s.output)))
             # The fd builtins: a filesystem used by hand, then detached.
             out = check("fd_builtins_fsopen_bind_unbind_walk",
                         ["fsopen ramfs", "mkdir /tmp/m", "bind 3 /tmp/m",

@@ -64,8 +64,8 @@ void tty_input(char c)
         wakeup(&tty);
         return;
     }
-    if (tty.wr - tty.rd >= TTY_BUF - 1)
-        return;                 /* full: drop, like a real terminal */
+    if (tty.wr - tty.rd >= TTY_BUF - 1 && (c != '\n' || tty.wr - tty.rd >= TTY_BUF))
+        return;                 /* full: drop, but keep room to end the line */
     tty.buf[tty.wr++ % TTY_BUF] = c;
     echo(c);
     if (c == '\n') {

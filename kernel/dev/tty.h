@@ -8,7 +8,7 @@
 void tty_input(char c);
 int tty_read(char *buf, size_t n, int nonblock);
 int tty_write(const char *buf, size_t n);
-void tty_set_foreground(int pgid);
+void tty_set_foreground(int pgid);     /* 0: no foreground job */
 int tty_foreground(void);
 
 #endif

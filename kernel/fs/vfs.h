@@ -146,7 +146,7 @@ int ns_attach_root(struct namespace *ns, struct path *p);
 struct mount *ns_root_mount(struct namespace *ns);
 
 /* ---- open files and fd tables (file.c) */
-#define NOFILE  32
+#define NOFILE  OPEN_MAX
 #define NFILE   512
 
 struct fdtable {

@@ -81,7 +81,11 @@ int vfmt(fmt_sink_t sink, void *arg, const char *fmt, va_list ap)
             sp.width = sp.width * 10 + (*fmt++ - '0');
         if (*fmt == '.') {
             sp.prec = 0;
-            for (fmt++; *fmt >= '0' && *fmt <= '9'; fmt++)
+            if (*++fmt == '*') {
+                sp.prec = va_arg(ap, int);
+                fmt++;
+            }
+            for (; *fmt >= '0' && *fmt <= '9'; fmt++)
                 sp.prec = sp.prec * 10 + (*fmt - '0');
         }
         for (; *fmt == 'l' || *fmt == 'z'; fmt++)

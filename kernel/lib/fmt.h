@@ -9,7 +9,7 @@
 typedef void (*fmt_sink_t)(char c, void *arg);
 
 /* Supports %d %i %u %x %X %o %p %s %c %%, flags '-' '0', a width and '*',
- * a precision for %s, and the 'l' length modifier (a no-op on i386).
+ * a precision for %s (digits or '*'), and the 'l' length modifier.
  * Returns the number of characters produced. */
 int vfmt(fmt_sink_t sink, void *arg, const char *fmt, va_list ap);
 

@@ -155,10 +155,11 @@ int sys_setpgid(const uint32_t *arg)
     return 0;
 }
 
-/* tcsetpgrp(pgid): whom ^C on the console kills. */
+/* tcsetpgrp(pgid): whom ^C on the console kills; 0: nobody (the shell sets
+ * that while it waits at its prompt, since Orthos signals can't be ignored). */
 int sys_tcsetpgrp(const uint32_t *arg)
 {
-    if ((int)arg[0] <= 0)
+    if ((int)arg[0] < 0)
         return -EINVAL;
     tty_set_foreground((int)arg[0]);
     return 0;

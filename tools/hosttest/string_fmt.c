@@ -63,6 +63,8 @@ static void fmt_strings_chars_and_unknowns(void)
 
     k_snprintf(buf, sizeof(buf), "%s|%.3s|%-4s|%4s|%c|%%|%q", "hi", "orthos", "a", "b", 'x');
     CHECK(eq(buf, "hi|ort|a   |   b|x|%|%q"), "got '%s'", buf);
+    k_snprintf(buf, sizeof(buf), "[%.*s][%*s]", 3, "abcdef", 3, "z");
+    CHECK(eq(buf, "[abc][  z]"), "star precision/width: '%s'", buf);
     k_snprintf(buf, sizeof(buf), "%s", (char *)0);
     CHECK(eq(buf, "(null)"), "NULL string: '%s'", buf);
     PASS();

@@ -73,7 +73,7 @@ int main(int argc, char *argv[])
 
         tcsetpgrp(pid);
         status = wait_for(pid);
-        tcsetpgrp(1);
+        tcsetpgrp(0);
         printf("init: the shell exited (status %d); starting a new one\n", status);
         sleep_ms(500);
     }

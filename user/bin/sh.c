@@ -23,7 +23,7 @@
 #define MAXWORDS    64              /* words in one line, redirection targets included */
 #define MAXSTAGES   16              /* commands in one pipeline */
 #define MAXEXPAND   4096            /* bytes of one command's words after $ expansion */
-#define FD_LIMIT    32              /* fds per process: the kernel's NOFILE (kernel/fs/vfs.h) */
+#define FD_LIMIT    OPEN_MAX        /* fds per process (uapi/fs.h) */
 #define SCRIPT_FD   (FD_LIMIT - 1)  /* a script being read, out of the fd builtins' way */
 
 static int last_status;             /* $? */
@@ -1065,7 +1065,7 @@ static int run_pipeline(struct pipeline *pl)
         if (waitpid(pids[i], &wstatus, 0) == pids[i] && i == n - 1)
             status = job_status(wstatus);
     if (job_control)
-        tcsetpgrp(getpid());
+        tcsetpgrp(0);               /* no job in front: ^C only clears the line */
     return status;
 }
 
@@ -1210,10 +1210,10 @@ int main(int argc, char *argv[])
         in.fd = STDIN_FILENO;
         interactive = isatty(STDIN_FILENO);
     }
-    if (interactive) {              /* our own group, and the console's ^C */
+    if (interactive) {              /* our own group; ^C goes to each job, never to us */
         job_control = 1;
         setpgid(0, 0);
-        tcsetpgrp(getpid());
+        tcsetpgrp(0);
     }
     for (;;) {
         reap_jobs();

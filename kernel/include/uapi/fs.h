@@ -8,6 +8,7 @@
 
 #define AT_CWD          (-100)      /* dirfd meaning "the current directory" */
 #define NAME_MAX        255
+#define OPEN_MAX        32          /* fds per process */
 #define PATH_MAX        1024
 
 /* Node types: the S_IFMT bits of st_mode, and create()'s `type`. */
