@@ -7,18 +7,6 @@
 #include <unistd.h>
 #include "t.h"
 
-static int slurp(const char *path, char *buf, int size)
-{
-    int fd = open(path, O_RDONLY), n;
-
-    if (fd < 0)
-        return -1;
-    n = read(fd, buf, size - 1);
-    close(fd);
-    buf[n < 0 ? 0 : n] = '\0';
-    return n;
-}
-
 static void fsopen_returns_a_directory_fd_on_a_new_fs(void)
 {
     struct stat st, root;

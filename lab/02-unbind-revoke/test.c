@@ -8,18 +8,6 @@
 #include <unistd.h>
 #include "t.h"
 
-static unsigned free_pages(void)
-{
-    char buf[128];
-    int fd = open("/proc/meminfo", O_RDONLY), n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-
-    close(fd);
-    if (n <= 11)
-        return 0;
-    buf[n] = '\0';
-    return (unsigned)atoi(buf + 11);
-}
-
 /* A ramfs with one file, attached at dir. */
 static int attach_new(const char *dir)
 {

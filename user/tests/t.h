@@ -5,8 +5,11 @@
 #define USER_TESTS_T_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int t_failures;
 
@@ -36,6 +39,57 @@ static int t_failures;
         printf("PASS %s\n", __func__); \
         fflush(stdout); \
     } while (0)
+
+/* Read until n bytes or end of file (pipes and the console give less). */
+static inline int read_full(int fd, void *buf, int n)
+{
+    int got = 0, r;
+
+    while (got < n && (r = read(fd, (char *)buf + got, n - got)) > 0)
+        got += r;
+    return got;
+}
+
+/* A whole small file into buf, NUL-terminated: its length, or -1. */
+static inline int slurp(const char *path, char *buf, int size)
+{
+    int fd = open(path, O_RDONLY), got;
+
+    if (fd < 0)
+        return -1;
+    got = read_full(fd, buf, size - 1);
+    close(fd);
+    buf[got] = '\0';
+    return got;
+}
+
+/* Make (or overwrite) path holding exactly text: 0, or -1. */
+static inline int put_file(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), n;
+
+    if (fd < 0)
+        return -1;
+    n = write(fd, text, strlen(text));
+    close(fd);
+    return n == (int)strlen(text) ? 0 : -1;
+}
+
+/* A number from /proc/meminfo ("free_pages" or "total_pages"); 0 if none.
+ * The leak checks compare free_pages() before and after. */
+static inline unsigned meminfo(const char *key)
+{
+    char buf[128], *p;
+
+    if (slurp("/proc/meminfo", buf, sizeof(buf)) <= 0 || !(p = strstr(buf, key)))
+        return 0;
+    return (unsigned)atoi(p + strlen(key) + 1);
+}
+
+static inline unsigned free_pages(void)
+{
+    return meminfo("free_pages");
+}
 
 /* CRC-32 (IEEE 802.3, the one Python's zlib.crc32 computes), so the guest
  * and the host can compare file contents. Start with crc = 0. */

@@ -15,40 +15,6 @@
 
 #define NOFILE_GUESS 64
 
-/* Read a whole (small) file by name into buf; its length or -1. */
-static int slurp(const char *path, char *buf, int size)
-{
-    int fd = open(path, O_RDONLY), n, got = 0;
-
-    if (fd < 0)
-        return -1;
-    while (got < size - 1 && (n = read(fd, buf + got, size - 1 - got)) > 0)
-        got += n;
-    close(fd);
-    buf[got] = '\0';
-    return got;
-}
-
-static int put_file(const char *path, const char *text)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), n;
-
-    if (fd < 0)
-        return -1;
-    n = write(fd, text, strlen(text));
-    close(fd);
-    return n == (int)strlen(text) ? 0 : -1;
-}
-
-static unsigned free_pages(void)
-{
-    char buf[128];
-
-    if (slurp("/proc/meminfo", buf, sizeof(buf)) <= 0 || strncmp(buf, "free_pages ", 11))
-        return 0;
-    return (unsigned)atoi(buf + 11);
-}
-
 /* Run fn in a child; its exit code (or 100 + signal). */
 static int in_child(int (*fn)(void))
 {

@@ -331,24 +331,6 @@ static void thousand_bad_pointers_get_efault(void)
     PASS();
 }
 
-static unsigned free_pages(void)
-{
-    char buf[128];
-    int fd = open("/proc/meminfo", O_RDONLY), n;
-    unsigned v = 0;
-
-    if (fd < 0)
-        return 0;
-    n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n > 0) {
-        buf[n] = '\0';
-        if (strncmp(buf, "free_pages ", 11) == 0)
-            v = (unsigned)atoi(buf + 11);
-    }
-    return v;
-}
-
 static int run_true(void)
 {
     char *argv[] = { "true", NULL };

@@ -28,54 +28,6 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-/* Read up to n bytes, across short reads, until end of file. */
-static int read_full(int fd, void *buf, int n)
-{
-    int got = 0, r;
-
-    while (got < n && (r = read(fd, (char *)buf + got, n - got)) > 0)
-        got += r;
-    return got;
-}
-
-static int slurp(const char *path, char *buf, int size)
-{
-    int fd = open(path, O_RDONLY), got;
-
-    if (fd < 0)
-        return -1;
-    got = read_full(fd, buf, size - 1);
-    close(fd);
-    buf[got] = '\0';
-    return got;
-}
-
-static int put_file(const char *path, const char *text)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), n;
-
-    if (fd < 0)
-        return -1;
-    n = write(fd, text, strlen(text));
-    close(fd);
-    return n == (int)strlen(text) ? 0 : -1;
-}
-
-/* A number from /proc/meminfo ("free_pages" or "total_pages"); 0 if none. */
-static unsigned meminfo(const char *key)
-{
-    char buf[128], *p;
-
-    if (slurp("/proc/meminfo", buf, sizeof(buf)) <= 0 || !(p = strstr(buf, key)))
-        return 0;
-    return (unsigned)atoi(p + strlen(key) + 1);
-}
-
-static unsigned free_pages(void)
-{
-    return meminfo("free_pages");
-}
-
 /* Processes alive (or zombies) now: the numbered entries of /proc. */
 static int live_processes(void)
 {
