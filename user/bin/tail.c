@@ -32,30 +32,5 @@ static void tail(FILE *fp, long lines)
 
 int main(int argc, char *argv[])
 {
-    long lines = 10;
-    int c, i, status = 0;
-    char *end;
-    FILE *fp;
-
-    while ((c = getopt(argc, argv, "n:")) != -1) {
-        if (c != 'n')
-            usage("[-n lines] [file ...]");
-        lines = strtol(optarg, &end, 10);
-        if (*end || end == optarg || lines < 0)
-            usage("[-n lines] [file ...]");
-    }
-    if (optind == argc)
-        tail(stdin, lines);
-    for (i = optind; i < argc; i++) {
-        if (!(fp = fopen(argv[i], "r"))) {
-            warn("%s", argv[i]);
-            status = 1;
-            continue;
-        }
-        if (argc - optind > 1)
-            printf("%s==> %s <==\n", i > optind ? "\n" : "", argv[i]);
-        tail(fp, lines);
-        fclose(fp);
-    }
-    return status;
+    return filter_lines(argc, argv, tail);
 }
