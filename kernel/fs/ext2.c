@@ -962,13 +962,14 @@ static int ext2_readdir(struct vnode *dir, uint32_t *cookie, char *name, uint32_
         return -ENOMEM;
     /* The cookie is the byte offset of the next entry in the directory. */
     while (*cookie < dir->size) {
+        struct ext2_dirent *d;
         lbn = *cookie / e->bsize;
         off = *cookie % e->bsize;
         if (bmap(e, N(dir), lbn, 0, &blk, NULL) < 0 || !blk || bread(e, blk, buf) < 0)
-            break;
-        struct ext2_dirent *d = (struct ext2_dirent *)(buf + off);
-        if (d->rec_len < 8 || off + d->rec_len > e->bsize)
-            break;
+            goto broken;
+        d = (struct ext2_dirent *)(buf + off);
+        if (d->rec_len < 8 || off + d->rec_len > e->bsize || d->name_len + 8u > d->rec_len)
+            goto broken;
         *cookie += d->rec_len;
         if (!d->inode)
             continue;
@@ -981,6 +982,9 @@ static int ext2_readdir(struct vnode *dir, uint32_t *cookie, char *name, uint32_
     }
     kfree(buf);
     return 0;
+broken:
+    kfree(buf);
+    return -EIO;                        /* a hole or a damaged entry: not the end */
 }
 
 static int ext2_readlink(struct vnode *v, char *buf, uint32_t n)

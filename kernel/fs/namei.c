@@ -236,6 +236,17 @@ int vfs_walk_parent(int dirfd, const char *path, struct path *parent, char *name
         path_put(parent);
         return -ENOTDIR;
     }
+    if (err == 0 && len < strlen(path)) {   /* "name/": only a directory, or nothing yet */
+        struct vnode *v;
+        if (parent->vn->ops->lookup(parent->vn, name, &v) == 0) {
+            int dir_ok = S_ISDIR(v->mode) || S_ISLNK(v->mode);
+            vnode_put(v);
+            if (!dir_ok) {
+                path_put(parent);
+                return -ENOTDIR;
+            }
+        }
+    }
     return err;
 }
 

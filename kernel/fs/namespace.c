@@ -232,8 +232,11 @@ int ns_dotdot(struct namespace *ns, const struct path *root, struct path *p)
     struct vnode *up;
     int err;
 
+    /* The root is recognised by its vnode alone: a directory fd made
+     * before unshare() names it through an older mount, and must not climb
+     * past it either. */
     for (;;) {
-        if (root && p->vn == root->vn && p->mnt == root->mnt)
+        if (root && p->vn == root->vn)
             return 0;
         if (!ns_climb(p))
             break;
@@ -250,24 +253,52 @@ int ns_dotdot(struct namespace *ns, const struct path *root, struct path *p)
     return 0;
 }
 
+#define MAX_MOUNTS 256                  /* attachments per namespace */
+
+static int count_mounts(struct namespace *ns)
+{
+    struct mount *m;
+    int n = 0;
+
+    for (m = ns->mounts; m; m = m->next)
+        n++;
+    return n;
+}
+
+/* The mount below top with the smallest id greater than after (or NULL).
+ * A mount is always made after its parent, so visiting in id order visits
+ * parents before children - without recursion, which user-made nesting
+ * could drive deeper than a kernel stack. */
+static struct mount *next_below(struct namespace *ns, struct mount *top, int after, int limit)
+{
+    struct mount *m, *best = NULL;
+
+    for (m = ns->mounts; m; m = m->next)
+        if (m != top && m->id > after && m->id < limit && is_below(m, top) &&
+            (!best || m->id < best->id))
+            best = m;
+    return best;
+}
+
 /* Give dst a copy of every attachment below src (older than limit), so
  * that binding the root of an attachment brings along what is attached
  * inside it, like Linux's `mount --rbind`: bind / at /old keeps /old/dev. */
 static int copy_below(struct namespace *ns, struct mount *src, struct mount *dst, int limit)
 {
     struct mount *m, *c;
-    int err;
+    int after = 0;
 
-    for (m = ns->mounts; m; m = m->next) {
-        if (m->parent != src || m->id >= limit)
-            continue;
-        if (!(c = mount_new(dst, m->mp, m->root)))
+    src->copy = dst;
+    while ((m = next_below(ns, src, after, limit))) {
+        after = m->id;
+        if (count_mounts(ns) >= MAX_MOUNTS)
+            return -ENOSPC;
+        if (!(c = mount_new(m->parent->copy, m->mp, m->root)))
             return -ENOMEM;
         strlcpy(c->label, m->label, sizeof(c->label));
+        m->copy = c;
         c->next = ns->mounts;
         ns->mounts = c;
-        if ((err = copy_below(ns, m, c, limit)) < 0)
-            return err;
     }
     return 0;
 }
@@ -289,6 +320,8 @@ static int attach(struct namespace *ns, struct vnode *what, const struct path *w
         return -EISDIR;
     if (!where->mnt || !where->mnt->attached || !ns_has(ns, where->mnt))
         return -EINVAL;                 /* target must be in this namespace */
+    if (count_mounts(ns) >= MAX_MOUNTS)
+        return -ENOSPC;
     if (!(m = mount_new(where->mnt, where->vn, what)))
         return -ENOMEM;
     m->next = ns->mounts;
@@ -327,6 +360,16 @@ int ns_attach_root(struct namespace *ns, struct path *p)
 
     if (p->mnt && p->mnt->attached && ns_has(ns, p->mnt))
         return 0;
+    for (m = ns->mounts; m; m = m->next) {
+        if (!m->parent && m->root == p->vn) {      /* rooted here before: reuse it */
+            mount_get(m);
+            mount_put(p->mnt);
+            p->mnt = m;
+            return 0;
+        }
+    }
+    if (count_mounts(ns) >= MAX_MOUNTS)
+        return -ENOSPC;
     if (!(m = mount_new(NULL, NULL, p->vn)))
         return -ENOMEM;
     m->next = ns->mounts;
@@ -363,7 +406,7 @@ int ns_revoke_fs(struct fs *fs)
     for (ns = all_ns; ns; ns = ns->next) {
 again:
         for (m = ns->mounts; m; m = m->next) {
-            if (m->root->fs == fs && m->parent) {
+            if (m->root->fs == fs && m != ns->root) {  /* root attachments too */
                 detach_tree(ns, m);
                 goto again;
             }
@@ -386,6 +429,7 @@ struct namespace *ns_copy(struct namespace *ns, struct path *root, struct path *
     for (m = ns->mounts; m; m = m->next) {
         if (!(m->copy = mount_new(NULL, m->mp, m->root)))
             goto nomem;
+        m->copy->id = m->id;            /* same order as the original */
         strlcpy(m->copy->label, m->label, sizeof(m->label));
         *tail = m->copy;
         tail = &m->copy->next;
@@ -398,7 +442,7 @@ struct namespace *ns_copy(struct namespace *ns, struct path *root, struct path *
     n->next = all_ns;
     all_ns = n;
     for (i = 0; i < 2; i++) {
-        if (fix[i]->mnt && fix[i]->mnt->attached && fix[i]->mnt->copy) {
+        if (fix[i]->mnt && fix[i]->mnt->attached && ns_has(ns, fix[i]->mnt)) {
             struct mount *old = fix[i]->mnt;
             mount_get(old->copy);
             fix[i]->mnt = old->copy;
@@ -417,44 +461,40 @@ nomem:
 
 /* /proc/<pid>/ns: one line per attachment, parents before children:
  * "<where> <fstype> <source>[ bind]". */
-static int format_tree(struct namespace *ns, struct mount *top, char *buf, size_t size,
-                       size_t *len)
+static int format_one(struct mount *m, char *where, size_t wsize, char *buf, size_t size,
+                      size_t *len)
 {
-    struct path p = { top, top->root };
-    char where[128];
-    struct mount *m;
-    int n, last_id = 0;
+    struct path p = { m, m->root };
+    int n;
 
     /* A directory's name can be found by climbing ".."; a file's can't, so
      * non-directory attachments carry the name they were bound under. */
-    if (top->label[0])
-        strlcpy(where, top->label, sizeof(where));
-    else if (vfs_path_name(&p, where, sizeof(where)) < 0)
-        strlcpy(where, "?", sizeof(where));
-    n = snprintf(buf + *len, size - *len, "%s %s %s%s\n", where, top->root->fs->type->name,
-                 top->root->fs->source_name, top->root == top->root->fs->root ? "" : " bind");
+    if (m->label[0])
+        strlcpy(where, m->label, wsize);
+    else if (vfs_path_name(&p, where, wsize) < 0)
+        strlcpy(where, "?", wsize);
+    n = snprintf(buf + *len, size - *len, "%s %s %s%s\n", where, m->root->fs->type->name,
+                 m->root->fs->source_name, m->root == m->root->fs->root ? "" : " bind");
     if (n < 0 || (size_t)n >= size - *len)
         return -ERANGE;
     *len += n;
-    for (;;) {                          /* children, oldest first */
-        struct mount *next = NULL;
-        for (m = ns->mounts; m; m = m->next)
-            if (m->parent == top && m->id > last_id && (!next || m->id < next->id))
-                next = m;
-        if (!next)
-            return 0;
-        last_id = next->id;
-        if ((n = format_tree(ns, next, buf, size, len)) < 0)
-            return n;
-    }
+    return 0;
 }
 
 int ns_format(struct namespace *ns, struct mount *top, char *buf, size_t size)
 {
+    char *where = kmalloc(PATH_MAX);
+    struct mount *m;
     size_t len = 0;
     int err;
 
+    if (!where)
+        return -ENOMEM;
     buf[0] = '\0';
-    err = format_tree(ns, top ? top : ns->root, buf, size, &len);
+    top = top ? top : ns->root;
+    err = format_one(top, where, PATH_MAX, buf, size, &len);
+    for (m = top; err == 0 && (m = next_below(ns, top, m == top ? 0 : m->id, 0x7FFFFFFF));)
+        err = format_one(m, where, PATH_MAX, buf, size, &len);
+    kfree(where);
     return err < 0 ? err : (int)len;
 }

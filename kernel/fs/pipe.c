@@ -121,7 +121,7 @@ int pipe_write(struct vnode *v, const void *buf, uint32_t n, int nonblock)
     wakeup(p);
     irq_restore(s);
     if (put == 0 && n > 0)
-        return nonblock ? -EAGAIN : -EINTR;
+        return fs_check(v) < 0 ? -EIO : nonblock ? -EAGAIN : -EINTR;
     return (int)put;
     /* LAB 05: END */
 }

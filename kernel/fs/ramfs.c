@@ -113,6 +113,8 @@ static int ramfs_create(struct vnode *dir, const char *name, uint32_t mode, uint
     struct vnode *v;
     int err;
 
+    if (dir->nlink == 0)
+        return -ENOENT;                 /* the directory was removed */
     if (find(dir, name))
         return -EEXIST;
     if (!(v = ramfs_node_new(dir->fs, mode)))
@@ -133,6 +135,8 @@ fail:
 
 static int ramfs_link(struct vnode *dir, const char *name, struct vnode *v)
 {
+    if (dir->nlink == 0)
+        return -ENOENT;
     if (find(dir, name))
         return -EEXIST;
     if (S_ISDIR(v->mode))
@@ -192,7 +196,7 @@ static int ramfs_rename(struct vnode *odir, const char *oname, struct vnode *ndi
     struct vnode *v;
     int err;
 
-    if (!e)
+    if (!e || ndir->nlink == 0)
         return -ENOENT;
     v = e->v;
     if (S_ISDIR(v->mode) && is_ancestor(v, ndir))
@@ -365,18 +369,29 @@ int ramfs_mount(struct fs *fs, struct file *src, const char *opts)
     return 0;
 }
 
-/* Free the whole tree: every entry's reference, depth first. */
-static void free_tree(struct vnode *dir)
+/* Free the whole tree below root: every entry's reference, depth first.
+ * Iterative (down into a non-empty directory, back up through ".." once it
+ * is empty), because a user can make trees deeper than a kernel stack. */
+static void free_tree(struct vnode *root)
 {
+    struct vnode *dir = root;
     struct ramfs_dirent *e;
 
-    while ((e = NODE(dir)->entries)) {
-        NODE(dir)->entries = e->next;
-        if (S_ISDIR(e->v->mode))
-            free_tree(e->v);
-        vnode_put(e->v);
-        kfree(e->name);
-        kfree(e);
+    for (;;) {
+        if ((e = NODE(dir)->entries)) {
+            if (S_ISDIR(e->v->mode) && NODE(e->v)->entries) {
+                dir = e->v;             /* empty that one first */
+                continue;
+            }
+            NODE(dir)->entries = e->next;
+            vnode_put(e->v);
+            kfree(e->name);
+            kfree(e);
+        } else if (dir == root) {
+            return;
+        } else {
+            dir = NODE(dir)->parent;    /* its entry goes on the next round */
+        }
     }
 }
 

@@ -418,7 +418,7 @@ int sys_create(const uint32_t *arg)
         return err;
     if ((err = get_path(arg[1], &path)) < 0)
         goto out;
-    if (type != S_IFDIR && path[strlen(path) - 1] == '/')
+    if (type != S_IFDIR && path[0] && path[strlen(path) - 1] == '/')
         err = -ENOTDIR;                 /* "name/" can only be a directory */
     else
         err = vfs_walk_parent((int)arg[0], path, &parent, name);

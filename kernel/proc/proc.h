@@ -9,7 +9,7 @@
 #include "arch/x86/mmu.h"
 
 #define NPROC       64
-#define KSTACK_SIZE 8192
+#define KSTACK_SIZE 16384
 #define PROC_NAME   16
 #define HZ          100
 

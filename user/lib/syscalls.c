@@ -57,7 +57,10 @@ int getpid(void) { return SYS0(SYS_getpid); }
 int getppid(void) { return SYS0(SYS_getppid); }
 int kill(int pid, int sig) { return SYS2(SYS_kill, pid, sig); }
 int sleep_ms(unsigned ms) { return SYS1(SYS_sleep, ms); }
-unsigned sleep(unsigned sec) { return sleep_ms(sec * 1000) < 0 ? sec : 0; }
+unsigned sleep(unsigned sec)        /* at most 49 days: ms must fit in 32 bits */
+{
+    return sleep_ms(sec > 4294967u ? 4294967295u : sec * 1000) < 0 ? sec : 0;
+}
 unsigned uptime_ms(void) { return (unsigned)trap(SYS_uptime, 0, 0, 0, 0, 0); }
 int sched_yield(void) { return SYS0(SYS_yield); }
 int setpgid(int pid, int pgid) { return SYS2(SYS_setpgid, pid, pgid); }

@@ -671,6 +671,47 @@ static void a_trailing_slash_names_only_directories(void)
     PASS();
 }
 
+static int jail_then_unshare(void)
+{
+    int in;
+
+    if (chroot("/tmp/rg7") < 0 || chdir("/") < 0 || (in = walk(AT_CWD, "in", 0)) < 0)
+        return 1;
+    if (unshare() < 0)
+        return 2;
+    if (walk(in, "../../../bin/true", 0) >= 0 || errno != ENOENT)
+        return 3;                       /* an fd from before unshare must not climb out */
+    if (fchdir(in) < 0 || unshare() < 0 || fchdir(in) < 0)
+        return 4;                       /* (a second unshare once wrote freed memory) */
+    if (walk(AT_CWD, "../../../bin/true", 0) >= 0 || errno != ENOENT)
+        return 5;
+    return 0;
+}
+
+static void a_jail_holds_across_unshare(void)
+{
+    int code;
+
+    CHECK(mkdir("/tmp/rg7", 0755) == 0 && mkdir("/tmp/rg7/in", 0755) == 0, "setup");
+    CHECK((code = in_child(jail_then_unshare)) == 0, "failed at step %d", code);
+    PASS();
+}
+
+static void names_with_a_trailing_slash_and_removed_directories(void)
+{
+    int d;
+
+    CHECK(put_file("/tmp/rg8", "x") == 0, "setup");
+    CHECK_ERR(unlink("/tmp/rg8/"), ENOTDIR);
+    CHECK_ERR(rename("/tmp/rg8/", "/tmp/rg9"), ENOTDIR);
+    CHECK(mkdir("/tmp/rg10", 0755) == 0 && (d = walk(AT_CWD, "/tmp/rg10", 0)) >= 0, "mkdir");
+    CHECK(rmdir("/tmp/rg10") == 0, "rmdir");
+    CHECK_ERR(create(d, "ghost", S_IFREG, 0644, 0), ENOENT);
+    CHECK_ERR(walk(d, "..", 0), ENOENT);
+    close(d);
+    PASS();
+}
+
 int main(void)
 {
     fsopen_gives_a_usable_fs_before_any_bind();
@@ -697,6 +738,8 @@ int main(void)
     a_fifo_serves_one_conversation_after_another();
     lseek_rewinds_a_directory_and_finds_a_devices_end();
     a_trailing_slash_names_only_directories();
+    a_jail_holds_across_unshare();
+    names_with_a_trailing_slash_and_removed_directories();
     printf("t_fs: done\n");
     return t_failures != 0;
 }
