@@ -594,7 +594,7 @@ static void a_full_fd_table_fails_before_anything_changes(void)
 
 static void revoke_wakes_a_reader_blocked_on_a_fifo(void)
 {
-    int fs, f, pid, status, got;
+    int fs, f, pid, status, got = 0, i;
 
     CHECK((fs = fsopen("ramfs", -1, NULL)) >= 0, "fsopen");
     CHECK((f = create(fs, "fifo", S_IFIFO, 0644, 0)) >= 0, "mkfifo");
@@ -608,8 +608,8 @@ static void revoke_wakes_a_reader_blocked_on_a_fifo(void)
     }
     sleep_ms(50);
     CHECK(revoke(fs) == 0, "revoke");
-    sleep_ms(100);
-    got = waitpid(pid, &status, WNOHANG);
+    for (i = 0; i < 40 && (got = waitpid(pid, &status, WNOHANG)) == 0; i++)
+        sleep_ms(50);                   /* up to 2 s, for a slow, busy host */
     if (got == 0) {
         kill(pid, SIGKILL);
         waitpid(pid, &status, 0);

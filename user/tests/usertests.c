@@ -229,7 +229,7 @@ static void kill_of_a_negative_pgid_kills_the_whole_group_and_no_one_else(void)
 static void kill_ends_children_blocked_in_pipe_read_pipe_write_and_wait(void)
 {
     static char big[2 * PIPE_SIZE];
-    int empty[2], full[2], rd, wr, waiter, pid, status[3] = { 0, 0, 0 }, ok = 0;
+    int empty[2], full[2], rd, wr, waiter, pid, status[3] = { 0, 0, 0 }, ok = 0, i;
     unsigned t0, t1;
     char c, st[3][128], buf[256];
 
@@ -254,10 +254,15 @@ static void kill_ends_children_blocked_in_pipe_read_pipe_write_and_wait(void)
         _exit(wait(&pid) < 0 ? 1 : 2);
     }
     CHECK(rd > 0 && wr > 0 && waiter > 0, "fork");
-    sleep_ms(50);
-    strcpy(st[0], proc_state(rd, buf, sizeof(buf)));
-    strcpy(st[1], proc_state(wr, buf, sizeof(buf)));
-    strcpy(st[2], proc_state(waiter, buf, sizeof(buf)));
+    for (i = 0; i < 40; i++) {          /* until all three block (2 s at most: a busy host) */
+        sleep_ms(50);
+        strcpy(st[0], proc_state(rd, buf, sizeof(buf)));
+        strcpy(st[1], proc_state(wr, buf, sizeof(buf)));
+        strcpy(st[2], proc_state(waiter, buf, sizeof(buf)));
+        if (!strcmp(st[0], "sleeping") && !strcmp(st[1], "sleeping") &&
+            !strcmp(st[2], "sleeping"))
+            break;
+    }
     t0 = uptime_ms();
     ok += kill(rd, SIGTERM) == 0;
     ok += kill(wr, SIGKILL) == 0;
