@@ -93,7 +93,12 @@ static int install_path(struct path *p, int access, char *name)
 
 /* ---- I/O */
 
-int sys_read(const uint32_t *arg)
+/* read() and write(): move up to n bytes between the user's buffer and
+ * the file through a kernel bounce buffer, IO_CHUNK at a time. The whole
+ * user range is checked first, so a bad pointer loses no pipe data. A
+ * read stops at the first short chunk (and after one chunk from anything
+ * but a regular file: a pipe or the console gives what it has). */
+static int transfer(const uint32_t *arg, int writing)
 {
     uint32_t ubuf = arg[1], n = arg[2], done = 0;
     struct file *f;
@@ -102,55 +107,41 @@ int sys_read(const uint32_t *arg)
 
     if (!(f = fd_get((int)arg[0], &err)))
         return err;
-    if (!(f->access & FA_READ))
+    if (!(f->access & (writing ? FA_WRITE : FA_READ)))
         return -EBADF;
-    if (!uaccess_ok(ubuf, n, 1))
+    if (!uaccess_ok(ubuf, n, !writing))
         return -EFAULT;
     if (!(kbuf = kmalloc(IO_CHUNK)))
         return -ENOMEM;
     while (done < n) {
         uint32_t chunk = n - done < IO_CHUNK ? n - done : IO_CHUNK;
-        if ((r = file_read(f, kbuf, chunk)) <= 0)
-            break;
-        if (copyout(ubuf + done, kbuf, r) < 0) {
-            r = -EFAULT;
-            break;
+        if (writing) {
+            if ((r = copyin(kbuf, ubuf + done, chunk)) < 0 || (r = file_write(f, kbuf, chunk)) <= 0)
+                break;
+        } else {
+            if ((r = file_read(f, kbuf, chunk)) <= 0)
+                break;
+            if (copyout(ubuf + done, kbuf, r) < 0) {
+                r = -EFAULT;
+                break;
+            }
         }
         done += r;
-        if ((uint32_t)r < chunk || !S_ISREG(f->path.vn->mode))
-            break;                      /* short read: don't wait for more */
+        if ((uint32_t)r < chunk || (!writing && !S_ISREG(f->path.vn->mode)))
+            break;
     }
     kfree(kbuf);
     return done ? (int)done : r;
 }
 
+int sys_read(const uint32_t *arg)
+{
+    return transfer(arg, 0);
+}
+
 int sys_write(const uint32_t *arg)
 {
-    uint32_t ubuf = arg[1], n = arg[2], done = 0;
-    struct file *f;
-    char *kbuf;
-    int err, r = 0;
-
-    if (!(f = fd_get((int)arg[0], &err)))
-        return err;
-    if (!(f->access & FA_WRITE))
-        return -EBADF;
-    if (!uaccess_ok(ubuf, n, 0))
-        return -EFAULT;
-    if (!(kbuf = kmalloc(IO_CHUNK)))
-        return -ENOMEM;
-    while (done < n) {
-        uint32_t chunk = n - done < IO_CHUNK ? n - done : IO_CHUNK;
-        if ((r = copyin(kbuf, ubuf + done, chunk)) < 0)
-            break;
-        if ((r = file_write(f, kbuf, chunk)) <= 0)
-            break;
-        done += r;
-        if ((uint32_t)r < chunk)
-            break;
-    }
-    kfree(kbuf);
-    return done ? (int)done : r;
+    return transfer(arg, 1);
 }
 
 int sys_lseek(const uint32_t *arg)

@@ -9,7 +9,7 @@
 #include "t.h"
 
 /* Run fn in a child with a private namespace; its exit code. */
-static int in_child(int (*fn)(void))
+static int in_private_ns(int (*fn)(void))
 {
     int pid, status;
 
@@ -53,7 +53,7 @@ static int makes_new_root(void)
 
 static void pivot_root_makes_the_new_fs_the_root(void)
 {
-    int code = in_child(makes_new_root);
+    int code = in_private_ns(makes_new_root);
 
     CHECK(code == 0, "failed at step %d", code);
     PASS();
@@ -80,7 +80,7 @@ static int old_root_at_put_old(void)
 
 static void the_old_root_is_reachable_only_at_put_old(void)
 {
-    int code = in_child(old_root_at_put_old);
+    int code = in_private_ns(old_root_at_put_old);
 
     CHECK(code == 0, "failed at step %d", code);
     PASS();
@@ -99,7 +99,7 @@ static int umount_put_old(void)
 
 static void umount_of_put_old_removes_the_old_tree(void)
 {
-    int code = in_child(umount_put_old);
+    int code = in_private_ns(umount_put_old);
 
     CHECK(code == 0, "failed at step %d", code);
     PASS();
@@ -126,7 +126,7 @@ static int missing_put_old(void)
 
 static void pivot_root_with_a_bad_argument_changes_nothing(void)
 {
-    int code = in_child(missing_put_old);
+    int code = in_private_ns(missing_put_old);
 
     CHECK(code == 0, "failed at step %d", code);
     PASS();

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int t_failures;
@@ -39,6 +40,19 @@ static int t_failures;
         printf("PASS %s\n", __func__); \
         fflush(stdout); \
     } while (0)
+
+/* Run fn in a child: its exit code, 100 + the signal that killed it, or -1. */
+static inline int in_child(int (*fn)(void))
+{
+    int pid, status;
+
+    fflush(stdout);
+    if ((pid = fork()) == 0)
+        _exit(fn());
+    if (pid < 0 || waitpid(pid, &status, 0) != pid)
+        return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
+}
 
 /* Read until n bytes or end of file (pipes and the console give less). */
 static inline int read_full(int fd, void *buf, int n)

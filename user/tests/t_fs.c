@@ -15,19 +15,6 @@
 
 #define NOFILE_GUESS 64
 
-/* Run fn in a child; its exit code (or 100 + signal). */
-static int in_child(int (*fn)(void))
-{
-    int pid, status;
-
-    fflush(stdout);
-    if ((pid = fork()) == 0)
-        _exit(fn());
-    if (pid < 0 || waitpid(pid, &status, 0) != pid)
-        return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
-}
-
 /* 1 */
 static void fsopen_gives_a_usable_fs_before_any_bind(void)
 {

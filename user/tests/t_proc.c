@@ -10,8 +10,8 @@
 #include <unistd.h>
 #include "t.h"
 
-/* Run fn in a child and return its wait status. */
-static int in_child(void (*fn)(void))
+/* Run fn in a child and return its raw wait status. */
+static int child_status(void (*fn)(void))
 {
     int pid, status = -1;
 
@@ -172,7 +172,7 @@ static void shrunk_heap_is_really_gone(void)
 
     freed_heap = sbrk(8192);
     sbrk(-8192);
-    status = in_child(touch_freed_heap);
+    status = child_status(touch_freed_heap);
     CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV, "status %x", status);
     PASS();
 }
@@ -225,7 +225,7 @@ static void faults_kill_only_the_child(void)
     unsigned i;
 
     for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        int status = in_child(cases[i].fn);
+        int status = child_status(cases[i].fn);
         CHECK(WIFSIGNALED(status) && WTERMSIG(status) == cases[i].sig,
               "%s: status %x, want signal %d", cases[i].what, status, cases[i].sig);
     }

@@ -53,19 +53,6 @@ static int open_fds(void)
     return n;
 }
 
-/* Run fn in a child: its exit code, 100 + the signal that killed it, or -1. */
-static int in_child(int (*fn)(void))
-{
-    int pid, status;
-
-    fflush(stdout);
-    if ((pid = fork()) == 0)
-        _exit(fn());
-    if (pid < 0 || waitpid(pid, &status, 0) != pid)
-        return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
-}
-
 static int nothing(void)
 {
     return 0;
