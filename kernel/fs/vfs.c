@@ -124,6 +124,9 @@ int fs_new(const char *type, struct file *src, const char *opts, struct fs **out
             t = fs_types[i];
     if (!t)
         return -ENODEV;
+    for (fs = live_fs; src && fs; fs = fs->next)
+        if (fs->source && fs->source->path.vn == src->path.vn && !fs->revoked)
+            return -EBUSY;              /* two instances writing one disk would wreck it */
     if (!(fs = kzalloc(sizeof(*fs))))
         return -ENOMEM;
     fs->type = t;

@@ -62,8 +62,8 @@ static void full_disk_says_enospc_and_recovers(void)
 
 int main(void)
 {
-    if (mount("ext2", "/dev/hd1", "/mnt", "") < 0) {
-        printf("FAIL mount: %s\ne2full: done\n", strerror(errno));
+    if (!disk_at_mnt()) {
+        printf("FAIL disk_at_mnt: init did not attach /dev/hd1 at /mnt\ne2full: done\n");
         return 1;
     }
     full_disk_says_enospc_and_recovers();

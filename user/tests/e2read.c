@@ -45,9 +45,9 @@ static int count_entries(const char *path)
     return n;
 }
 
-static void mount_the_disk(void)
+static void init_attached_the_disk_at_mnt(void)
 {
-    CHECK(mount("ext2", "/dev/hd1", "/mnt", "") == 0, "mount /dev/hd1");
+    CHECK(disk_at_mnt(), "init did not attach /dev/hd1 at /mnt");
     PASS();
 }
 
@@ -145,7 +145,7 @@ int main(void)
 {
     int fd, n;
 
-    mount_the_disk();
+    init_attached_the_disk_at_mnt();
     fd = open("/mnt/MANIFEST", O_RDONLY);
     n = fd >= 0 ? read(fd, manifest, sizeof(manifest) - 1) : -1;
     if (n <= 0) {

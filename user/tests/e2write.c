@@ -265,8 +265,8 @@ static void persist_manifest(void)
 
 int main(void)
 {
-    if (mount("ext2", "/dev/hd1", "/mnt", "") < 0) {
-        printf("FAIL mount: %s\ne2write: done\n", strerror(errno));
+    if (!disk_at_mnt()) {
+        printf("FAIL disk_at_mnt: init did not attach /dev/hd1 at /mnt\ne2write: done\n");
         return 1;
     }
     big_file_through_indirect_blocks();

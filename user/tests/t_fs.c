@@ -381,6 +381,9 @@ static void fsopen_ext2_from_an_image_in_a_regular_file(void)
     close(r);
     close(f);
     CHECK_ERR(create(fs, "new", S_IFREG, 0644, 0), EROFS);
+    CHECK((img = open("/etc/sample.ext2", O_RDONLY)) >= 0, "open again");
+    CHECK_ERR(fsopen("ext2", img, "ro"), EBUSY);    /* one instance per source */
+    close(img);
     CHECK(mkdir("/tmp/loop", 0755) == 0 && bind(fs, AT_CWD, "/tmp/loop", 0) == 0, "bind");
     CHECK((f = open("/tmp/loop/README.txt", O_RDONLY)) >= 0, "by path");
     close(f);
