@@ -41,6 +41,8 @@ static void o_creat_o_excl_refuses_an_existing_name(void)
           st.st_mode);
     close(fd);
     CHECK_ERR(open("/tmp/l4b", O_WRONLY | O_CREAT | O_EXCL, 0600), EEXIST);
+    CHECK_ERR(open("/tmp/l4ro", O_WRONLY | O_CREAT | O_EXCL, 0444), EACCES);
+    CHECK_ERR(walk(AT_CWD, "/tmp/l4ro", 0), ENOENT);    /* a failed open leaves nothing */
     PASS();
 }
 

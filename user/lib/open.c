@@ -25,14 +25,16 @@ int openat(int dirfd, const char *path, int flags, ...)
  * exclusive, so "create or open" is: try create, and on EEXIST (unless the
  * caller asked for O_EXCL) walk to the file that is already there. The
  * kernel resolves the directories in path for create as it does for walk. */
-static int name_fd(int dirfd, const char *path, int flags, int mode)
+static int name_fd(int dirfd, const char *path, int flags, int mode, int *created)
 {
     int wflags = (flags & O_NOFOLLOW) ? WALK_NOFOLLOW : 0;
     int fd;
 
+    *created = 0;
     if (!(flags & O_CREAT))
         return walk(dirfd, path, wflags);
     fd = create(dirfd, path, S_IFREG, mode & 07777, 0);
+    *created = fd >= 0;
     if (fd < 0 && errno == EEXIST && !(flags & O_EXCL))
         fd = walk(dirfd, path, wflags);
     return fd;
@@ -87,10 +89,21 @@ static int ready_fd(int pathfd, int flags, const struct stat *st)
     return fd;
 }
 
+/* A failed open leaves nothing behind: a file it made goes again. */
+static int undo_create(int dirfd, const char *path, int created)
+{
+    int e = errno;
+
+    if (created)
+        unlinkat(dirfd, path, 0);
+    errno = e;
+    return -1;
+}
+
 int openat(int dirfd, const char *path, int flags, ...)
 {
     struct stat st;
-    int fd, mode = 0;
+    int fd, mode = 0, created;
     va_list ap;
 
     if (flags & O_CREAT) {
@@ -98,7 +111,7 @@ int openat(int dirfd, const char *path, int flags, ...)
         mode = va_arg(ap, int);
         va_end(ap);
     }
-    if ((fd = name_fd(dirfd, path, flags, mode)) < 0)
+    if ((fd = name_fd(dirfd, path, flags, mode, &created)) < 0)
         return -1;
     if (fstat(fd, &st) < 0)
         goto fail;
@@ -107,13 +120,13 @@ int openat(int dirfd, const char *path, int flags, ...)
         goto fail;
     }
     if (!(flags & O_PATH) && (fd = ready_fd(fd, flags, &st)) < 0)
-        return -1;
+        return undo_create(dirfd, path, created);
     if ((flags & O_KEEP) && fcntl(fd, F_SETFD, FD_KEEP) < 0)
         goto fail;
     return fd;
 fail:
     close(fd);
-    return -1;
+    return undo_create(dirfd, path, created);
 }
 /* LAB 04: END */
 
