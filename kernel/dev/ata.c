@@ -88,6 +88,8 @@ static void identify(int unit)
         return;
     insw(io, id, 256);
     units[unit].sectors = id[60] | ((uint32_t)id[61] << 16);
+    if (units[unit].sectors > 0x7FFFFF)
+        units[unit].sectors = 0x7FFFFF; /* byte offsets are 32-bit: use the first 4 GiB */
     for (i = 0; i < 20; i++) {
         units[unit].model[2 * i] = id[27 + i] >> 8;
         units[unit].model[2 * i + 1] = id[27 + i] & 0xFF;

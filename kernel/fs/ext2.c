@@ -39,16 +39,18 @@ static const struct vnode_ops ext2_ops;
 
 /* ---------------------------------------------------------------- I/O */
 
+/* Every disk access of an instance goes through these two. After revoke()
+ * the source is gone (dropped by revoke), so they answer -EIO. */
 static int dev_read(struct ext2_fs *e, uint32_t off, void *buf, uint32_t n)
 {
-    int r = file_read_at(e->dev, buf, off, n);
+    int r = e->fs->revoked ? -EIO : file_read_at(e->dev, buf, off, n);
 
     return r == (int)n ? 0 : r < 0 ? r : -EIO;
 }
 
 static int dev_write(struct ext2_fs *e, uint32_t off, const void *buf, uint32_t n)
 {
-    int r = file_write_at(e->dev, buf, off, n);
+    int r = e->fs->revoked ? -EIO : file_write_at(e->dev, buf, off, n);
 
     return r == (int)n ? 0 : r < 0 ? r : -EIO;
 }
@@ -1092,6 +1094,9 @@ static int ext2_mount(struct fs *fs, struct file *src, const char *opts)
     e->ngroups = (e->sb.blocks_count - e->sb.first_data_block + e->sb.blocks_per_group - 1) /
                  e->sb.blocks_per_group;
     e->gdt_block = e->sb.first_data_block + 1;
+    if ((uint64_t)e->ngroups * e->sb.inodes_per_group < e->sb.inodes_count || e->sb.first_ino < 2 ||
+        e->sb.first_ino > e->sb.inodes_count)
+        goto fail;                      /* inode numbers past the groups: a damaged image */
     gd_bytes = e->ngroups * sizeof(struct ext2_group);
     if (e->ngroups == 0 || e->ngroups > 65536 || !(e->groups = kmalloc(gd_bytes))) {
         err = e->ngroups ? -ENOMEM : -EINVAL;
@@ -1120,7 +1125,7 @@ static int ext2_sync(struct fs *fs)
 {
     struct ext2_fs *e = fs->priv;
 
-    return e->dev ? file_sync(e->dev) : 0;
+    return fs->revoked ? -EIO : file_sync(e->dev);
 }
 
 static void ext2_release(struct fs *fs)

@@ -279,12 +279,15 @@ int fd_install(struct file *f, int keep)
 }
 
 /* Checked before a call with side effects (create, unbind) makes its fd,
- * so that a full table is an error *before* anything changed. */
+ * so that a full table - the process's or the system's - is an error
+ * *before* anything changed. */
 int fd_room(void)
 {
     struct fdtable *t = curproc()->fds;
     int i;
 
+    if (nfiles >= NFILE)
+        return -ENFILE;
     for (i = 0; i < NOFILE; i++)
         if (!t->fd[i])
             return 0;

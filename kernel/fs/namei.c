@@ -281,7 +281,7 @@ int vfs_path_name(const struct path *p, char *buf, size_t size)
     struct proc *proc = curproc();
     struct path cur;
     char *name, *tmp;
-    int err = 0;
+    int err = 0, steps;
 
     if (size < 2)
         return -ERANGE;
@@ -294,12 +294,18 @@ int vfs_path_name(const struct path *p, char *buf, size_t size)
     }
     buf[0] = '\0';
     path_copy(&cur, p);
-    for (;;) {
+    for (steps = 0;; steps++) {
         struct path up;
         size_t n;
 
         if (proc && path_equal(&cur, proc->root))
             break;
+        if ((err = fs_check(cur.vn)) < 0)
+            break;                      /* revoked: nothing to ask it */
+        if (steps > PATH_MAX / 2) {
+            err = -ELOOP;               /* a damaged filesystem whose ".." goes round */
+            break;
+        }
         if (ns_climb(&cur))             /* stepped onto a mountpoint */
             continue;
         if (ns_is_top(&cur) || cur.vn == cur.vn->fs->root ||
@@ -311,6 +317,11 @@ int vfs_path_name(const struct path *p, char *buf, size_t size)
         }
         if ((err = cur.vn->ops->lookup(cur.vn, "..", &up.vn)) < 0)
             break;
+        if (up.vn == cur.vn) {          /* ".." is itself below the fs root: damaged */
+            vnode_put(up.vn);
+            err = -EIO;
+            break;
+        }
         up.mnt = cur.mnt;
         fs_get(up.vn->fs);
         if (up.mnt)
@@ -320,11 +331,13 @@ int vfs_path_name(const struct path *p, char *buf, size_t size)
             break;
         }
         n = snprintf(tmp, size, "/%s%s", name, buf);
-        if (n >= size)
-            err = -ERANGE;
-        strlcpy(buf, tmp, size);
         path_put(&cur);
         cur = up;
+        if (n >= size) {
+            err = -ERANGE;
+            break;
+        }
+        strlcpy(buf, tmp, size);
     }
     path_put(&cur);
     if (!err && !buf[0])

@@ -180,7 +180,7 @@ static int ramfs_unlink(struct vnode *dir, const char *name, int flags)
     return 0;
 }
 
-/* Is `a` the directory `d` or one of its ancestors' descendants? */
+/* Is directory `a` the same as `d`, or an ancestor of it? */
 static int is_ancestor(struct vnode *a, struct vnode *d)
 {
     for (; d; d = NODE(d)->parent)
@@ -326,15 +326,27 @@ static int ramfs_readlink(struct vnode *v, char *buf, uint32_t n)
     return ramfs_read(v, buf, 0, n);
 }
 
-/* The last reference to a node: free it if no name refers to it either. */
+/* The last reference to a node: free it (no name refers to it either, or
+ * it would have a reference). Freeing a directory drops its reference on
+ * its parent, which may free that too: done in a loop, not by recursion,
+ * since a user can remove a chain of directories deeper than a stack. */
 static void ramfs_inactive(struct vnode *v)
 {
-    struct ramfs_node *node = NODE(v);
-
-    vnode_put(node->parent);
-    kfree(node->data);
-    kfree(node);
-    kfree(v);
+    while (v) {
+        struct ramfs_node *node = NODE(v);
+        struct vnode *parent = node->parent;
+        kfree(node->data);
+        kfree(node);
+        kfree(v);
+        v = NULL;
+        if (parent && --parent->refs == 0) {
+            if (parent->pipe) {
+                pipe_free(parent->pipe);
+                parent->pipe = NULL;
+            }
+            v = parent;                 /* its last reference: free it next */
+        }
+    }
 }
 
 static const struct vnode_ops ramfs_ops = {

@@ -148,7 +148,7 @@ int sys_lseek(const uint32_t *arg)
 {
     struct stat st;
     struct file *f;
-    int32_t off = (int32_t)arg[1], base;
+    int64_t off = (int32_t)arg[1], base;
     int err;
 
     if (!(f = fd_get((int)arg[0], &err)))
@@ -167,13 +167,13 @@ int sys_lseek(const uint32_t *arg)
         return err;
     switch (arg[2]) {
     case SEEK_SET: base = 0; break;
-    case SEEK_CUR: base = (int32_t)f->off; break;
-    case SEEK_END: base = (int32_t)st.st_size; break;   /* a device's size too */
+    case SEEK_CUR: base = f->off; break;
+    case SEEK_END: base = st.st_size; break;            /* a device's size too */
     default: return -EINVAL;
     }
-    if (base + off < 0)
-        return -EINVAL;
-    f->off = base + off;
+    if (base + off < 0 || base + off > 0x7FFFFFFF)
+        return -EINVAL;                 /* the result must fit lseek's int */
+    f->off = (uint32_t)(base + off);
     return (int)f->off;
 }
 
@@ -255,7 +255,7 @@ int sys_fstat(const uint32_t *arg)
 int sys_getdents(const uint32_t *arg)
 {
     uint32_t ubuf = arg[1], n = arg[2], used = 0, ino, type;
-    char rec[sizeof(struct dirent) + NAME_MAX + 4];
+    char rec[sizeof(struct dirent) + NAME_MAX + 4] = { 0 };   /* no stale stack bytes out */
     struct dirent *de = (struct dirent *)rec;
     struct file *f;
     struct vnode *v;
@@ -281,6 +281,8 @@ int sys_getdents(const uint32_t *arg)
             break;
         }
         len = (sizeof(struct dirent) + strlen(de->d_name) + 1 + 3) & ~3u;
+        memset(de->d_name + strlen(de->d_name), 0, len - sizeof(struct dirent) -
+               strlen(de->d_name));
         if (used + len > n) {
             if (used == 0)
                 return -EINVAL;         /* the buffer can't hold even one */

@@ -10,6 +10,7 @@
 #include "mm/page.h"
 
 #define NFSTYPES 8
+#define MAX_FS_DEPTH 4                  /* filesystems from images inside images */
 
 static const struct fs_type *fs_types[NFSTYPES];
 static int next_fs_id = 1;
@@ -127,10 +128,14 @@ int fs_new(const char *type, struct file *src, const char *opts, struct fs **out
     for (fs = live_fs; src && fs; fs = fs->next)
         if (fs->source && fs->source->path.vn == src->path.vn && !fs->revoked)
             return -EBUSY;              /* two instances writing one disk would wreck it */
+    if (src && src->path.vn->fs->depth >= MAX_FS_DEPTH)
+        return -ELOOP;                  /* an image in an image in ...: each level is a
+                                           kernel stack frame chain on every read */
     if (!(fs = kzalloc(sizeof(*fs))))
         return -ENOMEM;
     fs->type = t;
     fs->refs = 1;
+    fs->depth = src ? src->path.vn->fs->depth + 1 : 0;
     fs->id = next_fs_id++;
     fs->readonly = opt_has(opts, "ro");
     if (src) {

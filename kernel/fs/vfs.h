@@ -74,6 +74,7 @@ struct fs {
     char source_name[32];
     void *priv;
     struct fs *next;                /* the list of live instances */
+    int depth;                      /* images inside images: bounded, see fs_new */
 };
 
 /* A place in a namespace: the vnode, and the attachment it was reached
@@ -169,7 +170,7 @@ struct fdtable *fdtable_dup(struct fdtable *t);
 void fdtable_free(struct fdtable *t);
 void fdtable_close_on_exec(struct fdtable *t);
 int fd_install(struct file *f, int keep);       /* the lowest free fd, or -EMFILE */
-int fd_room(void);                              /* 0 if fd_install would succeed, -EMFILE */
+int fd_room(void);                              /* 0, or -EMFILE / -ENFILE */
 struct file *fd_get(int fd, int *err);          /* borrowed, not counted */
 int fd_close(int fd);
 

@@ -14,8 +14,9 @@ int copyout(uint32_t udst, const void *src, size_t n);
 /* Copy a NUL-terminated string of at most max-1 characters: its length,
  * -EFAULT, or -ENAMETOOLONG. */
 int copyinstr(char *dst, uint32_t usrc, size_t max);
-/* copyout into any address space (exec builds the new stack with it). */
+/* Is [uaddr, uaddr + n) all mapped for user access (writable, if write)? */
 int uaccess_ok(uint32_t uaddr, size_t n, int write);
+/* copyout into any address space (exec builds the new stack with it). */
 int copyout_to(pde_t *pgdir, uint32_t udst, const void *src, size_t n);
 
 #endif

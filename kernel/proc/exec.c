@@ -14,7 +14,6 @@
 #include "proc/proc.h"
 
 #define MAXPHDRS    16
-#define STACK_BOTTOM USER_STACK_BOTTOM
 
 static int read_exact(struct vnode *v, void *buf, uint32_t off, uint32_t n)
 {
@@ -32,14 +31,14 @@ static int check_header(const struct elf_header *h)
     return 0;
 }
 
-/* Map and fill one PT_LOAD segment; returns its end address. */
+/* Map and fill one PT_LOAD segment: 0 or -errno. */
 static int load_segment(pde_t *pgdir, struct vnode *v, const struct elf_phdr *ph)
 {
     uint32_t va, perm = PTE_U | ((ph->flags & PF_W) ? PTE_W : 0);
     int err;
 
     if (ph->memsz < ph->filesz || ph->vaddr < USER_BASE || ph->vaddr + ph->memsz < ph->vaddr ||
-        ph->vaddr + ph->memsz > STACK_BOTTOM - PAGE_SIZE ||
+        ph->vaddr + ph->memsz > USER_STACK_BOTTOM - PAGE_SIZE ||
         ph->offset + ph->filesz < ph->offset || ph->offset + ph->filesz > v->size)
         return -ENOEXEC;
     for (va = PGROUNDDOWN(ph->vaddr); va < ph->vaddr + ph->memsz; va += PAGE_SIZE) {
@@ -69,7 +68,7 @@ static int build_stack(pde_t *pgdir, const char *const *argv, const char *const 
 {
     uint32_t ptrs[2 * MAXARG + 2 + 3];
     uint32_t sp = USER_TOP, base;
-    int argc, envc, i, n = 0;
+    int argc = 0, i, n = 0;
     const char *const *lists[2] = { argv, envp };
     int l;
 
@@ -85,8 +84,6 @@ static int build_stack(pde_t *pgdir, const char *const *argv, const char *const 
         ptrs[n++] = 0;
         if (l == 0)
             argc = count;
-        else
-            envc = count;
     }
     sp &= ~3u;
     sp -= n * 4;
@@ -95,7 +92,6 @@ static int build_stack(pde_t *pgdir, const char *const *argv, const char *const 
         return -E2BIG;
     {
         uint32_t head[3] = { (uint32_t)argc, base, base + (argc + 1) * 4 };
-        (void)envc;
         sp -= sizeof(head);
         if (copyout_to(pgdir, sp, head, sizeof(head)) < 0)
             return -E2BIG;
@@ -123,7 +119,7 @@ int exec_file(struct proc *p, struct file *f, const char *const *argv, const cha
         return err == -EIO ? err : -ENOEXEC;
     if (h.phoff > v->size || (err = read_exact(v, ph, h.phoff, h.phnum * sizeof(ph[0]))) < 0)
         return -ENOEXEC;
-    if (h.entry < USER_BASE || h.entry >= STACK_BOTTOM)
+    if (h.entry < USER_BASE || h.entry >= USER_STACK_BOTTOM)
         return -ENOEXEC;
     if (!(pgdir = vm_create()))
         return -ENOMEM;
@@ -138,7 +134,7 @@ int exec_file(struct proc *p, struct file *f, const char *const *argv, const cha
     err = -ENOEXEC;
     if (top == 0)
         goto fail;
-    if ((err = vm_alloc_range(pgdir, STACK_BOTTOM, USER_TOP, PTE_U | PTE_W)) < 0 ||
+    if ((err = vm_alloc_range(pgdir, USER_STACK_BOTTOM, USER_TOP, PTE_U | PTE_W)) < 0 ||
         (err = build_stack(pgdir, argv, envp, &esp)) < 0)
         goto fail;
 

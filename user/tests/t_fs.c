@@ -366,6 +366,28 @@ static void fsopen_checks_its_source(void)
     PASS();
 }
 
+static int cwd_in_revoked_ext2(void)
+{
+    char buf[64];
+    int img = open("/etc/sample.ext2", O_RDONLY), fs, d, probe;
+
+    if (img < 0)
+        return 1;
+    /* (the parent's instance is still live: use our own copy of the image) */
+    if ((probe = open("/tmp/copy.ext2", O_RDWR | O_CREAT | O_TRUNC, 0644)) < 0)
+        return 2;
+    while ((d = read(img, buf, sizeof(buf))) > 0)
+        write(probe, buf, d);
+    close(img);
+    if ((fs = fsopen("ext2", probe, "ro")) < 0 || (d = walk(fs, "lost+found", 0)) < 0 ||
+        fchdir(d) < 0)
+        return 3;
+    close(probe);
+    if (revoke(fs) < 0)
+        return 4;
+    return getcwd(buf, sizeof(buf)) == NULL && errno == EIO ? 0 : 5;
+}
+
 /* 12: a regular file holding an ext2 image (in the boot ramfs) is a source. */
 static void fsopen_ext2_from_an_image_in_a_regular_file(void)
 {
@@ -390,6 +412,7 @@ static void fsopen_ext2_from_an_image_in_a_regular_file(void)
     CHECK(slurp("/proc/self/ns", ns, sizeof(ns)) > 0 &&
           strstr(ns, "/tmp/loop ext2 /etc/sample.ext2\n"), "ns:\n%s", ns);
     CHECK(umount("/tmp/loop") == 0, "umount");
+    CHECK(in_child(cwd_in_revoked_ext2) == 0, "getcwd inside a revoked ext2 must be EIO");
     close(fs);
     PASS();
 }

@@ -1372,6 +1372,46 @@ static void unknown_system_call_numbers_give_enosys(void)
     PASS();
 }
 
+/* Make a chain of n directories in fs, remove it bottom-up while holding
+ * the deepest, then let go of that: the whole removed chain is freed at
+ * once, each freed directory dropping its parent. 0, or the failing level. */
+static int removed_chain(int fs, int n)
+{
+    int deepest, cur, up, i;
+
+    for (cur = dup(fs), i = 0; i < n; i++) {
+        int next = create(cur, "d", S_IFDIR, 0755, 0);
+        close(cur);
+        if ((cur = next) < 0)
+            return i + 1;
+    }
+    deepest = cur;
+    for (cur = dup(deepest), i = 0; i < n; i++) {
+        if ((up = walk(cur, "..", 0)) < 0 || unlinkat(up, "d", UNLINK_DIR) < 0)
+            return n + i + 1;
+        close(cur);
+        cur = up;
+    }
+    close(cur);
+    close(deepest);                     /* the whole chain goes now */
+    return 0;
+}
+
+/* Freeing that chain once recursed per level and overflowed the stack. */
+static void a_chain_of_10000_removed_directories_is_freed_without_recursion(void)
+{
+    unsigned before;
+    int fs, err;
+
+    CHECK((fs = fsopen("ramfs", -1, NULL)) >= 0, "fsopen");
+    CHECK((err = removed_chain(fs, 10000)) == 0, "failed at step %d", err);
+    before = free_pages();              /* kmalloc keeps its pages: compare round 2 */
+    CHECK((err = removed_chain(fs, 10000)) == 0, "second round failed at step %d", err);
+    CHECK(free_pages() == before, "%u pages before, %u after", before, free_pages());
+    close(fs);
+    PASS();
+}
+
 int main(void)
 {
     unsigned t0 = uptime_ms();
@@ -1403,6 +1443,7 @@ int main(void)
     exec_takes_exactly_64_arguments_and_refuses_65();
     exec_over_its_limits_fails_with_e2big_and_the_caller_keeps_its_fds();
     unknown_system_call_numbers_give_enosys();
+    a_chain_of_10000_removed_directories_is_freed_without_recursion();
     dotdot_of_a_removed_directory_never_reaches_freed_memory();     /* last: it may corrupt */
     printf("usertests: %u ms\n", uptime_ms() - t0);
     printf("usertests: done\n");
