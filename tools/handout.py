@@ -25,8 +25,8 @@ REGION = re.compile(r"^([ \t]*)/\* LAB (\d\d): BEGIN(?: \(stub:(.*?)\))? \*/[ \t
 
 def tracked_files():
     try:
-        out = subprocess.run(["git", "-C", ROOT, "ls-files", "-z", "-co", "--exclude-standard"], capture_output=True,
-                             check=True).stdout.decode()
+        out = subprocess.run(["git", "-C", ROOT, "ls-files", "-z", "-co", "--exclude-standard"],
+                             capture_output=True, check=True).stdout.decode()
         files = [f for f in out.split("\0") if f]
         if files:
             return [f for f in files if os.path.exists(os.path.join(ROOT, f))]

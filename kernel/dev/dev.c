@@ -45,7 +45,9 @@ static int cons_write(int minor, const void *buf, uint32_t off, uint32_t n, int 
     return tty_write(buf, n);
 }
 
-static const struct devsw console_dev = { "console", NULL, NULL, cons_read, cons_write, NULL, NULL };
+static const struct devsw console_dev = {
+    "console", NULL, NULL, cons_read, cons_write, NULL, NULL
+};
 
 static int rd_read(int minor, void *buf, uint32_t off, uint32_t n, int nonblock)
 {

@@ -25,8 +25,8 @@ static int new_root(void)
 {
     int f;
 
-    if ((mkdir("/tmp/nr", 0755) < 0 && errno != EEXIST) || mount("ramfs", NULL, "/tmp/nr", "") < 0 ||
-        mkdir("/tmp/nr/old", 0755) < 0)
+    if ((mkdir("/tmp/nr", 0755) < 0 && errno != EEXIST) ||
+        mount("ramfs", NULL, "/tmp/nr", "") < 0 || mkdir("/tmp/nr/old", 0755) < 0)
         return -1;
     if ((f = create(AT_CWD, "/tmp/nr/marker", S_IFREG, 0644, 0)) < 0)
         return -1;
