@@ -53,6 +53,18 @@ static int wait_for(int pid)
     return status;
 }
 
+/* /etc/motd, if there is one, once per boot. */
+static void show_motd(void)
+{
+    char buf[1024];
+    int path = walk(AT_CWD, "/etc/motd", 0), fd = path < 0 ? -1 : ready(path, R_READ), n;
+
+    close(path);
+    while (fd >= 0 && (n = read(fd, buf, sizeof(buf))) > 0)
+        write(1, buf, n);
+    close(fd);
+}
+
 int main(int argc, char *argv[])
 {
     open_console();
@@ -67,6 +79,7 @@ int main(int argc, char *argv[])
         sync();
         poweroff(WIFEXITED(status) ? WEXITSTATUS(status) : 0x40 + WTERMSIG(status));
     }
+    show_motd();
     for (;;) {
         char *sh[] = { "/bin/sh", NULL };
         int pid = spawn(sh), status;
