@@ -1,6 +1,10 @@
 /* idt.c - the interrupt descriptor table: 256 gates, each pointing at a
  * stub in trapentry.asm. Only the system-call gate (int 0x80) may be
- * raised from ring 3; a user `int $13` gets a general protection fault. */
+ * raised from ring 3; a user `int $13` gets a general protection fault.
+ * Exceptions and IRQs use interrupt gates (the CPU turns interrupts off on
+ * entry); the system-call gate is a trap gate, so the timer and keyboard
+ * keep working during long system calls. Code that shares data with an
+ * interrupt handler says so with irq_save()/irq_restore(). */
 #include "arch/x86/cpu.h"
 #include "arch/x86/mmu.h"
 
@@ -13,12 +17,15 @@ struct idt_gate {
 static struct idt_gate idt[256];
 extern uint32_t trap_vectors[256];
 
-static void idt_set(int n, uint32_t handler, int dpl)
+#define GATE_INTERRUPT  0x8E            /* present, 32-bit, clears IF */
+#define GATE_TRAP       0x8F            /* present, 32-bit, leaves IF alone */
+
+static void idt_set(int n, uint32_t handler, int type, int dpl)
 {
     idt[n].off_lo = handler & 0xFFFF;
     idt[n].sel = SEL_KCODE;
     idt[n].zero = 0;
-    idt[n].type_attr = 0x8E | (dpl << 5);   /* present, 32-bit interrupt gate */
+    idt[n].type_attr = type | (dpl << 5);
     idt[n].off_hi = handler >> 16;
 }
 
@@ -31,8 +38,8 @@ void idt_init(void)
     int i;
 
     for (i = 0; i < 256; i++)
-        idt_set(i, trap_vectors[i], 0);
-    idt_set(T_SYSCALL, trap_vectors[T_SYSCALL], 3);
+        idt_set(i, trap_vectors[i], GATE_INTERRUPT, 0);
+    idt_set(T_SYSCALL, trap_vectors[T_SYSCALL], GATE_TRAP, 3);
     p.limit = sizeof(idt) - 1;
     p.base = (uint32_t)idt;
     __asm__ volatile("lidt %0" : : "m"(p));
