@@ -58,6 +58,23 @@ static int nothing(void)
     return 0;
 }
 
+/* Run fn in a child (after a warm-up fork, so the page counts compare like
+ * with like) and check that it returned 0 and that every page came back
+ * once it was reaped. why[code] names the step fn failed at. */
+#define CHECK_CHILD_LEAKS_NOTHING(fn, why) \
+    do { \
+        unsigned before_, after_; \
+        int code_; \
+        in_child(nothing); \
+        before_ = free_pages(); \
+        code_ = in_child(fn); \
+        after_ = free_pages(); \
+        CHECK(code_ == 0, "child: %s (code %d)", \
+              code_ >= 0 && code_ < (int)(sizeof(why) / sizeof(why[0])) ? why[code_] : "died", \
+              code_); \
+        CHECK(after_ == before_, "free pages %u before, %u after", before_, after_); \
+    } while (0)
+
 /* The line of /proc/<pid>/status that says "state ...", or "" */
 static const char *proc_state(int pid, char *buf, int size)
 {
@@ -551,16 +568,7 @@ static void malloc_until_null_gives_enomem_then_the_heap_recovers(void)
         "sbrk(1 MiB) with no memory did not fail with ENOMEM", "malloc after free failed",
         "malloc(4 MiB) after freeing 64 KiB neighbours failed",
     };
-    unsigned before, after;
-    int code;
-
-    in_child(nothing);
-    before = free_pages();
-    code = in_child(exhaust_with_malloc);
-    after = free_pages();
-    CHECK(code == 0, "child: %s (code %d)", code >= 0 && code < 8 ? why[code] : "died", code);
-    CHECK(after == before, "free pages %u before, %u after the child was reaped", before,
-          after);
+    CHECK_CHILD_LEAKS_NOTHING(exhaust_with_malloc, why);
     PASS();
 }
 
@@ -594,15 +602,7 @@ static void sbrk_past_physical_memory_fails_with_enomem_and_keeps_nothing(void)
         "errno was not ENOMEM", "the break moved", "half the free memory could not be had "
         "afterwards: the failed sbrk kept pages",
     };
-    unsigned before, after;
-    int code;
-
-    in_child(nothing);
-    before = free_pages();
-    code = in_child(sbrk_past_memory);
-    after = free_pages();
-    CHECK(code == 0, "child: %s (code %d)", code >= 0 && code < 6 ? why[code] : "died", code);
-    CHECK(after == before, "free pages %u before, %u after", before, after);
+    CHECK_CHILD_LEAKS_NOTHING(sbrk_past_memory, why);
     PASS();
 }
 
@@ -637,15 +637,7 @@ static void fork_with_no_free_memory_fails_cleanly_and_works_once_memory_is_back
         "ok", "fork succeeded with no free memory", "fork failed, but not with ENOMEM/EAGAIN",
         "fork failed after 4 MiB were given back", "the child of the second fork failed",
     };
-    unsigned before, after;
-    int code;
-
-    in_child(nothing);
-    before = free_pages();
-    code = in_child(fork_with_no_memory);
-    after = free_pages();
-    CHECK(code == 0, "child: %s (code %d)", code >= 0 && code < 5 ? why[code] : "died", code);
-    CHECK(after == before, "free pages %u before, %u after", before, after);
+    CHECK_CHILD_LEAKS_NOTHING(fork_with_no_memory, why);
     PASS();
 }
 
@@ -686,15 +678,7 @@ static void cow_write_with_no_free_memory_kills_only_the_writer(void)
         "ok", "pipe", "fork", "wait", "the writer was not killed", "killed by an odd signal",
         "the write reached the parent's page",
     };
-    unsigned before, after;
-    int code;
-
-    in_child(nothing);
-    before = free_pages();
-    code = in_child(cow_write_with_no_memory);
-    after = free_pages();
-    CHECK(code == 0, "child: %s (code %d)", code >= 0 && code < 7 ? why[code] : "died", code);
-    CHECK(after == before, "free pages %u before, %u after", before, after);
+    CHECK_CHILD_LEAKS_NOTHING(cow_write_with_no_memory, why);
     PASS();
 }
 
