@@ -31,7 +31,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         image = os.path.join(tmp, "disk.img")
         mkfs(image, 64, 4096)
-        b = qemu.run(qemu.kernel_args("run=/bin/bench panic=exit", [None, image]), timeout=300)
+        b = qemu.run(qemu.kernel_args("panic=exit run=/bin/bench", [None, image]), timeout=300)
         for m in re.finditer(r"^BENCH (\S+) (\d+) (\S+)$", b.output, re.M):
             rows.append((m.group(1), m.group(2), m.group(3)))
         if "bench: done" not in b.output:

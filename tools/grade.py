@@ -42,7 +42,7 @@ def read_points(path):
 
 def run_program(prog, build, timeout=180):
     """Boot once with /bin/prog; {test: (ok, detail)}, the boot, seconds."""
-    b = qemu.run(qemu.kernel_args("run=/bin/%s panic=exit" % prog, build=build), timeout=timeout)
+    b = qemu.run(qemu.kernel_args("panic=exit run=/bin/%s" % prog, build=build), timeout=timeout)
     results = {}
     for m in RESULT.finditer(b.output):
         results[m.group(2)] = (m.group(1) == "PASS", m.group(3) or "")

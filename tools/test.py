@@ -114,7 +114,7 @@ CONSOLE_EXPECT = {
 def guest_suite(prog, timeout=120, disks=None, extra=""):
     """Boot with init running /bin/<prog> and powering off with its status."""
     def run():
-        b = qemu.run(qemu.kernel_args("run=/bin/%s panic=exit %s" % (prog, extra), disks),
+        b = qemu.run(qemu.kernel_args("panic=exit %s run=/bin/%s" % (extra, prog), disks),
                      timeout=timeout)
         res = parse_results("%s/" % prog, b.output)
         for name, regex in CONSOLE_EXPECT.get(prog, []):
@@ -231,7 +231,7 @@ def debugfs_matches_manifest(name, image, manifest):
 
 
 def boot_with_disk(prog, image, timeout=240):
-    b = qemu.run(qemu.kernel_args("run=/bin/%s panic=exit" % prog, [None, image]), timeout=timeout)
+    b = qemu.run(qemu.kernel_args("panic=exit run=/bin/%s" % prog, [None, image]), timeout=timeout)
     res = parse_results("%s/" % prog, b.output)
     if b.guest_code is None or not re.search(r"^%s: done" % prog, b.output, re.M):
         res.append(("%s/suite_completes" % prog, False,
@@ -374,7 +374,7 @@ def lab_suite(lab_dir):
     num = os.path.basename(lab_dir)[:2]
 
     def run():
-        b = qemu.run(qemu.kernel_args("run=/bin/lab%s panic=exit" % num), timeout=120)
+        b = qemu.run(qemu.kernel_args("panic=exit run=/bin/lab%s" % num), timeout=120)
         got = dict((n.split("/", 1)[1], (ok, d)) for n, ok, d in parse_results("x/", b.output))
         res = []
         for line in open(os.path.join(lab_dir, "points")):

@@ -269,12 +269,17 @@ void proc_user_fault(struct trapframe *tf, uint32_t addr)
     p->killed = sig;
 }
 
-/* The first process: run `path` with no fds, in the boot namespace. */
-void proc_start_init(const char *path, const char *arg)
+/* The first process: run `path` with no fds, in the boot namespace;
+ * args (NULL-terminated) become its argv[1...]. */
+void proc_start_init(const char *path, const char *const *args)
 {
     struct proc *p = proc_alloc();
-    const char *argv[3] = { path, arg, NULL };
-    int err;
+    const char *argv[MAXARG + 1] = { path };
+    int err, n;
+
+    for (n = 0; n < MAXARG - 1 && args[n]; n++)
+        argv[n + 1] = args[n];
+    argv[n + 1] = NULL;
 
     if (!p)
         panic("no process slot for init");

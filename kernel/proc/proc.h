@@ -54,7 +54,7 @@ int proc_kill_group(int pgid, int sig);
 struct proc *proc_find(int pid);
 void proc_user_fault(struct trapframe *tf, uint32_t addr);
 void proc_return_to_user(struct trapframe *tf);
-void proc_start_init(const char *path, const char *arg);
+void proc_start_init(const char *path, const char *const *args);
 void proc_set_name(struct proc *p, const char *name);
 
 void scheduler(void) __attribute__((noreturn));

@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <orthos.h>
 #include <unistd.h>
-#include "t.h"
+#include "lab.h"
 
 static int make(const char *path, const char *text)
 {
@@ -122,16 +122,18 @@ static void o_nonblock_and_the_access_mode_reach_the_fd(void)
     PASS();
 }
 
-int main(void)
+static const struct lab_test tests[] = {
+    LAB_TEST(open_reads_an_existing_file),
+    LAB_TEST(o_creat_o_excl_refuses_an_existing_name),
+    LAB_TEST(o_creat_without_o_excl_opens_the_existing_file_untouched),
+    LAB_TEST(o_trunc_empties_the_file),
+    LAB_TEST(o_directory_refuses_a_file),
+    LAB_TEST(o_append_writes_at_the_end),
+    LAB_TEST(open_returns_the_lowest_free_fd),
+    LAB_TEST(o_nonblock_and_the_access_mode_reach_the_fd),
+};
+
+int main(int argc, char **argv)
 {
-    open_reads_an_existing_file();
-    o_creat_o_excl_refuses_an_existing_name();
-    o_creat_without_o_excl_opens_the_existing_file_untouched();
-    o_trunc_empties_the_file();
-    o_directory_refuses_a_file();
-    o_append_writes_at_the_end();
-    open_returns_the_lowest_free_fd();
-    o_nonblock_and_the_access_mode_reach_the_fd();
-    printf("lab04: done\n");
-    return t_failures != 0;
+    return lab_main("lab04", tests, sizeof(tests) / sizeof(tests[0]), argc, argv);
 }

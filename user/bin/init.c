@@ -2,9 +2,9 @@
  * Orthos closes every other fd on exec by default), attaches a ramfs at
  * /tmp and the ext2 data disk /dev/hd1 (if there is one) at /mnt, then
  * keeps a shell running on the console, reaping every orphan the kernel
- * hands it. With an argument (kernel command line run=PROG, as
- * the test runner uses) it runs PROG once instead and powers the machine
- * off with PROG's exit status. */
+ * hands it. With arguments (kernel command line run=PROG ARG..., as
+ * the test runner and the grader use) it runs PROG with those arguments
+ * once instead and powers the machine off with PROG's exit status. */
 #include <errno.h>
 #include <fcntl.h>
 #include <orthos.h>
@@ -73,9 +73,8 @@ int main(int argc, char *argv[])
     if (mount("ext2", "/dev/hd1", "/mnt", "") < 0 && errno != ENXIO)
         fprintf(stderr, "init: cannot attach /dev/hd1 at /mnt: %s\n", strerror(errno));
 
-    if (argc > 1) {                     /* run=PROG: one program, then power off */
-        char *args[] = { argv[1], NULL };
-        int status = wait_for(spawn(args));
+    if (argc > 1) {                     /* run=PROG ARG...: one program, then power off */
+        int status = wait_for(spawn(argv + 1));
         sync();
         poweroff(WIFEXITED(status) ? WEXITSTATUS(status) : 0x40 + WTERMSIG(status));
     }
