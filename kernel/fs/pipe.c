@@ -6,7 +6,14 @@
  * never interleave (POSIX's PIPE_BUF rule). Because ready() never blocks, a read
  * from a FIFO whose writer has not come yet waits for data (or says
  * -EAGAIN when non-blocking); end of file comes once every writer that
- * came has gone. A write with no reader left is -EPIPE. */
+ * came has gone. A write with no reader left is -EPIPE.
+ *
+ * Readers and writers wait on different channels and each side wakes
+ * only the other: a reader sleeps on &p->readers until a writer adds
+ * bytes or leaves; a writer sleeps on &p->writers until a reader makes
+ * room or leaves. (On one shared channel, a writer that woke "the other
+ * side" before sleeping woke the other writers too, and two writers on a
+ * full pipe woke each other for ever.) */
 #include "arch/x86/x86.h"
 #include "fs/vfs.h"
 #include "include/uapi/errno.h"
@@ -19,7 +26,7 @@
 struct pipe {
     char buf[PIPE_SIZE];
     uint32_t rd, wr;            /* free-running counters; wr - rd bytes queued */
-    int readers, writers;
+    int readers, writers;       /* how many of each; &readers, &writers: their sleep channels */
     int had_reader, had_writer;
 };
 
@@ -44,8 +51,7 @@ int pipe_open(struct vnode *v, int access)
         v->pipe->writers++;
         v->pipe->had_writer = 1;
     }
-    wakeup(v->pipe);
-    return 0;
+    return 0;                           /* a newcomer changes nothing anyone waits for */
 }
 
 /* When the last reader and writer are both gone the FIFO starts over
@@ -65,7 +71,10 @@ void pipe_close(struct vnode *v, int access)
         p->had_reader = p->had_writer = 0;
         p->rd = p->wr;
     }
-    wakeup(p);
+    if (access & FA_READ)
+        wakeup(&p->writers);            /* they may now get -EPIPE */
+    if (access & FA_WRITE)
+        wakeup(&p->readers);            /* they may now see end of file */
 }
 
 int pipe_read(struct vnode *v, void *buf, uint32_t n, int nonblock)
@@ -85,11 +94,11 @@ int pipe_read(struct vnode *v, void *buf, uint32_t n, int nonblock)
             irq_restore(s);
             return nonblock ? -EAGAIN : -EINTR;
         }
-        sleep_on(p);
+        sleep_on(&p->readers);          /* until a writer adds bytes or leaves */
     }
     while (got < n && p->rd != p->wr)
         ((char *)buf)[got++] = p->buf[p->rd++ % PIPE_SIZE];
-    wakeup(p);
+    wakeup(&p->writers);                /* there is room now */
 out:
     irq_restore(s);
     return (int)got;
@@ -112,13 +121,13 @@ int pipe_write(struct vnode *v, const void *buf, uint32_t n, int nonblock)
                                            PIPE_SIZE - (p->wr - p->rd) < n)) {
             if (nonblock || curproc()->killed || fs_check(v) < 0)
                 break;
-            wakeup(p);
-            sleep_on(p);
+            wakeup(&p->readers);        /* what is queued (maybe ours) must drain */
+            sleep_on(&p->writers);      /* until a reader makes room or leaves */
             continue;
         }
         p->buf[p->wr++ % PIPE_SIZE] = ((const char *)buf)[put++];
     }
-    wakeup(p);
+    wakeup(&p->readers);
     irq_restore(s);
     if (put == 0 && n > 0)
         return fs_check(v) < 0 ? -EIO : nonblock ? -EAGAIN : -EINTR;

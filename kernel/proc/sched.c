@@ -29,7 +29,11 @@ void scheduler(void)
         struct proc *p = NULL;
         int i;
 
-        cli();
+        /* Let interrupts in on every pass, not only when idle: processes
+         * that hand the CPU straight to each other (sched() is entered
+         * with interrupts off) must not keep the clock and the keyboard
+         * out. The nop matters: sti takes effect one instruction late. */
+        __asm__ volatile("sti; nop; cli" ::: "memory");
         for (i = 1; i <= NPROC; i++) {
             struct proc *q = &proc_table[(last + i) % NPROC];
             if (q->state == P_RUNNABLE) {
@@ -70,7 +74,12 @@ void yield(void)
 }
 
 /* Sleep until wakeup(chan). Call with interrupts off, after testing the
- * condition you wait for: nothing can wake the channel in between. */
+ * condition you wait for: nothing can wake the channel in between.
+ * A channel names one condition, and only those who wait for that
+ * condition sleep on it: who changes the condition wakes its channel.
+ * Never wake a channel you are about to sleep on yourself (two sleepers
+ * of the same kind would wake each other for ever): pipe.c gives
+ * readers and writers a channel each for that reason. */
 void sleep_on(void *chan)
 {
     current->chan = chan;
