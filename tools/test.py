@@ -412,6 +412,23 @@ def handout_suite(lab_dir):
     return "labs/" + num, run
 
 
+# ---------------------------------------------------------------- robust (issue 9)
+# The robust engineer's block: a kernel fault in the worst register state
+# still panics in words, and the shell survives what used to lose it.
+def fault_hostile_suite():
+    def run():
+        b = qemu.run(qemu.kernel_args("test=fault_hostile panic=exit"), timeout=60)
+        ok = "panic: kernel page fault at 0xdead0000" in b.output and \
+            b.status == qemu.PANIC_STATUS
+        return [("boot/panic_survives_df_set_and_a_wild_frame_pointer", ok,
+                 "" if ok else "status %s\n%s" % (b.status, tail(b.output)))]
+    return "boot/fault_hostile", run
+
+
+def robust_suites():
+    return [fault_hostile_suite()]
+
+
 def all_suites():
     suites = [host_suite(b) for b in sorted(glob.glob(os.path.join(qemu.BUILD, "hosttest", "*")))
               if os.access(b, os.X_OK)]
@@ -421,6 +438,7 @@ def all_suites():
         suites.append(guest_suite(os.path.splitext(os.path.basename(src))[0]))
     suites += [ext2_write_suite(), ext2_read_suite(1024), ext2_read_suite(4096), ext2_full_suite()]
     suites.append(shell_suite())
+    suites += robust_suites()
     labs = sorted(glob.glob(os.path.join(qemu.ROOT, "lab", "[0-9][0-9]-*")))
     suites += [lab_suite(d) for d in labs] + [handout_suite(d) for d in labs]
     return suites

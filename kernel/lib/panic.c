@@ -73,12 +73,29 @@ static void __attribute__((noreturn)) halt_forever(void)
     machine_halt_after_panic();
 }
 
+/* Panics entered so far. The panic path trusts nothing it is handed: a
+ * frame pointer in the backtrace may point anywhere, so a fault while
+ * panicking ends the report (once) instead of recursing until the stack
+ * is gone and the machine resets without a word. */
+static int panicking;
+
+static void panic_enter(void)
+{
+    cli();
+    __asm__ volatile("cld");            /* string instructions must go up */
+    if (panicking++ == 0)
+        return;
+    if (panicking == 2)
+        kprintf("\n(a fault while panicking: the report ends here)\n");
+    machine_halt_after_panic();
+}
+
 void panic(const char *fmt, ...)
 {
     va_list ap;
     char msg[160];
 
-    cli();
+    panic_enter();
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
@@ -90,9 +107,10 @@ void panic(const char *fmt, ...)
 void panic_trap(const struct trapframe *tf, uint32_t fault_addr)
 {
     uint32_t off;
-    const char *fn = ksym_lookup(tf->eip, &off);
+    const char *fn;
 
-    cli();
+    panic_enter();
+    fn = ksym_lookup(tf->eip, &off);
     if (tf->trapno == T_PGFLT)
         kprintf("\npanic: kernel page fault at %p (%s, eip %p in %s)\n", (void *)fault_addr,
                 (tf->err & 2) ? "write" : "read", (void *)tf->eip, fn ? fn : "?");

@@ -2,7 +2,8 @@
  * line says `test=NAME` (`test=all` for every one). Each prints
  * "PASS name" or "FAIL name: why" on the console; tools/test.py collects
  * them. `test=fault` crashes on purpose so the runner can check that a
- * kernel fault panics with a backtrace naming the guilty function. */
+ * kernel fault panics with a backtrace naming the guilty function;
+ * `test=fault_hostile` does it with DF set and a wild frame pointer. */
 #include "arch/x86/x86.h"
 #include "boot.h"
 #include "dev/power.h"
@@ -190,6 +191,19 @@ void __attribute__((noinline)) ktest_fault_deliberately(void)
     *bad = 1;
 }
 
+/* The same fault with the worst register state a kernel bug could leave:
+ * the direction flag set and a frame pointer into unmapped memory. The
+ * panic must still print and end the run (test=fault_hostile). */
+static void __attribute__((noinline)) ktest_fault_with_hostile_registers(void)
+{
+    __asm__ volatile("pushl %%ebp\n\t"
+                     "movl $0xF0000000, %%ebp\n\t"
+                     "std\n\t"
+                     "movl $1, 0xDEAD0000\n\t"
+                     "cld\n\t"
+                     "popl %%ebp" ::: "memory");
+}
+
 static const struct {
     const char *name;
     void (*fn)(void);
@@ -211,6 +225,10 @@ void ktest_run(const char *which)
     if (strcmp(which, "fault") == 0) {
         kprintf("ktest: faulting on purpose\n");
         ktest_fault_deliberately();
+    }
+    if (strcmp(which, "fault_hostile") == 0) {
+        kprintf("ktest: faulting on purpose, with DF set and a wild frame pointer\n");
+        ktest_fault_with_hostile_registers();
     }
     for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
         if (strcmp(which, "all") == 0 || strcmp(which, tests[i].name) == 0)

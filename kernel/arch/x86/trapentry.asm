@@ -30,7 +30,13 @@ section .text
 %assign i i+1
 %endrep
 
+; Nothing in the interrupted state is trusted: the CPU already cleared TF
+; and NT (and IF, for an interrupt gate) and switched to the kernel stack;
+; AC only matters in ring 3; the direction flag is ours to clear (C code
+; and rep movs/stos assume it is clear), and the data segments are
+; reloaded. iret gives the interrupted code back all of its own state.
 trap_common:
+    cld
     push ds
     push es
     push fs
