@@ -153,6 +153,7 @@ void kmain(uint32_t magic, uint32_t mbi_pa)
         panic_exits = 1;
     gdt_init();
     idt_init();
+    fpu_init();
     pic_init();
     mem_init(mbi);
     kheap_init();

@@ -72,6 +72,7 @@ struct proc *proc_alloc(void)
     p->chan = NULL;
     p->parent = NULL;
     p->start_tick = ticks;
+    fpu_reset(&p->fpu);                 /* a clean FPU, unless fork copies one */
     return p;
 }
 
@@ -150,6 +151,7 @@ int proc_fork(void)
     ns_get(child->ns);
     *child->tf = *parent->tf;
     child->tf->eax = 0;                 /* fork() returns 0 in the child */
+    fpu_save(&child->fpu);              /* the parent's live registers */
     child->heap_base = parent->heap_base;
     child->brk = parent->brk;
     child->pgid = parent->pgid;
@@ -257,7 +259,10 @@ int proc_kill_group(int pgid, int sig)
 void proc_user_fault(struct trapframe *tf, uint32_t addr)
 {
     struct proc *p = curproc();
-    int sig = tf->trapno == T_ILLOP ? SIGILL : tf->trapno == T_DIVIDE ? SIGFPE : SIGSEGV;
+    int sig = tf->trapno == T_ILLOP ? SIGILL : SIGSEGV;
+
+    if (tf->trapno == T_DIVIDE || tf->trapno == T_FPERR || tf->trapno == T_SIMDERR)
+        sig = SIGFPE;
 
     if (tf->trapno == T_PGFLT)
         kprintf("pid %d (%s): page fault at %p (%s %s, eip %p): killed\n", p->pid, p->name,

@@ -37,6 +37,7 @@ struct proc {
     struct fdtable *fds;
     struct namespace *ns;
     struct path *root, *cwd;
+    struct fpu_state fpu;               /* its FPU/SSE registers while it is not running */
 };
 
 extern struct proc proc_table[NPROC];

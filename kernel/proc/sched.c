@@ -51,7 +51,9 @@ void scheduler(void)
         need_resched = 0;
         tss_set_kstack((uint32_t)p->kstack + KSTACK_SIZE);
         vm_switch(p->pgdir);
+        fpu_restore(&p->fpu);           /* eagerly: see fpu.c */
         swtch(&scheduler_ctx, p->ctx);
+        fpu_save(&p->fpu);
         vm_switch(NULL);
         current = NULL;
     }

@@ -46,6 +46,24 @@ static void bench_fork_exec(void)
     report("fork_exec_wait", 100, uptime_ms() - t, "runs/s", 1);
 }
 
+/* Two processes hand the CPU to each other with sched_yield(): each
+ * round trip is two context switches (and two system calls). */
+static void bench_switch(void)
+{
+    unsigned rounds = 20000, t = uptime_ms(), i;
+    int pid, status;
+
+    if ((pid = fork()) == 0) {
+        for (i = 0; i < rounds; i++)
+            sched_yield();
+        _exit(0);
+    }
+    for (i = 0; i < rounds; i++)
+        sched_yield();
+    waitpid(pid, &status, 0);
+    report("context_switch", 2 * rounds, uptime_ms() - t, "switches/s", 1);
+}
+
 static void bench_pipe(void)
 {
     unsigned total = 16 << 20, got = 0, t = uptime_ms();
@@ -88,6 +106,7 @@ int main(void)
     memset(buf, 'b', sizeof(buf));
     bench_syscall();
     bench_fork_exec();
+    bench_switch();
     bench_pipe();
     bench_file("ramfs_write", "/tmp/bench", 8 << 20);
     if (walk(AT_CWD, "/mnt/lost+found", 0) >= 0)     /* init attached the disk */

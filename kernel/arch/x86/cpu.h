@@ -28,6 +28,8 @@ struct context {
 #define T_ILLOP     6
 #define T_GPFLT     13
 #define T_PGFLT     14
+#define T_FPERR     16                  /* x87 error (#MF) */
+#define T_SIMDERR   19                  /* SSE error (#XM) */
 #define T_IRQ0      32
 #define T_SYSCALL   0x80
 
@@ -52,6 +54,23 @@ void pit_init(unsigned hz);
 typedef void (*irq_handler_t)(void);
 void irq_register(int irq, irq_handler_t fn);
 const char *trap_name(uint32_t trapno);
+
+/* A process's x87 and SSE registers, in the layout fxsave writes
+ * (fpu.c; Intel SDM vol. 1, 10.5.1). Only the fields the kernel sets by
+ * name are spelled out. */
+struct fpu_state {
+    uint16_t fcw, fsw;                  /* control and status words */
+    uint8_t ftw, reserved;              /* tag bits, 1 = register in use */
+    uint16_t fop;
+    uint32_t fip, fcs, fdp, fds;        /* last instruction and operand */
+    uint32_t mxcsr, mxcsr_mask;
+    uint8_t regs[480];                  /* st0-st7, xmm0-xmm7, reserved */
+} __attribute__((aligned(16)));
+
+void fpu_init(void);
+void fpu_reset(struct fpu_state *s);
+void fpu_save(struct fpu_state *s);
+void fpu_restore(const struct fpu_state *s);
 
 /* Switch kernel stacks (swtch.asm): save into *old, resume new. */
 void swtch(struct context **old, struct context *new);

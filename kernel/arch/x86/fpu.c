@@ -1,0 +1,86 @@
+/* fpu.c - the x87 FPU and SSE registers, one set per process. They are
+ * saved and restored eagerly, with fxsave/fxrstor, on every switch into
+ * and out of a process (sched.c); doc/decisions.md says why eager rather
+ * than lazy (CR0.TS + #NM). The kernel itself never touches them: it is
+ * built with -mgeneral-regs-only, so only user programs own these
+ * registers and the switch is the only place that needs to care. */
+#include "arch/x86/cpu.h"
+#include "lib/kprintf.h"
+#include "lib/string.h"
+
+#define CPUID_FXSR  (1u << 24)          /* CPUID.1:EDX: fxsave/fxrstor */
+#define CPUID_SSE   (1u << 25)
+
+#define CR0_MP      (1u << 1)           /* wait/fwait honour TS */
+#define CR0_EM      (1u << 2)           /* no FPU: emulate (must be off) */
+#define CR0_TS      (1u << 3)           /* task switched: next FPU use traps */
+#define CR0_NE      (1u << 5)           /* FPU errors as #MF, not an IRQ 13 nobody handles */
+#define CR4_OSFXSR  (1u << 9)           /* the OS saves SSE state: SSE allowed */
+#define CR4_OSXMMEXCPT (1u << 10)       /* unmasked SSE errors raise #XM */
+
+#define FCW_DEFAULT 0x037F              /* fninit: 64-bit precision, every exception masked */
+#define MXCSR_DEFAULT 0x1F80            /* every SSE exception masked, round to nearest */
+
+_Static_assert(sizeof(struct fpu_state) == 512, "fxsave writes 512 bytes");
+
+static inline uint32_t read_cr0(void)
+{
+    uint32_t v;
+    __asm__ volatile("movl %%cr0, %0" : "=r"(v));
+    return v;
+}
+
+static inline void write_cr0(uint32_t v)
+{
+    __asm__ volatile("movl %0, %%cr0" : : "r"(v));
+}
+
+static inline uint32_t read_cr4(void)
+{
+    uint32_t v;
+    __asm__ volatile("movl %%cr4, %0" : "=r"(v));
+    return v;
+}
+
+static inline void write_cr4(uint32_t v)
+{
+    __asm__ volatile("movl %0, %%cr4" : : "r"(v));
+}
+
+/* Turn the FPU on for user programs: errors as exceptions (#MF, #XM) that
+ * kill the process that caused them, and SSE if the CPU has it. A CPU
+ * without fxsave (older than a Pentium II) cannot run Orthos. */
+void fpu_init(void)
+{
+    uint32_t a = 1, b, c, d;
+
+    __asm__ volatile("cpuid" : "+a"(a), "=b"(b), "=c"(c), "=d"(d));
+    if (!(d & CPUID_FXSR))
+        panic("this CPU has no fxsave/fxrstor: Orthos needs a Pentium II or later");
+    write_cr0((read_cr0() | CR0_MP | CR0_NE) & ~(CR0_EM | CR0_TS));
+    write_cr4(read_cr4() | CR4_OSFXSR | ((d & CPUID_SSE) ? CR4_OSXMMEXCPT : 0));
+    __asm__ volatile("fninit");
+    kprintf("fpu: x87%s, saved per process\n", (d & CPUID_SSE) ? " + SSE" : "");
+}
+
+/* The state of a process that has not used the FPU: what fninit leaves,
+ * with MXCSR at its default and every register zero. */
+void fpu_reset(struct fpu_state *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->fcw = FCW_DEFAULT;               /* ftw 0 in fxsave's form: every register empty */
+    s->mxcsr = MXCSR_DEFAULT;
+}
+
+/* fxsave does not raise pending FPU errors and leaves the registers as
+ * they were; fxrstor does not raise them either: a pending error reaches
+ * its own process, at its next FPU instruction. */
+void fpu_save(struct fpu_state *s)
+{
+    __asm__ volatile("fxsave %0" : "=m"(*s));
+}
+
+void fpu_restore(const struct fpu_state *s)
+{
+    __asm__ volatile("fxrstor %0" : : "m"(*s));
+}
