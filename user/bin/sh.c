@@ -27,6 +27,7 @@
 #define SCRIPT_FD   (FD_LIMIT - 1)  /* a script being read, out of the fd builtins' way */
 
 static int last_status;             /* $? */
+static int njobs;                   /* background jobs started and not yet reported done */
 static int interactive;             /* reading a terminal: print prompts */
 static int job_control;             /* each job gets its own process group and the console */
 static char **params;               /* $0, $1, ... $9 */
@@ -493,8 +494,6 @@ struct saved_fds {
     int n;
 };
 
-static struct saved_fds *saving;    /* while a builtin runs in the shell: its saved fds */
-
 /* "3" -> 3. Anything but a plain decimal number is EBADF. */
 static int parse_fd(const char *s, int *fd)
 {
@@ -604,14 +603,18 @@ static int apply_redirs(struct command *c, struct expansion *x, struct saved_fds
 
 /* ------------------------------------------------------------ builtins */
 
-/* Builtins run in the shell when they are a command of their own, so that
- * cd, export and the fd builtins change the shell; in a pipeline or in the
- * background they run in a child, like any program. Errors say
- * "sh: NAME: why" and give status 1. */
+/* A builtin runs in the shell itself only if it must, to change the
+ * shell (cd, export, the fd builtins, wait for the shell's own jobs): as
+ * a command of its own, it runs there. Every other builtin (readfd, fds,
+ * pwd, help) always runs in a child, like a program, so that ^C can stop
+ * it: readfd on a FIFO may wait for ever, and ^C kills the foreground job,
+ * never the shell. In a pipeline or in the background every builtin runs
+ * in a child. Errors say "sh: NAME: why" and give status 1. */
 struct builtin {
     const char *name;
     int (*run)(int argc, char **argv);
     int min, max;                   /* how many arguments it takes */
+    int in_shell;                   /* it changes the shell: run it there */
     const char *args, *help;
 };
 
@@ -701,17 +704,42 @@ static int status_of(int wstatus)
 static void report_done(int pid, int wstatus)
 {
     printf("[%d] done status %d\n", pid, status_of(wstatus));
+    njobs--;
 }
 
 /* Every child still running is a background job: foreground ones were
- * waited for by pid. */
+ * waited for by pid. Waiting could take for ever (`cat fifo &`), so with
+ * job control a stand-in child holds the console meanwhile: ^C kills it
+ * (it is the foreground job), which ends the wait and spares both the
+ * shell and the jobs. Status 130 (128 + SIGINT) when ^C ended it. */
 static int b_wait(int argc, char **argv)
 {
-    int pid, wstatus;
+    int pid, wstatus, standin = 0;
 
-    while ((pid = wait(&wstatus)) > 0)
+    fflush(stdout);
+    if (job_control && njobs > 0 && (standin = fork()) == 0) {
+        setpgid(0, 0);
+        for (;;)
+            sleep_ms(60000);
+    }
+    if (standin > 0) {
+        setpgid(standin, standin);      /* the child does the same: whichever runs first */
+        tcsetpgrp(standin);
+    }
+    while (njobs > 0 && (pid = wait(&wstatus)) > 0) {
+        if (pid == standin) {
+            standin = -1;               /* ^C */
+            break;
+        }
         report_done(pid, wstatus);
-    return 0;
+    }
+    if (standin > 0) {
+        kill(standin, SIGKILL);
+        waitpid(standin, &wstatus, 0);
+    }
+    if (job_control)
+        tcsetpgrp(0);
+    return standin < 0 ? 128 + SIGINT : 0;
 }
 
 /* The source of a filesystem: walk + ready, read-write if it may be, else
@@ -837,19 +865,8 @@ static int b_unshare(int argc, char **argv)
     return unshare() < 0 ? fail(argv[0]) : 0;
 }
 
-/* Is fd one of the copies the shell made to restore after a builtin? */
-static int is_saved_copy(int fd)
-{
-    int i;
-
-    for (i = 0; saving && i < saving->n; i++)
-        if (saving->fd[i].copy == fd)
-            return 1;
-    return 0;
-}
-
-/* Prints /proc/self/fd, less the lines for the fd that reads it and for
- * the copies kept while a redirection lasts: `fds > f` lists what `fds` does. */
+/* Prints /proc/self/fd, less the line for the fd that reads it. It runs
+ * in a child, whose fds are a copy of the shell's (and its redirections). */
 static int b_fds(int argc, char **argv)
 {
     char buf[2048], *line, *next;
@@ -866,7 +883,7 @@ static int b_fds(int argc, char **argv)
     for (line = buf; *line; line = next) {
         n = strcspn(line, "\n");
         next = line + n + (line[n] == '\n');
-        if (atoi(line) != fd && !is_saved_copy(atoi(line))) {
+        if (atoi(line) != fd) {
             fwrite(line, 1, n, stdout);
             putchar('\n');
         }
@@ -888,26 +905,26 @@ static int b_readfd(int argc, char **argv)
 static int b_help(int argc, char **argv);
 
 static const struct builtin builtins[] = {
-    { "cd", b_cd, 0, 1, "[DIR]", "change directory (default $HOME, else /)" },
-    { "pwd", b_pwd, 0, 0, "", "print the current directory" },
-    { "exit", b_exit, 0, 1, "[N]", "leave the shell with status N (default $?)" },
-    { "export", b_export, 0, MAXWORDS, "[NAME=VALUE ...]", "set variables; alone, list them" },
-    { "help", b_help, 0, 0, "", "list the builtins" },
-    { "wait", b_wait, 0, 0, "", "wait for every background job" },
-    { "fsopen", b_fsopen, 1, 3, "TYPE [SRC [OPTS]]", "new filesystem from SRC (or none) -> fd" },
-    { "walk", b_walk, 1, 1, "PATH", "a path-only fd on PATH -> fd" },
-    { "walkat", b_walkat, 2, 2, "FD PATH", "walk PATH from directory FD -> fd" },
-    { "ready", b_ready, 2, 2, "FD r|w|rw[a]", "ready path fd FD for I/O -> new fd" },
-    { "bind", b_bind, 2, 2, "FD PATH", "attach what FD refers to at PATH" },
-    { "unbind", b_unbind, 1, 1, "PATH", "detach what is at PATH -> fd on it" },
-    { "revoke", b_revoke, 1, 1, "FD", "force-unmount the filesystem FD is in" },
-    { "fchroot", b_fchroot, 1, 1, "FD", "make directory FD the shell's root" },
-    { "fchdir", b_fchdir, 1, 1, "FD", "make directory FD the current directory" },
-    { "close", b_close, 1, 1, "FD", "close one of the shell's fds" },
-    { "keep", b_keep, 1, 1, "FD", "let commands inherit FD (FD_KEEP)" },
-    { "unshare", b_unshare, 0, 0, "", "give the shell a private namespace" },
-    { "fds", b_fds, 0, 0, "", "list the shell's fds (/proc/self/fd)" },
-    { "readfd", b_readfd, 1, 1, "FD", "copy what FD reads to standard output" },
+    { "cd", b_cd, 0, 1, 1, "[DIR]", "change directory (default $HOME, else /)" },
+    { "pwd", b_pwd, 0, 0, 0, "", "print the current directory" },
+    { "exit", b_exit, 0, 1, 1, "[N]", "leave the shell with status N (default $?)" },
+    { "export", b_export, 0, MAXWORDS, 1, "[NAME=VALUE ...]", "set variables; alone, list them" },
+    { "help", b_help, 0, 0, 0, "", "list the builtins" },
+    { "wait", b_wait, 0, 0, 1, "", "wait for every background job" },
+    { "fsopen", b_fsopen, 1, 3, 1, "TYPE [SRC [OPTS]]", "new filesystem from SRC (or none) -> fd" },
+    { "walk", b_walk, 1, 1, 1, "PATH", "a path-only fd on PATH -> fd" },
+    { "walkat", b_walkat, 2, 2, 1, "FD PATH", "walk PATH from directory FD -> fd" },
+    { "ready", b_ready, 2, 2, 1, "FD r|w|rw[a]", "ready path fd FD for I/O -> new fd" },
+    { "bind", b_bind, 2, 2, 1, "FD PATH", "attach what FD refers to at PATH" },
+    { "unbind", b_unbind, 1, 1, 1, "PATH", "detach what is at PATH -> fd on it" },
+    { "revoke", b_revoke, 1, 1, 1, "FD", "force-unmount the filesystem FD is in" },
+    { "fchroot", b_fchroot, 1, 1, 1, "FD", "make directory FD the shell's root" },
+    { "fchdir", b_fchdir, 1, 1, 1, "FD", "make directory FD the current directory" },
+    { "close", b_close, 1, 1, 1, "FD", "close one of the shell's fds" },
+    { "keep", b_keep, 1, 1, 1, "FD", "let commands inherit FD (FD_KEEP)" },
+    { "unshare", b_unshare, 0, 0, 1, "", "give the shell a private namespace" },
+    { "fds", b_fds, 0, 0, 0, "", "list the shell's fds (/proc/self/fd)" },
+    { "readfd", b_readfd, 1, 1, 0, "FD", "copy what FD reads to standard output" },
 };
 #define NBUILTINS ((int)(sizeof(builtins) / sizeof(builtins[0])))
 
@@ -962,8 +979,10 @@ static void exec_command(struct command *c, struct expansion *x)
         _exit(1);
     if (x->argc == 0)
         _exit(0);
-    if ((b = find_builtin(x->argv[0])))
+    if ((b = find_builtin(x->argv[0]))) {
+        job_control = njobs = 0;        /* not the shell: no console, no jobs of its own */
         exit(run_builtin(b, x->argc, x->argv));
+    }
     keepstdio();
     for (i = 0; i < c->nredirs; i++)
         fcntl(c->redirs[i].fd, F_SETFD, FD_KEEP);   /* a closed one is no error */
@@ -982,12 +1001,10 @@ static int run_in_shell(struct command *c, struct expansion *x)
     struct saved_fds saved = { .n = 0 };
     int status = 1;
 
-    saving = &saved;
     if (apply_redirs(c, x, &saved) == 0)
         status = x->argc ? run_builtin(find_builtin(x->argv[0]), x->argc, x->argv) : 0;
     fflush(stdout);
     restore_fds(&saved);
-    saving = NULL;
     return status;
 }
 
@@ -1005,17 +1022,18 @@ static int job_status(int wstatus)
 /* Starts the stages of pl, joined by pipes, and waits for them all; the
  * status is the last one's. With job control, the stages form one process
  * group that has the console (and its ^C) until they are done. A lone
- * builtin runs in the shell instead. */
+ * builtin that changes the shell runs in the shell instead. */
 static int run_pipeline(struct pipeline *pl)
 {
     static struct expansion x;
     int pids[MAXSTAGES], n = pl->ncmds, pgid = 0, in = -1, p[2], i, started, wstatus;
+    const struct builtin *b;
     int status = 1;
 
     if (n == 1) {
         if (expand_command(&pl->cmds[0], &x) < 0)
             return 1;
-        if (x.argc == 0 || find_builtin(x.argv[0]))
+        if (x.argc == 0 || ((b = find_builtin(x.argv[0])) && b->in_shell))
             return run_in_shell(&pl->cmds[0], &x);
     }
     fflush(stdout);                 /* or the children would print it again */
@@ -1117,6 +1135,7 @@ static void run_background(struct pipeline *pl, int n)
     if (job_control)
         setpgid(pid, pid);
     printf("[%d]\n", pid);
+    njobs++;
     last_status = 0;
 }
 
