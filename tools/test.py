@@ -425,8 +425,73 @@ def fault_hostile_suite():
     return "boot/fault_hostile", run
 
 
+def robust_shell_suite():
+    """What used to lose the console for good: a builtin blocked on a FIFO,
+    `wait` on a job that never ends, a revoked /dev, /tmp or console."""
+    def run():
+        res = []
+        with qemu.Session(qemu.kernel_args("panic=exit"), timeout=90) as s:
+            if not s.expect(r"\$ $", timeout=30):
+                return [("shell/robust/prompt_appears", False, tail(s.output))]
+
+            def answers(name, line="echo still here", want="still here", detail=""):
+                out = s.run(line, timeout=10) or ""
+                ok = want in out
+                res.append(("shell/" + name, ok, "" if ok else detail + tail(s.output)))
+                return ok
+
+            def fd_of(line):
+                m = re.search(r"^fd (\d+)$", s.run(line) or "", re.M)
+                return m.group(1) if m else "none"
+
+            # A builtin blocked reading a FIFO nobody writes: ^C stops it.
+            s.run("mkfifo /tmp/rf")
+            fd = fd_of("ready %s r" % fd_of("walk /tmp/rf"))
+            s.send("readfd %s\n" % fd)
+            time.sleep(1.0)
+            s.send("\x03")
+            s.expect(r"\$ $", timeout=5)
+            answers("ctrl_c_stops_a_builtin_blocked_on_a_fifo")
+            # wait for a job that outlives us: ^C ends the wait, the job lives on.
+            s.run("sleep 60 &")
+            s.send("wait\n")
+            time.sleep(1.0)
+            s.send("\x03")
+            s.expect(r"\$ $", timeout=5)
+            answers("ctrl_c_ends_the_wait_builtin_but_not_the_job", "echo status=$?; ps",
+                    "status=130")
+            ok = re.search(r"sleeping\s+\d+ sleep$", s.output[-400:], re.M) is not None
+            res.append(("shell/the_waited_for_job_survives_ctrl_c", ok, tail(s.output)))
+            # /tmp revoked, then the shell exits: the next shell has a /tmp again.
+            s.run("revoke %s" % fd_of("walk /tmp"))
+            s.send("exit\n")
+            s.expect(r"starting a new one\n[\s\S]*\$ $", timeout=10)
+            answers("init_gives_the_next_shell_a_new_tmp", "cat /proc/self/ns; echo x > /tmp/x",
+                    "/tmp ramfs")
+            # /dev revoked by the shell itself: its console dies with it.
+            fd = fd_of("walk /dev")
+            start = time.monotonic()
+            s.send("revoke %s\n" % fd)
+            back = s.expect(r"starting a new one\n[\s\S]*\$ $", timeout=10)
+            took = time.monotonic() - start
+            res.append(("shell/revoking_dev_gives_a_new_shell_within_two_seconds",
+                        back is not None and took < 2.0, "took %.1fs\n%s" % (took, tail(s.output))))
+            answers("the_new_shell_has_a_console_and_a_dev", "echo back; ls /dev", "console")
+            # Revoked by someone else while the shell sleeps reading the console.
+            s.run("sh -c 'sleep 1; walk /dev; revoke 3' &")
+            start = time.monotonic()
+            back = s.expect(r"starting a new one\n[\s\S]*\$ $", timeout=10)
+            took = time.monotonic() - start
+            res.append(("shell/a_console_revoked_by_another_process_is_replaced_within_a_second",
+                        back is not None and took < 2.5,
+                        "took %.1fs (1 s of it the job's sleep)\n%s" % (took, tail(s.output))))
+            answers("the_replaced_console_answers", "echo again", "again")
+        return res
+    return "shell/robust", run
+
+
 def robust_suites():
-    return [fault_hostile_suite()]
+    return [fault_hostile_suite(), robust_shell_suite()]
 
 
 def all_suites():

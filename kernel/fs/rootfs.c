@@ -10,6 +10,16 @@
 #include "mm/page.h"
 #include "proc/proc.h"
 
+/* The filesystem init runs from. It holds /bin/sh, so revoke refuses it
+ * (EBUSY) for everyone: init could give the console no shell without it
+ * (doc/decisions.md). Set once, at boot; init never changes its root. */
+static struct fs *boot_root;
+
+struct fs *vfs_boot_root(void)
+{
+    return boot_root;
+}
+
 /* fsopen(type) + bind(fd, "/where"), for the boot path. */
 static int boot_mount(struct proc *p, const char *type, const char *where)
 {
@@ -71,6 +81,7 @@ int vfs_boot_namespace(struct proc *p)
         return err;
     if (!(p->ns = ns_create(rootfs->root)))
         return -ENOMEM;
+    boot_root = rootfs;
     fs_put(rootfs);                     /* the namespace holds it now */
     root.mnt = ns_root_mount(p->ns);
     root.vn = root.mnt ? rootfs->root : NULL;

@@ -689,8 +689,8 @@ int sys_revoke(const uint32_t *arg)
     fs = f->path.vn->fs;
     if (fs->revoked)
         return -EIO;
-    if (!fs->type->mount || fs == curproc()->root->vn->fs)
-        return -EBUSY;                  /* pipes, and the caller's own root */
+    if (!fs->type->mount || fs == curproc()->root->vn->fs || fs == vfs_boot_root())
+        return -EBUSY;                  /* pipes, the caller's own root, init's root */
     if (fs->type->sync)
         fs->type->sync(fs);
     fs->revoked = 1;

@@ -123,6 +123,7 @@ struct proc;
 int vfs_walk(int dirfd, const char *path, int flags, struct path *out);
 int vfs_walk_from(struct proc *p, int dirfd, const char *path, int flags, struct path *out);
 int vfs_boot_namespace(struct proc *init);
+struct fs *vfs_boot_root(void);         /* init's root: revoke refuses it */
 int vfs_walk_parent(int dirfd, const char *path, struct path *parent, char *name);
 int vfs_getcwd(char *buf, size_t size);
 int vfs_path_name(const struct path *p, char *buf, size_t size);
