@@ -181,7 +181,10 @@ static int resolve(struct walker *w, struct path *cur, const char *path, int fol
     return more;                        /* 0, or -ENAMETOOLONG */
 }
 
-/* Resolve (dirfd, path) for process p to a path with a reference. */
+/* Resolve (dirfd, path) for process p to a path with a reference. The
+ * result is never on a revoked filesystem: resolve checks each directory
+ * it passes through, and the end is checked here (a path with no
+ * component, like "/", passes through none). */
 int vfs_walk_from(struct proc *p, int dirfd, const char *path, int flags, struct path *out)
 {
     struct walker w = { p->ns, p->root, flags, 0, 0 };
@@ -191,8 +194,9 @@ int vfs_walk_from(struct proc *p, int dirfd, const char *path, int flags, struct
         return -ENOENT;
     if ((err = walk_start(p, dirfd, path, out)) < 0)
         return err;
-    if ((err = resolve(&w, out, path, !(flags & WALK_NOFOLLOW))) == 0 &&
-        path[strlen(path) - 1] == '/' && !S_ISDIR(out->vn->mode))
+    if ((err = resolve(&w, out, path, !(flags & WALK_NOFOLLOW))) == 0)
+        err = fs_check(out->vn);
+    if (err == 0 && path[strlen(path) - 1] == '/' && !S_ISDIR(out->vn->mode))
         err = -ENOTDIR;                 /* "file/" names a directory or nothing */
     if (err < 0)
         path_put(out);
@@ -239,8 +243,8 @@ int vfs_walk_parent(int dirfd, const char *path, struct path *parent, char *name
     if (err == 0 && len < strlen(path)) {   /* "name/": only a directory, or nothing yet */
         struct vnode *v;
         if (parent->vn->ops->lookup(parent->vn, name, &v) == 0) {
-            int dir_ok = S_ISDIR(v->mode) || S_ISLNK(v->mode);
-            vnode_put(v);
+            int dir_ok = S_ISDIR(v->mode);  /* the last name is never followed: a */
+            vnode_put(v);                   /* symlink to a directory is no directory */
             if (!dir_ok) {
                 path_put(parent);
                 return -ENOTDIR;

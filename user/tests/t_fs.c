@@ -725,6 +725,121 @@ static void names_with_a_trailing_slash_and_removed_directories(void)
     PASS();
 }
 
+/* ready(2): the boot ramdisk's node has mode 0440, and permission is
+ * checked before any device open routine runs. */
+static void ready_for_writing_the_boot_ramdisk_is_eacces(void)
+{
+    int p;
+
+    CHECK((p = walk(AT_CWD, "/dev/rd0", 0)) >= 0, "walk /dev/rd0");
+    CHECK_ERR(ready(p, R_WRITE), EACCES);
+    CHECK_ERR(ready(p, R_RDWR), EACCES);
+    close(p);
+    PASS();
+}
+
+/* The last name of unlink/rename is never followed, so "link/" on a
+ * symlink to a directory names a symlink, which is not a directory. */
+static void a_trailing_slash_on_a_symlink_to_a_directory_removes_nothing(void)
+{
+    char buf[32];
+
+    CHECK(mkdir("/tmp/rg11", 0755) == 0 && symlink("/tmp/rg11", "/tmp/rg12") == 0, "setup");
+    CHECK_ERR(unlink("/tmp/rg12/"), ENOTDIR);
+    CHECK_ERR(rmdir("/tmp/rg12/"), ENOTDIR);
+    CHECK_ERR(rename("/tmp/rg12/", "/tmp/rg13"), ENOTDIR);
+    CHECK(readlink("/tmp/rg12", buf, sizeof(buf)) == 9, "the symlink is gone");
+    CHECK(unlink("/tmp/rg12") == 0 && rmdir("/tmp/rg11") == 0, "without the slash");
+    PASS();
+}
+
+/* A process whose root was revoked (by a process with another root)
+ * gets EIO for every name, "/" included. */
+static int walk_a_revoked_root(void)
+{
+    int fs, go[2], done[2], pid, status, r1, r2, e1, e2;
+    char c = 0;
+
+    if ((fs = fsopen("ramfs", -1, NULL)) < 0 || pipe(go) < 0 || pipe(done) < 0)
+        return 1;
+    if ((pid = fork()) == 0) {
+        if (fchroot(fs) < 0)
+            _exit(2);
+        write(done[1], &c, 1);
+        read(go[0], &c, 1);             /* the parent has revoked our root */
+        r1 = walk(AT_CWD, "/", 0);
+        e1 = errno;
+        r2 = walk(AT_CWD, "//", 0);
+        e2 = errno;
+        _exit(r1 < 0 && e1 == EIO && r2 < 0 && e2 == EIO ? 0 : 3);
+    }
+    if (read(done[0], &c, 1) != 1 || revoke(fs) < 0)
+        return 4;
+    write(go[1], &c, 1);
+    return waitpid(pid, &status, 0) == pid && WIFEXITED(status) ? WEXITSTATUS(status) : 5;
+}
+
+static void walk_of_a_revoked_root_is_eio(void)
+{
+    int code;
+
+    CHECK((code = in_child(walk_a_revoked_root)) == 0, "failed at step %d", code);
+    PASS();
+}
+
+/* revoke(2): a writer blocked on a full FIFO of the revoked filesystem
+ * wakes with EIO. */
+static void revoke_fails_a_writer_blocked_on_a_full_fifo_with_eio(void)
+{
+    int fs, f, pid, status, got = 0, i;
+
+    CHECK((fs = fsopen("ramfs", -1, NULL)) >= 0, "fsopen");
+    CHECK((f = create(fs, "fifo", S_IFIFO, 0644, 0)) >= 0, "mkfifo");
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        int r = ready(f, R_READ), w = ready(f, R_WRITE | R_NONBLOCK);
+        while (write(w, "x", 1) == 1)
+            ;
+        fcntl(w, F_SETFL, 0);
+        _exit(r >= 0 && write(w, "x", 1) < 0 && errno == EIO ? 0 : 1);
+    }
+    sleep_ms(100);
+    CHECK(revoke(fs) == 0, "revoke");
+    for (i = 0; i < 40 && (got = waitpid(pid, &status, WNOHANG)) == 0; i++)
+        sleep_ms(50);
+    if (got == 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+    }
+    CHECK(got == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "the blocked writer did not get EIO (status %x)", status);
+    close(f);
+    close(fs);
+    PASS();
+}
+
+/* init runs the console's shells from its root: nobody may revoke it,
+ * not even a process whose own root is elsewhere. */
+static int revoke_the_boot_root(void)
+{
+    int bin = walk(AT_CWD, "/bin", 0), fs = fsopen("ramfs", -1, NULL);
+
+    if (bin < 0 || fs < 0 || fchroot(fs) < 0)
+        return 1;
+    if (revoke(bin) == 0)
+        return 2;
+    return errno == EBUSY ? 0 : 3;
+}
+
+static void nobody_can_revoke_inits_root(void)
+{
+    int code;
+
+    CHECK((code = in_child(revoke_the_boot_root)) == 0, "step %d (2: it was revoked)", code);
+    CHECK(walk(AT_CWD, "/bin/true", 0) >= 0, "the boot root still works");
+    PASS();
+}
+
 int main(void)
 {
     fsopen_gives_a_usable_fs_before_any_bind();
@@ -753,6 +868,11 @@ int main(void)
     a_trailing_slash_names_only_directories();
     a_jail_holds_across_unshare();
     names_with_a_trailing_slash_and_removed_directories();
+    ready_for_writing_the_boot_ramdisk_is_eacces();
+    a_trailing_slash_on_a_symlink_to_a_directory_removes_nothing();
+    walk_of_a_revoked_root_is_eio();
+    revoke_fails_a_writer_blocked_on_a_full_fifo_with_eio();
+    nobody_can_revoke_inits_root();
     printf("t_fs: done\n");
     return t_failures != 0;
 }
