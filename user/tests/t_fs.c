@@ -753,6 +753,21 @@ static void a_trailing_slash_on_a_symlink_to_a_directory_removes_nothing(void)
     PASS();
 }
 
+/* link(2), rename(2): a removed directory takes no new names. */
+static void link_and_rename_into_a_removed_directory_are_enoent(void)
+{
+    int d;
+
+    CHECK(put_file("/tmp/rg14", "x") == 0 && mkdir("/tmp/rg15", 0755) == 0, "setup");
+    CHECK((d = walk(AT_CWD, "/tmp/rg15", 0)) >= 0 && rmdir("/tmp/rg15") == 0, "rmdir");
+    CHECK_ERR(link("/tmp/rg14", "/tmp/rg15/a"), ENOENT);
+    CHECK_ERR(renameat(AT_CWD, "/tmp/rg14", d, "b", 0), ENOENT);
+    close(d);
+    CHECK((d = walk(AT_CWD, "/tmp/rg14", 0)) >= 0, "the file stayed where it was");
+    close(d);
+    PASS();
+}
+
 /* A process whose root was revoked (by a process with another root)
  * gets EIO for every name, "/" included. */
 static int walk_a_revoked_root(void)
@@ -833,10 +848,11 @@ static int revoke_the_boot_root(void)
 
 static void nobody_can_revoke_inits_root(void)
 {
-    int code;
+    int code, f;
 
     CHECK((code = in_child(revoke_the_boot_root)) == 0, "step %d (2: it was revoked)", code);
-    CHECK(walk(AT_CWD, "/bin/true", 0) >= 0, "the boot root still works");
+    CHECK((f = walk(AT_CWD, "/bin/true", 0)) >= 0, "the boot root still works");
+    close(f);
     PASS();
 }
 
@@ -870,6 +886,7 @@ int main(void)
     names_with_a_trailing_slash_and_removed_directories();
     ready_for_writing_the_boot_ramdisk_is_eacces();
     a_trailing_slash_on_a_symlink_to_a_directory_removes_nothing();
+    link_and_rename_into_a_removed_directory_are_enoent();
     walk_of_a_revoked_root_is_eio();
     revoke_fails_a_writer_blocked_on_a_full_fifo_with_eio();
     nobody_can_revoke_inits_root();
