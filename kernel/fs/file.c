@@ -1,9 +1,11 @@
-/* file.c - open file descriptions and per-process fd tables. A file made
- * by walk() has FA_PATH access: it names a node and nothing more. ready()
- * makes a second file on the same node with read and/or write access,
- * which is where the node's "open" side effects happen: a device's open
- * routine runs, a FIFO gains a reader or writer. fds are closed on exec
- * unless marked FD_KEEP. */
+/* file.c - open file descriptions and fd tables. A file made by walk()
+ * has FA_PATH access: it names a node and nothing more. ready() makes a
+ * second file on the same node with read and/or write access, which is
+ * where the node's "open" side effects happen: a device's open routine
+ * runs, a FIFO gains a reader or writer. An fd table belongs to one
+ * process, or is shared by several (rfork); fds are closed on exec unless
+ * marked FD_KEEP, and exec takes the process out of a shared table
+ * (fdtable_exec, Lab 06). */
 #include "dev/dev.h"
 #include "fs/vfs.h"
 #include "include/uapi/errno.h"
@@ -12,7 +14,7 @@
 #include "mm/page.h"
 #include "proc/proc.h"
 
-static int nfiles;
+static int nfiles;                     /* changed only by code that never sleeps */
 
 struct file *file_alloc(const struct path *p, int access, int flags)
 {
@@ -210,13 +212,27 @@ int file_stat(struct file *f, struct stat *st)
     return 0;
 }
 
-/* ---- fd tables */
+/* ---- fd tables
+ *
+ * A table may be shared: rfork(RFORK_SHAREFDS) gives the child the
+ * parent's table itself, as threads share one. Every function below reads
+ * a slot and writes it without sleeping in between, and the kernel is
+ * never preempted (one CPU; the timer switches processes only on their
+ * way back to user mode), so no sharer can slip in between. A call that
+ * sleeps with a file in hand (read or write on a pipe or the console)
+ * holds a reference of its own, so that a sharer's close cannot free the
+ * file under it (transfer() in sysfile.c). */
 
 struct fdtable *fdtable_new(void)
 {
-    return kzalloc(sizeof(struct fdtable));
+    struct fdtable *t = kzalloc(sizeof(*t));
+
+    if (t)
+        t->refs = 1;
+    return t;
 }
 
+/* fork(): a second table on the same open files, marks and all. */
 struct fdtable *fdtable_dup(struct fdtable *t)
 {
     struct fdtable *n = fdtable_new();
@@ -232,33 +248,60 @@ struct fdtable *fdtable_dup(struct fdtable *t)
     return n;
 }
 
-void fdtable_free(struct fdtable *t)
+/* rfork(RFORK_SHAREFDS): the same table, one more process using it. */
+struct fdtable *fdtable_share(struct fdtable *t)
+{
+    t->refs++;
+    return t;
+}
+
+/* A process lets go of its table (exit, exec). The other sharers keep it
+ * as it is; the last one out closes every fd in it. */
+void fdtable_put(struct fdtable *t)
 {
     int i;
 
-    if (!t)
+    if (!t || --t->refs > 0)
         return;
     for (i = 0; i < NOFILE; i++)
         file_put(t->fd[i]);
     kfree(t);
 }
 
-/* exec(): Orthos closes every fd not marked FD_KEEP. A kept fd stays kept
- * (the mark belongs to the slot, like POSIX's FD_CLOEXEC), so the console
- * fds init keeps reach every program down a chain of execs. */
-void fdtable_close_on_exec(struct fdtable *t)
+/* exec(): the new program gets a table of its own holding exactly the fds
+ * marked FD_KEEP, still marked, so a kept fd stays kept down a chain of
+ * execs; every other fd is closed. `fresh` is an empty table that
+ * exec_file() allocated before its point of no return, so this step
+ * cannot fail. If p's table is shared, p leaves it: the other sharers
+ * keep every fd they had, and nothing they open later reaches p. The
+ * kept fds are copied into the private table *before* p lets go of the
+ * old one, which may be the last reference to their files. Lab 06. */
+void fdtable_exec(struct proc *p, struct fdtable *fresh)
 {
-    /* LAB 06: BEGIN (stub: (void)t;) */
+    /* LAB 06: BEGIN (stub:
+    fdtable_put(fresh);                 // unused: p keeps its table, every fd in it
+    (void)p;
+    ) */
+    struct fdtable *old = p->fds;
     int i;
 
     for (i = 0; i < NOFILE; i++) {
-        if (t->fd[i] && !(t->fdflags[i] & FD_KEEP)) {
-            file_put(t->fd[i]);
-            t->fd[i] = NULL;
-            t->fdflags[i] = 0;
+        if (old->fd[i] && (old->fdflags[i] & FD_KEEP)) {
+            file_get(old->fd[i]);
+            fresh->fd[i] = old->fd[i];
+            fresh->fdflags[i] = FD_KEEP;
         }
     }
+    p->fds = fresh;
+    fdtable_put(old);
     /* LAB 06: END */
+}
+
+/* How many open file descriptions exist (shown in /proc/meminfo, so that
+ * tests can see a reference that was never dropped). */
+int file_count(void)
+{
+    return nfiles;
 }
 
 /* Put f (whose reference we take over) in the lowest free slot. */
@@ -280,7 +323,9 @@ int fd_install(struct file *f, int keep)
 
 /* Checked before a call with side effects (create, unbind) makes its fd,
  * so that a full table - the process's or the system's - is an error
- * *before* anything changed. */
+ * *before* anything changed. Those calls never sleep between this check
+ * and their fd_install(), so a sharer of the table cannot take the free
+ * slot in between. */
 int fd_room(void)
 {
     struct fdtable *t = curproc()->fds;

@@ -97,7 +97,9 @@ static int install_path(struct path *p, int access, char *name)
  * the file through a kernel bounce buffer, IO_CHUNK at a time. The whole
  * user range is checked first, so a bad pointer loses no pipe data. A
  * read stops at the first short chunk (and after one chunk from anything
- * but a regular file: a pipe or the console gives what it has). */
+ * but a regular file: a pipe or the console gives what it has). A pipe or
+ * the console may put us to sleep, and a process sharing our fd table
+ * (rfork) may close the fd meanwhile: we hold our own reference on f. */
 static int transfer(const uint32_t *arg, int writing)
 {
     uint32_t ubuf = arg[1], n = arg[2], done = 0;
@@ -113,6 +115,7 @@ static int transfer(const uint32_t *arg, int writing)
         return -EFAULT;
     if (!(kbuf = kmalloc(IO_CHUNK)))
         return -ENOMEM;
+    file_get(f);
     while (done < n) {
         uint32_t chunk = n - done < IO_CHUNK ? n - done : IO_CHUNK;
         if (writing) {
@@ -130,6 +133,7 @@ static int transfer(const uint32_t *arg, int writing)
         if ((uint32_t)r < chunk || (!writing && !S_ISREG(f->path.vn->mode)))
             break;
     }
+    file_put(f);
     kfree(kbuf);
     return done ? (int)done : r;
 }
@@ -198,7 +202,7 @@ int sys_dup2(const uint32_t *arg)
 {
     struct fdtable *t = curproc()->fds;
     int from = (int)arg[0], to = (int)arg[1], err;
-    struct file *f;
+    struct file *f, *old;
 
     if (!(f = fd_get(from, &err)))
         return err;
@@ -207,9 +211,10 @@ int sys_dup2(const uint32_t *arg)
     if (from == to)
         return to;
     file_get(f);
-    file_put(t->fd[to]);
-    t->fd[to] = f;
-    t->fdflags[to] = 0;
+    old = t->fd[to];                    /* fill the slot before the old file's */
+    t->fd[to] = f;                      /* last close, so that no sharer of the */
+    t->fdflags[to] = 0;                 /* table can see a file being torn down */
+    file_put(old);
     return to;
 }
 

@@ -151,7 +151,11 @@ struct mount *ns_root_mount(struct namespace *ns);
 #define NOFILE  OPEN_MAX
 #define NFILE   512
 
+/* A process's descriptors. rfork(RFORK_SHAREFDS) lets several processes
+ * use one table (refs counts them): what one opens, closes or marks, the
+ * others see at once, as threads do. */
 struct fdtable {
+    int refs;
     struct file *fd[NOFILE];
     uint8_t fdflags[NOFILE];        /* FD_KEEP */
 };
@@ -166,10 +170,12 @@ int file_write_at(struct file *f, const void *kbuf, uint32_t off, uint32_t n);
 int file_sync(struct file *f);
 int file_ready(struct file *f, int mode, struct file **out);
 int file_stat(struct file *f, struct stat *st);
-struct fdtable *fdtable_new(void);
-struct fdtable *fdtable_dup(struct fdtable *t);
-void fdtable_free(struct fdtable *t);
-void fdtable_close_on_exec(struct fdtable *t);
+struct fdtable *fdtable_new(void);                  /* empty, one reference */
+struct fdtable *fdtable_dup(struct fdtable *t);     /* a copy (fork) */
+struct fdtable *fdtable_share(struct fdtable *t);   /* one more reference (rfork) */
+void fdtable_put(struct fdtable *t);                /* the last one closes every fd */
+void fdtable_exec(struct proc *p, struct fdtable *fresh);   /* Lab 06 */
+int file_count(void);                               /* open files, system-wide */
 int fd_install(struct file *f, int keep);       /* the lowest free fd, or -EMFILE */
 int fd_room(void);                              /* 0, or -EMFILE / -ENFILE */
 struct file *fd_get(int fd, int *err);          /* borrowed, not counted */

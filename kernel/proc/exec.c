@@ -1,7 +1,8 @@
 /* exec.c - the ELF32 loader. Everything is checked before the old program
  * is thrown away: a truncated or malformed file, a segment outside user
  * space or overlapping the stack, too many arguments - each is an error
- * code (-ENOEXEC, -E2BIG, -ENOMEM) and the caller keeps running. */
+ * code (-ENOEXEC, -E2BIG, -ENOMEM) and the caller keeps running. So is
+ * everything that needs memory, the new program's fd table included. */
 #include "fs/vfs.h"
 #include "include/uapi/errno.h"
 #include "lib/string.h"
@@ -105,6 +106,7 @@ int exec_file(struct proc *p, struct file *f, const char *const *argv, const cha
     struct vnode *v = f->path.vn;
     struct elf_header h;
     struct elf_phdr ph[MAXPHDRS];
+    struct fdtable *fds;
     uint32_t top = 0, esp;
     pde_t *pgdir, *old;
     int i, err;
@@ -121,8 +123,12 @@ int exec_file(struct proc *p, struct file *f, const char *const *argv, const cha
         return -ENOEXEC;
     if (h.entry < USER_BASE || h.entry >= USER_STACK_BOTTOM)
         return -ENOEXEC;
-    if (!(pgdir = vm_create()))
+    if (!(fds = fdtable_new()))
+        return -ENOMEM;                 /* the new program's fd table (fdtable_exec) */
+    if (!(pgdir = vm_create())) {
+        fdtable_put(fds);
         return -ENOMEM;
+    }
     for (i = 0; i < h.phnum; i++) {
         if (ph[i].type != PT_LOAD)
             continue;
@@ -151,11 +157,12 @@ int exec_file(struct proc *p, struct file *f, const char *const *argv, const cha
     p->tf->eflags = 0x200;              /* interrupts on */
     p->tf->eip = h.entry;
     p->tf->esp = esp;
-    fdtable_close_on_exec(p->fds);
+    fdtable_exec(p, fds);
     proc_set_name(p, argv && argv[0] ? argv[0] : "?");
     return 0;
 fail:
     vm_destroy(pgdir);
+    fdtable_put(fds);
     return err;
 }
 

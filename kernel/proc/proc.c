@@ -79,7 +79,7 @@ struct proc *proc_alloc(void)
 /* Release what a process holds besides its slot and kernel stack. */
 static void proc_release_resources(struct proc *p)
 {
-    fdtable_free(p->fds);
+    fdtable_put(p->fds);
     p->fds = NULL;
     if (p->cwd) {
         path_put(p->cwd);
@@ -133,14 +133,16 @@ static struct path *path_dup(const struct path *p)
     return n;
 }
 
-int proc_fork(void)
+/* fork (flags 0) and rfork: RFORK_SHAREFDS gives the child the parent's
+ * fd table itself instead of a copy. */
+int proc_fork(int flags)
 {
     struct proc *parent = curproc(), *child = proc_alloc();
 
     if (!child)
         return -EAGAIN;
     child->pgdir = vm_fork(parent->pgdir);
-    child->fds = fdtable_dup(parent->fds);
+    child->fds = (flags & RFORK_SHAREFDS) ? fdtable_share(parent->fds) : fdtable_dup(parent->fds);
     child->root = path_dup(parent->root);
     child->cwd = path_dup(parent->cwd);
     if (!child->pgdir || !child->fds || !child->root || !child->cwd) {

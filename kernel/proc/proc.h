@@ -47,7 +47,7 @@ struct proc *curproc(void);
 void proc_init(void);
 struct proc *proc_alloc(void);
 void proc_free(struct proc *p);
-int proc_fork(void);
+int proc_fork(int flags);               /* RFORK_* (uapi/proc.h) */
 void proc_exit(int status) __attribute__((noreturn));
 int proc_wait(int pid, int flags, int *status);
 int proc_kill(int pid, int sig);

@@ -20,7 +20,15 @@ int sys_exit(const uint32_t *arg)
 
 int sys_fork(const uint32_t *arg)
 {
-    return proc_fork();
+    return proc_fork(0);
+}
+
+/* rfork(flags): fork, choosing what the child shares (doc/man/rfork.2.md). */
+int sys_rfork(const uint32_t *arg)
+{
+    if (arg[0] & ~RFORK_SHAREFDS)
+        return -EINVAL;
+    return proc_fork((int)arg[0]);
 }
 
 /* wait(pid, int *status, flags) */

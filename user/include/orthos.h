@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "uapi/fs.h"
+#include "uapi/proc.h"
 
 /* names */
 int walk(int dirfd, const char *path, int flags);           /* -> path fd */
@@ -31,6 +32,9 @@ int revoke(int fd);
 int fchroot(int fd);
 int fchdir(int fd);
 int unshare(void);
+
+/* processes */
+int rfork(int flags);               /* fork; RFORK_SHAREFDS: one fd table for both */
 
 /* libc helpers that are not POSIX (user/lib/copy.c, path.c, exec.c) */
 int writeall(int fd, const void *buf, size_t n);    /* all of it, though pipes take less */

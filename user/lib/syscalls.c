@@ -50,6 +50,7 @@ void _exit(int code)
 }
 
 int fork(void) { return SYS0(SYS_fork); }
+int rfork(int flags) { return SYS1(SYS_rfork, flags); }
 int waitpid(int pid, int *status, int options) { return SYS3(SYS_wait, pid, status, options); }
 int wait(int *status) { return waitpid(WAIT_ANY, status, 0); }
 int exec(int fd, char *const argv[], char *const envp[]) { return SYS3(SYS_exec, fd, argv, envp); }

@@ -331,6 +331,269 @@ static void thousand_bad_pointers_get_efault(void)
     PASS();
 }
 
+/* ---- rfork(RFORK_SHAREFDS): two processes, one fd table */
+
+/* What fd holds, as fcntl(F_GETFD) says: -1 closed, 0 open, 1 kept. */
+static int fd_state(int fd)
+{
+    return fcntl(fd, F_GETFD, 0);
+}
+
+static void rfork_shares_the_fd_table_both_ways(void)
+{
+    int pid, status, fd;
+    char buf[16] = "";
+
+    CHECK((fd = open("/proc/meminfo", O_RDONLY)) >= 0 && dup2(fd, 21) == 21, "setup");
+    close(fd);
+    fflush(stdout);
+    if ((pid = rfork(RFORK_SHAREFDS)) == 0) {
+        /* The parent's fd 21 is ours too; what we do here, it sees. */
+        if (fd_state(21) != 0 || close(21) < 0)
+            _exit(1);
+        if ((fd = open("/proc/meminfo", O_RDONLY)) < 0 || dup2(fd, 20) != 20 ||
+            fcntl(20, F_SETFD, FD_KEEP) < 0)
+            _exit(2);
+        close(fd);
+        _exit(0);
+    }
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid, "rfork/wait");
+    CHECK(status == 0, "child: %s", status == W_EXITCODE(1) ? "the parent's fd 21 was not there"
+          : "open/dup2/fcntl failed");
+    CHECK(fd_state(21) == -1, "the child closed fd 21, yet the parent still has it");
+    CHECK(fd_state(20) == FD_KEEP, "fd 20 the child opened and kept is not in the parent's "
+          "table after the child exited (state %d)", fd_state(20));
+    CHECK(read(20, buf, 10) == 10 && strncmp(buf, "free_pages", 10) == 0, "fd 20 does not read");
+    close(20);
+    PASS();
+}
+
+static void rfork_0_copies_the_table_like_fork(void)
+{
+    int pid, status;
+
+    fflush(stdout);
+    if ((pid = rfork(0)) == 0)
+        _exit(dup2(1, 22) == 22 ? 0 : 1);
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && status == 0, "rfork(0)");
+    CHECK(fd_state(22) == -1, "rfork(0) shared the table: the child's dup2 shows here");
+    CHECK_ERR(rfork(2), EINVAL);
+    CHECK_ERR(rfork(-1), EINVAL);
+    PASS();
+}
+
+/* Both sharers' /proc/<pid>/fd list one table. */
+static void proc_fd_shows_one_table_for_both_sharers(void)
+{
+    char mine[512], theirs[512], path[32];
+    int pid, hold[2], status, ok;
+
+    CHECK(pipe(hold) == 0, "pipe");
+    fflush(stdout);
+    if ((pid = rfork(RFORK_SHAREFDS)) == 0) {
+        char c;
+        _exit(read(hold[0], &c, 1) == 0 ? 0 : 1);     /* until the parent closes hold[1] */
+    }
+    CHECK(pid > 0, "rfork");
+    dup2(hold[0], 23);
+    snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+    ok = slurp(path, theirs, sizeof(theirs)) > 0 && slurp("/proc/self/fd", mine, sizeof(mine)) > 0;
+    close(23);
+    close(hold[1]);
+    CHECK(waitpid(pid, &status, 0) == pid && status == 0, "child status %x", status);
+    close(hold[0]);
+    CHECK(ok, "cannot read /proc");
+    CHECK(strcmp(mine, theirs) == 0 && strstr(theirs, "\n23 pipe r\n") != NULL,
+          "the two sharers' tables differ:\nmine:\n%s\ntheirs:\n%s", mine, theirs);
+    PASS();
+}
+
+/* One sharer sleeps in read() on a pipe; the other closes that very fd.
+ * The read must go on with the file it started on (it holds a reference
+ * of its own), not with freed memory. */
+static void a_read_in_progress_survives_the_sharer_closing_its_fd(void)
+{
+    char state[256];
+    int pid, p[2], status, i;
+
+    CHECK(pipe(p) == 0 && dup2(p[0], 24) == 24, "setup");
+    close(p[0]);
+    fflush(stdout);
+    if ((pid = rfork(RFORK_SHAREFDS)) == 0) {
+        char c = 0;
+        _exit(read(24, &c, 1) == 1 && c == 'x' ? 0 : 1);
+    }
+    CHECK(pid > 0, "rfork");
+    snprintf(state, sizeof(state), "/proc/%d/status", pid);
+    for (i = 0; i < 100; i++) {             /* until the child sleeps in read() */
+        char text[256];
+        if (slurp(state, text, sizeof(text)) > 0 && strstr(text, "state sleeping"))
+            break;
+        sleep_ms(5);
+    }
+    CHECK(close(24) == 0, "close");
+    /* Churn the kernel heap, so a freed file would be reused. */
+    for (i = 0; i < 20; i++) {
+        int fd = open("/proc/meminfo", O_RDONLY);
+        close(fd);
+    }
+    CHECK(write(p[1], "x", 1) == 1, "write");
+    close(p[1]);
+    CHECK(waitpid(pid, &status, 0) == pid && status == 0, "the reader's read() did not get "
+          "the byte (status %x)", status);
+    PASS();
+}
+
+static void exec_that_fails_leaves_the_shared_table_shared(void)
+{
+    char *argv[] = { "x", NULL };
+    int pid, status, fd, hold[2], i;
+
+    CHECK((fd = create(AT_CWD, "/tmp/rf_junk", S_IFREG, 0755, 0)) >= 0, "create");
+    CHECK(pipe(hold) == 0, "pipe");
+    fflush(stdout);
+    if ((pid = rfork(RFORK_SHAREFDS)) == 0) {
+        char c;
+        if (exec(fd, argv, NULL) != -1 || errno != ENOEXEC)
+            _exit(1);
+        if (dup2(hold[0], 25) != 25)        /* still shared: the parent will see 25 */
+            _exit(2);
+        _exit(read(25, &c, 1) == 0 ? 0 : 3);
+    }
+    CHECK(pid > 0, "rfork");
+    for (i = 0; i < 200 && fd_state(25) < 0; i++)
+        sleep_ms(5);
+    close(hold[1]);                         /* the only writer, if the table is still shared */
+    if (i == 200)
+        kill(pid, SIGKILL);
+    CHECK(waitpid(pid, &status, 0) == pid, "wait");
+    CHECK(i < 200, "fd 25, made by the child after its exec failed, never showed here: the "
+          "failed exec took the child out of the shared table (status %x)", status);
+    CHECK(status == 0, "child status %x (1: exec did not fail with ENOEXEC)", status);
+    close(25);
+    close(hold[0]);
+    close(fd);
+    PASS();
+}
+
+/* ---- exec with no memory, in a shared table */
+
+static int fds_before[OPEN_MAX], fds_now[OPEN_MAX];
+static int starve_rep_rd, starve_hold_wr;   /* the test's ends, which the child closes */
+
+static void snapshot_fds(int *flags)
+{
+    int fd;
+
+    for (fd = 0; fd < OPEN_MAX; fd++)
+        flags[fd] = fcntl(fd, F_GETFD, 0);
+}
+
+/* After fork every page is copy-on-write; a process about to use up all
+ * memory first writes to the stack and data it will use. */
+static void __attribute__((noinline)) own_stack_and_data(void)
+{
+    volatile char buf[16384];
+    unsigned i;
+
+    for (i = 0; i < sizeof(buf); i += 256)
+        buf[i] = (char)i;
+    snapshot_fds(fds_before);
+    snapshot_fds(fds_now);
+    errno = 0;
+}
+
+/* fd 9 (kept) is the report pipe, fd 12 a copy of it, not kept yet; the
+ * table is shared with a sleeping sharer. Take every free page, then exec
+ * /bin/fdprobe, giving back one page after each ENOMEM. Every failed exec
+ * must leave the table as it was; after the first, fd 12 is kept too, so
+ * the probe's "fds 9k 12k" proves there was one. */
+static int exec_starved(void)
+{
+    char *argv[] = { "fdprobe", "9", NULL };
+    int prog = walk(AT_CWD, "/bin/fdprobe", 0), n, tries, sharer;
+    char path[32], status[128] = "";
+
+    for (n = 0; n < 3; n++)
+        close(n);                       /* the report then names only 9 and 12 */
+    close(starve_rep_rd);
+    close(starve_hold_wr);
+    if (prog < 0 || dup2(9, 12) != 12)
+        return 1;
+    if ((sharer = rfork(RFORK_SHAREFDS)) == 0) {
+        char c;
+        _exit(read(13, &c, 1));         /* until the test closes its end */
+    }
+    snprintf(path, sizeof(path), "/proc/%d/status", sharer);
+    for (n = 0; n < 100 && !strstr(status, "state sleeping"); n++) {
+        sleep_ms(5);                    /* asleep before memory runs out */
+        slurp(path, status, sizeof(status));
+    }
+    own_stack_and_data();
+    for (n = 1 << 24; n >= 4096; n /= 2)
+        while (sbrk(n) != (void *)-1)
+            ;
+    for (tries = 0; tries < 8192; tries++) {
+        exec(prog, argv, NULL);
+        if (errno != ENOMEM)
+            return 3;
+        snapshot_fds(fds_now);
+        for (n = 0; n < OPEN_MAX; n++)
+            if (fds_now[n] != fds_before[n])
+                return 2;
+        if (tries == 0 && fcntl(12, F_SETFD, FD_KEEP) == 0)
+            snapshot_fds(fds_before);
+        if (sbrk(-4096) == (void *)-1)
+            return 4;
+    }
+    return 5;
+}
+
+/* One starved exec, run by a child: its exit code, the probe's report. */
+static int starved_exec(char *report, int size)
+{
+    int rep[2], hold[2], code;
+
+    memset(report, 0, size);
+    if (pipe(rep) < 0 || dup2(rep[1], 9) != 9 || fcntl(9, F_SETFD, FD_KEEP) < 0 ||
+        pipe(hold) < 0 || dup2(hold[0], 13) != 13)
+        return 1;
+    close(rep[1]);
+    close(hold[0]);
+    starve_rep_rd = rep[0];
+    starve_hold_wr = hold[1];
+    code = in_child(exec_starved);
+    close(9);
+    close(13);
+    close(hold[1]);                     /* the sharer ends, and with it the old table */
+    read_full(rep[0], report, size - 1);
+    close(rep[0]);
+    return code;
+}
+
+static void exec_out_of_memory_changes_no_fd(void)
+{
+    static const char *const why[] = { "ok", "setup failed", "a failed exec changed the fd table",
+        "exec failed, but not with ENOMEM", "sbrk(-4096) failed", "exec never succeeded" };
+    char report[64];
+    unsigned before;
+    int code, run, i;
+
+    /* The first run may grow the kernel heap for good (a bucket refilled
+     * while memory was short); only the second is checked for leaks. */
+    for (run = 0; run < 2; run++) {
+        before = free_pages();
+        code = starved_exec(report, sizeof(report));
+        CHECK(code == 0, "child: %s (code %d)", code > 0 && code < 6 ? why[code] : "died", code);
+        CHECK(strcmp(report, "fds 9k 12k\n") == 0, "the program finally run holds \"%s\", "
+              "want \"fds 9k 12k\\n\"", report);
+    }
+    for (i = 0; i < 100 && free_pages() != before; i++)
+        sleep_ms(10);                   /* the sharer is init's to reap */
+    CHECK(free_pages() == before, "free pages %u before, %u after", before, free_pages());
+    PASS();
+}
+
 static int run_true(void)
 {
     char *argv[] = { "true", NULL };
@@ -376,6 +639,12 @@ int main(void)
     exec_rejects_garbage();
     thousand_bad_pointers_get_efault();
     fork_exec_wait_100_times_leaks_no_pages();
+    rfork_shares_the_fd_table_both_ways();
+    rfork_0_copies_the_table_like_fork();
+    proc_fd_shows_one_table_for_both_sharers();
+    a_read_in_progress_survives_the_sharer_closing_its_fd();
+    exec_that_fails_leaves_the_shared_table_shared();
+    exec_out_of_memory_changes_no_fd();
     printf("t_proc: done\n");
     return t_failures != 0;
 }

@@ -20,6 +20,9 @@
 #define WIFSIGNALED(s)      (((s) & 0x7F) != 0)
 #define WTERMSIG(s)         ((s) & 0x7F)
 
+/* rfork(flags): what the child shares with its parent (rfork(0) = fork). */
+#define RFORK_SHAREFDS  1   /* one fd table for both, as threads have (Plan 9: no RFFDG) */
+
 #define WAIT_ANY    (-1)
 #define WNOHANG     1   /* wait(): return 0 at once if no child has exited */
 

@@ -21,6 +21,7 @@
 #define SYS_setpgid     12
 #define SYS_tcsetpgrp   13
 #define SYS_poweroff    14
+#define SYS_rfork       15
 
 /* files and descriptors */
 #define SYS_read        20
