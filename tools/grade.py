@@ -32,11 +32,14 @@ their names and output appear in no visible field.
 Written questions: the grader reports whether answers.md has a section with
 real text for each of the lab's written questions (not scored)."""
 import argparse
+import codecs
 import json
 import os
 import re
 import secrets
+import select
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
@@ -50,12 +53,13 @@ import qemu  # noqa: E402
 
 ROOT = qemu.ROOT
 BOOT_LIMIT = 30         # seconds from boot to the first START, and between tests
+BUILD_LIMIT = 600       # seconds make may take (a full build takes about 20)
 MAX_REBOOTS = 5         # after a hang or panic; then the remaining tests fail unrun
 CMDLINE_MAX = 1000      # the kernel keeps 1023 bytes of its command line
 ARGS_MAX = 60           # and init passes at most 63 argv entries
 OUTPUT_MAX = 4000       # characters of a test's console output kept in its result
 FILE_MAX = 1 << 20      # bytes: a bigger file in a submission is refused
-LINE = r"%s (START|PASS|FAIL|DONE) ([\w.-]+)(?:: ([^\n]*))?\n"
+LINE = r"%s (START|PASS|FAIL|DONE) ([\w.-]+)(?:: ([^\n]*))?\n"  # anywhere in a line
 
 
 def say(*args):
@@ -99,61 +103,109 @@ def keep_output(text):
     return text if len(text) <= OUTPUT_MAX else "...\n" + text[-OUTPUT_MAX:]
 
 
+class Console:
+    """The console text of one boot since the last keyed line, kept
+    bounded (a program printing in a loop must not exhaust the grader)."""
+
+    KEEP = 4 * OUTPUT_MAX
+
+    def __init__(self):
+        self.text = ""
+
+    def add(self, text):
+        self.text = (self.text + text)[-self.KEEP:]
+
+    def take(self):
+        text, self.text = self.text, ""
+        return text
+
+
 def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT):
     """Boot build/ running prog with a fresh key, naming `names` (None:
-    the program's whole table). Returns (results {test: Outcome}, done,
-    note): done when the program said DONE; note says why a boot ended
-    early with no test running."""
+    the program's whole table), reading the console line by line as it
+    comes. Returns (results {test: Outcome}, done, note): done when the
+    program said DONE; note says why a boot ended with no test running."""
     key = secrets.token_hex(12)
     cmd = "panic=exit run=/bin/%s --key %s%s" % (prog, key, "".join(" " + n for n in names or []))
-    line = LINE % key
-    hard = boot_limit * 2 + sum(limits.get(n, handout.DEFAULT_LIMIT) for n in names or limits)
-    results, current, start, since, done, note = {}, None, 0.0, 0, False, ""
+    line_re = re.compile(LINE % key)
+    results, current, done, note = {}, None, False, ""
+    console, partial = Console(), ""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    start = time.monotonic()
+    deadline = start + boot_limit
+    proc = subprocess.Popen(qemu.kernel_args(cmd, build=build), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    fd = proc.stdout.fileno()
+    os.set_blocking(fd, False)
 
     def finish(name, outcome):
         results[name] = outcome
         if on_result:
             on_result(name, outcome)
 
-    with qemu.Session(qemu.kernel_args(cmd, build=build), timeout=hard + 60) as s:
-        while True:
-            limit = limits.get(current, handout.DEFAULT_LIMIT) if current else boot_limit
-            m = s.expect(line, timeout=limit)
+    def event(m, now):
+        """One keyed line; True when the program is done."""
+        nonlocal current, start, deadline
+        what, name = m.group(1), m.group(2)
+        if what == "START":
+            if current:
+                finish(current, Outcome(False, "no result before the next test started",
+                                        keep_output(console.take()), now - start))
+            console.take()
+            current, start = name, now
+            deadline = now + limits.get(name, handout.DEFAULT_LIMIT)
+        elif what in ("PASS", "FAIL") and name == current:
+            finish(name, Outcome(what == "PASS", unescape(m.group(3) or ""),
+                                 keep_output(console.take()), now - start))
+            current, deadline = None, now + boot_limit
+        elif what == "DONE":
+            return True
+        return False
+
+    try:
+        while not done:
             now = time.monotonic()
-            if m is None:
-                gone = s.proc.poll() is not None
-                said = s.output[since:]
-                if current:
-                    if gone and "panic:" in said:
-                        why = "the kernel panicked during the test:\n" + panic_text(said)
-                    elif gone:
-                        why = "the machine stopped (QEMU status %s) before the test reported" \
-                            % s.proc.returncode
-                    else:
-                        why = "no result within its time limit of %g s (a hang)" % limit
-                    finish(current, Outcome(False, why, keep_output(said), now - start))
-                elif "panic:" in said:
-                    note = "the kernel panicked before a test started:\n" + panic_text(said)
+            ready, _, _ = select.select([fd], [], [], max(0, min(deadline - now, 0.2)))
+            chunk = os.read(fd, 65536) if ready else b""
+            now = time.monotonic()
+            if ready and chunk:
+                lines = (partial + decoder.decode(chunk).replace("\r", "")).split("\n")
+                partial = lines.pop()[-OUTPUT_MAX:]     # a result line is far shorter
+                for line in lines:
+                    m = line_re.search(line + "\n")
+                    console.add(line[:m.start()] if m else line + "\n")
+                    if m and event(m, now):
+                        done = True
+                        break
+                continue
+            gone = (ready and not chunk) or proc.poll() is not None
+            if not gone and now < deadline:
+                continue
+            console.add(partial)
+            said = console.take()
+            if current:
+                if gone and "panic:" in said:
+                    why = "the kernel panicked during the test:\n" + panic_text(said)
                 elif gone:
-                    note = "the machine stopped (QEMU status %s) before a test started:\n%s" % (
-                        s.proc.returncode, tail(said))
+                    why = "the machine stopped (QEMU status %s) before the test reported" \
+                        % proc.poll()
                 else:
-                    note = "no test started within %d s:\n%s" % (boot_limit, tail(said))
-                break
-            what, name, reason = m.group(1), m.group(2), unescape(m.group(3) or "")
-            said = s.output[since:m.start()]
-            since = m.end()
-            if what == "START":
-                if current and current not in results:
-                    finish(current, Outcome(False, "no result before the next test started",
-                                            keep_output(said), now - start))
-                current, start = name, now
-            elif what in ("PASS", "FAIL") and name == current:
-                finish(name, Outcome(what == "PASS", reason, keep_output(said), now - start))
-                current = None
-            elif what == "DONE":
-                done = True
-                break
+                    why = "no result within its time limit of %g s (a hang)" % (
+                        limits.get(current, handout.DEFAULT_LIMIT))
+                finish(current, Outcome(False, why, keep_output(said), now - start))
+            elif "panic:" in said:
+                note = "the kernel panicked before a test started:\n" + panic_text(said)
+            elif gone:
+                note = "the machine stopped (QEMU status %s) before a test started:\n%s" % (
+                    proc.poll(), tail(said))
+            else:
+                note = "no test started within %d s:\n%s" % (boot_limit, tail(said))
+            break
+    finally:
+        if proc.poll() is None:
+            proc.kill()                         # this boot's QEMU, by its own PID
+        proc.wait()
+        proc.stdout.close()
     return results, done, note
 
 
@@ -234,9 +286,15 @@ def test_table(source):
 def make(tree, jobs=None):
     """make all in tree: (ok, output)."""
     env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
-    p = subprocess.run(["make", "-C", tree, "-s", "-j%d" % (jobs or os.cpu_count() or 1), "all"],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
-    return p.returncode == 0, p.stdout
+    p = subprocess.Popen(["make", "-C", tree, "-s", "-j%d" % (jobs or os.cpu_count() or 1),
+                          "all"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         env=env, start_new_session=True)
+    try:
+        out = p.communicate(timeout=BUILD_LIMIT)[0]
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)        # make and the compilers it started
+        out = p.communicate()[0] + "\nthe build took more than %d s: stopped" % BUILD_LIMIT
+    return p.returncode == 0, out
 
 
 def clear_extra(tree):
@@ -267,18 +325,64 @@ def worker_dir(lab, worker=0, root=ROOT):
     return os.path.join(root, "build", "grade", lab.num, "w%d" % worker)
 
 
+BUILD_OUTPUTS = ("boot", "kernel", "u", "user", "root", "libc.a", "initrd.tar", "orthos.elf",
+                 "orthos.pass1.elf", "ksyms0.c", "ksyms0.o", "ksyms0.d", "ksyms1.c", "ksyms1.o",
+                 "ksyms1.d")
+
+
+def seed_build(src, tree):
+    """Start tree's build/ from src's: every file of tree that is the same
+    as src's takes src's mtime, then src's build outputs are copied (mtimes
+    kept), so make rebuilds only what differs. Does nothing if tree already
+    has a build/ or src has none."""
+    built = os.path.join(src, "build")
+    if os.path.isdir(os.path.join(tree, "build")) or \
+            not os.path.exists(os.path.join(built, "orthos.elf")):
+        return
+    for dirpath, dirnames, filenames in os.walk(tree):
+        dirnames[:] = [d for d in dirnames if not (dirpath == tree and d in ("build", ".git"))]
+        for f in filenames:
+            mine = os.path.join(dirpath, f)
+            theirs = os.path.join(src, os.path.relpath(mine, tree))
+            try:
+                with open(mine, "rb") as a, open(theirs, "rb") as b:
+                    if a.read() != b.read():
+                        continue
+            except OSError:
+                continue
+            st = os.stat(theirs)
+            os.utime(mine, ns=(st.st_atime_ns, st.st_mtime_ns))
+    os.makedirs(os.path.join(tree, "build"))
+    for name in BUILD_OUTPUTS:
+        s, d = os.path.join(built, name), os.path.join(tree, "build", name)
+        if os.path.isdir(s):
+            shutil.copytree(s, d, symlinks=True)
+        elif os.path.exists(s):
+            shutil.copy2(s, d)
+    present = {lab.prog for lab in handout.labs(tree)}
+    bins = os.path.join(tree, "build", "root", "bin")
+    for f in os.listdir(bins) if os.path.isdir(bins) else []:
+        if re.fullmatch(r"lab\d\d", f) and f not in present or f.startswith("extra_"):
+            os.unlink(os.path.join(bins, f))
+
+
 def base_tree(lab, worker=0, root=ROOT):
     """The worker's base tree for lab, in place: the course tree with lab
     and every later lab stubbed (so a file missing from a submission is a
     stub, never the solution). Files already right are not touched, so its
     build/ stays valid; a new worker starts as a copy of worker 0, built
-    objects included. Returns its path."""
+    objects included, and worker 0 from this tree's own build/. Returns its
+    path."""
     tree = worker_dir(lab, worker, root)
     first = worker_dir(lab, 0, root)
-    if worker and not os.path.isdir(tree) and os.path.isdir(os.path.join(first, "build")):
+    fresh = not os.path.isdir(tree)
+    if worker and fresh and os.path.isdir(os.path.join(first, "build")):
         shutil.copytree(first, tree, symlinks=True)
+        fresh = False
     os.makedirs(tree, exist_ok=True)
     handout.write_tree(handout.course_tree(lab.num, lab.num, root), tree)
+    if fresh:
+        seed_build(root, tree)              # the tree's own objects, where files agree
     return tree
 
 

@@ -12,8 +12,13 @@
                     e2fsck -fn and debugfs on the host
   shell             types command lines into the shell over the serial
                     console and checks what comes back
-  lab suites        each lab's graded tests pass on this tree, and every one
-                    of them fails on the handout made from it
+  grading, course   the grader against a scripted fake QEMU and against real
+                    submissions (forged trees, printed results, hangs, hidden
+                    tests); the Gradescope package in a simulated root; the
+                    course repository's branches, and a student merging
+                    through them: each lab 0 before, full marks after
+  lab suites        labs not yet on lab.h: the graded tests pass on this
+                    tree, and every one of them fails on the handout
 
 Each result is printed as it arrives: PASS/FAIL, its name, its time. The
 last line is `N passed, M failed`; the exit status is 1 if anything failed.
@@ -32,6 +37,7 @@ import time
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import grade  # noqa: E402
 import handout  # noqa: E402
 import qemu  # noqa: E402
 
@@ -408,6 +414,8 @@ def handout_suite(lab_dir):
             steps = [[sys.executable, os.path.join(qemu.ROOT, "tools", "handout.py"), num, tree],
                      ["make", "-C", tree, "-s", "all"]]
             for cmd in steps:
+                if cmd[0] == "make":
+                    grade.seed_build(qemu.ROOT, tree)
                 p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
                 if p.returncode != 0:
                     return [(name, False, "%s failed:\n%s" % (" ".join(cmd[:2]),
@@ -460,6 +468,10 @@ for n in names or plan["fake_table"]:
         say("PASS %s\n%s PASS %s\n%s FAIL %s: really failed\n" % (n, "0" * len(key), n, key, n))
     elif kind == "multi":
         say("%s FAIL %s: first line\\nsecond \\\\ line\n" % (key, n))
+    elif kind == "flood":
+        say("x" * 5000000)
+        say(("y" * 1000 + "\n") * 5000)
+        say("%s PASS %s\n" % (key, n))
     elif kind == "hang":
         time.sleep(3600)
     elif kind == "panic" or (kind == "panic-once" and boots == 1):
@@ -518,14 +530,17 @@ def grading_runner_suite():
     def run():
         res = []
         with tempfile.TemporaryDirectory() as tmp:
-            names = ["t_pass", "t_dbg", "t_split", "t_forged", "t_multi", "t_hang", "t_after",
-                     "t_panic", "t_last"]
-            kinds = {"t_dbg": "dbg-pass", "t_split": "split", "t_forged": "forged",
-                     "t_multi": "multi", "t_hang": "hang", "t_panic": "panic"}
+            names = ["t_pass", "t_dbg", "t_split", "t_flood", "t_forged", "t_multi", "t_hang",
+                     "t_after", "t_panic", "t_last"]
+            kinds = {"t_dbg": "dbg-pass", "t_split": "split", "t_flood": "flood",
+                     "t_forged": "forged", "t_multi": "multi", "t_hang": "hang",
+                     "t_panic": "panic"}
             got, boots, cmds = fake_runner(tmp, names, kinds, table=names, limits={"t_hang": 1})
             ok = all(got.get(n, [False])[0] for n in ("t_pass", "t_dbg", "t_split"))
             res.append(("grading/runner/result_found_after_a_debug_print_and_across_reads", ok,
                         json.dumps(got)))
+            res.append(("grading/runner/a_flood_of_output_does_not_hide_the_result",
+                        got.get("t_flood", [False])[0] is True, json.dumps(got.get("t_flood"))))
             ok = got.get("t_forged") == [False, "really failed"]
             res.append(("grading/runner/lines_without_the_key_do_not_count", ok,
                         json.dumps(got.get("t_forged"))))
@@ -549,7 +564,7 @@ def grading_runner_suite():
             got, boots, _ = fake_runner(tmp, names, {n: "panic" for n in names}, table=names)
             panicked = [n for n in names if "panic: fake" in got.get(n, [0, ""])[1]]
             gave_up = [n for n in names if "stops rebooting" in got.get(n, [0, ""])[1]]
-            ok = boots == 6 and len(panicked) == 6 and len(gave_up) == 3
+            ok = boots == 6 and len(panicked) == 6 and len(gave_up) == 4
             res.append(("grading/runner/reboots_are_bounded", ok,
                         "%d boots, %d panicked, %d given up" % (boots, len(panicked),
                                                                  len(gave_up))))
@@ -787,8 +802,10 @@ def autograder_suite():
             env = dict(os.environ, AUTOGRADER_ROOT=ag, GRADE_EXTRA="")
             p = subprocess.run(["bash", os.path.join(ag, "source", "setup.sh")], env=env,
                                capture_output=True, text=True, timeout=900)
-            res.append(("grading/autograder/setup_sh_prepares_the_tree", p.returncode == 0,
-                        tail(p.stdout + p.stderr)))
+            moved = [d for d in os.listdir(os.path.join(ag, "source")) if d.startswith("hidden")]
+            ok = p.returncode == 0 and len(moved) == 1 and moved[0] != "hidden"
+            res.append(("grading/autograder/setup_sh_prepares_the_tree_and_hides_the_tests", ok,
+                        "hidden folder %s\n%s" % (moved, tail(p.stdout + p.stderr))))
             full = sum(t[1] for t in lab.points()) + 2 * len(names)
             for kind, want in (("correct", full), ("stub", 0)):
                 handout.remove(os.path.join(ag, "submission"))
@@ -937,6 +954,7 @@ def student_chain(tmp, repo, labs):
     res = []
     tree = os.path.join(tmp, "student")
     subprocess.run(["git", "clone", "-q", repo, tree], check=True)
+    grade.seed_build(qemu.ROOT, tree)       # our objects where the files agree
     env = dict(os.environ, **course.GIT_ENV)
     for i, lab in enumerate(labs):
         name = "course/student/lab%s" % lab.num
@@ -976,6 +994,7 @@ def course_branches_zero_suite():
                                 repo], capture_output=True, text=True, timeout=300)
             if p.returncode != 0:
                 return [("course/branch_zero/make_course", False, tail(p.stdout + p.stderr))]
+            grade.seed_build(qemu.ROOT, repo)
             for lab in handout.labs():
                 if not lab.uses_harness():
                     continue

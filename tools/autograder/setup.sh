@@ -14,5 +14,10 @@ if ! command -v python3 >/dev/null 2>&1 || ! command -v make >/dev/null 2>&1; th
     apt-get install -y -qq python3 make
 fi
 chmod +x tools/deps "$SRC/run_autograder"
+# The hidden tests move to a folder with a random name: a submission's C
+# file cannot #include them by a path it can guess (see doc/instructors.md).
+if [ -d "$SRC/hidden" ]; then
+    mv "$SRC/hidden" "$SRC/hidden-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
+fi
 sh tools/deps                    # installs what is missing (we are root here)
 python3 tools/grade.py "$(cat "$SRC/LAB")" --prepare
