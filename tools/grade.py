@@ -59,6 +59,8 @@ CMDLINE_MAX = 1000      # the kernel keeps 1023 bytes of its command line
 ARGS_MAX = 60           # and init passes at most 63 argv entries
 OUTPUT_MAX = 4000       # characters of a test's console output kept in its result
 FILE_MAX = 1 << 20      # bytes: a bigger file in a submission is refused
+ARCHIVE_MAX = 64 << 20  # bytes unpacked from one archive, at most
+ARCHIVE_FILES = 20000   # members of one archive looked at, at most
 LINE = r"%s (START|PASS|FAIL|DONE) ([\w.-]+)(?:: ([^\n]*))?\n"  # anywhere in a line
 
 
@@ -404,30 +406,31 @@ def reference_files(lab, root=ROOT):
 # ---------------------------------------------------------------- submissions
 def safe_extract(archive, dest):
     """Unpack a .zip or a tar into dest: regular files and folders only,
-    nothing outside dest."""
-    def inside(name):
+    nothing outside dest, files of at most FILE_MAX bytes, ARCHIVE_MAX in all."""
+    room = [ARCHIVE_MAX]
+
+    def put(name, size, read):
         path = os.path.normpath(os.path.join(dest, name))
-        return path.startswith(os.path.abspath(dest) + os.sep)
+        if not path.startswith(os.path.abspath(dest) + os.sep) or size > FILE_MAX or \
+                size > room[0]:
+            return
+        room[0] -= size
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as out:
+            out.write(read()[:FILE_MAX])
 
     if zipfile.is_zipfile(archive):
         with zipfile.ZipFile(archive) as z:
-            for info in z.infolist():
-                mode = info.external_attr >> 16
-                if info.is_dir() or not inside(info.filename) or (mode and (mode & 0o170000)
-                                                                 not in (0, 0o100000)):
-                    continue
-                path = os.path.join(dest, info.filename)
-                os.makedirs(os.path.dirname(path), exist_ok=True)
-                with z.open(info) as src, open(path, "wb") as out:
-                    out.write(src.read(FILE_MAX + 1)[:FILE_MAX + 1])
+            for info in z.infolist()[:ARCHIVE_FILES]:
+                kind = (info.external_attr >> 16) & 0o170000
+                if not info.is_dir() and kind in (0, 0o100000):
+                    put(info.filename, info.file_size,
+                        lambda: z.open(info).read(FILE_MAX + 1))
         return
     with tarfile.open(archive) as t:
-        for m in t.getmembers():
-            if m.isfile() and inside(m.name) and m.size <= FILE_MAX:
-                path = os.path.join(dest, m.name)
-                os.makedirs(os.path.dirname(path), exist_ok=True)
-                with t.extractfile(m) as src, open(path, "wb") as out:
-                    out.write(src.read())
+        for m in t.getmembers()[:ARCHIVE_FILES]:
+            if m.isfile():
+                put(m.name, m.size, lambda: t.extractfile(m).read(FILE_MAX + 1))
 
 
 def is_archive(path):
@@ -450,7 +453,7 @@ class Submission:
             elif not os.path.isdir(path):
                 self.notes.append("no such submission: %s" % path)
                 return
-            base = self.find_root(lab, path, tmp)
+            base = self.find_root(lab, path, tmp, nested=path == tmp)
             for rel in lab.files() + ["answers.md"]:
                 data = self.read(base, rel)
                 if rel == "answers.md":
@@ -463,7 +466,7 @@ class Submission:
                               ", ".join(missing))
         self.notes += suspicious(self.files)
 
-    def find_root(self, lab, path, tmp):
+    def find_root(self, lab, path, tmp, nested=False):
         """The folder holding the lab's files: the top, or one below it
         (an archive of a folder); or, failing that, an archive inside
         (Gradescope keeps an uploaded .tar.gz as it is)."""
@@ -478,11 +481,11 @@ class Submission:
         if score(best) == 0:
             archives = [os.path.join(path, f) for f in sorted(os.listdir(path))
                         if is_archive(os.path.join(path, f))]
-            if len(archives) == 1 and path != tmp:
+            if len(archives) == 1 and not nested:
                 inner = os.path.join(tmp, "unpacked")
                 os.makedirs(inner)
                 safe_extract(archives[0], inner)
-                return self.find_root(lab, inner, tmp)
+                return self.find_root(lab, inner, tmp, nested=True)
         return best
 
     def read(self, base, rel):
@@ -602,7 +605,8 @@ class Report:
         if hidden:
             out.append("%d more tests are hidden until grades are published." % len(hidden))
         out.append(answers_summary(self.lab, self.answers))
-        out += ["Note: " + n for n in self.notes if not n.startswith("hidden:")]
+        notes = [n for n in self.notes if not n.startswith("hidden:")]
+        out += ["Note: " + n for n in notes]
         return {
             "score": self.score,
             "execution_time": int(round(self.seconds)),
@@ -615,7 +619,7 @@ class Report:
                 "visibility": "after_published" if r["hidden"] else "visible",
             } for r in self.rows],
             "extra_data": {"lab": self.lab.num, "answers": {str(q): s for q, s in self.answers},
-                           "notes": self.notes, "build_ok": self.build_ok},
+                           "notes": notes, "build_ok": self.build_ok},
         }
 
 
