@@ -791,6 +791,8 @@ def main():
     ap.add_argument("--jobs", type=int, help="make -j (default: every core)")
     ap.add_argument("--prepare", action="store_true", help="build the pristine tree and stop")
     args = ap.parse_args()
+    if args.submission and not os.path.exists(args.submission):
+        raise SystemExit("grade: no submission %s" % args.submission)
     if args.extra and not os.path.isdir(args.extra):
         raise SystemExit("grade: no hidden-tests folder %s" % args.extra)
     if (args.submission or args.prepare) and len(args.labs) != 1:
