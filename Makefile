@@ -178,7 +178,8 @@ $(B)/hosttest/%: tools/hosttest/%.c tools/hosttest/check.h $(KSRC)
 QEMUFLAGS := -m 128M -no-reboot -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 	-drive file=$(B)/disk.img,format=raw,if=ide,index=1
 
-.PHONY: all iso qemu qemu-nox qemu-gdb gdb test bench grade handout clean help reset-disk
+.PHONY: all iso qemu qemu-nox qemu-gdb gdb test bench grade handout clean help reset-disk \
+	handin autograder course grade-batch
 all: $(B)/orthos.elf $(B)/initrd.tar
 
 iso: $(B)/orthos.iso
@@ -206,18 +207,43 @@ gdb:
 test: all $(B)/orthos.iso $(HOSTTESTS:%=$(B)/hosttest/%)
 	$(PYTHON) tools/test.py
 
-# make grade [LAB=NN] [JSON=results.json] [GRADE_EXTRA=dir]
-# (hidden tests from an earlier GRADE_EXTRA run are dropped first; grade.py
-# copies in and builds this run's)
+# ---------------------------------------------------------------- grading
+# The grading engineer's targets (tools/grade.py, handout.py, course.py,
+# batch.py, handin.py, tools/autograder/); doc/instructors.md explains them.
+# make grade [LAB=NN] [TEST=name...] [JSON=results.json] [GRADE_EXTRA=dir]
+#            [SUBMISSION=path]   (a pristine tree; otherwise this tree as it is)
 grade:
-	@rm -rf $(B)/extra $(B)/root/bin/extra_*
-	@$(MAKE) --no-print-directory all
-	GRADE_EXTRA=$(GRADE_EXTRA) $(PYTHON) tools/grade.py $(LAB) $(if $(JSON),--json $(JSON))
+	@$(PYTHON) tools/grade.py $(LAB) $(if $(SUBMISSION),--submission $(SUBMISSION)) \
+		$(if $(JSON),--json $(JSON)) $(foreach t,$(TEST),--test $(t)) \
+		$(if $(GRADE_EXTRA),--extra $(GRADE_EXTRA))
 
-# make handout LAB=NN: the student tree in build/handout-NN
+# make handout LAB=NN: lab NN and later labs stubbed, in build/handout-NN
 handout:
 	@test -n "$(LAB)" || { echo "usage: make handout LAB=NN"; exit 2; }
 	$(PYTHON) tools/handout.py $(LAB)
+
+# make handin LAB=NN: the lab's files and answers.md in build/handin-NN.tar.gz
+handin:
+	@test -n "$(LAB)" || { echo "usage: make handin LAB=NN"; exit 2; }
+	@$(PYTHON) tools/handin.py $(LAB)
+
+# make autograder LAB=NN [GRADE_EXTRA=dir]: build/autograder-NN.zip (Gradescope)
+autograder:
+	@test -n "$(LAB)" || { echo "usage: make autograder LAB=NN [GRADE_EXTRA=dir]"; exit 2; }
+	@$(PYTHON) tools/autograder/package.py $(LAB) $(if $(GRADE_EXTRA),--extra $(GRADE_EXTRA)) \
+		$(if $(AUTOGRADER_ZIP),--out $(AUTOGRADER_ZIP))
+
+# make course [COURSE=dir]: the course repository, a branch per lab (build/course)
+course:
+	@$(PYTHON) tools/course.py $(COURSE)
+
+# make grade-batch LAB=NN SUBMISSIONS=dir [GRADE_EXTRA=dir] [OUT=dir]
+grade-batch:
+	@test -n "$(LAB)" -a -n "$(SUBMISSIONS)" || \
+		{ echo "usage: make grade-batch LAB=NN SUBMISSIONS=dir"; exit 2; }
+	@$(PYTHON) tools/batch.py $(LAB) $(SUBMISSIONS) $(if $(OUT),--out $(OUT)) \
+		$(if $(GRADE_EXTRA),--extra $(GRADE_EXTRA))
+# ---------------------------------------------------------------- end of grading
 
 bench: all $(B)/orthos.iso
 	$(PYTHON) tools/bench.py
@@ -230,8 +256,12 @@ help:
 	@echo "make qemu-gdb   like qemu-nox, stopped for gdb on :1234 (see .gdbinit)"
 	@echo "make gdb        gdb with symbols, attached to make qemu-gdb, stopped in kmain"
 	@echo "make test       host unit tests + QEMU boot tests; ends 'N passed, M failed'"
-	@echo "make grade      grade the labs (LAB=NN for one, JSON=file for Gradescope)"
-	@echo "make handout LAB=NN  the student tree for lab NN in build/handout-NN"
+	@echo "make grade      grade this tree (LAB=NN, TEST=name, JSON=file, SUBMISSION=path)"
+	@echo "make handout LAB=NN  the tree for lab NN (it and later labs stubbed)"
+	@echo "make handin LAB=NN   pack your lab files and answers.md to hand in"
+	@echo "make autograder LAB=NN  the Gradescope package build/autograder-NN.zip"
+	@echo "make course     the course repository (a branch per lab) in build/course"
+	@echo "make grade-batch LAB=NN SUBMISSIONS=dir  grade a folder of submissions (CSV)"
 	@echo "make bench      boot timings and guest microbenchmarks (numbers, not tests)"
 	@echo "make reset-disk a fresh data disk (build/disk.img, ext2, /mnt in the guest)"
 	@echo "make clean      remove build/"

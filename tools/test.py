@@ -12,14 +12,20 @@
                     e2fsck -fn and debugfs on the host
   shell             types command lines into the shell over the serial
                     console and checks what comes back
-  lab suites        each lab's graded tests pass on this tree, and every one
-                    of them fails on the handout made from it
+  grading, course   the grader against a scripted fake QEMU and against real
+                    submissions (forged trees, printed results, hangs, hidden
+                    tests); the Gradescope package in a simulated root; the
+                    course repository's branches, and a student merging
+                    through them: each lab 0 before, full marks after
+  lab suites        labs not yet on lab.h: the graded tests pass on this
+                    tree, and every one of them fails on the handout
 
 Each result is printed as it arrives: PASS/FAIL, its name, its time. The
 last line is `N passed, M failed`; the exit status is 1 if anything failed.
 `tools/test.py NAME...` runs only the suites whose name contains NAME."""
 import concurrent.futures
 import glob
+import json
 import os
 import random
 import re
@@ -31,6 +37,8 @@ import time
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import grade  # noqa: E402
+import handout  # noqa: E402
 import qemu  # noqa: E402
 
 RESULT = re.compile(r"^(PASS|FAIL) (\S+)(?::\s*(.*))?$", re.M)
@@ -369,13 +377,22 @@ def shell_suite():
 
 
 # ---------------------------------------------------------------- labs
+# Labs whose test program is not yet on user/tests/lab.h (keyed results):
+# on the full tree every graded test passes, on the handout every one
+# fails. Labs on lab.h are checked by the grading and course suites below.
+def keyless_results(build, num):
+    """{test: (ok, detail)} from booting build's /bin/labNN without a key."""
+    b = qemu.run(qemu.kernel_args("panic=exit run=/bin/lab%s" % num, build=build), timeout=120)
+    got = dict((n.split("/", 1)[1], (ok, d)) for n, ok, d in parse_results("x/", b.output))
+    return got, b
+
+
 def lab_suite(lab_dir):
     """On the full tree every graded test of the lab passes."""
     num = os.path.basename(lab_dir)[:2]
 
     def run():
-        b = qemu.run(qemu.kernel_args("panic=exit run=/bin/lab%s" % num), timeout=120)
-        got = dict((n.split("/", 1)[1], (ok, d)) for n, ok, d in parse_results("x/", b.output))
+        got, b = keyless_results(qemu.BUILD, num)
         res = []
         for line in open(os.path.join(lab_dir, "points")):
             name = line.split()[0]
@@ -395,20 +412,19 @@ def handout_suite(lab_dir):
         with tempfile.TemporaryDirectory() as tmp:
             tree = os.path.join(tmp, "handout")
             steps = [[sys.executable, os.path.join(qemu.ROOT, "tools", "handout.py"), num, tree],
-                     ["make", "-C", tree, "-s", "all"],
-                     [sys.executable, os.path.join(tree, "tools", "grade.py"), num, "--json",
-                      os.path.join(tmp, "r.json")]]
+                     ["make", "-C", tree, "-s", "all"]]
             for cmd in steps:
+                if cmd[0] == "make":
+                    grade.seed_build(qemu.ROOT, tree)
                 p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
                 if p.returncode != 0:
                     return [(name, False, "%s failed:\n%s" % (" ".join(cmd[:2]),
                                                              tail(p.stdout + p.stderr)))]
-            import json
-            tests = json.load(open(os.path.join(tmp, "r.json")))["tests"]
-            passing = [t["name"] for t in tests if t["score"] > 0]
-            ok = bool(tests) and not passing
-            return [(name, ok, "" if ok else "pass on the stub: %s" % ", ".join(passing) if tests
-                     else "no graded tests ran")]
+            got, b = keyless_results(os.path.join(tree, "build"), num)
+            names = [line.split()[0] for line in open(os.path.join(lab_dir, "points"))]
+            passing = [n for n in names if got.get(n, (False,))[0]]
+            ok = bool(names) and not passing
+            return [(name, ok, "" if ok else "pass on the stub: %s" % ", ".join(passing))]
     return "labs/" + num, run
 
 
@@ -494,6 +510,589 @@ def robust_suites():
     return [fault_hostile_suite(), robust_shell_suite()]
 
 
+# ================================================================ grading
+# The grading engineer's block (issue 10): the grader's boot-and-parse
+# logic against a scripted fake QEMU; real submissions graded in a pristine
+# tree (forged trees, printed PASS lines, debug prints, hangs, hidden
+# tests); the Gradescope package in a simulated /autograder root; the course
+# repository, its branches and a student merging forward through them.
+FAKE_QEMU = r'''#!/usr/bin/env python3
+# A stand-in for qemu-system-i386 that plays a lab.h program's output from
+# a plan (FAKE_QEMU_PLAN), for testing tools/grade.py's runner.
+import json, os, sys, time
+args = sys.argv[1:]
+cmd = args[args.index("-append") + 1].split()
+at = [i for i, w in enumerate(cmd) if w.startswith("run=")][0]
+prog, key, names = cmd[at][len("run=/bin/"):], cmd[at + 2], cmd[at + 3:]
+plan = json.load(open(os.environ["FAKE_QEMU_PLAN"]))
+state = plan["state"]
+boots = int(open(state).read()) + 1 if os.path.exists(state) else 1
+open(state, "w").write(str(boots))
+with open(state + ".cmd", "a") as f:
+    f.write(args[args.index("-append") + 1] + "\n")
+def say(s, pause=0):
+    sys.stdout.write(s)
+    sys.stdout.flush()
+    time.sleep(pause)
+say("Orthos (fake)\n")
+if plan.get("silent"):
+    time.sleep(3600)
+for n in names or plan["fake_table"]:
+    kind = plan["kinds"].get(n, "pass")
+    say("%s START %s\n" % (key, n))
+    if kind == "dbg-pass":
+        say("dbg ", 0.1)
+        say("%s PASS %s\n" % (key, n))
+    elif kind == "split":
+        say("%s PA" % key, 0.3)
+        say("SS %s\n" % n)
+    elif kind == "forged":
+        say("PASS %s\n%s PASS %s\n%s FAIL %s: really failed\n" % (n, "0" * len(key), n, key, n))
+    elif kind == "multi":
+        say("%s FAIL %s: first line\\nsecond \\\\ line\n" % (key, n))
+    elif kind == "flood":
+        say("x" * 5000000)
+        say(("y" * 1000 + "\n") * 5000)
+        say("%s PASS %s\n" % (key, n))
+    elif kind == "hang":
+        time.sleep(3600)
+    elif kind == "panic" or (kind == "panic-once" and boots == 1):
+        say("\npanic: fake panic in %s\nbacktrace:\n  0xc0100000 fake_fn+0x1\nkernel halted.\n" % n)
+        sys.exit(0xff)
+    else:
+        say("%s PASS %s\n" % (key, n))
+say("%s DONE %s\n%s: done\n" % (key, prog, prog))
+sys.exit(1)
+'''
+
+RUNNER = r'''
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import grade
+plan = json.load(open(sys.argv[2]))
+results, notes = grade.run_program("/nonexistent", "labzz", plan["names"], plan["limits"],
+                                   plan["table"], boot_limit=plan["boot_limit"])
+print(json.dumps({n: [o.ok, o.reason] for n, o in results.items()}))
+'''
+
+
+def fake_runner(tmp, names, kinds, table=None, limits=None, silent=False, boot_limit=5):
+    """Run grade.run_program against the fake QEMU: ({test: [ok, reason]},
+    boots, [command lines])."""
+    fake = os.path.join(tmp, "bin")
+    os.makedirs(fake, exist_ok=True)
+    with open(os.path.join(fake, qemu.QEMU), "w") as f:
+        f.write(FAKE_QEMU)
+    os.chmod(os.path.join(fake, qemu.QEMU), 0o755)
+    state = os.path.join(tmp, "boots")
+    for p in (state, state + ".cmd"):
+        if os.path.exists(p):
+            os.unlink(p)
+    plan = {"names": names, "kinds": kinds, "table": table, "fake_table": table or names,
+            "limits": limits or {}, "silent": silent, "boot_limit": boot_limit, "state": state}
+    with open(os.path.join(tmp, "plan.json"), "w") as f:
+        json.dump(plan, f)
+    env = dict(os.environ, PATH=fake + os.pathsep + os.environ["PATH"],
+               FAKE_QEMU_PLAN=os.path.join(tmp, "plan.json"))
+    p = subprocess.run([sys.executable, "-c", RUNNER, os.path.join(qemu.ROOT, "tools"),
+                        os.path.join(tmp, "plan.json")], capture_output=True, text=True,
+                       env=env, timeout=300)
+    if p.returncode != 0:
+        raise RuntimeError("runner failed: " + p.stderr[-2000:])
+    boots = int(open(state).read()) if os.path.exists(state) else 0
+    cmds = open(state + ".cmd").read().splitlines() if os.path.exists(state + ".cmd") else []
+    return json.loads(p.stdout), boots, cmds
+
+
+def grading_runner_suite():
+    """tools/grade.py's runner: keyed lines anywhere in a line, never a
+    partial one; a hang or a panic costs one test, then a reboot with the
+    rest; reboots are bounded; reasons arrive whole; long name lists are
+    split over command lines that fit."""
+    def run():
+        res = []
+        with tempfile.TemporaryDirectory() as tmp:
+            names = ["t_pass", "t_dbg", "t_split", "t_flood", "t_forged", "t_multi", "t_hang",
+                     "t_after", "t_panic", "t_last"]
+            kinds = {"t_dbg": "dbg-pass", "t_split": "split", "t_flood": "flood",
+                     "t_forged": "forged", "t_multi": "multi", "t_hang": "hang",
+                     "t_panic": "panic"}
+            got, boots, cmds = fake_runner(tmp, names, kinds, table=names, limits={"t_hang": 1})
+            ok = all(got.get(n, [False])[0] for n in ("t_pass", "t_dbg", "t_split"))
+            res.append(("grading/runner/result_found_after_a_debug_print_and_across_reads", ok,
+                        json.dumps(got)))
+            res.append(("grading/runner/a_flood_of_output_does_not_hide_the_result",
+                        got.get("t_flood", [False])[0] is True, json.dumps(got.get("t_flood"))))
+            ok = got.get("t_forged") == [False, "really failed"]
+            res.append(("grading/runner/lines_without_the_key_do_not_count", ok,
+                        json.dumps(got.get("t_forged"))))
+            ok = got.get("t_multi") == [False, "first line\nsecond \\ line"]
+            res.append(("grading/runner/multi_line_reason_decoded_whole", ok,
+                        json.dumps(got.get("t_multi"))))
+            hang = got.get("t_hang", [True, ""])
+            ok = not hang[0] and "(a hang)" in hang[1] and got.get("t_after", [0])[0]
+            res.append(("grading/runner/a_hang_fails_only_its_test", bool(ok), json.dumps(got)))
+            pan = got.get("t_panic", [True, ""])
+            ok = not pan[0] and "panic: fake panic in t_panic" in pan[1] and \
+                "fake_fn+0x1" in pan[1] and got.get("t_last", [0])[0]
+            res.append(("grading/runner/a_panic_fails_only_its_test_with_the_backtrace",
+                        bool(ok), json.dumps(got)))
+            ok = boots == 3 and len(cmds) == 3 and cmds[0].split()[-2] == "--key" and \
+                cmds[1].split()[-3:] == ["t_after", "t_panic", "t_last"] and \
+                cmds[2].split()[-1] == "t_last" and len(set(c.split()[3] for c in cmds)) == 3
+            res.append(("grading/runner/reboots_with_the_tests_not_yet_run_and_a_new_key", ok,
+                        "%d boots:\n%s" % (boots, "\n".join(cmds))))
+
+            got, boots, _ = fake_runner(tmp, names, {n: "panic" for n in names}, table=names)
+            panicked = [n for n in names if "panic: fake" in got.get(n, [0, ""])[1]]
+            gave_up = [n for n in names if "stops rebooting" in got.get(n, [0, ""])[1]]
+            ok = boots == 6 and len(panicked) == 6 and len(gave_up) == 4
+            res.append(("grading/runner/reboots_are_bounded", ok,
+                        "%d boots, %d panicked, %d given up" % (boots, len(panicked),
+                                                                 len(gave_up))))
+
+            got, boots, _ = fake_runner(tmp, names[:3], {}, silent=True, boot_limit=1)
+            ok = boots == 1 and all(not got[n][0] and "no test started within 1 s" in got[n][1]
+                                    for n in names[:3])
+            res.append(("grading/runner/a_boot_that_starts_no_test_fails_all_once", ok,
+                        "%d boots: %s" % (boots, json.dumps(got))))
+
+            many = ["a_test_name_of_thirty_chars_%02d" % i for i in range(80)]
+            got, boots, cmds = fake_runner(tmp, many, {})
+            ok = all(got.get(n, [False])[0] for n in many) and boots >= 3 and \
+                all(len(c) <= 1000 and len(c.split()) <= 62 for c in cmds)
+            res.append(("grading/runner/long_name_lists_split_over_boots_that_fit", ok,
+                        "%d boots, longest %d" % (boots, max(map(len, cmds or [""])))))
+        return res
+    return "grading/runner", run
+
+
+HIDDEN_FIXTURE = r'''/* A hidden-test fixture for make test: one test passes, one hangs,
+ * one passes after the hang, one fails with a reason on two lines. */
+#include "lab.h"
+
+static void hidden_passes(void)
+{
+    PASS();
+}
+
+static void hidden_hangs(void)
+{
+    for (;;)
+        ;
+}
+
+static void hidden_passes_after_the_hang(void)
+{
+    PASS();
+}
+
+static void hidden_fails_on_two_lines(void)
+{
+    CHECK(0, "first line\nsecond \\ line");
+    PASS();
+}
+
+static const struct lab_test tests[] = {
+    LAB_TEST(hidden_passes), LAB_TEST(hidden_hangs), LAB_TEST(hidden_passes_after_the_hang),
+    LAB_TEST(hidden_fails_on_two_lines),
+};
+
+int main(int argc, char **argv)
+{
+    return lab_main("fixture", tests, sizeof(tests) / sizeof(tests[0]), argc, argv);
+}
+'''
+
+
+def harness_lab():
+    """The first lab whose tests are on lab.h (the one the grading suites use)."""
+    return next((lab for lab in handout.labs() if lab.uses_harness() and lab.points()), None)
+
+
+def forged_tree(lab, dest, files):
+    """A whole student tree that tries to forge its grade: test.c, t.h,
+    lab.h, points, grade.py and the Makefile all edited, with files as the
+    lab's own files."""
+    import batch
+    tree = handout.course_tree(lab.num, lab.num)
+    handout.write_tree(tree, dest)
+    names = [t[0] for t in lab.points()]
+    say = "".join('    printf("PASS %s\\n");\n' % n for n in names)
+    put = {
+        lab.folder + "/test.c": "#include <stdio.h>\nint main(void)\n{\n%s    return 0;\n}\n" % say,
+        lab.folder + "/points": "".join("%s 1000\n" % n for n in names),
+        "user/tests/t.h": "#define PASS() do { } while (0)\n#define CHECK(c, ...) PASS()\n",
+        "user/tests/lab.h": "#error forged\n",
+        "tools/grade.py": "print('Score: 100/100')\n",
+        "Makefile": "$(error this Makefile must never be used)\n",
+    }
+    for rel, text in put.items():
+        with open(os.path.join(dest, rel), "w") as f:
+            f.write(text)
+    batch.write_fixture(dest, files)
+
+
+def grade_cli(lab, sub, json_path, *extra_args, env=None):
+    """tools/grade.py NN --submission sub --json json_path: (results, stdout)."""
+    p = subprocess.run([sys.executable, os.path.join(qemu.ROOT, "tools", "grade.py"), lab.num,
+                        "--submission", sub, "--json", json_path] + list(extra_args),
+                       capture_output=True, text=True, timeout=900,
+                       env=dict(os.environ, GRADE_EXTRA="", **(env or {})))
+    if p.returncode != 0 or not os.path.exists(json_path):
+        raise RuntimeError("grade.py failed (%d):\n%s" % (p.returncode, tail(p.stdout + p.stderr)))
+    with open(json_path) as f:
+        return json.load(f), p.stdout
+
+
+def grading_submissions_suite():
+    """Real submissions of a lab on lab.h, graded in the pristine tree."""
+    def run():
+        import batch
+        import tarfile
+        lab = harness_lab()
+        if not lab:
+            return [("grading/submissions/a_lab_uses_lab_h", False, "no lab on lab.h")]
+        full = sum(t[1] for t in lab.points())
+        res = []
+        with tempfile.TemporaryDirectory() as tmp:
+            def sub(name, kind=None, files=None):
+                path = os.path.join(tmp, name)
+                batch.write_fixture(path, files if files is not None else
+                                    batch.fixture_files(lab, kind))
+                return path
+
+            def check(name, path, want, *args, pred=None):
+                r, out = grade_cli(lab, path, os.path.join(tmp, name + ".json"), *args)
+                ok = r["score"] == want and (pred is None or pred(r))
+                res.append(("grading/submissions/" + name, ok, "score %s, want %s\n%s" % (
+                    r["score"], want, tail(out, 30))))
+                return r
+
+            check("correct_scores_full_marks", sub("correct", "correct"), full,
+                  pred=lambda r: sum(t["max_score"] for t in r["tests"]) == full)
+            check("stub_scores_0", sub("stub", "stub"), 0)
+            forged = os.path.join(tmp, "forged-stub")
+            forged_tree(lab, forged, batch.fixture_files(lab, "stub"))
+            check("stub_with_forged_test_c_points_t_h_grade_py_scores_0", forged, 0,
+                  pred=lambda r: sum(t["max_score"] for t in r["tests"]) == full)
+            forged = os.path.join(tmp, "forged-correct")
+            forged_tree(lab, forged, batch.fixture_files(lab, "correct"))
+            archive = os.path.join(tmp, "forged-correct.tar.gz")
+            with tarfile.open(archive, "w:gz") as t:
+                t.add(forged, arcname="my-orthos")
+            check("forged_tree_is_ignored_correct_files_in_an_archive_score_full", archive, full)
+            check("code_printing_pass_lines_scores_0", sub("prints", "prints-pass"), 0,
+                  pred=lambda r: any("prints text like a test result" in n
+                                     for n in r["extra_data"]["notes"]))
+            check("a_debug_print_without_newline_keeps_full_marks", sub("dbg", "debug-print"),
+                  full)
+            check("a_submission_that_does_not_build_scores_0_with_the_error",
+                  sub("broken", "broken"), 0, pred=lambda r: "error:" in r["output"])
+            check("missing_files_are_graded_as_the_stub", sub("empty", files={}), 0,
+                  pred=lambda r: any("missing" in n for n in r["extra_data"]["notes"]))
+            first = lab.points()[0]
+            check("one_test_alone", os.path.join(tmp, "correct"), first[1], "--test", first[0],
+                  pred=lambda r: len(r["tests"]) == 1)
+            hidden = os.path.join(tmp, "hidden")
+            os.makedirs(hidden)
+            with open(os.path.join(hidden, "fixture.c"), "w") as f:
+                f.write(HIDDEN_FIXTURE)
+            with open(os.path.join(hidden, "points"), "w") as f:
+                f.write("hidden_passes 3\nhidden_hangs 4 2\nhidden_passes_after_the_hang 5\n"
+                        "hidden_fails_on_two_lines 6\n")
+            r = check("hidden_tests_run_with_their_points_and_limits",
+                      os.path.join(tmp, "correct"), full + 3 + 5, "--extra", hidden)
+            rows = {t["name"]: t for t in r["tests"]}
+            two = rows.get("hidden/fixture/hidden_fails_on_two_lines", {}).get("output", "")
+            hang = rows.get("hidden/fixture/hidden_hangs", {}).get("output", "")
+            ok = two.startswith("first line\nsecond \\ line") and "(a hang)" in hang and \
+                all(t["visibility"] == "after_published" for n, t in rows.items()
+                    if n.startswith("hidden/")) and "hidden_" not in r["output"]
+            res.append(("grading/submissions/hidden_results_after_published_reasons_whole", ok,
+                        json.dumps(r, indent=1)[:3000]))
+        return res
+    return "grading/submissions", run
+
+
+def check_results_json(r):
+    """Problems with a results.json against Gradescope's specification."""
+    bad = []
+    if not isinstance(r.get("score"), (int, float)):
+        bad.append("score is not a number")
+    if not isinstance(r.get("execution_time"), int):
+        bad.append("execution_time is not an integer")
+    if not isinstance(r.get("output"), str):
+        bad.append("output is not a string")
+    tests = r.get("tests")
+    if not isinstance(tests, list) or not tests:
+        return bad + ["no tests"]
+    for t in tests:
+        for key, kind in (("name", str), ("output", str), ("score", (int, float)),
+                          ("max_score", (int, float))):
+            if not isinstance(t.get(key), kind):
+                bad.append("a test's %s is missing or of the wrong type: %r" % (key, t))
+        if t.get("visibility") not in ("visible", "hidden", "after_due_date", "after_published"):
+            bad.append("bad visibility %r" % t.get("visibility"))
+        if isinstance(t.get("score"), (int, float)) and t["score"] > t.get("max_score", 0):
+            bad.append("score above max_score in %s" % t.get("name"))
+    if sum(t.get("score", 0) for t in tests) != r.get("score"):
+        bad.append("score is not the sum of the tests' scores")
+    return bad
+
+
+def autograder_suite():
+    """make autograder's zip, unpacked in a simulated /autograder root:
+    setup.sh, then run_autograder on a correct and on a stub submission;
+    results.json as Gradescope specifies, hidden tests after_published
+    and never named in a visible field."""
+    def run():
+        import batch
+        sys.path.insert(0, os.path.join(qemu.ROOT, "tools", "autograder"))
+        import package
+        lab = harness_lab()
+        if not lab:
+            return [("grading/autograder/a_lab_uses_lab_h", False, "no lab on lab.h")]
+        res = []
+        with tempfile.TemporaryDirectory() as tmp:
+            hidden = os.path.join(tmp, "hidden")
+            os.makedirs(hidden)
+            src = handout.read_text(os.path.join(lab.path, "test.c"))
+            names = [t[0] for t in lab.points()]
+            for n in names:
+                src = re.sub(r"\b%s\b" % n, "zz_secret_" + n, src)
+            with open(os.path.join(hidden, "zz_secret_suite.c"), "w") as f:
+                f.write(src)
+            with open(os.path.join(hidden, "points"), "w") as f:
+                f.write("".join("zz_secret_%s 2\n" % n for n in names))
+            zip_path = os.path.join(tmp, "autograder.zip")
+            p = subprocess.run(["make", "-s", "-C", qemu.ROOT, "autograder", "LAB=" + lab.num,
+                                "GRADE_EXTRA=" + hidden, "AUTOGRADER_ZIP=" + zip_path],
+                               capture_output=True, text=True, timeout=300)
+            if p.returncode != 0 or not os.path.exists(zip_path):
+                return [("grading/autograder/make_autograder", False, tail(p.stdout + p.stderr))]
+            with __import__("zipfile").ZipFile(zip_path) as z:
+                members = z.namelist()
+            leaked = [m for m in members if handout.INSTRUCTOR_ONLY.match(m[len("course/"):])
+                      or m.startswith("course/build/")]
+            ok = {"setup.sh", "run_autograder"} <= set(members) and not leaked
+            res.append(("grading/autograder/zip_has_setup_and_run_at_its_root_nothing_"
+                        "instructor_only", ok, "leaked: %s" % leaked))
+            ag = os.path.join(tmp, "autograder")
+            package.unpack(zip_path, os.path.join(ag, "source"))
+            shutil.copy2(os.path.join(ag, "source", "run_autograder"), ag)
+            env = dict(os.environ, AUTOGRADER_ROOT=ag, GRADE_EXTRA="")
+            p = subprocess.run(["bash", os.path.join(ag, "source", "setup.sh")], env=env,
+                               capture_output=True, text=True, timeout=900)
+            moved = [d for d in os.listdir(os.path.join(ag, "source")) if d.startswith("hidden")]
+            ok = p.returncode == 0 and len(moved) == 1 and moved[0] != "hidden"
+            res.append(("grading/autograder/setup_sh_prepares_the_tree_and_hides_the_tests", ok,
+                        "hidden folder %s\n%s" % (moved, tail(p.stdout + p.stderr))))
+            full = sum(t[1] for t in lab.points()) + 2 * len(names)
+            for kind, want in (("correct", full), ("stub", 0)):
+                handout.remove(os.path.join(ag, "submission"))
+                batch.write_fixture(os.path.join(ag, "submission"), batch.fixture_files(lab, kind))
+                p = subprocess.run([os.path.join(ag, "run_autograder")], env=env, cwd=ag,
+                                   capture_output=True, text=True, timeout=900)
+                try:
+                    with open(os.path.join(ag, "results", "results.json")) as f:
+                        r = json.load(f)
+                except (OSError, ValueError) as e:
+                    res.append(("grading/autograder/%s_results_json" % kind, False,
+                                "%s\n%s" % (e, tail(p.stdout + p.stderr))))
+                    continue
+                bad = check_results_json(r)
+                if r.get("score") != want:
+                    bad.append("score %s, want %s" % (r.get("score"), want))
+                hidden_rows = [t for t in r.get("tests", []) if "zz_secret" in t.get("name", "")]
+                if len(hidden_rows) != len(names) or \
+                        any(t["visibility"] != "after_published" for t in hidden_rows):
+                    bad.append("hidden tests not all after_published")
+                visible_text = r.get("output", "") + json.dumps(
+                    [t for t in r.get("tests", []) if t.get("visibility") == "visible"])
+                if "zz_secret" in visible_text:
+                    bad.append("a hidden test's name shows in a visible field")
+                res.append(("grading/autograder/%s_submission_results_json_scores_%d" % (
+                    kind, want), not bad, "; ".join(bad) + "\n" + tail(p.stdout, 10)))
+        return res
+    return "grading/autograder", run
+
+
+# ---------------------------------------------------------------- the course
+def branch_files(repo, branch):
+    """{path: bytes} of a branch of the course repository."""
+    import tarfile
+    import io
+    data = subprocess.run(["git", "-C", repo, "archive", branch], capture_output=True,
+                          check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(data)) as t:
+        return {m.name: t.extractfile(m).read() for m in t.getmembers() if m.isfile()}
+
+
+def squash(text):
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def course_suite():
+    """make course's repository: branches in course order, each one commit
+    on the last adding its lab folder; nothing instructor-only, nothing
+    built, no solution on any branch; a student who fills in each lab with
+    the reference merges every next branch without a conflict, gets 0 for
+    a lab before filling it in and full marks after."""
+    def run():
+        import course
+        res = []
+        labs = handout.labs()
+        with tempfile.TemporaryDirectory() as tmp:
+            repo = os.path.join(tmp, "course")
+            p = subprocess.run(["make", "-s", "-C", qemu.ROOT, "course", "COURSE=" + repo],
+                               capture_output=True, text=True, timeout=300)
+            if p.returncode != 0:
+                return [("course/make_course", False, tail(p.stdout + p.stderr))]
+            branches = course.git(repo, "for-each-ref", "--format=%(refname:short)",
+                                  "refs/heads").split()
+            want = ["lab" + lab.num for lab in labs]
+            res.append(("course/one_branch_per_lab_in_course_order", branches == want,
+                        "branches %s, want %s" % (branches, want)))
+            bodies = []
+            for rel in handout.tracked_files():
+                if rel.endswith((".c", ".h")) and not rel.startswith("lab/"):
+                    for m in handout.REGION.finditer(handout.read_text(
+                            os.path.join(qemu.ROOT, rel))):
+                        if len(squash(m.group(4))) >= 20:
+                            bodies.append((m.group(2), rel, squash(m.group(4))))
+            problems = []
+            for i, lab in enumerate(labs):
+                b = "lab" + lab.num
+                if b not in branches:
+                    continue
+                parent = "lab" + labs[i - 1].num if i else None
+                if parent and course.git(repo, "rev-parse", b + "~1").strip() != \
+                        course.git(repo, "rev-parse", parent).strip():
+                    problems.append("%s is not %s plus one commit" % (b, parent))
+                changed = course.git(repo, "diff", "--name-only", b + "~1", b).split()
+                if any(not c.startswith(lab.folder + "/") for c in changed):
+                    problems.append("%s's commit changes %s" % (b, changed))
+                files = branch_files(repo, b)
+                for rel, data in files.items():
+                    if handout.INSTRUCTOR_ONLY.match(rel) or rel.startswith("build/"):
+                        problems.append("%s holds %s" % (b, rel))
+                    if rel.endswith((".c", ".h")):
+                        text = data.decode(errors="replace")
+                        if re.search(r"/\* LAB \d\d: BEGIN", text):
+                            problems.append("%s: %s still has a LAB region" % (b, rel))
+                        flat = squash(text)
+                        problems += ["%s: %s holds lab %s's solution from %s" % (b, rel, n, src)
+                                     for n, src, body in bodies if body in flat]
+                folders = sorted(set(r.split("/")[1] for r in files
+                                     if r.startswith("lab/") and r.count("/") >= 2))
+                if folders != [x.name for x in labs[:i + 1]]:
+                    problems.append("%s has lab folders %s" % (b, folders))
+            res.append(("course/branches_hold_no_solution_nothing_instructor_only_or_built",
+                        not problems, "\n".join(problems[:20])))
+            res += student_chain(tmp, repo, labs)
+        return res
+    return "course/branches", run
+
+
+def fill_lab(tree, lab):
+    """Put lab's reference solution into a student's tree (the lab's
+    files as on the pristine tree), and answer its written questions."""
+    pristine = handout.pristine_tree(lab)
+    for rel in lab.files():
+        with open(os.path.join(tree, rel), "wb") as f:
+            f.write(pristine[rel][0])
+    path = os.path.join(tree, "answers.md")
+    text = handout.read_text(path)
+    out, cur = [], None
+    for line in text.splitlines():
+        m = re.match(r"^## Lab (\d\d), question", line)
+        if line.startswith("#"):
+            cur = m.group(1) if m else None
+        if cur == lab.num and line.strip() == handout.PLACEHOLDER:
+            line = "My own answer to this question, in a few words."
+        out.append(line)
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def make_grade(tree, lab, tmp):
+    """`make grade LAB=NN JSON=...` in a student's tree: the results."""
+    out = os.path.join(tmp, "grade-%s.json" % lab.num)
+    if os.path.exists(out):
+        os.unlink(out)
+    p = subprocess.run(["make", "-s", "-C", tree, "grade", "LAB=" + lab.num, "JSON=" + out],
+                       capture_output=True, text=True, timeout=900,
+                       env=dict(os.environ, GRADE_EXTRA=""))
+    if not os.path.exists(out):
+        raise RuntimeError("make grade failed:\n" + tail(p.stdout + p.stderr))
+    with open(out) as f:
+        return json.load(f)
+
+
+def student_chain(tmp, repo, labs):
+    """A student's term: start from lab01, merge each next branch, grade."""
+    import course
+    res = []
+    tree = os.path.join(tmp, "student")
+    subprocess.run(["git", "clone", "-q", repo, tree], check=True)
+    grade.seed_build(qemu.ROOT, tree)       # our objects where the files agree
+    env = dict(os.environ, **course.GIT_ENV)
+    for i, lab in enumerate(labs):
+        name = "course/student/lab%s" % lab.num
+        if i:
+            p = subprocess.run(["git", "-C", tree, "merge", "-q", "--no-edit",
+                                "origin/lab" + lab.num], capture_output=True, text=True, env=env)
+            res.append((name + "_merges_without_conflict", p.returncode == 0,
+                        p.stdout + p.stderr))
+            if p.returncode != 0:
+                break
+        full = sum(t[1] for t in lab.points())
+        if lab.uses_harness():
+            r = make_grade(tree, lab, tmp)
+            ok = r["score"] == 0 and sum(t["max_score"] for t in r["tests"]) == full and \
+                all(s == "placeholder" for s in r["extra_data"]["answers"].values())
+            res.append((name + "_scores_0_before_it_is_done", ok,
+                        "score %s\n%s" % (r["score"], r["output"])))
+        fill_lab(tree, lab)
+        subprocess.run(["git", "-C", tree, "commit", "-qam", "lab %s done" % lab.num],
+                       check=True, env=env)
+        if lab.uses_harness():
+            r = make_grade(tree, lab, tmp)
+            ok = r["score"] == full and \
+                all(s == "answered" for s in r["extra_data"]["answers"].values())
+            res.append((name + "_scores_full_marks_with_the_reference", ok,
+                        "score %s of %s\n%s" % (r["score"], full, r["output"])))
+    return res
+
+
+def course_branches_zero_suite():
+    """On each lab's own course branch, untouched, `make grade` gives 0."""
+    def run():
+        res = []
+        with tempfile.TemporaryDirectory() as tmp:
+            repo = os.path.join(tmp, "course")
+            p = subprocess.run([sys.executable, os.path.join(qemu.ROOT, "tools", "course.py"),
+                                repo], capture_output=True, text=True, timeout=300)
+            if p.returncode != 0:
+                return [("course/branch_zero/make_course", False, tail(p.stdout + p.stderr))]
+            grade.seed_build(qemu.ROOT, repo)
+            for lab in handout.labs():
+                if not lab.uses_harness():
+                    continue
+                subprocess.run(["git", "-C", repo, "checkout", "-q", "lab" + lab.num], check=True)
+                r = make_grade(repo, lab, tmp)
+                res.append(("course/branch_zero/lab%s_scores_0_on_its_branch" % lab.num,
+                            r["score"] == 0 and bool(r["tests"]), "score %s" % r["score"]))
+        return res
+    return "course/branch_zero", run
+
+
+def grading_suites():
+    return [grading_runner_suite(), grading_submissions_suite(), autograder_suite(),
+            course_suite(), course_branches_zero_suite()]
+
+
 def all_suites():
     suites = [host_suite(b) for b in sorted(glob.glob(os.path.join(qemu.BUILD, "hosttest", "*")))
               if os.access(b, os.X_OK)]
@@ -504,8 +1103,10 @@ def all_suites():
     suites += [ext2_write_suite(), ext2_read_suite(1024), ext2_read_suite(4096), ext2_full_suite()]
     suites.append(shell_suite())
     suites += robust_suites()
-    labs = sorted(glob.glob(os.path.join(qemu.ROOT, "lab", "[0-9][0-9]-*")))
-    suites += [lab_suite(d) for d in labs] + [handout_suite(d) for d in labs]
+    keyless = [lab.path for lab in handout.labs() if lab.has_program() and
+               not lab.uses_harness()]
+    suites += [lab_suite(d) for d in keyless] + [handout_suite(d) for d in keyless]
+    suites += grading_suites()
     return suites
 
 
