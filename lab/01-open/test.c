@@ -1,4 +1,4 @@
-/* lab04 - graded tests for lab 04: open() rebuilt in the C library from
+/* lab01 - graded tests for lab 01: open() rebuilt in the C library from
  * walk, create, ready, ftruncate and fcntl. */
 #include <fcntl.h>
 #include <orthos.h>
@@ -135,5 +135,5 @@ static const struct lab_test tests[] = {
 
 int main(int argc, char **argv)
 {
-    return lab_main("lab04", tests, sizeof(tests) / sizeof(tests[0]), argc, argv);
+    return lab_main("lab01", tests, sizeof(tests) / sizeof(tests[0]), argc, argv);
 }

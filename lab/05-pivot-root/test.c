@@ -1,4 +1,4 @@
-/* lab03 - graded tests for lab 03: pivot_root() built in the C library
+/* lab05 - graded tests for lab 05: pivot_root() built in the C library
  * from walk, unbind, fchroot and bind. Each test runs in a child that
  * first unshare()s its namespace, so the rest of the system is untouched. */
 #include <fcntl.h>
@@ -138,6 +138,6 @@ int main(void)
     the_old_root_is_reachable_only_at_put_old();
     umount_of_put_old_removes_the_old_tree();
     pivot_root_with_a_bad_argument_changes_nothing();
-    printf("lab03: done\n");
+    printf("lab05: done\n");
     return t_failures != 0;
 }

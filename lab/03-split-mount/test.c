@@ -1,4 +1,4 @@
-/* lab01 - graded tests for lab 01: fsopen() and bind(), the two halves of
+/* lab03 - graded tests for lab 03: fsopen() and bind(), the two halves of
  * mount(). Every test goes through the calls the lab builds, so each one
  * fails until they work. */
 #include <fcntl.h>
@@ -128,6 +128,6 @@ int main(void)
     bind_stacks_the_newest_on_top();
     bind_of_a_directory_is_a_bind_mount();
     mount_is_walk_fsopen_bind();
-    printf("lab01: done\n");
+    printf("lab03: done\n");
     return t_failures != 0;
 }

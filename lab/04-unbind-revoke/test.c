@@ -1,4 +1,4 @@
-/* lab02 - graded tests for lab 02: unbind() returns an fd on what it
+/* lab04 - graded tests for lab 04: unbind() returns an fd on what it
  * detached, and revoke() forcibly unmounts a filesystem even after it was
  * lazily detached - the step Linux's umount -l cannot take back. */
 #include <fcntl.h>
@@ -136,6 +136,6 @@ int main(void)
     revoke_fails_every_other_fd_with_eio();
     revoke_works_on_a_detached_fs();
     revoke_releases_the_filesystem();
-    printf("lab02: done\n");
+    printf("lab04: done\n");
     return t_failures != 0;
 }

@@ -1,4 +1,4 @@
-/* lab05 - graded tests for lab 05: the pipe buffer behind pipe(), FIFOs
+/* lab02 - graded tests for lab 02: the pipe buffer behind pipe(), FIFOs
  * made by create(), and pipe ends bound into the namespace as named pipes. */
 #include <fcntl.h>
 #include <orthos.h>
@@ -139,6 +139,6 @@ int main(void)
     a_fifo_without_a_writer_yet_reads_eagain_not_eof();
     a_pipe_bound_at_a_name_is_a_named_pipe();
     a_megabyte_flows_through_a_4k_pipe();
-    printf("lab05: done\n");
+    printf("lab02: done\n");
     return t_failures != 0;
 }
