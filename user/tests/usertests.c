@@ -43,16 +43,6 @@ static int live_processes(void)
     return n;
 }
 
-/* The fds open in this process. */
-static int open_fds(void)
-{
-    int fd, n = 0;
-
-    for (fd = 0; fd < NOFILE; fd++)
-        n += fcntl(fd, F_GETFD, 0) >= 0;
-    return n;
-}
-
 static int nothing(void)
 {
     return 0;
