@@ -185,7 +185,8 @@ class Worker:
 
     def build(self):
         p = subprocess.run(["make", "-C", self.dir, "-s", "all"], capture_output=True, text=True)
-        return p.returncode == 0, (p.stdout + p.stderr)[-3000:]
+        lines = [l for l in (p.stdout + p.stderr).splitlines() if not l.startswith("  ")]
+        return p.returncode == 0, "\n".join(lines[-12:])
 
 
 # ---------------------------------------------------------------- one boot

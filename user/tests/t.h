@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <orthos.h>
+#include <signal.h>
 #include <unistd.h>
 
 static int t_failures;
@@ -174,6 +175,55 @@ static inline int pages_lost_in_child(int (*fn)(void), int *code)
     before = free_pages();
     *code = in_child(fn);
     return (int)(before - free_pages());
+}
+
+/* The state in /proc/<pid>/status ("running", "sleeping", ...), or "". */
+static inline const char *proc_state(int pid, char *buf, int size)
+{
+    char path[32], *p, *nl;
+
+    snprintf(path, sizeof(path), "/proc/%d/status", pid);
+    if (slurp(path, buf, size) <= 0 || !(p = strstr(buf, "state ")))
+        return "";
+    if ((nl = strchr(p, '\n')))
+        *nl = '\0';
+    return p + 6;
+}
+
+/* Wait (up to ms) until pid sleeps, e.g. blocked in a read: 1, or 0 if it
+ * never did. Polls every 10 ms, so a slow, busy host only waits longer. */
+static inline int wait_until_sleeping(int pid, unsigned ms)
+{
+    char buf[160];
+    unsigned t;
+
+    for (t = 0; t <= ms; t += 10) {
+        if (!strcmp(proc_state(pid, buf, sizeof(buf)), "sleeping"))
+            return 1;
+        sleep_ms(10);
+    }
+    return 0;
+}
+
+/* Wait (up to ms) for child pid to end: 1 and its wait status in *status,
+ * or 0 if it was still running. A child that outlives ms is killed (and
+ * reaped, if the kill takes), so a test never hangs on a child. */
+static inline int wait_child_ms(int pid, unsigned ms, int *status)
+{
+    unsigned t;
+
+    for (t = 0; t <= ms; t += 10) {
+        if (waitpid(pid, status, WNOHANG) == pid)
+            return 1;
+        sleep_ms(10);
+    }
+    kill(pid, SIGKILL);
+    for (t = 0; t <= 1000; t += 10) {
+        if (waitpid(pid, status, WNOHANG) == pid)
+            break;
+        sleep_ms(10);
+    }
+    return 0;
 }
 
 /* Is the data disk attached at /mnt? init attaches /dev/hd1 there when

@@ -65,19 +65,6 @@ static int nothing(void)
         CHECK(after_ == before_, "free pages %u before, %u after", before_, after_); \
     } while (0)
 
-/* The line of /proc/<pid>/status that says "state ...", or "" */
-static const char *proc_state(int pid, char *buf, int size)
-{
-    char path[32], *p, *nl;
-
-    snprintf(path, sizeof(path), "/proc/%d/status", pid);
-    if (slurp(path, buf, size) <= 0 || !(p = strstr(buf, "state ")))
-        return "";
-    if ((nl = strchr(p, '\n')))
-        *nl = '\0';
-    return p + 6;
-}
-
 /* A deterministic byte stream (xorshift32), the same in every process. */
 static void random_bytes(unsigned *state, unsigned char *buf, int n)
 {
