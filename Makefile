@@ -219,6 +219,13 @@ handout:
 	@test -n "$(LAB)" || { echo "usage: make handout LAB=NN"; exit 2; }
 	$(PYTHON) tools/handout.py $(LAB)
 
+# ---------------------------------------------------------------- mutants
+# (the labs engineer's block) make mutants [LAB=NN]: every lab's course tree
+# passes its tests and every wrong solution in lab/NN-*/mutants/ loses points.
+.PHONY: mutants
+mutants: all
+	$(PYTHON) tools/mutants.py $(LAB)
+
 bench: all $(B)/orthos.iso
 	$(PYTHON) tools/bench.py
 

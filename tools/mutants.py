@@ -1,32 +1,33 @@
 #!/usr/bin/env python3
 """tools/mutants.py - prove that every lab's tests catch wrong solutions.
 
-    tools/mutants.py [NN ...] [--sample] [--full] [--jobs N] [--list]
+    tools/mutants.py [NN ...] [--full] [--jobs N] [--workdir DIR] [--list]
 
 Each lab keeps a catalogue of plausible wrong solutions in
-lab/NN-name/mutants/MISTAKE.mutant (the format is in the lab README's
-"How the project checks its own labs"). For every lab asked for (default:
-all that have mutants) this tool
+lab/NN-name/mutants/MISTAKE.mutant: a first line "# what the student got
+wrong", then sections "@@ path/to/file.c" (the file's first LAB NN region)
+or "@@ path/to/file.c #2" (its second), each followed by the text that
+replaces that region's body. Regions not named keep the reference solution.
+For every lab asked for (default: all that have mutants) this tool
 
-  1. builds the lab's course tree: the labs after NN replaced by their
-     stubs, as on the lab's branch of the course repository, and checks that
-     every test of the lab passes there, each test booted on its own too
-     (so no test leans on a later lab or on another test);
-  2. for each mutant, replaces the named regions' bodies in that tree,
-     builds, boots /bin/labNN with a fresh key and reads the results: the
-     mutant must fail at least one test (a hang or a crash counts, once the
-     test's time limit has passed).
+  1. builds the lab's course tree: the regions of every later lab replaced
+     by their stubs, as on the lab's branch of the course repository, and
+     checks that every test of the lab passes there, all in one boot and
+     each booted on its own (so no test leans on a later lab or on another
+     test's files);
+  2. for each mutant, puts it into that tree, builds, boots /bin/labNN with
+     a fresh key and reads the results: the mutant must fail at least one
+     test (a hang or a crash counts, once the test's time limit is up).
 
-It prints a table (lab, mutant, the test that caught it and the points lost,
-or SURVIVED / DOES NOT BUILD) and exits 1 if any mutant survives or does not
-build, or a test fails on the course tree.
+It prints a line per check (the test that caught each mutant and the points
+lost, or SURVIVED / DOES NOT BUILD) and exits 1 if any mutant survives or
+does not build, or a test fails on the course tree.
 
-Speed: two worker trees under build/mutants/ (one per core) start from the
-main tree's objects, so a mutant recompiles only the files it changes; a
-boot stops at the first FAIL (--full runs every test, to count all the
-points lost). --sample runs the fixed sample `make test` uses: the
-mutants listed in lab/NN-name/mutants/SAMPLE (all of them when there is no
-such file)."""
+Speed: worker trees (--jobs, default 2: one per core) under build/mutants/
+start from the main tree's objects, so a mutant recompiles only the files
+it changes; a boot stops at the first FAIL (--full runs every test, to
+count all the points lost). `make test` runs each lab as a suite of its own
+(tools/test.py), one worker each, in build/mutants-NN/."""
 import argparse
 import concurrent.futures
 import os
@@ -67,10 +68,6 @@ class Lab:
         mdir = os.path.join(ROOT, folder, "mutants")
         self.mutants = sorted(f[:-len(".mutant")] for f in os.listdir(mdir)
                               if f.endswith(".mutant")) if os.path.isdir(mdir) else []
-        self.sample = self.mutants
-        if os.path.exists(os.path.join(mdir, "SAMPLE")):
-            self.sample = [w for w in open(os.path.join(mdir, "SAMPLE")).read().split()
-                           if not w.startswith("#")]
 
 
 def all_labs():
@@ -141,8 +138,8 @@ def tree_for(lab, labs, originals, mutant=None):
 class Worker:
     """A copy of the tree with its own build/, reused between runs."""
 
-    def __init__(self, n):
-        self.dir = os.path.join(WORK, "w%d" % n)
+    def __init__(self, work, n):
+        self.dir = os.path.join(work, "w%d" % n)
         self.current = {}                           # region file -> text now on disk
 
     def prepare(self):
@@ -277,13 +274,57 @@ def run_mutant(worker, lab, labs, originals, name, full):
         first, lost, "" if full else "+", results[first][1][:110]))
 
 
+def show(row):
+    lab, name, ok, detail = row
+    print("%-4s %s  %-48s %s" % ("ok" if ok else "BAD", lab.num, name,
+                                 detail.replace("\n", "\n      ")))
+    sys.stdout.flush()
+
+
+def run(chosen, jobs=2, workdir=WORK, full=False, reference=True, report=show):
+    """Check the labs in chosen; every row (lab, name, ok, detail), each
+    passed to report as it comes. Rows named "(...)" are course-tree checks,
+    the others mutants (ok: caught)."""
+    labs, originals = all_labs(), region_files()
+    queue = []
+    for lab in chosen:
+        if reference:
+            queue.append((lab, None))
+        queue += [(lab, name) for name in lab.mutants]
+    workers = [Worker(workdir, i) for i in range(max(1, jobs))]
+    os.makedirs(workdir, exist_ok=True)
+    for w in workers:
+        w.prepare()
+    lock, rows = threading.Lock(), []
+
+    def work(w):
+        while True:
+            with lock:
+                if not queue:
+                    return
+                lab, name = queue.pop(0)
+            got = (run_reference(w, lab, labs, originals) if name is None else
+                   [run_mutant(w, lab, labs, originals, name, full)])
+            with lock:
+                for row in got:
+                    rows.append(row)
+                    if report:
+                        report(row)
+
+    with concurrent.futures.ThreadPoolExecutor(len(workers)) as pool:
+        for f in [pool.submit(work, w) for w in workers]:
+            f.result()
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description="prove every lab's tests catch its mutants")
     ap.add_argument("labs", nargs="*", help="lab numbers (default: every lab with mutants)")
-    ap.add_argument("--sample", action="store_true", help="only each lab's mutants/SAMPLE")
     ap.add_argument("--full", action="store_true", help="run every test, count all points lost")
     ap.add_argument("--no-reference", action="store_true", help="skip the course-tree check")
-    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--jobs", type=int, default=2, help="worker trees (and QEMUs) at once")
+    ap.add_argument("--workdir", default=WORK, help="where the worker trees live (default "
+                    "build/mutants; two runs at once need two)")
     ap.add_argument("--list", action="store_true", help="list the mutants and stop")
     args = ap.parse_args()
     labs = all_labs()
@@ -299,36 +340,7 @@ def main():
                     ROOT, lab.folder, "mutants", name + ".mutant"))[0]))
         return 0
     start = time.monotonic()
-    originals = region_files()
-    jobs = []
-    for lab in chosen:
-        if not args.no_reference:
-            jobs.append((lab, None))
-        jobs += [(lab, name) for name in (lab.sample if args.sample else lab.mutants)]
-    workers = [Worker(i) for i in range(max(1, args.jobs))]
-    os.makedirs(WORK, exist_ok=True)
-    for w in workers:
-        w.prepare()
-    queue, lock, rows = list(jobs), threading.Lock(), []
-
-    def work(w):
-        while True:
-            with lock:
-                if not queue:
-                    return
-                lab, name = queue.pop(0)
-            got = (run_reference(w, lab, labs, originals) if name is None else
-                   [run_mutant(w, lab, labs, originals, name, args.full)])
-            with lock:
-                for row in got:
-                    rows.append(row)
-                    print("%-4s %s  %-48s %s" % ("ok" if row[2] else "BAD", row[0].num, row[1],
-                                                 row[3].replace("\n", "\n      ")))
-                    sys.stdout.flush()
-
-    with concurrent.futures.ThreadPoolExecutor(len(workers)) as pool:
-        for f in [pool.submit(work, w) for w in workers]:
-            f.result()
+    rows = run(chosen, args.jobs, args.workdir, args.full, not args.no_reference)
     bad = [r for r in rows if not r[2]]
     counts = {}
     for lab, name, ok, _ in rows:

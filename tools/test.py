@@ -412,6 +412,39 @@ def handout_suite(lab_dir):
     return "labs/" + num, run
 
 
+# ---------------------------------------------------------------- mutants
+# (the labs engineer's block) Each lab with a mutant catalogue is a suite:
+# its tests pass on its course tree (every later lab a stub), all together
+# and each alone, and every mutant in lab/NN-*/mutants/ fails one of them.
+# One worker tree per suite (build/mutants-NN), so the pool runs two labs at
+# once. `make mutants` runs the same checks on two cores, with a table.
+def mutant_suite(lab_dir):
+    num = os.path.basename(lab_dir)[:2]
+
+    def run():
+        import mutants
+        lab = mutants.Lab(os.path.relpath(lab_dir, qemu.ROOT))
+        rows = mutants.run([lab], jobs=1, workdir=os.path.join(qemu.BUILD, "mutants-" + num),
+                           report=None)
+        res = []
+        for _, name, ok, detail in rows:
+            if name.startswith("(course tree: all tests)"):
+                res.append(("mutants/%s/course_tree_passes_every_test" % num, ok, detail))
+            elif name.startswith("(course tree"):
+                test = name[len("(course tree: "):-len(" alone)")]
+                res.append(("mutants/%s/course_tree_passes/%s_alone" % (num, test), ok, detail))
+            else:
+                res.append(("mutants/%s/caught/%s" % (num, name), ok, detail))
+        return res or [("mutants/%s" % num, False, "nothing ran")]
+    return "mutants/" + num, run
+
+
+def mutant_suites():
+    return [mutant_suite(d) for d in sorted(glob.glob(os.path.join(qemu.ROOT, "lab",
+                                                                   "[0-9][0-9]-*", "mutants")))
+            for d in [os.path.dirname(d)]]
+
+
 def all_suites():
     suites = [host_suite(b) for b in sorted(glob.glob(os.path.join(qemu.BUILD, "hosttest", "*")))
               if os.access(b, os.X_OK)]
@@ -423,6 +456,7 @@ def all_suites():
     suites.append(shell_suite())
     labs = sorted(glob.glob(os.path.join(qemu.ROOT, "lab", "[0-9][0-9]-*")))
     suites += [lab_suite(d) for d in labs] + [handout_suite(d) for d in labs]
+    suites[:0] = mutant_suites()        # the longest suites start first
     return suites
 
 
