@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tools/mutants.py - prove that every lab's tests catch wrong solutions.
 
-    tools/mutants.py [NN ...] [--full] [--jobs N] [--workdir DIR] [--list]
+    tools/mutants.py [NN ...] [--sample] [--full] [--jobs N] [--workdir DIR] [--list]
 
 Each lab keeps a catalogue of plausible wrong solutions in
 lab/NN-name/mutants/MISTAKE.mutant: a first line "# what the student got
@@ -27,7 +27,10 @@ Speed: worker trees (--jobs, default 2: one per core) under build/mutants/
 start from the main tree's objects, so a mutant recompiles only the files
 it changes; a boot stops at the first FAIL (--full runs every test, to
 count all the points lost). `make test` runs each lab as a suite of its own
-(tools/test.py), one worker each, in build/mutants-NN/."""
+(tools/test.py), one worker each, in build/mutants-NN/, and only --sample:
+the course tree with all tests in one boot, and the few mutants listed in
+lab/NN-name/mutants/SAMPLE (the mistakes issue 10 found scoring full marks);
+`make mutants` runs everything."""
 import argparse
 import concurrent.futures
 import os
@@ -68,6 +71,9 @@ class Lab:
         mdir = os.path.join(ROOT, folder, "mutants")
         self.mutants = sorted(f[:-len(".mutant")] for f in os.listdir(mdir)
                               if f.endswith(".mutant")) if os.path.isdir(mdir) else []
+        sample = os.path.join(mdir, "SAMPLE")  # the few `make test` runs: "# ..." lines, names
+        self.sample = [w for w in open(sample).read().split("\n") if w and w[0] != "#"] \
+            if os.path.exists(sample) else self.mutants
 
 
 def all_labs():
@@ -234,8 +240,9 @@ def lost_points(lab, results):
     return sum(lab.points[t] for t in failed), (failed[0] if failed else None)
 
 
-def run_reference(worker, lab, labs, originals):
-    """Every test of lab passes on its course tree, all together and alone."""
+def run_reference(worker, lab, labs, originals, alone=True):
+    """Every test of lab passes on its course tree, all together and (if
+    alone) each booted on its own."""
     rows = []
     worker.write(tree_for(lab, labs, originals))
     ok, log = worker.build()
@@ -248,7 +255,7 @@ def run_reference(worker, lab, labs, originals):
                  "" if not bad else "failing: " + "; ".join(
                      "%s: %s" % (t, results.get(t, (False, "no result " + note))[1])
                      for t in bad)))
-    for t in lab.order:
+    for t in lab.order if alone else []:
         results, note = boot_lab(build, lab, [t], stop_at_fail=False)
         ok = results.get(t, (False,))[0]
         rows.append((lab, "(course tree: %s alone)" % t, ok,
@@ -281,16 +288,18 @@ def show(row):
     sys.stdout.flush()
 
 
-def run(chosen, jobs=2, workdir=WORK, full=False, reference=True, report=show):
+def run(chosen, jobs=2, workdir=WORK, full=False, reference=True, alone=True, sample=False,
+        report=show):
     """Check the labs in chosen; every row (lab, name, ok, detail), each
     passed to report as it comes. Rows named "(...)" are course-tree checks,
-    the others mutants (ok: caught)."""
+    the others mutants (ok: caught). sample: only each lab's mutants/SAMPLE;
+    alone: boot each test on its own on the course tree too."""
     labs, originals = all_labs(), region_files()
     queue = []
     for lab in chosen:
         if reference:
             queue.append((lab, None))
-        queue += [(lab, name) for name in lab.mutants]
+        queue += [(lab, name) for name in (lab.sample if sample else lab.mutants)]
     workers = [Worker(workdir, i) for i in range(max(1, jobs))]
     os.makedirs(workdir, exist_ok=True)
     for w in workers:
@@ -303,7 +312,7 @@ def run(chosen, jobs=2, workdir=WORK, full=False, reference=True, report=show):
                 if not queue:
                     return
                 lab, name = queue.pop(0)
-            got = (run_reference(w, lab, labs, originals) if name is None else
+            got = (run_reference(w, lab, labs, originals, alone) if name is None else
                    [run_mutant(w, lab, labs, originals, name, full)])
             with lock:
                 for row in got:
@@ -321,6 +330,8 @@ def main():
     ap = argparse.ArgumentParser(description="prove every lab's tests catch its mutants")
     ap.add_argument("labs", nargs="*", help="lab numbers (default: every lab with mutants)")
     ap.add_argument("--full", action="store_true", help="run every test, count all points lost")
+    ap.add_argument("--sample", action="store_true", help="only the mutants in mutants/SAMPLE, "
+                    "and no test booted alone (what make test runs)")
     ap.add_argument("--no-reference", action="store_true", help="skip the course-tree check")
     ap.add_argument("--jobs", type=int, default=2, help="worker trees (and QEMUs) at once")
     ap.add_argument("--workdir", default=WORK, help="where the worker trees live (default "
@@ -340,7 +351,8 @@ def main():
                     ROOT, lab.folder, "mutants", name + ".mutant"))[0]))
         return 0
     start = time.monotonic()
-    rows = run(chosen, args.jobs, args.workdir, args.full, not args.no_reference)
+    rows = run(chosen, args.jobs, args.workdir, args.full, not args.no_reference,
+               alone=not args.sample, sample=args.sample)
     bad = [r for r in rows if not r[2]]
     counts = {}
     for lab, name, ok, _ in rows:

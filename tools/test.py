@@ -414,10 +414,10 @@ def handout_suite(lab_dir):
 
 # ---------------------------------------------------------------- mutants
 # (the labs engineer's block) Each lab with a mutant catalogue is a suite:
-# its tests pass on its course tree (every later lab a stub), all together
-# and each alone, and every mutant in lab/NN-*/mutants/ fails one of them.
-# One worker tree per suite (build/mutants-NN), so the pool runs two labs at
-# once. `make mutants` runs the same checks on two cores, with a table.
+# its tests pass on its course tree (every later lab a stub), and each
+# mutant in lab/NN-*/mutants/SAMPLE fails one of them. One worker tree per
+# suite (build/mutants-NN), so the pool runs two labs at once. `make
+# mutants` runs every mutant, and boots each test alone on the course tree.
 def mutant_suite(lab_dir):
     num = os.path.basename(lab_dir)[:2]
 
@@ -425,7 +425,7 @@ def mutant_suite(lab_dir):
         import mutants
         lab = mutants.Lab(os.path.relpath(lab_dir, qemu.ROOT))
         rows = mutants.run([lab], jobs=1, workdir=os.path.join(qemu.BUILD, "mutants-" + num),
-                           report=None)
+                           alone=False, sample=True, report=None)
         res = []
         for _, name, ok, detail in rows:
             if name.startswith("(course tree: all tests)"):
