@@ -235,8 +235,12 @@ def boot_lab(build, lab, tests=(), stop_at_fail=True):
 
 # ---------------------------------------------------------------- the runs
 def lost_points(lab, results):
-    """(points lost, the first failing test) from a run's results."""
+    """(points lost, the first failing test) from a run's results. With no
+    FAIL at all, a test that never reported (the machine died before it)
+    is lost too; after a FAIL the boot was stopped on purpose."""
     failed = [t for t in lab.order if t in results and not results[t][0]]
+    if not failed:
+        failed = [t for t in lab.order if t not in results]
     return sum(lab.points[t] for t in failed), (failed[0] if failed else None)
 
 
@@ -277,8 +281,9 @@ def run_mutant(worker, lab, labs, originals, name, full):
     lost, first = lost_points(lab, results)
     if not lost:
         return (lab, name, False, "SURVIVED (%s)" % (note or "every test passed"))
+    why = results[first][1] if first in results else "no result (%s)" % (note or "boot ended")
     return (lab, name, True, "caught by %s, -%d%s: %s" % (
-        first, lost, "" if full else "+", results[first][1][:110]))
+        first, lost, "" if full else "+", why[:110]))
 
 
 def show(row):
