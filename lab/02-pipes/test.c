@@ -29,7 +29,7 @@ static int drain(int rfd)
 
 /* A call on fd that must fail with EAGAIN at once: a read of one byte
  * (buf NULL), or a write of n bytes from buf. It runs in a child, so a
- * call that waits instead costs a second, not the test. */
+ * call that waits instead costs three seconds, not the test. */
 static int says_eagain(int fd, const void *buf, int n)
 {
     int pid, status, r;
@@ -40,7 +40,7 @@ static int says_eagain(int fd, const void *buf, int n)
         r = buf ? write(fd, buf, n) : read(fd, &c, 1);
         _exit(r == -1 && errno == EAGAIN ? 0 : 1);
     }
-    return pid > 0 && wait_child_ms(pid, 1000, &status) && WIFEXITED(status) &&
+    return pid > 0 && wait_child_ms(pid, 3000, &status) && WIFEXITED(status) &&
            WEXITSTATUS(status) == 0;
 }
 
@@ -79,8 +79,8 @@ static void read_returns_what_is_there_without_waiting_for_more(void)
     if ((pid = fork()) == 0)
         _exit(read_100());
     CHECK(pid > 0, "fork");
-    CHECK(wait_child_ms(pid, 2000, &status), "read(fd, buf, 100) with 3 bytes queued is still "
-          "waiting after 2 s");
+    CHECK(wait_child_ms(pid, 5000, &status), "read(fd, buf, 100) with 3 bytes queued is still "
+          "waiting after 5 s");
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "read gave the wrong bytes (%x)",
           status);
     PASS();
@@ -128,16 +128,16 @@ static void a_blocked_reader_wakes_for_data_and_for_eof(void)
     fflush(stdout);
     if ((pid = fork()) == 0)
         _exit(read_once());
-    CHECK(pid > 0 && wait_until_sleeping(pid, 2000), "the reader did not block on an empty pipe");
+    CHECK(pid > 0 && wait_until_sleeping(pid, 5000), "the reader did not block on an empty pipe");
     CHECK(write(p_reader[1], "hello", 5) == 5, "write");
-    CHECK(wait_child_ms(pid, 2000, &status), "the blocked reader did not wake for the data");
+    CHECK(wait_child_ms(pid, 5000, &status), "the blocked reader did not wake for the data");
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the blocked reader did not get 'hello'"
           " (status %x)", status);
     if ((pid = fork()) == 0)
         _exit(read_once());
-    CHECK(pid > 0 && wait_until_sleeping(pid, 2000), "the reader did not block again");
+    CHECK(pid > 0 && wait_until_sleeping(pid, 5000), "the reader did not block again");
     close(p_reader[1]);
-    CHECK(wait_child_ms(pid, 2000, &status), "the blocked reader did not wake when the last "
+    CHECK(wait_child_ms(pid, 5000, &status), "the blocked reader did not wake when the last "
           "writer closed");
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 1, "the reader did not see EOF (status %x)",
           status);
@@ -167,11 +167,11 @@ static void write_with_no_reader_left_is_epipe(void)
     }
     close(p[1]);
     close(res[1]);
-    CHECK(pid > 0 && wait_until_sleeping(pid, 2000), "the writer did not block on a full pipe");
+    CHECK(pid > 0 && wait_until_sleeping(pid, 5000), "the writer did not block on a full pipe");
     got = read(p[0], buf, sizeof(buf));
-    CHECK(wait_until_sleeping(pid, 2000), "the writer did not block again");
+    CHECK(wait_until_sleeping(pid, 5000), "the writer did not block again");
     close(p[0]);
-    CHECK(wait_child_ms(pid, 2000, &status), "the blocked writer did not wake when the reader "
+    CHECK(wait_child_ms(pid, 5000, &status), "the blocked writer did not wake when the reader "
           "left");
     CHECK(read_full(res[0], r, sizeof(r)) == sizeof(r), "no report from the writer");
     CHECK(got == sizeof(buf), "read %d", got);
@@ -194,10 +194,10 @@ static void a_fifo_without_a_writer_yet_is_empty_not_at_eof(void)
     fflush(stdout);
     if ((pid = fork()) == 0)            /* a blocking reader waits for the writer */
         _exit(read(r, &c, 1) == 1 && c == 'y' ? 0 : 1);
-    CHECK(pid > 0 && wait_until_sleeping(pid, 2000), "a blocking read with no writer yet did "
+    CHECK(pid > 0 && wait_until_sleeping(pid, 5000), "a blocking read with no writer yet did "
           "not wait (EOF?)");
     CHECK((w = open("/tmp/l2fifo", O_WRONLY)) >= 0 && write(w, "y", 1) == 1, "write");
-    CHECK(wait_child_ms(pid, 2000, &status) && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+    CHECK(wait_child_ms(pid, 5000, &status) && WIFEXITED(status) && WEXITSTATUS(status) == 0,
           "the waiting reader did not get the byte");
     close(w);
     CHECK(read(r, &c, 1) == 0, "EOF once the writer that came has gone");
@@ -240,12 +240,12 @@ static void a_small_write_is_all_or_nothing(void)
     fflush(stdout);
     if ((pid = fork()) == 0)
         _exit(write(p[1], rec, sizeof(rec)) == sizeof(rec) ? 0 : 1);
-    CHECK(pid > 0 && wait_until_sleeping(pid, 2000), "a 200-byte write into 96 bytes of room "
+    CHECK(pid > 0 && wait_until_sleeping(pid, 5000), "a 200-byte write into 96 bytes of room "
           "did not wait");
     CHECK(read(p[0], buf, 100) == 100, "read 100");    /* room for 196: still not enough */
-    CHECK(wait_until_sleeping(pid, 2000), "the writer went on with room for 196 bytes of 200");
+    CHECK(wait_until_sleeping(pid, 5000), "the writer went on with room for 196 bytes of 200");
     CHECK(read(p[0], buf, sizeof(buf)) == sizeof(buf), "read 300");
-    CHECK(wait_child_ms(pid, 2000, &status) && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+    CHECK(wait_child_ms(pid, 5000, &status) && WIFEXITED(status) && WEXITSTATUS(status) == 0,
           "the 200-byte write did not complete once there was room");
     close(p[1]);
     {
@@ -317,7 +317,7 @@ static void eight_writers_records_never_interleave(void)
     }
     close(p[0]);
     for (w = 0; w < WRITERS; w++)
-        ok += pids[w] > 0 && wait_child_ms(pids[w], 2000, &status) && status == 0;
+        ok += pids[w] > 0 && wait_child_ms(pids[w], 5000, &status) && status == 0;
     CHECK(ok == WRITERS, "%d of %d writers finished cleanly", ok, WRITERS);
     CHECK(total == WRITERS * RECORDS * RECLEN, "read %d bytes, want %d", total,
           WRITERS * RECORDS * RECLEN);
@@ -404,7 +404,7 @@ static void a_megabyte_flows_through_a_4k_pipe(void)
     close(p[1]);
     CHECK(wr > 0 && rd > 0, "fork");
     ok_rd = wait_child_ms(rd, 10000, &st_rd);
-    ok_wr = wait_child_ms(wr, 2000, &st_wr);
+    ok_wr = wait_child_ms(wr, 5000, &st_wr);
     CHECK(ok_rd && ok_wr, "still running after 10 s: %s%s", ok_rd ? "" : "the reader ",
           ok_wr ? "" : "the writer");
     CHECK(st_wr == 0, "the writer failed (status %x)", st_wr);
@@ -432,11 +432,11 @@ static void kill_ends_a_process_blocked_in_read_or_write(void)
         _exit(0);
     }
     CHECK(rd > 0 && wr > 0, "fork");
-    CHECK(wait_until_sleeping(rd, 2000) && wait_until_sleeping(wr, 2000), "they did not block");
+    CHECK(wait_until_sleeping(rd, 5000) && wait_until_sleeping(wr, 5000), "they did not block");
     kill(rd, SIGTERM);
     kill(wr, SIGTERM);
-    ok_rd = wait_child_ms(rd, 1000, &st_rd);
-    ok_wr = wait_child_ms(wr, 1000, &st_wr);
+    ok_rd = wait_child_ms(rd, 3000, &st_rd);
+    ok_wr = wait_child_ms(wr, 3000, &st_wr);
     CHECK(ok_rd && WIFSIGNALED(st_rd) && WTERMSIG(st_rd) == SIGTERM,
           "the reader blocked in read did not die of the kill");
     CHECK(ok_wr && WIFSIGNALED(st_wr) && WTERMSIG(st_wr) == SIGTERM,

@@ -338,7 +338,7 @@ static void a_pipe_bound_at_a_name_is_a_named_pipe(void)
         int w = open("/tmp/l3np", O_WRONLY);
         _exit(w >= 0 && write(w, "through the name", 16) == 16 ? 0 : 1);
     }
-    CHECK(pid > 0 && wait_child_ms(pid, 2000, &status) && status == 0, "the writer failed");
+    CHECK(pid > 0 && wait_child_ms(pid, 5000, &status) && status == 0, "the writer failed");
     CHECK(read(r, buf, sizeof(buf)) == 16 && !memcmp(buf, "through the name", 16), "read '%s'",
           buf);
     CHECK(read(r, buf, 1) == 0, "end of file once the writer is gone");

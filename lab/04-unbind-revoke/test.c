@@ -229,7 +229,7 @@ static void revoke_fails_every_other_fd_with_eio(void)
     CHECK_ERR(fstat(io, &st), EIO);
     CHECK_ERR(walk(AT_CWD, "/tmp/l4e/file", 0), ENOENT);     /* detached as well */
     CHECK(ns_lists("/tmp/l4e") == 0, "/proc/self/ns still lists /tmp/l4e");
-    CHECK(wait_child_ms(pid, 2000, &status) && status == 0, "another process's fd still works");
+    CHECK(wait_child_ms(pid, 5000, &status) && status == 0, "another process's fd still works");
     CHECK(close(io) == 0 && close(dir) == 0 && close(u) == 0, "close must still work");
     PASS();
 }
@@ -281,7 +281,7 @@ static void revoke_detaches_it_from_every_namespace(void)
     CHECK(pid > 0 && read(gate_out[0], &c, 1) == 1, "the child did not unshare");
     CHECK((u = walk(AT_CWD, "/tmp/l4g", 0)) >= 0 && revoke(u) == 0, "revoke");
     CHECK(write(gate_in[1], &c, 1) == 1, "gate");
-    CHECK(wait_child_ms(pid, 2000, &status), "child");
+    CHECK(wait_child_ms(pid, 5000, &status), "child");
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "in the other namespace: step %d",
           WEXITSTATUS(status));
     close(u);
@@ -301,9 +301,9 @@ static void revoke_wakes_a_reader_blocked_on_a_fifo(void)
         (void)w;                        /* a writer stays: the read blocks, no EOF */
         _exit(r >= 0 && read(r, &c, 1) < 0 && errno == EIO ? 0 : 1);
     }
-    CHECK(pid > 0 && wait_until_sleeping(pid, 2000), "the reader did not block");
+    CHECK(pid > 0 && wait_until_sleeping(pid, 5000), "the reader did not block");
     CHECK(revoke(fs) == 0, "revoke");
-    CHECK(wait_child_ms(pid, 2000, &status), "the blocked reader did not wake up");
+    CHECK(wait_child_ms(pid, 5000, &status), "the blocked reader did not wake up");
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the blocked reader did not get EIO");
     close(f);
     close(fs);
