@@ -331,7 +331,8 @@ static void a_pipe_bound_at_a_name_is_a_named_pipe(void)
     CHECK(bind(p[0], AT_CWD, "/tmp/l3np", 0) == 0, "bind the read end");
     close(p[0]);
     close(p[1]);
-    CHECK(ns_lists("/tmp/l3np pipe - bind\n"), "/proc/self/ns does not list '/tmp/l3np pipe - bind'");
+    CHECK(ns_lists("/tmp/l3np pipe - bind\n"),
+          "/proc/self/ns does not list '/tmp/l3np pipe - bind'");
     CHECK((r = open("/tmp/l3np", O_RDONLY | O_NONBLOCK)) >= 0, "open for reading");
     fflush(stdout);
     if ((pid = fork()) == 0) {          /* knows the pipe only by its name */
