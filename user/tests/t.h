@@ -191,15 +191,20 @@ static inline const char *proc_state(int pid, char *buf, int size)
 }
 
 /* Wait (up to ms) until pid sleeps, e.g. blocked in a read: 1, or 0 if it
- * never did. Polls every 10 ms, so a slow, busy host only waits longer. */
+ * never did (or has already exited). Polls every 10 ms, so a slow, busy
+ * host only waits longer. */
 static inline int wait_until_sleeping(int pid, unsigned ms)
 {
     char buf[160];
+    const char *state;
     unsigned t;
 
     for (t = 0; t <= ms; t += 10) {
-        if (!strcmp(proc_state(pid, buf, sizeof(buf)), "sleeping"))
+        state = proc_state(pid, buf, sizeof(buf));
+        if (!strcmp(state, "sleeping"))
             return 1;
+        if (!*state || !strcmp(state, "zombie"))
+            return 0;
         sleep_ms(10);
     }
     return 0;
