@@ -14,6 +14,8 @@
                     console and checks what comes back
   lab suites        each lab's graded tests pass on this tree, and every one
                     of them fails on the handout made from it
+  mutant suites     each lab's tests pass with the later labs stubbed, and
+                    catch a sample of its wrong solutions (tools/mutants.py)
 
 Each result is printed as it arrives: PASS/FAIL, its name, its time. The
 last line is `N passed, M failed`; the exit status is 1 if anything failed.
