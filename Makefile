@@ -245,6 +245,13 @@ grade-batch:
 		$(if $(GRADE_EXTRA),--extra $(GRADE_EXTRA))
 # ---------------------------------------------------------------- end of grading
 
+# ---------------------------------------------------------------- mutants
+# (the labs engineer's block) make mutants [LAB=NN]: every lab's course tree
+# passes its tests and every wrong solution in lab/NN-*/mutants/ loses points.
+.PHONY: mutants
+mutants: all
+	$(PYTHON) tools/mutants.py $(LAB)
+
 bench: all $(B)/orthos.iso
 	$(PYTHON) tools/bench.py
 

@@ -19,6 +19,8 @@
                     through them: each lab 0 before, full marks after
   lab suites        labs not yet on lab.h: the graded tests pass on this
                     tree, and every one of them fails on the handout
+  mutant suites     each lab's tests pass with the later labs stubbed, and
+                    catch a sample of its wrong solutions (tools/mutants.py)
 
 Each result is printed as it arrives: PASS/FAIL, its name, its time. The
 last line is `N passed, M failed`; the exit status is 1 if anything failed.
@@ -1093,6 +1095,39 @@ def grading_suites():
             course_suite(), course_branches_zero_suite()]
 
 
+# ---------------------------------------------------------------- mutants
+# (the labs engineer's block) Each lab with a mutant catalogue is a suite:
+# its tests pass on its course tree (every later lab a stub), and each
+# mutant in lab/NN-*/mutants/SAMPLE fails one of them. One worker tree per
+# suite (build/mutants-NN), so the pool runs two labs at once. `make
+# mutants` runs every mutant, and boots each test alone on the course tree.
+def mutant_suite(lab_dir):
+    num = os.path.basename(lab_dir)[:2]
+
+    def run():
+        import mutants
+        lab = mutants.Lab(os.path.relpath(lab_dir, qemu.ROOT))
+        rows = mutants.run([lab], jobs=1, workdir=os.path.join(qemu.BUILD, "mutants-" + num),
+                           alone=False, sample=True, report=None)
+        res = []
+        for _, name, ok, detail in rows:
+            if name.startswith("(course tree: all tests)"):
+                res.append(("mutants/%s/course_tree_passes_every_test" % num, ok, detail))
+            elif name.startswith("(course tree"):
+                test = name[len("(course tree: "):-len(" alone)")]
+                res.append(("mutants/%s/course_tree_passes/%s_alone" % (num, test), ok, detail))
+            else:
+                res.append(("mutants/%s/caught/%s" % (num, name), ok, detail))
+        return res or [("mutants/%s" % num, False, "nothing ran")]
+    return "mutants/" + num, run
+
+
+def mutant_suites():
+    return [mutant_suite(d) for d in sorted(glob.glob(os.path.join(qemu.ROOT, "lab",
+                                                                   "[0-9][0-9]-*", "mutants")))
+            for d in [os.path.dirname(d)]]
+
+
 def all_suites():
     suites = [host_suite(b) for b in sorted(glob.glob(os.path.join(qemu.BUILD, "hosttest", "*")))
               if os.access(b, os.X_OK)]
@@ -1107,6 +1142,7 @@ def all_suites():
                not lab.uses_harness()]
     suites += [lab_suite(d) for d in keyless] + [handout_suite(d) for d in keyless]
     suites += grading_suites()
+    suites[:0] = mutant_suites()        # the longest suites start first
     return suites
 
 

@@ -384,7 +384,7 @@ int ns_attach_root(struct namespace *ns, struct path *p)
  * detached path on what it showed (the caller turns it into an fd). */
 int ns_unbind(struct namespace *ns, struct path *where, struct path *out)
 {
-    /* LAB 02: BEGIN */
+    /* LAB 04: BEGIN */
     struct mount *m = where->mnt;
 
     if (!m || where->vn != m->root || !m->parent || !m->attached || !ns_has(ns, m))
@@ -394,7 +394,7 @@ int ns_unbind(struct namespace *ns, struct path *where, struct path *out)
     path_get(out);
     detach_tree(ns, m);
     return 0;
-    /* LAB 02: END */
+    /* LAB 04: END */
 }
 
 /* revoke(): detach every attachment of fs in every namespace. */

@@ -79,7 +79,7 @@ void pipe_close(struct vnode *v, int access)
 
 int pipe_read(struct vnode *v, void *buf, uint32_t n, int nonblock)
 {
-    /* LAB 05: BEGIN */
+    /* LAB 02: BEGIN */
     struct pipe *p = v->pipe;
     uint32_t s = irq_save(), got = 0;
 
@@ -102,12 +102,12 @@ int pipe_read(struct vnode *v, void *buf, uint32_t n, int nonblock)
 out:
     irq_restore(s);
     return (int)got;
-    /* LAB 05: END */
+    /* LAB 02: END */
 }
 
 int pipe_write(struct vnode *v, const void *buf, uint32_t n, int nonblock)
 {
-    /* LAB 05: BEGIN */
+    /* LAB 02: BEGIN */
     struct pipe *p = v->pipe;
     uint32_t s = irq_save(), put = 0;
 
@@ -132,7 +132,7 @@ int pipe_write(struct vnode *v, const void *buf, uint32_t n, int nonblock)
     if (put == 0 && n > 0)
         return fs_check(v) < 0 ? -EIO : nonblock ? -EAGAIN : -EINTR;
     return (int)put;
-    /* LAB 05: END */
+    /* LAB 02: END */
 }
 
 /* pipe(): one anonymous FIFO vnode, a read file and a write file on it. */

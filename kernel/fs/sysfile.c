@@ -588,10 +588,10 @@ int sys_getcwd(const uint32_t *arg)
 
 /* fsopen(type, srcfd, opts): a new filesystem, attached nowhere; returns
  * a path fd on its root. srcfd -1: no source; else it must be readable.
- * Lab 01 builds this and bind(). */
+ * Lab 03 builds this and bind(). */
 int sys_fsopen(const uint32_t *arg)
 {
-    /* LAB 01: BEGIN */
+    /* LAB 03: BEGIN */
     char type[16], opts[64] = "";
     struct file *src = NULL;
     struct path root;
@@ -617,7 +617,7 @@ int sys_fsopen(const uint32_t *arg)
     path_get(&root);
     fs_put(fs);                         /* the path holds it now */
     return install_path(&root, FA_PATH, NULL);
-    /* LAB 01: END */
+    /* LAB 03: END */
 }
 
 /* The absolute name of path in (dirfd, path), for labelling a
@@ -640,7 +640,7 @@ static void label_of(int dirfd, const char *path, char *label, size_t size)
 /* bind(fd, dirfd, path, flags): show what fd names at path. */
 int sys_bind(const uint32_t *arg)
 {
-    /* LAB 01: BEGIN (stub:
+    /* LAB 03: BEGIN (stub:
     (void)label_of;                     // a helper you will want
     return -ENOSYS;
     ) */
@@ -663,7 +663,7 @@ int sys_bind(const uint32_t *arg)
     }
     kfree(path);
     return err;
-    /* LAB 01: END */
+    /* LAB 03: END */
 }
 
 /* unbind(dirfd, path): detach what is attached at path; an fd on it. */
@@ -681,10 +681,10 @@ int sys_unbind(const uint32_t *arg)
 
 /* revoke(fd): forced unmount of the filesystem fd is in, attached or not:
  * sync it, mark it revoked (fs_check then fails every other fd with -EIO),
- * detach it everywhere, and let go of its device. Lab 02 builds this. */
+ * detach it everywhere, and let go of its device. Lab 04 builds this. */
 int sys_revoke(const uint32_t *arg)
 {
-    /* LAB 02: BEGIN */
+    /* LAB 04: BEGIN */
     struct file *f;
     struct fs *fs;
     int err;
@@ -706,7 +706,7 @@ int sys_revoke(const uint32_t *arg)
         fs->source = NULL;
     }
     return 0;
-    /* LAB 02: END */
+    /* LAB 04: END */
 }
 
 /* fchroot/fchdir: point the root or cwd at the directory fd names. A

@@ -76,7 +76,7 @@ int umount(const char *dir)
  * If step 4 or 5 fails, the earlier steps are undone. */
 int pivot_root(const char *new_root, const char *put_old)
 {
-    /* LAB 03: BEGIN */
+    /* LAB 05: BEGIN */
     int oldroot, oldcwd = -1, newpath = -1, newroot = -1, probe, e, ret = -1;
     struct stat st;
 
@@ -112,5 +112,5 @@ out:
     if (newroot >= 0)
         close(newroot);
     return ret;
-    /* LAB 03: END */
+    /* LAB 05: END */
 }

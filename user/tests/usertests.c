@@ -43,16 +43,6 @@ static int live_processes(void)
     return n;
 }
 
-/* The fds open in this process. */
-static int open_fds(void)
-{
-    int fd, n = 0;
-
-    for (fd = 0; fd < NOFILE; fd++)
-        n += fcntl(fd, F_GETFD, 0) >= 0;
-    return n;
-}
-
 static int nothing(void)
 {
     return 0;
@@ -74,19 +64,6 @@ static int nothing(void)
               code_); \
         CHECK(after_ == before_, "free pages %u before, %u after", before_, after_); \
     } while (0)
-
-/* The line of /proc/<pid>/status that says "state ...", or "" */
-static const char *proc_state(int pid, char *buf, int size)
-{
-    char path[32], *p, *nl;
-
-    snprintf(path, sizeof(path), "/proc/%d/status", pid);
-    if (slurp(path, buf, size) <= 0 || !(p = strstr(buf, "state ")))
-        return "";
-    if ((nl = strchr(p, '\n')))
-        *nl = '\0';
-    return p + 6;
-}
 
 /* A deterministic byte stream (xorshift32), the same in every process. */
 static void random_bytes(unsigned *state, unsigned char *buf, int n)

@@ -1,0 +1,256 @@
+/* lab05 - graded tests for lab 05: pivot_root() built in the C library
+ * from walk, unbind, fchroot and bind.
+ *
+ * On the lab's course branch Labs 01-04 are done and Lab 06 is a stub. Each
+ * test runs in a child of its own (lab.h) that first calls unshare(), so
+ * the namespace it turns around is its own; it makes its own names under
+ * /tmp (the filesystem is still shared) and starts in a working directory
+ * other than the root, so that "root" and "cwd" can be told apart. */
+#include <fcntl.h>
+#include <orthos.h>
+#include <sys/mount.h>
+#include <unistd.h>
+#include "lab.h"
+
+static char nr[32], cwd0[64];
+
+/* A private namespace with a new ramfs attached at /tmp/<name> holding
+ * "old/" and "marker", and the cwd in /tmp/<name>.cwd; 0 or -1. */
+static int setup(const char *name)
+{
+    char path[64];
+
+    snprintf(nr, sizeof(nr), "/tmp/%s", name);
+    snprintf(cwd0, sizeof(cwd0), "/tmp/%s.cwd", name);
+    snprintf(path, sizeof(path), "%s/old", nr);
+    if (unshare() < 0 || mkdir(nr, 0755) < 0 || mount("ramfs", NULL, nr, "") < 0 ||
+        mkdir(path, 0755) < 0)
+        return -1;
+    snprintf(path, sizeof(path), "%s/marker", nr);
+    if (put_file(path, "new root") < 0 || mkdir(cwd0, 0755) < 0 || chdir(cwd0) < 0)
+        return -1;
+    return 0;
+}
+
+/* /proc/self/ns with its lines sorted (the order of attachments made at
+ * different times may differ; the set may not). */
+static const char *ns_set(char *out, int size)
+{
+    char buf[4096], *lines[128], *p, *tmp;
+    int n = 0, i, j, len = 0;
+
+    out[0] = '\0';
+    if (slurp("/proc/self/ns", buf, sizeof(buf)) <= 0)
+        return out;
+    for (p = strtok(buf, "\n"); p && n < 128; p = strtok(NULL, "\n"))
+        lines[n++] = p;
+    for (i = 1; i < n; i++)
+        for (j = i; j > 0 && strcmp(lines[j - 1], lines[j]) > 0; j--) {
+            tmp = lines[j];
+            lines[j] = lines[j - 1];
+            lines[j - 1] = tmp;
+        }
+    for (i = 0; i < n && len < size - 1; i++)
+        len += snprintf(out + len, size - len, "%s\n", lines[i]);
+    return out;
+}
+
+static int exists(const char *path)
+{
+    int fd = walk(AT_CWD, path, 0);
+
+    if (fd < 0)
+        return 0;
+    close(fd);
+    return 1;
+}
+
+/* Root, cwd and namespace are as before: /bin/true is reachable, the cwd
+ * is cwd0, the new root is still attached at nr, and ns lists what it did. */
+static const char *unchanged(const char *ns_before)
+{
+    static char ns[4096], why[128];
+    char here[64] = "", marker[64];
+
+    snprintf(marker, sizeof(marker), "%s/marker", nr);
+    if (!exists("/bin/true"))
+        return "the root moved: /bin/true is gone";
+    if (!getcwd(here, sizeof(here)) || strcmp(here, cwd0) != 0) {
+        snprintf(why, sizeof(why), "the cwd moved: it is '%s', was '%s'", here, cwd0);
+        return why;
+    }
+    if (!exists(marker))
+        return "the new root is no longer attached at its place";
+    if (strcmp(ns_set(ns, sizeof(ns)), ns_before) != 0)
+        return "/proc/self/ns changed";
+    return NULL;
+}
+
+static void pivot_root_makes_the_new_fs_the_root_and_the_cwd(void)
+{
+    char buf[32] = "";
+
+    CHECK(setup("l5a") == 0, "setup");
+    CHECK(pivot_root(nr, "/old") == 0, "pivot_root");
+    CHECK(slurp("/marker", buf, sizeof(buf)) == 8 && !strcmp(buf, "new root"),
+          "/marker is not the new root's file");
+    CHECK(exists("marker"), "the cwd did not move to the new root: 'marker' is not there");
+    CHECK(getcwd(buf, sizeof(buf)) && !strcmp(buf, "/"), "getcwd is '%s', want '/'", buf);
+    PASS();
+}
+
+static void the_old_root_is_reachable_only_at_put_old(void)
+{
+    CHECK(setup("l5b") == 0, "setup");
+    CHECK(pivot_root(nr, "/old") == 0, "pivot_root");
+    CHECK(exists("/old/bin/true"), "/old/bin/true: the old root is not at put_old");
+    CHECK(exists("/old/dev/console"), "/old/dev/console: the old root came without its "
+          "attachments");
+    CHECK(exists("/old/proc/self/ns"), "/old/proc: the old root came without its attachments");
+    CHECK_ERR(walk(AT_CWD, "/bin/true", 0), ENOENT);
+    CHECK_ERR(walk(AT_CWD, "/../../bin", 0), ENOENT);
+    CHECK(exists("/../../marker") && exists("../marker"), "'..' climbed out of the new root");
+    CHECK_ERR(walk(AT_CWD, "/old/tmp/l5b/marker", 0), ENOENT);  /* detached from the old tree */
+    PASS();
+}
+
+static void put_old_is_a_name_inside_the_new_root(void)
+{
+    CHECK(setup("l5c") == 0 && mkdir("/tmp/l5c/deep", 0755) == 0 &&
+          mkdir("/tmp/l5c/deep/er", 0755) == 0, "setup");
+    CHECK(pivot_root(nr, "deep/er") == 0, "pivot_root with a relative put_old");
+    CHECK(exists("/deep/er/bin/true"), "the old root is not at /deep/er");
+    CHECK(exists("/old"), "the new root's own old/ is gone");
+    PASS();
+}
+
+static void umount_of_put_old_drops_the_old_tree(void)
+{
+    CHECK(setup("l5d") == 0, "setup");
+    CHECK(pivot_root(nr, "/old") == 0, "pivot_root");
+    CHECK(umount("/old") == 0, "umount /old");
+    CHECK_ERR(walk(AT_CWD, "/old/bin", 0), ENOENT);
+    CHECK(exists("/marker"), "the new root went too");
+    PASS();
+}
+
+static void a_bad_new_root_changes_nothing(void)
+{
+    char ns[4096];
+    const char *why;
+
+    CHECK(setup("l5e") == 0 && mkdir("/tmp/l5e.plain", 0755) == 0 &&
+          mkdir("/tmp/l5e.plain/old", 0755) == 0, "setup");
+    ns_set(ns, sizeof(ns));
+    CHECK_ERR(pivot_root("/tmp/l5e/marker", "/old"), ENOTDIR);
+    CHECK(!(why = unchanged(ns)), "after ENOTDIR: %s", why);
+    CHECK_ERR(pivot_root("/tmp/l5e.plain", "/old"), EINVAL);   /* nothing attached there */
+    CHECK(!(why = unchanged(ns)), "after EINVAL: %s", why);
+    CHECK_ERR(pivot_root("/tmp/l5e.none", "/old"), ENOENT);
+    CHECK(!(why = unchanged(ns)), "after ENOENT: %s", why);
+    PASS();
+}
+
+static void a_missing_put_old_changes_nothing(void)
+{
+    char ns[4096];
+    const char *why;
+
+    CHECK(setup("l5f") == 0, "setup");
+    ns_set(ns, sizeof(ns));
+    CHECK_ERR(pivot_root(nr, "/nonexistent"), ENOENT);
+    CHECK(!(why = unchanged(ns)), "%s", why);
+    CHECK_ERR(pivot_root(nr, "old/x"), ENOENT);
+    CHECK(!(why = unchanged(ns)), "%s", why);
+    PASS();
+}
+
+/* put_old names a file: the final bind fails (a directory on a file), after
+ * the unbind and the fchroot. Everything done so far must be undone. */
+static void a_failure_after_the_unbind_is_undone(void)
+{
+    char ns[4096];
+    const char *why;
+
+    CHECK(setup("l5g") == 0 && put_file("/tmp/l5g/afile", "f") == 0, "setup");
+    ns_set(ns, sizeof(ns));
+    CHECK_ERR(pivot_root(nr, "/afile"), ENOTDIR);
+    CHECK(!(why = unchanged(ns)), "%s", why);
+    CHECK(pivot_root(nr, "/old") == 0, "a pivot_root after the undone one");
+    CHECK(exists("/old/bin/true") && exists("/marker"), "the second pivot_root did not work");
+    PASS();
+}
+
+static void pivot_root_leaves_no_fd_behind(void)
+{
+    int fds0, n;
+
+    CHECK(setup("l5h") == 0 && put_file("/tmp/l5h/afile", "f") == 0, "setup");
+    fds0 = open_fds();
+    pivot_root("/tmp/l5h/marker", "/old");
+    CHECK((n = open_fds()) == fds0, "%d fds open after a failed pivot_root (ENOTDIR), %d before",
+          n, fds0);
+    pivot_root(nr, "/nonexistent");
+    CHECK((n = open_fds()) == fds0, "%d fds open after a failed pivot_root (ENOENT), %d before",
+          n, fds0);
+    pivot_root(nr, "/afile");
+    CHECK((n = open_fds()) == fds0, "%d fds open after an undone pivot_root, %d before", n, fds0);
+    CHECK(pivot_root(nr, "/old") == 0, "pivot_root");
+    CHECK((n = open_fds()) == fds0, "%d fds open after pivot_root, %d before", n, fds0);
+    PASS();
+}
+
+/* A whole pivot in a child: a ramfs holding 64 pages bound over /tmp of a
+ * private namespace becomes the root, and the old root is dropped. Once the
+ * child is gone every page must be back. */
+static int pivot_and_leave(void)
+{
+    static char page[4096];
+    int fs, d, f, io, i;
+
+    if (unshare() < 0 || (fs = fsopen("ramfs", -1, NULL)) < 0 ||
+        (d = create(fs, "old", S_IFDIR, 0755, 0)) < 0 ||
+        (f = create(fs, "big", S_IFREG, 0644, 0)) < 0 || (io = ready(f, R_WRITE)) < 0)
+        return 1;
+    for (i = 0; i < 64; i++)
+        if (write(io, page, sizeof(page)) != sizeof(page))
+            return 2;
+    close(io);
+    close(f);
+    close(d);
+    if (bind(fs, AT_CWD, "/tmp", 0) < 0)
+        return 3;
+    close(fs);
+    if (pivot_root("/tmp", "/old") < 0)
+        return 4;
+    if (umount("/old") < 0 || walk(AT_CWD, "/big", 0) < 0)
+        return 5;
+    return 0;
+}
+
+static void a_pivot_leaks_no_pages(void)
+{
+    int code, lost;
+
+    lost = pages_lost_in_child(pivot_and_leave, &code);
+    CHECK(code == 0, "the child failed at step %d", code);
+    CHECK(lost <= 0, "%d pages lost once the pivoted process was gone", lost);
+    PASS();
+}
+
+static const struct lab_test tests[] = {
+    LAB_TEST(pivot_root_makes_the_new_fs_the_root_and_the_cwd),
+    LAB_TEST(the_old_root_is_reachable_only_at_put_old),
+    LAB_TEST(put_old_is_a_name_inside_the_new_root),
+    LAB_TEST(umount_of_put_old_drops_the_old_tree),
+    LAB_TEST(a_bad_new_root_changes_nothing),
+    LAB_TEST(a_missing_put_old_changes_nothing),
+    LAB_TEST(a_failure_after_the_unbind_is_undone),
+    LAB_TEST(pivot_root_leaves_no_fd_behind),
+    LAB_TEST(a_pivot_leaks_no_pages),
+};
+
+int main(int argc, char **argv)
+{
+    return lab_main("lab05", tests, sizeof(tests) / sizeof(tests[0]), argc, argv);
+}
