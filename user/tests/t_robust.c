@@ -42,28 +42,9 @@ static const char *only;                /* run only tests whose name contains th
 /* Wait up to ms for pid; kill it if it is still there. Its status, or -1. */
 static int wait_bounded(int pid, unsigned ms)
 {
-    unsigned start = uptime_ms();
-    int status, got;
+    int status;
 
-    while ((got = waitpid(pid, &status, WNOHANG)) == 0 && uptime_ms() - start < ms)
-        sleep_ms(10);
-    if (got == pid)
-        return status;
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-    return -1;
-}
-
-/* The "state" line of /proc/PID/status, into buf. */
-static const char *proc_state(int pid, char *buf, int size)
-{
-    char path[32], text[256], *s;
-
-    snprintf(path, sizeof(path), "/proc/%d/status", pid);
-    if (slurp(path, text, sizeof(text)) <= 0 || !(s = strstr(text, "state ")))
-        return "?";
-    snprintf(buf, size, "%.*s", (int)strcspn(s + 6, "\n"), s + 6);
-    return buf;
+    return wait_child_ms(pid, ms, &status) ? status : -1;
 }
 
 /* ------------------------------------------------------------ 1. pipes */
@@ -79,7 +60,7 @@ static int write_one_byte(int fd)
 static void two_writers_on_a_full_pipe_sleep_and_the_clock_runs(void)
 {
     int p[2], pid[2], status[2], i, n = 0, drained = 0, r;
-    char state[2][16], buf[512];
+    char state[2][16], buf[512], text[160];
     unsigned t0, slept;
 
     CHECK(pipe(p) == 0, "pipe");
@@ -96,7 +77,7 @@ static void two_writers_on_a_full_pipe_sleep_and_the_clock_runs(void)
     sleep_ms(200);
     slept = uptime_ms() - t0;
     for (i = 0; i < 2; i++)
-        proc_state(pid[i], state[i], sizeof(state[i]));
+        snprintf(state[i], sizeof(state[i]), "%s", proc_state(pid[i], text, sizeof(text)));
     while (drained < n + 2 && (r = read(p[0], buf, sizeof(buf))) > 0)
         drained += r;                   /* room again: both writers finish */
     for (i = 0; i < 2; i++)
