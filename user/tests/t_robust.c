@@ -299,6 +299,17 @@ static int status_of_child(void (*fn)(void))
     return pid < 0 ? -1 : wait_bounded(pid, 3000);
 }
 
+/* LAR of LDT selector 0x000F (index 1, table bit, RPL 3): 0 if the CPU
+ * says "invalid" (ZF clear), 1 if it found a descriptor. */
+static int lar_says_invalid(void)
+{
+    uint32_t sel = 0x000F, rights = 0;
+    uint8_t zf;
+
+    __asm__ volatile("larl %2, %0\n\tsetz %1" : "+r"(rights), "=q"(zf) : "r"(sel) : "cc");
+    return zf ? 1 : 0;
+}
+
 static void odd_flags_and_segments_harm_only_the_caller(void)
 {
     int code, status;
@@ -309,6 +320,19 @@ static void odd_flags_and_segments_harm_only_the_caller(void)
     status = status_of_child(nested_task_iret);
     CHECK(status != -1 && WIFSIGNALED(status), "iret with NT set: status %x", status);
     CHECK(getpid() > 0, "still here");
+    PASS();
+}
+
+/* There is no LDT: a selector with the table bit set names nothing. (The
+ * CPU's reset LDTR described 64 KiB at linear 0, so LAR of such a selector
+ * read a "descriptor" from user page 0 and the process died of a page
+ * fault; anyone who could map page 0 could have planted a call gate.) */
+static void a_selector_in_the_ldt_is_simply_invalid(void)
+{
+    int code = in_child(lar_says_invalid);
+
+    CHECK(code == 0, "LAR of an LDT selector: %s (code %d)",
+          code == 1 ? "a descriptor was found" : "the process died", code);
     PASS();
 }
 
@@ -539,6 +563,7 @@ int main(int argc, char *argv[])
     only = argc > 1 ? argv[1] : NULL;
     RUN(system_calls_with_the_direction_flag_set_work);
     RUN(odd_flags_and_segments_harm_only_the_caller);
+    RUN(a_selector_in_the_ldt_is_simply_invalid);
     RUN(fpu_registers_belong_to_each_process);
     RUN(sse_registers_belong_to_each_process);
     RUN(exec_starts_with_a_clean_fpu);

@@ -61,6 +61,10 @@ void gdt_init(void)
         "movw %%ax, %%ss\n\t"
         "ltr %w3\n\t"
         : : "r"(&p), "i"(SEL_KCODE), "r"(SEL_KDATA), "r"(SEL_TSS) : "eax", "memory");
+    /* No LDT. After reset the LDTR still describes 64 KiB at linear 0, so a
+     * user selector with the table bit set would be looked up there; a
+     * null LDTR makes every such selector simply invalid. */
+    __asm__ volatile("lldt %w0" : : "r"(0));
 }
 
 void tss_set_kstack(uint32_t esp0)
