@@ -6,7 +6,8 @@
  * telling values (0, -1, 0x7fffffff, the block count, a block's own number,
  * a metadata block), writes it to /tmp, loop mounts it, and uses it: walks
  * and lists everything, reads files, then creates, writes, truncates,
- * links, renames, unlinks. The kernel may refuse (EINVAL, EUCLEAN, EIO...)
+ * links, renames, unlinks - now and then damaging the image file again
+ * while it is mounted. The kernel may refuse (EINVAL, EUCLEAN, EIO...)
  * but must not panic, hang or leak. The interface (heartbeat, leak check,
  * last line) is the one every fuzzer shares: see COMMON.md / tools/fuzz.py.
  *
@@ -25,7 +26,8 @@
 #define BASE        "/etc/fuzz.ext2"
 #define IMAGE       "/tmp/fuzz_ext2.img"
 #define IMG_MAX     (128 * 1024)
-#define MAX_MUT     8                   /* mutations per image, at most */
+#define MAX_MUT     8                   /* mutations per image before the mount, at most */
+#define MAX_UNDO    32                  /* ... and with those made while it is mounted */
 #define MAX_NODES   48                  /* nodes collected by the walk */
 #define MAX_DEPTH   6
 #define READ_MAX    (16 * 1024)         /* bytes read from one file */
@@ -156,7 +158,7 @@ static int learn_layout(void)
 
 static struct {
     unsigned off, len;
-} undo[MAX_MUT];
+} undo[MAX_UNDO];
 static unsigned nundo;
 
 /* A value that tends to break assumptions about the field at `off`. */
@@ -189,7 +191,7 @@ static void poke(unsigned off, unsigned len, unsigned v)
 {
     unsigned i;
 
-    if (off + len > img_len)
+    if (off + len > img_len || nundo == MAX_UNDO)
         return;
     for (i = 0; i < len; i++)
         img[off + i] = v >> (8 * i);
@@ -333,7 +335,13 @@ static void visit(int i)
                 read_file(nodes[i].dir, d->d_name);
             } else if (d->d_type == DT_LNK) {
                 char target[128];
+                struct stat st;
+                int w;
                 readlinkat(nodes[i].dir, d->d_name, target, sizeof(target));
+                if ((w = walk(nodes[i].dir, d->d_name, WALK_BENEATH)) >= 0) {
+                    fstat(w, &st);      /* followed, but never out of the image */
+                    close(w);
+                }
             }
             if (nnodes < MAX_NODES) {
                 struct node *c = &nodes[nnodes];
@@ -347,6 +355,21 @@ static void visit(int i)
             }
         }
     }
+}
+
+/* Stand in directory i and climb: getcwd and ".." meet whatever the
+ * image's ".." entries say (they never lead above the image's root). */
+static void climb_from(int i)
+{
+    char cwd[256];
+    int w;
+
+    if (nodes[i].dir < 0 || fchdir(nodes[i].dir) < 0)
+        return;
+    getcwd(cwd, sizeof(cwd));
+    if ((w = walk(AT_CWD, "../..", 0)) >= 0)
+        close(w);
+    chdir("/");
 }
 
 /* The directory fd a change happens in: the root or one the walk opened. */
@@ -390,6 +413,22 @@ static void write_file(int dirfd, const char *name, int create_it)
         close(r);
     }
     close(w);
+}
+
+/* Damage the image file under the mounted instance, as its owner may:
+ * whatever the kernel reads must be checked when it is read, not once. */
+static void mutate_live(void)
+{
+    unsigned first = nundo, i;
+    int fd = open(IMAGE, O_WRONLY);
+
+    if (fd < 0)
+        return;
+    mutate_once();
+    for (i = first; i < nundo; i++)
+        if (lseek(fd, undo[i].off, SEEK_SET) == (int)undo[i].off)
+            write(fd, img + undo[i].off, undo[i].len);
+    close(fd);
 }
 
 /* One change: create, write, truncate, mkdir, symlink, link, rename, unlink. */
@@ -488,10 +527,15 @@ static void one_image(int mutations)
     nodes[0].mode = DT_DIR;
     strlcpy(nodes[0].name, ".", sizeof(nodes[0].name));
     nnodes = 1;
-    for (i = 0; (int)i < nnodes; i++)   /* breadth first: nnodes grows as we go */
+    for (i = 0; (int)i < nnodes; i++) { /* breadth first: nnodes grows as we go */
         if (nodes[i].dir >= 0)
             visit(i);
+        if (rnd(4) == 0)
+            climb_from(i);
+    }
     for (i = 0; i < WRITE_OPS && nodes[0].dir >= 0; i++) {
+        if (rnd(8) == 0)
+            mutate_live();
         change_something();
         stat_ops++;
         beat();
@@ -500,6 +544,9 @@ static void one_image(int mutations)
         close(src);
     else if (errno == EUCLEAN)
         stat_damaged++;
+    if (nodes[0].dir >= 0 && lseek(nodes[0].dir, 0, SEEK_SET) == 0)
+        while (getdents(nodes[0].dir, iobuf, sizeof(iobuf)) > 0)    /* the root after it all */
+            stat_ops++;
     if (rnd(2))
         revoke(root);                   /* forced, or let the last close release it */
     close_nodes();
@@ -512,6 +559,8 @@ restore:
     ms = uptime_ms() - t0;
     if (ms > slowest)
         slowest = ms;
+    if (ms >= 500)                      /* worth a look: replay with MAXCOUNT = count + 1 */
+        printf("fuzz_ext2: seed %u image %u took %u ms\n", seed, count, ms);
 }
 
 int main(int argc, char **argv)
