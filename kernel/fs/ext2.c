@@ -1463,24 +1463,29 @@ static void free_inode(struct ext2_fs *e, struct ext2_node *n)
 
 /* The last reference: forget the node, freeing it first if it has no
  * name (and the instance may write). Everything else was written through
- * when it changed, so a read-only user of a file writes nothing here. */
+ * when it changed, so a read-only user of a file writes nothing here, and
+ * only freeing enters the instance (so only it may wait for its turn:
+ * most callers of vnode_put never sleep). The node leaves the cache
+ * first, so that nobody finds it while it waits. */
 static void ext2_inactive(struct vnode *v)
 {
     struct ext2_fs *e = E(v);
     struct ext2_node *n = N(v), **pp;
 
-    fs_enter(e);
-    if (v->nlink == 0 && writable(e) == 0)
-        free_inode(e, n);
     for (pp = &e->nodes; *pp; pp = &(*pp)->next) {
         if (*pp == n) {
             *pp = n->next;
             break;
         }
     }
+    if (v->nlink == 0 && writable(e) == 0) {
+        fs_enter(e);
+        if (writable(e) == 0)
+            free_inode(e, n);
+        fs_leave(e, 0);
+    }
     kfree(n);
     kfree(v);
-    fs_leave(e, 0);
 }
 
 static const struct vnode_ops ext2_ops = {
