@@ -86,6 +86,7 @@ static struct {
     unsigned bsize, blocks, inodes, ipg, isize, first_data, bitmaps[2], itable, itb;
     unsigned inode_off[64];             /* byte offsets of the inodes in use */
     unsigned ninodes;
+    unsigned dir_inode_off[16], ndirino;    /* ... of the directories among them */
     unsigned dir_blocks[32], ndir;      /* block numbers */
     unsigned ind_blocks[32], nind;
     unsigned data_blocks[64], ndata;    /* some blocks in use, for cross-links */
@@ -145,6 +146,8 @@ static int learn_layout(void)
         if ((mode & S_IFMT) == S_IFREG || (mode & S_IFMT) == S_IFDIR ||
             ((mode & S_IFMT) == S_IFLNK && get32(base + off + 28))) {
             int dir = (mode & S_IFMT) == S_IFDIR;
+            if (dir && L.ndirino < 16)
+                L.dir_inode_off[L.ndirino++] = off;
             for (i = 0; i < 12; i++)
                 note_tree(get32(base + off + 40 + 4 * i), 0, dir);
             for (i = 0; i < 3; i++)
@@ -200,6 +203,20 @@ static void poke(unsigned off, unsigned len, unsigned v)
     nundo++;
 }
 
+/* Fill `len` bytes at off with the 32-bit word v, as one undo entry. */
+static void poke_fill(unsigned off, unsigned len, unsigned v)
+{
+    unsigned i;
+
+    if (off + len > img_len || nundo == MAX_UNDO)
+        return;
+    for (i = 0; i < len; i++)
+        img[off + i] = v >> (8 * (i % 4));
+    undo[nundo].off = off;
+    undo[nundo].len = len;
+    nundo++;
+}
+
 /* One mutation of the field-sized (1, 2 or 4 bytes) or raw kind at off. */
 static void mutate_at(unsigned off, unsigned field)
 {
@@ -216,9 +233,96 @@ static void mutate_at(unsigned off, unsigned field)
     }
 }
 
+/* Damage with a shape: fields changed together, as the worst images made
+ * by hand are (tools/e2craft.py), which single changes rarely reach. */
+static void mutate_shaped(void)
+{
+    unsigned b, t, in, off, pos, rec, len, n, i, d0;
+
+    switch (rnd(7)) {
+    case 0:                             /* an indirect block with one pointer everywhere */
+        b = L.ind_blocks[rnd(L.nind)];
+        poke_fill(b * L.bsize, L.bsize, rnd(2) ? b : telling_value(b * L.bsize));
+        break;
+    case 1:                             /* a directory claiming to be huge, all of it real */
+        in = L.dir_inode_off[rnd(L.ndirino)];
+        d0 = get32(img + in + 40);
+        t = L.ind_blocks[rnd(L.nind)];
+        poke_fill(t * L.bsize, L.bsize, rnd(2) ? d0 : t);
+        poke_fill(in + 44, 44, d0);     /* i_block[1..11] */
+        poke_fill(in + 88, 12, t);      /* the three trees */
+        poke(in + 4, 4, rnd(2) ? 0xFFFFFC00u : (L.blocks + rnd(64)) * L.bsize);
+        poke(in + 28, 4, rnd(2) ? 0xFFFFFFFFu : get32(img + in + 28) + rnd(1024));
+        break;
+    case 2:                             /* a directory entry at the edge of its room */
+        b = L.dir_blocks[rnd(L.ndir)] * L.bsize;
+        n = rnd(2) ? 1000 : rnd(8);     /* mostly the last entry */
+        for (pos = 0; n-- && (rec = get16(img + b + pos + 4)) >= 8 && pos + rec < L.bsize;)
+            pos += rec;
+        len = img[b + pos + 6];
+        switch (rnd(4)) {
+        case 0: poke(b + pos + 4, 2, 8 + len); break;
+        case 1: poke(b + pos + 4, 2, ((8 + len + 3) & ~3u) - 1 - rnd(3)); break;
+        case 2: poke(b + pos + 6, 1, get16(img + b + pos + 4) - 8 + 1 + rnd(3)); break;
+        default: poke(b + pos + 4, 2, L.bsize - pos - 1 - rnd(4)); break;
+        }
+        break;
+    case 3:                             /* group geometry past a bitmap, counts to match */
+        switch (rnd(3)) {
+        case 0:
+            poke(1024 + 32, 4, rnd(2) ? 0x7FFFFFFFu : 8 * L.bsize + 8 * (1 + rnd(64)));
+            poke(1024 + 4, 4, get32(img + 1024 + 32) - rnd(64));
+            in = L.inode_off[rnd(L.ninodes)];
+            poke(in + 40 + 4 * rnd(15), 4, get32(img + 1024 + 4) - 1 - rnd(1 << 20));
+            break;
+        case 1:
+            poke(1024 + 40, 4, rnd(2) ? 0x7FFFFFFFu : 8 * L.bsize + 8 * (1 + rnd(64)));
+            poke(1024 + 0, 4, get32(img + 1024 + 40));
+            break;
+        default:
+            poke(1024 + 32, 4, 8);
+            poke(1024 + 4, 4, 1 + 8 * (65536 + rnd(4)));
+            poke(1024 + 40, 4, 1);
+            break;
+        }
+        break;
+    case 4:                             /* a block owned twice: across files, or in one */
+        in = L.inode_off[rnd(L.ninodes)];
+        off = L.inode_off[rnd(L.ninodes)] + 40 + 4 * rnd(15);
+        poke(in + 40 + 4 * rnd(15), 4, get32(img + off) ? get32(img + off) :
+             L.data_blocks[rnd(L.ndata)]);
+        break;
+    case 5:                             /* bitmaps that free what is in use */
+        if (rnd(2)) {
+            i = (L.inode_off[rnd(L.ninodes)] - L.itable * L.bsize) / L.isize;
+            off = L.bitmaps[1] * L.bsize + i / 8;
+        } else {
+            i = (rnd(2) ? L.data_blocks[rnd(L.ndata)] : L.itable + rnd(L.itb)) - L.first_data;
+            off = L.bitmaps[0] * L.bsize + i / 8;
+        }
+        poke(off, 1, img[off] & ~(1 << (i % 8)));
+        break;
+    default:                            /* tables on each other, or wrapping past 4 GiB */
+        off = (L.first_data + 1) * L.bsize + 4 * rnd(3);
+        switch (rnd(4)) {
+        case 0: poke(off, 4, L.first_data + rnd(2)); break;
+        case 1: poke(off, 4, L.bitmaps[rnd(2)]); break;
+        case 2: poke(off, 4, L.itable + rnd(L.itb)); break;
+        default: poke(off, 4, get32(img + off) + 0x80000000u / L.bsize * 2); break;
+        }
+        break;
+    }
+}
+
 static void mutate_once(void)
 {
     unsigned r = rnd(100), off, b;
+
+    if (r < 25) {
+        mutate_shaped();
+        return;
+    }
+    r = rnd(100);
 
     if (r < 18) {                       /* the superblock's fields */
         off = 1024 + 4 * rnd(26);
