@@ -61,6 +61,13 @@ def mkfs(image, size_kb, tree, *options):
                "-d", tree, image, "%dK" % size_kb)
     if r.returncode != 0:
         raise RuntimeError("mke2fs: " + r.stderr.decode())
+    img = Image(open(image, "rb").read())
+    for ino in range(1, img.sb("inodes_count") + 1):
+        if img.inode(ino, "mode"):      # mke2fs -d copies st_ctime, which utime can't set
+            off = img.inode_off(ino)
+            struct.pack_into("<II", img.d, off + 8, int(FAKE_TIME), int(FAKE_TIME))
+    with open(image, "wb") as f:
+        f.write(img.d)
 
 
 class Image:
@@ -149,7 +156,8 @@ class Image:
             data, off = self.block(b), 0
             while off + 8 <= self.bsize:
                 inode, rec_len, name_len = struct.unpack_from("<IHB", data, off)
-                out.append((b, off, inode, rec_len, name_len, bytes(data[off + 8:off + 8 + name_len])))
+                name = bytes(data[off + 8:off + 8 + name_len])
+                out.append((b, off, inode, rec_len, name_len, name))
                 if rec_len < 8:
                     break
                 off += rec_len
