@@ -140,6 +140,15 @@ $(B)/root/etc/sample.ext2: $(DISKFILES)
 	@rm -f $@
 	@$(MKE2FS) -q -t ext2 -b 1024 -L sample -d user/disk $@ 512K
 
+# ---- ext2 fuzzer's base image (ext2 engineer's block)
+# /etc/fuzz.ext2: 128 KiB with every kind of block, which /bin/fuzz_ext2
+# damages and mounts; tools/e2craft.py makes the same bytes every time.
+$(B)/root/etc/fuzz.ext2: tools/e2craft.py
+	@mkdir -p $(@D)
+	@$(PYTHON) tools/e2craft.py base $@
+$(B)/initrd.tar: $(B)/root/etc/fuzz.ext2
+# ---- end of the ext2 block
+
 # The boot archive: /bin and the files under user/root, as ustar.
 $(B)/initrd.tar: $(USERBINS) $(ROOTFILES) $(B)/root/etc/sample.ext2
 	@mkdir -p $(B)/root

@@ -302,6 +302,42 @@ def ext2_full_suite():
     return name, run
 
 
+# ---------------------------------------------------------------- ext2: damaged images
+# (the ext2 engineer's block: issue 9, findings 6-11)
+E2CRAFT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "e2craft.py")
+
+
+def ext2_damage_suite():
+    """Every image tools/e2craft.py can make (damaged ones and undamaged
+    geometries) as a file on one carrier disk, attached as /dev/hd1 (init
+    puts it at /mnt); e2bad loop mounts each and checks what the kernel
+    does. Then e2fsck -fn must find the carrier clean, and each healthy_*
+    image, which the guest wrote to, clean as well."""
+    name = "ext2_damage"
+
+    def run():
+        with tempfile.TemporaryDirectory() as tmp:
+            imgs, carrier = os.path.join(tmp, "images"), os.path.join(tmp, "carrier.img")
+            p = subprocess.run([sys.executable, E2CRAFT, "all", imgs], capture_output=True,
+                               text=True, timeout=300)
+            if p.returncode != 0:
+                return [(name + "/e2craft_makes_the_images", False, tail(p.stdout + p.stderr))]
+            size = sum(os.path.getsize(os.path.join(imgs, f)) for f in os.listdir(imgs))
+            mkfs(carrier, size // (1 << 20) + 8, 1024, imgs)
+            b, res = boot_with_disk("e2bad", carrier, timeout=120)
+            res = [(n.replace("e2bad/", name + "/"), ok, d) for n, ok, d in res]
+            ok = "panic:" not in b.output
+            res.append((name + "/kernel_did_not_panic", ok, "" if ok else tail(b.output, 25)))
+            res.append(fsck_result(name + "/e2fsck_clean_carrier", carrier))
+            for img in sorted(f[:-4] for f in os.listdir(imgs) if f.startswith("healthy_")):
+                out = os.path.join(tmp, img + ".out")
+                e2tool("debugfs", "-R", "dump /%s.img %s" % (img, out), carrier)
+                res.append(fsck_result("%s/e2fsck_clean_after_guest_writes/%s" % (name, img),
+                                       out))
+            return res
+    return name, run
+
+
 # ---------------------------------------------------------------- the shell
 def shell_suite():
     """Type into the shell over the serial console, as a student would, and
@@ -1136,6 +1172,7 @@ def all_suites():
                       glob.glob(os.path.join(qemu.ROOT, "user", "tests", "usertests.c"))):
         suites.append(guest_suite(os.path.splitext(os.path.basename(src))[0]))
     suites += [ext2_write_suite(), ext2_read_suite(1024), ext2_read_suite(4096), ext2_full_suite()]
+    suites.append(ext2_damage_suite())
     suites.append(shell_suite())
     suites += robust_suites()
     keyless = [lab.path for lab in handout.labs() if lab.has_program() and

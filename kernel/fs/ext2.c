@@ -5,7 +5,16 @@
  * group descriptors, superblock counts, inodes), so the image is always
  * consistent for e2fsck once the device's cache is synced.
  * In memory each inode in use has one vnode (the inode cache), so attaching
- * things onto ext2 names works like on any filesystem. */
+ * things onto ext2 names works like on any filesystem.
+ *
+ * An image is input: whoever made it chose every byte. The mount bounds
+ * every superblock and group descriptor field (an impossible geometry is
+ * EINVAL); each inode, directory block and block pointer is checked when
+ * it is used; whatever contradicts the rest (a block freed twice, a file
+ * block inside an inode table, a broken directory entry) is damage: the
+ * call fails with EUCLEAN and the instance writes nothing more, like
+ * Linux's errors=remount-ro. See doc/decisions.md, "ext2 images are input". */
+#include "arch/x86/x86.h"
 #include "dev/rtc.h"
 #include "fs/ext2.h"
 #include "fs/vfs.h"
@@ -13,15 +22,27 @@
 #include "lib/kprintf.h"
 #include "lib/string.h"
 #include "mm/page.h"
+#include "proc/proc.h"
+
+#define WALK_YIELD  64                  /* blocks a long walk handles between two yields */
 
 struct ext2_fs {
     struct fs *fs;
     struct file *dev;
-    struct ext2_super sb;
+    struct ext2_super sb;               /* as on disk, with the free counts kept current */
     struct ext2_group *groups;
-    uint32_t bsize, ngroups, inode_size, ppb, gdt_block;
-    int filetype;                   /* dirents carry a file type */
-    struct ext2_node *nodes;        /* the inode cache */
+    uint32_t bsize, ngroups, inode_size, ppb;
+    uint32_t gdt_block, gdt_blocks;     /* the descriptor table: where, how many blocks */
+    uint32_t rsv_gdt;                   /* blocks reserved after each copy of it */
+    uint32_t itb;                       /* inode table blocks per group */
+    uint32_t first_ino;                 /* the first inode a file may have */
+    uint32_t compat, incompat, ro_compat;   /* feature flags (none in revision 0) */
+    int filetype;                       /* dirents carry a file type */
+    int damaged;                        /* damage seen: nothing more is written */
+    struct proc *holder;                /* the process inside the instance (fs_enter) */
+    int holds;                          /* how deep it is nested; 0: nobody inside */
+    uint32_t walked;                    /* blocks walked, for walk_step's yields */
+    struct ext2_node *nodes;            /* the inode cache */
 };
 
 struct ext2_node {
@@ -37,10 +58,70 @@ static const struct vnode_ops ext2_ops;
 #define N(v)        ((struct ext2_node *)(v)->priv)
 #define SECTORS(e)  ((e)->bsize / 512)
 
+/* ---------------------------------------------------------------- the instance */
+
+/* One process at a time inside an instance. Long walks yield the CPU
+ * (walk_step), and meanwhile nobody else may change the blocks they hold
+ * in their buffers. Re-entrant: an unlink ends in inactive, which frees. */
+static void fs_enter(struct ext2_fs *e)
+{
+    struct proc *me = curproc();
+    uint32_t s = irq_save();
+
+    while (e->holds && e->holder != me)
+        sleep_on(e);
+    e->holder = me;
+    e->holds++;
+    irq_restore(s);
+}
+
+static int fs_leave(struct ext2_fs *e, int ret)
+{
+    uint32_t s = irq_save();
+
+    if (--e->holds == 0) {
+        e->holder = NULL;
+        wakeup(e);
+    }
+    irq_restore(s);
+    return ret;
+}
+
+/* Called for each block a walk visits (directories, freeing a file's
+ * tree): every WALK_YIELD blocks, let the other processes run. */
+static void walk_step(struct ext2_fs *e)
+{
+    if (++e->walked % WALK_YIELD == 0 && curproc())
+        yield();
+}
+
+/* The image contradicts itself. Say so once, and write nothing to it from
+ * now on (every later change fails with EUCLEAN): a guess at a repair
+ * could spread the damage to healthy files. Repair is e2fsck's job. */
+static int damaged(struct ext2_fs *e, const char *what, uint32_t n)
+{
+    if (!e->damaged)
+        kprintf("ext2: %s: damaged (%s %u): no more writes\n", e->fs->source_name, what, n);
+    e->damaged = 1;
+    return -EUCLEAN;
+}
+
+/* May this instance change its image? Every change asks first, and
+ * dev_write asks again for each write, as the backstop. */
+static int writable(struct ext2_fs *e)
+{
+    if (e->fs->revoked)
+        return -EIO;
+    if (e->fs->readonly)
+        return -EROFS;
+    return e->damaged ? -EUCLEAN : 0;
+}
+
 /* ---------------------------------------------------------------- I/O */
 
 /* Every disk access of an instance goes through these two. After revoke()
- * the source is gone (dropped by revoke), so they answer -EIO. */
+ * the source is gone (dropped by revoke), so they answer -EIO. A read-only
+ * or damaged instance never writes a byte: dev_write refuses. */
 static int dev_read(struct ext2_fs *e, uint32_t off, void *buf, uint32_t n)
 {
     int r = e->fs->revoked ? -EIO : file_read_at(e->dev, buf, off, n);
@@ -50,15 +131,19 @@ static int dev_read(struct ext2_fs *e, uint32_t off, void *buf, uint32_t n)
 
 static int dev_write(struct ext2_fs *e, uint32_t off, const void *buf, uint32_t n)
 {
-    int r = e->fs->revoked ? -EIO : file_write_at(e->dev, buf, off, n);
+    int r = writable(e);
 
+    if (r == 0)
+        r = file_write_at(e->dev, buf, off, n);
     return r == (int)n ? 0 : r < 0 ? r : -EIO;
 }
 
+/* Whole blocks. Callers have checked the block number already (bitmaps at
+ * mount, pointers by check_ptr); the range test is a last guard. */
 static int bread(struct ext2_fs *e, uint32_t blk, void *buf)
 {
     if (blk == 0 || blk >= e->sb.blocks_count)
-        return -EIO;                    /* a corrupt pointer: refuse, don't follow */
+        return -EIO;
     return dev_read(e, blk * e->bsize, buf, e->bsize);
 }
 
@@ -93,46 +178,119 @@ static int write_group(struct ext2_fs *e, uint32_t g)
                      sizeof(struct ext2_group));
 }
 
+/* ---------------------------------------------------------------- layout */
+
+/* Does group g hold a copy of the superblock and the descriptors? Every
+ * group does, or with sparse_super only 0, 1 and the powers of 3, 5, 7. */
+static int has_super(struct ext2_fs *e, uint32_t g)
+{
+    uint32_t base, x;
+
+    if (g <= 1 || !(e->ro_compat & EXT2_RO_COMPAT_SPARSE_SUPER))
+        return 1;
+    for (base = 3; base <= 7; base += 2) {
+        for (x = base; x < g; x *= base)
+            ;
+        if (x == g)
+            return 1;
+    }
+    return 0;
+}
+
+static uint32_t group_start(struct ext2_fs *e, uint32_t g)
+{
+    return e->sb.first_data_block + g * e->sb.blocks_per_group;
+}
+
+/* The blocks at the start of group g taken by the copies of the superblock
+ * and descriptor table (with the blocks reserved for the table to grow). */
+static uint32_t group_meta(struct ext2_fs *e, uint32_t g)
+{
+    return has_super(e, g) ? 1 + e->gdt_blocks + e->rsv_gdt : 0;
+}
+
+/* May a file own block b? It must lie inside the filesystem and be none
+ * of its own structures: boot block, superblock and descriptor copies,
+ * bitmaps, inode tables. (check_groups made the groups' fields sane.) */
+static int data_block(struct ext2_fs *e, uint32_t b)
+{
+    const struct ext2_group *gd;
+    uint32_t g;
+
+    if (b == 0 || b < e->sb.first_data_block || b >= e->sb.blocks_count)
+        return 0;
+    g = (b - e->sb.first_data_block) / e->sb.blocks_per_group;
+    gd = &e->groups[g];
+    return b >= group_start(e, g) + group_meta(e, g) && b != gd->block_bitmap &&
+           b != gd->inode_bitmap && b - gd->inode_table >= e->itb;
+}
+
+/* A block pointer read from an inode or an indirect block: 0 (a hole) or
+ * a data block; anything else is damage. */
+static int check_ptr(struct ext2_fs *e, uint32_t b)
+{
+    return b == 0 || data_block(e, b) ? 0 : damaged(e, "block pointer", b);
+}
+
 /* ---------------------------------------------------------------- bitmaps */
 
-/* Find a clear bit among the first `count` of bitmap block `blk`, set it. */
-static int take_bit(struct ext2_fs *e, uint32_t blk, uint32_t count, uint32_t *bit)
+/* Find a clear bit among the first `count` of bitmap block `map` (of group
+ * g) and set it. in_use(e, g, bit) vets the find: a clear bit that names
+ * something in use (the inode table, a reserved inode) is damage, and then
+ * nothing is written. */
+static int take_bit(struct ext2_fs *e, uint32_t map, uint32_t g, uint32_t count,
+                    int (*in_use)(struct ext2_fs *, uint32_t, uint32_t), uint32_t *bit)
 {
-    uint8_t *map = kmalloc(e->bsize);
+    uint8_t *buf = kmalloc(e->bsize);
     uint32_t i;
-    int err = -ENOSPC;
+    int err;
 
-    if (!map)
+    if (!buf)
         return -ENOMEM;
-    if ((err = bread(e, blk, map)) < 0)
+    if ((err = bread(e, map, buf)) < 0)
         goto out;
     err = -ENOSPC;
-    for (i = 0; i < count && i < e->bsize * 8; i++) {
-        if (!(map[i / 8] & (1 << (i % 8)))) {
-            map[i / 8] |= 1 << (i % 8);
+    for (i = 0; i < count; i++) {       /* count <= 8 * bsize: checked at mount */
+        if (buf[i / 8] & (1 << (i % 8)))
+            continue;
+        if ((err = in_use(e, g, i)) == 0) {
+            buf[i / 8] |= 1 << (i % 8);
             *bit = i;
-            err = bwrite(e, blk, map);
-            break;
+            err = bwrite(e, map, buf);
         }
+        break;
     }
 out:
-    kfree(map);
+    kfree(buf);
     return err;
 }
 
-static int clear_bit(struct ext2_fs *e, uint32_t blk, uint32_t bit)
+/* Clear bit `bit` of bitmap block map. A bit already clear means the thing
+ * is being freed twice: damage (`what` n says which). */
+static int clear_bit(struct ext2_fs *e, uint32_t map, uint32_t bit, const char *what, uint32_t n)
 {
-    uint8_t *map = kmalloc(e->bsize);
+    uint8_t *buf = kmalloc(e->bsize);
     int err;
 
-    if (!map)
+    if (!buf)
         return -ENOMEM;
-    if ((err = bread(e, blk, map)) == 0) {
-        map[bit / 8] &= ~(1 << (bit % 8));
-        err = bwrite(e, blk, map);
+    if ((err = bread(e, map, buf)) == 0) {
+        if (!(buf[bit / 8] & (1 << (bit % 8)))) {
+            err = damaged(e, what, n);
+        } else {
+            buf[bit / 8] &= ~(1 << (bit % 8));
+            err = bwrite(e, map, buf);
+        }
     }
-    kfree(map);
+    kfree(buf);
     return err;
+}
+
+static int block_in_use(struct ext2_fs *e, uint32_t g, uint32_t bit)
+{
+    uint32_t b = group_start(e, g) + bit;
+
+    return data_block(e, b) ? 0 : damaged(e, "metadata block marked free", b);
 }
 
 /* A free block, preferably in group `goal`; not zeroed. */
@@ -145,16 +303,17 @@ static int balloc(struct ext2_fs *e, uint32_t goal, uint32_t *blk)
         g = (goal + i) % e->ngroups;
         if (e->groups[g].free_blocks_count == 0)
             continue;
-        count = e->sb.blocks_count - e->sb.first_data_block - g * e->sb.blocks_per_group;
+        count = e->sb.blocks_count - group_start(e, g);
         if (count > e->sb.blocks_per_group)
             count = e->sb.blocks_per_group;
-        if ((err = take_bit(e, e->groups[g].block_bitmap, count, &bit)) == -ENOSPC)
+        err = take_bit(e, e->groups[g].block_bitmap, g, count, block_in_use, &bit);
+        if (err == -ENOSPC)
             continue;
         if (err < 0)
             return err;
         e->groups[g].free_blocks_count--;
         e->sb.free_blocks_count--;
-        *blk = e->sb.first_data_block + g * e->sb.blocks_per_group + bit;
+        *blk = group_start(e, g) + bit;
         if ((err = write_group(e, g)) < 0 || (err = write_super(e)) < 0)
             return err;
         return 0;
@@ -162,19 +321,51 @@ static int balloc(struct ext2_fs *e, uint32_t goal, uint32_t *blk)
     return -ENOSPC;
 }
 
-static void bfree(struct ext2_fs *e, uint32_t blk)
+/* Give block b back. Only a data block that is in use can go: freeing a
+ * bitmap or inode-table block, or a block twice, is refused as damage -
+ * the next balloc would hand it out and wreck a healthy file. */
+static int bfree(struct ext2_fs *e, uint32_t b)
 {
-    uint32_t g = (blk - e->sb.first_data_block) / e->sb.blocks_per_group;
-    uint32_t bit = (blk - e->sb.first_data_block) % e->sb.blocks_per_group;
+    uint32_t g, bit;
+    int err;
 
-    if (blk < e->sb.first_data_block || blk >= e->sb.blocks_count || g >= e->ngroups)
-        return;
-    if (clear_bit(e, e->groups[g].block_bitmap, bit) < 0)
-        return;
+    if (!data_block(e, b))
+        return damaged(e, "freeing a non-data block", b);
+    g = (b - e->sb.first_data_block) / e->sb.blocks_per_group;
+    bit = (b - e->sb.first_data_block) % e->sb.blocks_per_group;
+    if ((err = clear_bit(e, e->groups[g].block_bitmap, bit, "block freed twice", b)) < 0)
+        return err;
     e->groups[g].free_blocks_count++;
     e->sb.free_blocks_count++;
-    write_group(e, g);
-    write_super(e);
+    if ((err = write_group(e, g)) < 0)
+        return err;
+    return write_super(e);
+}
+
+static uint32_t inode_offset(struct ext2_fs *e, uint32_t ino)
+{
+    uint32_t g = (ino - 1) / e->sb.inodes_per_group, i = (ino - 1) % e->sb.inodes_per_group;
+
+    return e->groups[g].inode_table * e->bsize + i * e->inode_size;
+}
+
+/* A clear bit in an inode bitmap must name a free inode: not a reserved
+ * one, not one alive in the cache, not one with links on disk. */
+static int inode_in_use(struct ext2_fs *e, uint32_t g, uint32_t bit)
+{
+    uint32_t ino = g * e->sb.inodes_per_group + bit + 1;
+    struct ext2_inode raw;
+    struct ext2_node *n;
+    int err;
+
+    if (ino < e->first_ino)
+        return damaged(e, "reserved inode marked free", ino);
+    for (n = e->nodes; n; n = n->next)
+        if (n->ino == ino)
+            return damaged(e, "inode in use marked free", ino);
+    if ((err = dev_read(e, inode_offset(e, ino), &raw, sizeof(raw))) < 0)
+        return err;
+    return raw.links_count ? damaged(e, "inode with links marked free", ino) : 0;
 }
 
 static int ialloc(struct ext2_fs *e, uint32_t goal, int dir, uint32_t *ino)
@@ -186,16 +377,13 @@ static int ialloc(struct ext2_fs *e, uint32_t goal, int dir, uint32_t *ino)
         g = (goal + i) % e->ngroups;
         if (e->groups[g].free_inodes_count == 0)
             continue;
-        if ((err = take_bit(e, e->groups[g].inode_bitmap, e->sb.inodes_per_group, &bit)) ==
-            -ENOSPC)
+        err = take_bit(e, e->groups[g].inode_bitmap, g, e->sb.inodes_per_group, inode_in_use,
+                       &bit);
+        if (err == -ENOSPC)
             continue;
         if (err < 0)
             return err;
         *ino = g * e->sb.inodes_per_group + bit + 1;
-        if (*ino < e->sb.first_ino) {   /* reserved inodes are never handed out */
-            clear_bit(e, e->groups[g].inode_bitmap, bit);
-            return -EIO;
-        }
         e->groups[g].free_inodes_count--;
         e->groups[g].used_dirs_count += dir;
         e->sb.free_inodes_count--;
@@ -206,27 +394,25 @@ static int ialloc(struct ext2_fs *e, uint32_t goal, int dir, uint32_t *ino)
     return -ENOSPC;
 }
 
-static void ifree(struct ext2_fs *e, uint32_t ino, int dir)
+/* Give inode ino back; one that is free already is damage. */
+static int ifree(struct ext2_fs *e, uint32_t ino, int dir)
 {
     uint32_t g = (ino - 1) / e->sb.inodes_per_group;
+    int err;
 
-    if (clear_bit(e, e->groups[g].inode_bitmap, (ino - 1) % e->sb.inodes_per_group) < 0)
-        return;
+    err = clear_bit(e, e->groups[g].inode_bitmap, (ino - 1) % e->sb.inodes_per_group,
+                    "inode freed twice", ino);
+    if (err < 0)
+        return err;
     e->groups[g].free_inodes_count++;
     e->groups[g].used_dirs_count -= dir;
     e->sb.free_inodes_count++;
-    write_group(e, g);
-    write_super(e);
+    if ((err = write_group(e, g)) < 0)
+        return err;
+    return write_super(e);
 }
 
 /* ---------------------------------------------------------------- inodes */
-
-static uint32_t inode_offset(struct ext2_fs *e, uint32_t ino)
-{
-    uint32_t g = (ino - 1) / e->sb.inodes_per_group, i = (ino - 1) % e->sb.inodes_per_group;
-
-    return e->groups[g].inode_table * e->bsize + i * e->inode_size;
-}
 
 static int write_inode(struct ext2_fs *e, struct ext2_node *n)
 {
@@ -239,15 +425,63 @@ static int write_inode(struct ext2_fs *e, struct ext2_node *n)
     return dev_write(e, inode_offset(e, n->ino), &n->raw, sizeof(n->raw));
 }
 
-/* The vnode of inode `ino`, from the cache or read from disk. */
-static int iget(struct ext2_fs *e, uint32_t ino, struct vnode **out)
+/* Is inode ino, as read from disk, fit to use? A type ext2 knows, a name
+ * (links), and for a directory a size of whole blocks that the inode can
+ * own (which bounds every walk over it). */
+static int check_inode(struct ext2_fs *e, uint32_t ino, const struct ext2_inode *raw)
+{
+    uint32_t type = raw->mode & S_IFMT, nblocks = raw->size / e->bsize;
+
+    if (type != S_IFREG && type != S_IFDIR && type != S_IFLNK && type != S_IFCHR &&
+        type != S_IFBLK && type != S_IFIFO && type != EXT2_S_IFSOCK)
+        return damaged(e, "type of inode", ino);
+    if (raw->links_count == 0)
+        return damaged(e, "a name for the free inode", ino);
+    if (type == S_IFREG && raw->size_high)
+        return -EFBIG;                  /* 4 GiB or more: offsets are 32-bit here */
+    if (type == S_IFDIR && (raw->size % e->bsize || nblocks == 0 ||
+                            nblocks > e->sb.blocks_count || nblocks > raw->blocks / SECTORS(e)))
+        return damaged(e, "size of directory", ino);
+    return 0;
+}
+
+/* A vnode for inode ino with contents raw, entered in the inode cache. */
+static int node_new(struct ext2_fs *e, uint32_t ino, const struct ext2_inode *raw,
+                    struct vnode **out)
 {
     struct ext2_node *n;
     struct vnode *v;
+
+    if (!(n = kzalloc(sizeof(*n))))
+        return -ENOMEM;
+    if (!(v = vnode_alloc(e->fs, raw->mode, &ext2_ops))) {
+        kfree(n);
+        return -ENOMEM;
+    }
+    n->raw = *raw;
+    n->ino = ino;
+    n->v = v;
+    v->priv = n;
+    v->ino = ino;
+    v->size = raw->size;
+    v->nlink = raw->links_count;
+    v->mtime = raw->mtime;
+    if (S_ISCHR(v->mode) || S_ISBLK(v->mode))
+        v->rdev = raw->block[0];
+    n->next = e->nodes;
+    e->nodes = n;
+    *out = v;
+    return 0;
+}
+
+/* The vnode of inode `ino` (named by a directory entry), from the cache or
+ * read from disk and checked. */
+static int iget(struct ext2_fs *e, uint32_t ino, struct vnode **out)
+{
+    struct ext2_inode raw;
+    struct ext2_node *n;
     int err;
 
-    if (ino == 0 || ino > e->sb.inodes_count)
-        return -EIO;
     for (n = e->nodes; n; n = n->next) {
         if (n->ino == ino) {
             vnode_get(n->v);
@@ -255,36 +489,27 @@ static int iget(struct ext2_fs *e, uint32_t ino, struct vnode **out)
             return 0;
         }
     }
-    if (!(n = kzalloc(sizeof(*n))))
-        return -ENOMEM;
-    if ((err = dev_read(e, inode_offset(e, ino), &n->raw, sizeof(n->raw))) < 0) {
-        kfree(n);
+    if (ino == 0 || ino > e->sb.inodes_count)
+        return damaged(e, "inode number", ino);
+    if ((err = dev_read(e, inode_offset(e, ino), &raw, sizeof(raw))) < 0 ||
+        (err = check_inode(e, ino, &raw)) < 0)
         return err;
-    }
-    if (!(v = vnode_alloc(e->fs, n->raw.mode, &ext2_ops))) {
-        kfree(n);
-        return -ENOMEM;
-    }
-    n->ino = ino;
-    n->v = v;
-    v->priv = n;
-    v->ino = ino;
-    v->size = n->raw.size;
-    v->nlink = n->raw.links_count;
-    v->mtime = n->raw.mtime;
-    if (S_ISCHR(v->mode) || S_ISBLK(v->mode))
-        v->rdev = n->raw.block[0];
-    n->next = e->nodes;
-    e->nodes = n;
-    *out = v;
-    return 0;
+    return node_new(e, ino, &raw, out);
+}
+
+/* A fast symlink keeps its text in i_block[] and owns no block (Linux's
+ * test: i_blocks counts nothing but an extended-attribute block). */
+static int fast_symlink(struct ext2_fs *e, struct ext2_node *n)
+{
+    return S_ISLNK(n->raw.mode) && n->raw.blocks == (n->raw.file_acl ? SECTORS(e) : 0);
 }
 
 /* ---------------------------------------------------------------- block map */
 
 /* The disk block holding file block `lbn` of n (0 = a hole). With alloc,
  * missing blocks on the way are allocated; *fresh says the data block is
- * new (its old contents are garbage, the caller must fill all of it). */
+ * new (its old contents are garbage, the caller must fill all of it).
+ * Every pointer on the way is checked (check_ptr) before it is followed. */
 static int bmap(struct ext2_fs *e, struct ext2_node *n, uint32_t lbn, int alloc, uint32_t *out,
                 int *fresh)
 {
@@ -318,6 +543,8 @@ static int bmap(struct ext2_fs *e, struct ext2_node *n, uint32_t lbn, int alloc,
     }
     slot = &n->raw.block[root];
     for (i = 0;; i++) {
+        if ((err = check_ptr(e, *slot)) < 0)
+            goto out;
         if (!*slot) {
             if (!alloc)
                 goto out;
@@ -359,80 +586,115 @@ out:
 
 /* ---------------------------------------------------------------- truncation */
 
-/* Free a whole tree of `level` levels of indirection rooted at blk. */
-static void free_tree(struct ext2_fs *e, struct ext2_node *n, uint32_t blk, int level)
+/* Block b of n's goes back to the free pool and out of its i_blocks. */
+static int forget_block(struct ext2_fs *e, struct ext2_node *n, uint32_t b)
+{
+    int err;
+
+    if (n->raw.blocks < SECTORS(e))
+        return damaged(e, "i_blocks too small in inode", n->ino);
+    if ((err = bfree(e, b)) < 0)
+        return err;
+    n->raw.blocks -= SECTORS(e);
+    walk_step(e);
+    return 0;
+}
+
+/* Free a whole tree of `level` levels of indirection rooted at blk. A
+ * block can be freed only once (bfree refuses the second time), so even a
+ * tree that points back at itself ends within one pass over the blocks. */
+static int free_tree(struct ext2_fs *e, struct ext2_node *n, uint32_t blk, int level)
 {
     uint32_t *tbl, i;
+    int err;
 
     if (!blk)
-        return;
-    if (level > 0 && (tbl = kmalloc(e->bsize))) {
-        if (bread(e, blk, tbl) == 0)
-            for (i = 0; i < e->ppb; i++)
-                free_tree(e, n, tbl[i], level - 1);
+        return 0;
+    if (level > 0) {
+        if ((err = check_ptr(e, blk)) < 0)
+            return err;
+        if (!(tbl = kmalloc(e->bsize)))
+            return -ENOMEM;
+        if ((err = bread(e, blk, tbl)) == 0)
+            for (i = 0; i < e->ppb && err == 0; i++)
+                err = free_tree(e, n, tbl[i], level - 1);
         kfree(tbl);
+        if (err < 0)
+            return err;
     }
-    bfree(e, blk);
-    n->raw.blocks -= SECTORS(e);
+    return forget_block(e, n, blk);
 }
 
 /* In the tree at *slot covering `span` file blocks per entry at this
  * level, keep the first `keep` file blocks and free the rest. */
-static void trim_tree(struct ext2_fs *e, struct ext2_node *n, uint32_t *slot, int level,
-                      uint32_t keep)
+static int trim_tree(struct ext2_fs *e, struct ext2_node *n, uint32_t *slot, int level,
+                     uint32_t keep)
 {
     uint32_t *tbl, i, span = 1;
-    int j;
+    int j, err, changed = 0;
 
     if (!*slot)
-        return;
+        return 0;
     if (keep == 0) {
-        free_tree(e, n, *slot, level);
-        *slot = 0;
-        return;
+        if ((err = free_tree(e, n, *slot, level)) == 0)
+            *slot = 0;
+        return err;
     }
-    if (level == 0 || !(tbl = kmalloc(e->bsize)))
-        return;
+    if (level == 0)
+        return 0;
+    if ((err = check_ptr(e, *slot)) < 0)
+        return err;
+    if (!(tbl = kmalloc(e->bsize)))
+        return -ENOMEM;
     for (j = 1; j < level; j++)
         span *= e->ppb;
-    if (bread(e, *slot, tbl) == 0) {
-        for (i = 0; i < e->ppb; i++) {
-            uint32_t start = i * span;
+    if ((err = bread(e, *slot, tbl)) == 0) {
+        for (i = 0; i < e->ppb && err == 0; i++) {
+            uint32_t start = i * span, was = tbl[i];
             if (keep <= start)
-                trim_tree(e, n, &tbl[i], level - 1, 0);
-            else if (keep < start + span)
-                trim_tree(e, n, &tbl[i], level - 1, keep - start);
+                err = trim_tree(e, n, &tbl[i], level - 1, 0);
+            else if (keep - start < span)
+                err = trim_tree(e, n, &tbl[i], level - 1, keep - start);
+            changed |= tbl[i] != was;
         }
-        bwrite(e, *slot, tbl);
+        if (changed) {                  /* what was freed, even if not all of it */
+            int werr = bwrite(e, *slot, tbl);
+            if (!err)
+                err = werr;
+        }
     }
     kfree(tbl);
+    return err;
 }
 
 /* Keep the first `keep` blocks of n's data, free every other block. */
-static void free_blocks_from(struct ext2_fs *e, struct ext2_node *n, uint32_t keep)
+static int free_blocks_from(struct ext2_fs *e, struct ext2_node *n, uint32_t keep)
 {
     uint32_t i, base = EXT2_NDIR, span = e->ppb;
-    int level;
+    int level, err;
 
     for (i = keep; i < EXT2_NDIR; i++) {
         if (n->raw.block[i]) {
-            bfree(e, n->raw.block[i]);
+            if ((err = forget_block(e, n, n->raw.block[i])) < 0)
+                return err;
             n->raw.block[i] = 0;
-            n->raw.blocks -= SECTORS(e);
         }
     }
     for (level = 1; level <= 3; level++) {
-        trim_tree(e, n, &n->raw.block[EXT2_IND + level - 1], level, keep > base ? keep - base : 0);
+        err = trim_tree(e, n, &n->raw.block[EXT2_IND + level - 1], level,
+                        keep > base ? keep - base : 0);
+        if (err < 0)
+            return err;
         base += span;
         span *= e->ppb;
     }
+    return 0;
 }
 
 /* ---------------------------------------------------------------- file data */
 
-static int ext2_read(struct vnode *v, void *buf, uint32_t off, uint32_t n)
+static int read_data(struct ext2_fs *e, struct vnode *v, void *buf, uint32_t off, uint32_t n)
 {
-    struct ext2_fs *e = E(v);
     uint32_t done = 0, blk;
     char *tmp;
     int err = 0;
@@ -460,13 +722,15 @@ static int ext2_read(struct vnode *v, void *buf, uint32_t off, uint32_t n)
     return done ? (int)done : err;
 }
 
-static int ext2_write(struct vnode *v, const void *buf, uint32_t off, uint32_t n)
+static int write_data(struct ext2_fs *e, struct vnode *v, const void *buf, uint32_t off,
+                      uint32_t n)
 {
-    struct ext2_fs *e = E(v);
     uint32_t done = 0, blk;
     char *tmp;
-    int err = 0, fresh;
+    int err, fresh;
 
+    if ((err = writable(e)) < 0)
+        return err;
     if (off + n < off)
         return -EFBIG;
     if (!(tmp = kmalloc(e->bsize)))
@@ -491,27 +755,37 @@ static int ext2_write(struct vnode *v, const void *buf, uint32_t off, uint32_t n
             v->size = off + done;
     }
     kfree(tmp);
-    v->mtime = rtc_now();
-    write_inode(e, N(v));
+    if (done) {
+        v->mtime = rtc_now();
+        write_inode(e, N(v));
+    }
     return done ? (int)done : err;
 }
 
-static int ext2_truncate(struct vnode *v, uint32_t len)
+static int truncate_data(struct ext2_fs *e, struct vnode *v, uint32_t len)
 {
-    struct ext2_fs *e = E(v);
-    uint32_t blk;
+    uint32_t blk = 0;
     char *tmp;
+    int err;
 
+    if ((err = writable(e)) < 0)
+        return err;
     if (len < v->size) {
-        free_blocks_from(e, N(v), (len + e->bsize - 1) / e->bsize);
+        if ((err = free_blocks_from(e, N(v), (len + e->bsize - 1) / e->bsize)) < 0)
+            return err;
         /* Zero the tail of the last block, so growing again reads zeros. */
-        if (len % e->bsize && bmap(e, N(v), len / e->bsize, 0, &blk, NULL) == 0 && blk &&
-            (tmp = kmalloc(e->bsize))) {
-            if (bread(e, blk, tmp) == 0) {
+        if (len % e->bsize && (err = bmap(e, N(v), len / e->bsize, 0, &blk, NULL)) < 0)
+            return err;
+        if (len % e->bsize && blk) {
+            if (!(tmp = kmalloc(e->bsize)))
+                return -ENOMEM;
+            if ((err = bread(e, blk, tmp)) == 0) {
                 memset(tmp + len % e->bsize, 0, e->bsize - len % e->bsize);
-                bwrite(e, blk, tmp);
+                err = bwrite(e, blk, tmp);
             }
             kfree(tmp);
+            if (err < 0)
+                return err;
         }
     }
     v->size = len;
@@ -523,8 +797,68 @@ static int ext2_truncate(struct vnode *v, uint32_t len)
 
 #define DIRENT_SIZE(len)    ((8 + (len) + 3) & ~3u)
 
+/* Is the entry at byte `off` of directory block buf whole and sane? Its
+ * header inside the block; rec_len a multiple of 4 that ends inside the
+ * block and holds the name; a used entry has a name without '/' or NUL
+ * and names an inode that may have one (the root, or a non-reserved one). */
+static int dirent_ok(struct ext2_fs *e, const char *buf, uint32_t off)
+{
+    const struct ext2_dirent *d = (const struct ext2_dirent *)(buf + off);
+    uint32_t i;
+
+    if (off + 8 > e->bsize || d->rec_len < 8 || d->rec_len % 4 || d->rec_len > e->bsize - off ||
+        DIRENT_SIZE(d->name_len) > d->rec_len || (!e->filetype && d->file_type))
+        return 0;                       /* (no filetype: that byte is name_len's high byte) */
+    if (!d->inode)
+        return 1;
+    if (d->name_len == 0 || d->inode > e->sb.inodes_count ||
+        (d->inode < e->first_ino && d->inode != EXT2_ROOT_INO))
+        return 0;
+    for (i = 0; i < d->name_len; i++)
+        if (d->name[i] == '/' || d->name[i] == '\0')
+            return 0;
+    return 1;
+}
+
+/* Are the entries of a directory block all sane, and do they tile it
+ * exactly? The one check of every reader and every writer of directory
+ * blocks (dir_read, dir_write): the code past it trusts rec_len and
+ * name_len. */
+static int dir_block_ok(struct ext2_fs *e, const char *buf)
+{
+    uint32_t off;
+
+    for (off = 0; off < e->bsize; off += ((const struct ext2_dirent *)(buf + off))->rec_len)
+        if (!dirent_ok(e, buf, off))
+            return 0;
+    return 1;
+}
+
+/* Block lbn of directory dir into buf, checked; *blk: where it lives. */
+static int dir_read(struct ext2_fs *e, struct vnode *dir, uint32_t lbn, char *buf, uint32_t *blk)
+{
+    int err;
+
+    walk_step(e);
+    if ((err = bmap(e, N(dir), lbn, 0, blk, NULL)) < 0)
+        return err;
+    if (!*blk)
+        return damaged(e, "hole in directory", dir->ino);
+    if ((err = bread(e, *blk, buf)) < 0)
+        return err;
+    return dir_block_ok(e, buf) ? 0 : damaged(e, "entry in directory", dir->ino);
+}
+
+static int dir_write(struct ext2_fs *e, struct vnode *dir, uint32_t blk, const char *buf)
+{
+    if (!dir_block_ok(e, buf))
+        return damaged(e, "entry about to be written in directory", dir->ino);
+    return bwrite(e, blk, buf);
+}
+
 /* Call fn on each entry of dir (stop when it returns non-zero). fn gets
- * the block buffer, so it may change it and ask for a write-back (2). */
+ * the block buffer, so it may change it and ask for a write-back (2).
+ * The walk covers the directory's size, which check_inode bounded. */
 typedef int (*dirent_fn)(struct ext2_dirent *d, struct ext2_dirent *prev, void *arg);
 
 static int dir_scan(struct ext2_fs *e, struct vnode *dir, dirent_fn fn, void *arg)
@@ -536,22 +870,16 @@ static int dir_scan(struct ext2_fs *e, struct vnode *dir, dirent_fn fn, void *ar
     if (!buf)
         return -ENOMEM;
     for (lbn = 0; r == 0 && lbn < dir->size / e->bsize; lbn++) {
-        struct ext2_dirent *prev = NULL;
-        if ((r = bmap(e, N(dir), lbn, 0, &blk, NULL)) < 0 || !blk ||
-            (r = bread(e, blk, buf)) < 0)
+        struct ext2_dirent *prev = NULL, *d;
+        if ((r = dir_read(e, dir, lbn, buf, &blk)) < 0)
             break;
-        for (off = 0; off + 8 <= e->bsize && r == 0;) {
-            struct ext2_dirent *d = (struct ext2_dirent *)(buf + off);
-            if (d->rec_len < 8 || off + d->rec_len > e->bsize || d->name_len + 8u > d->rec_len) {
-                r = -EIO;               /* a damaged directory: stop, don't guess */
-                break;
-            }
+        for (off = 0; off < e->bsize && r == 0; off += d->rec_len) {
+            d = (struct ext2_dirent *)(buf + off);
             r = fn(d, prev, arg);
             prev = d;
-            off += d->rec_len;
         }
-        if (r == 2)
-            r = bwrite(e, blk, buf) < 0 ? -EIO : 1;
+        if (r == 2 && (r = dir_write(e, dir, blk, buf)) == 0)
+            r = 1;
     }
     kfree(buf);
     return r < 0 ? r : 0;
@@ -580,6 +908,8 @@ static int find_fn(struct ext2_dirent *d, struct ext2_dirent *prev, void *arg)
     return 2;
 }
 
+/* Find `name` in dir (and with remove, take it out): 0 and *ino, -ENOENT,
+ * or the error that stopped the scan. */
 static int dir_find(struct ext2_fs *e, struct vnode *dir, const char *name, int remove,
                     uint32_t *ino)
 {
@@ -623,7 +953,8 @@ static void fill_dirent(struct ext2_dirent *d, const struct add *a)
     memcpy(d->name, a->name, a->len);
 }
 
-/* Put the new entry into the slack of an existing one, if it fits. */
+/* Put the new entry into the slack of an existing one, if it fits. The
+ * block was checked, so used <= rec_len and the split stays inside it. */
 static int add_fn(struct ext2_dirent *d, struct ext2_dirent *prev, void *arg)
 {
     struct add *a = arg;
@@ -647,28 +978,30 @@ static int dir_add(struct ext2_fs *e, struct vnode *dir, const char *name, struc
     struct add a = { name, strlen(name), v->ino, e->filetype ? file_type(v->mode) : 0, 0 };
     uint32_t blk;
     char *buf;
-    int err, fresh;
+    int err;
 
     if (a.len > NAME_MAX)
         return -ENAMETOOLONG;
     if (N(dir)->raw.flags & EXT2_INDEX_FL) {
         N(dir)->raw.flags &= ~EXT2_INDEX_FL;    /* we keep no htree: a plain list again */
-        write_inode(e, N(dir));
+        if ((err = write_inode(e, N(dir))) < 0)
+            return err;
     }
     if ((err = dir_scan(e, dir, add_fn, &a)) < 0 || a.done)
         return err;
     /* No room: a new block at the end of the directory. */
-    if ((err = bmap(e, N(dir), dir->size / e->bsize, 1, &blk, &fresh)) < 0)
+    if ((err = bmap(e, N(dir), dir->size / e->bsize, 1, &blk, NULL)) < 0)
         return err;
     if (!(buf = kzalloc(e->bsize)))
         return -ENOMEM;
     ((struct ext2_dirent *)buf)->rec_len = e->bsize;
     fill_dirent((struct ext2_dirent *)buf, &a);
-    err = bwrite(e, blk, buf);
+    err = dir_write(e, dir, blk, buf);
     kfree(buf);
+    if (err < 0)
+        return err;
     dir->size += e->bsize;
-    write_inode(e, N(dir));
-    return err;
+    return write_inode(e, N(dir));
 }
 
 static int empty_fn(struct ext2_dirent *d, struct ext2_dirent *prev, void *arg)
@@ -680,11 +1013,12 @@ static int empty_fn(struct ext2_dirent *d, struct ext2_dirent *prev, void *arg)
     return 1;
 }
 
+/* 1 if dir holds nothing but . and .., 0 if it holds more, or an error. */
 static int dir_is_empty(struct ext2_fs *e, struct vnode *dir)
 {
-    int empty = 1;
+    int empty = 1, err = dir_scan(e, dir, empty_fn, &empty);
 
-    return dir_scan(e, dir, empty_fn, &empty) < 0 ? 0 : empty;
+    return err < 0 ? err : empty;
 }
 
 static int dotdot_fn(struct ext2_dirent *d, struct ext2_dirent *prev, void *arg)
@@ -697,6 +1031,9 @@ static int dotdot_fn(struct ext2_dirent *d, struct ext2_dirent *prev, void *arg)
 
 /* ---------------------------------------------------------------- vnode ops */
 
+/* Each operation enters the instance (fs_enter) around its work, so that
+ * what it reads cannot change while a long walk yields. */
+
 static int ext2_lookup(struct vnode *dir, const char *name, struct vnode **out)
 {
     struct ext2_fs *e = E(dir);
@@ -708,73 +1045,88 @@ static int ext2_lookup(struct vnode *dir, const char *name, struct vnode **out)
         *out = dir;
         return 0;
     }
-    if ((err = dir_find(e, dir, name, 0, &ino)) < 0)
-        return err;
-    return iget(e, ino, out);
+    fs_enter(e);
+    if ((err = dir_find(e, dir, name, 0, &ino)) == 0)
+        err = iget(e, ino, out);
+    return fs_leave(e, err);
 }
 
 /* A new inode of `mode`, its vnode returned with one reference. */
 static int new_inode(struct ext2_fs *e, struct vnode *dir, uint32_t mode, struct vnode **out)
 {
-    uint32_t ino, now = rtc_now();
-    struct ext2_node *n;
+    struct ext2_inode raw;
+    uint32_t ino;
     char *zero;
     int err;
 
     if ((err = ialloc(e, (N(dir)->ino - 1) / e->sb.inodes_per_group, S_ISDIR(mode), &ino)) < 0)
         return err;
-    if ((zero = kzalloc(e->inode_size))) {  /* the whole slot: no stale extra fields */
-        dev_write(e, inode_offset(e, ino), zero, e->inode_size);
-        kfree(zero);
+    memset(&raw, 0, sizeof(raw));
+    raw.mode = mode;
+    raw.links_count = 1;
+    raw.atime = raw.ctime = raw.mtime = rtc_now();
+    if (!(zero = kzalloc(e->inode_size))) {
+        err = -ENOMEM;
+        goto undo;
     }
-    if ((err = iget(e, ino, out)) < 0) {
-        ifree(e, ino, S_ISDIR(mode));
-        return err;
+    err = dev_write(e, inode_offset(e, ino), zero, e->inode_size);  /* no stale extra fields */
+    kfree(zero);
+    if (err < 0 || (err = node_new(e, ino, &raw, out)) < 0)
+        goto undo;
+    if ((err = write_inode(e, N(*out))) < 0) {
+        (*out)->nlink = 0;              /* inactive gives it back */
+        vnode_put(*out);
     }
-    n = N(*out);
-    memset(&n->raw, 0, sizeof(n->raw));
-    n->raw.atime = n->raw.ctime = now;
-    (*out)->mode = mode;
-    (*out)->size = 0;
-    (*out)->nlink = 1;
-    (*out)->mtime = now;
-    return write_inode(e, n);
+    return err;
+undo:
+    ifree(e, ino, S_ISDIR(mode));
+    return err;
 }
 
-static int ext2_create(struct vnode *dir, const char *name, uint32_t mode, uint32_t rdev,
-                       const char *symlink, struct vnode **out)
+/* The first block of a new directory: "." and "..". */
+static int make_dir_block(struct ext2_fs *e, struct vnode *dir, struct vnode *v)
 {
-    struct ext2_fs *e = E(dir);
+    struct add dot = { ".", 1, v->ino, e->filetype ? EXT2_FT_DIR : 0, 0 };
+    struct add dotdot = { "..", 2, dir->ino, e->filetype ? EXT2_FT_DIR : 0, 0 };
+    char *buf = kzalloc(e->bsize);
+    struct ext2_dirent *d = (struct ext2_dirent *)buf;
+    uint32_t blk;
+    int err;
+
+    if (!buf)
+        return -ENOMEM;
+    d->rec_len = DIRENT_SIZE(1);
+    fill_dirent(d, &dot);
+    d = (struct ext2_dirent *)(buf + DIRENT_SIZE(1));
+    d->rec_len = e->bsize - DIRENT_SIZE(1);
+    fill_dirent(d, &dotdot);
+    if ((err = bmap(e, N(v), 0, 1, &blk, NULL)) == 0)
+        err = dir_write(e, v, blk, buf);
+    kfree(buf);
+    return err;
+}
+
+static int create_node(struct ext2_fs *e, struct vnode *dir, const char *name, uint32_t mode,
+                       uint32_t rdev, const char *symlink, struct vnode **out)
+{
     struct vnode *v;
     uint32_t ino;
     int err;
 
+    if ((err = writable(e)) < 0)
+        return err;
     if (strlen(name) > NAME_MAX)
         return -ENAMETOOLONG;
-    if (dir_find(e, dir, name, 0, &ino) == 0)
-        return -EEXIST;
+    if (dir->nlink == 0)
+        return -ENOENT;                 /* a removed directory takes no new names */
+    if ((err = dir_find(e, dir, name, 0, &ino)) != -ENOENT)
+        return err == 0 ? -EEXIST : err;
+    if (S_ISDIR(mode) && dir->nlink >= EXT2_LINK_MAX)
+        return -EMLINK;
     if ((err = new_inode(e, dir, mode, &v)) < 0)
         return err;
     if (S_ISDIR(mode)) {
-        struct add dot = { ".", 1, v->ino, e->filetype ? EXT2_FT_DIR : 0, 0 };
-        struct add dotdot = { "..", 2, dir->ino, e->filetype ? EXT2_FT_DIR : 0, 0 };
-        uint32_t blk;
-        char *buf = kzalloc(e->bsize);
-        struct ext2_dirent *d = (struct ext2_dirent *)buf;
-        if (!buf) {
-            err = -ENOMEM;
-            goto undo;
-        }
-        d->rec_len = DIRENT_SIZE(1);
-        fill_dirent(d, &dot);
-        d = (struct ext2_dirent *)(buf + DIRENT_SIZE(1));
-        d->rec_len = e->bsize - DIRENT_SIZE(1);
-        fill_dirent(d, &dotdot);
-        err = bmap(e, N(v), 0, 1, &blk, NULL);
-        if (!err)
-            err = bwrite(e, blk, buf);
-        kfree(buf);
-        if (err < 0)
+        if ((err = make_dir_block(e, dir, v)) < 0)
             goto undo;
         v->size = e->bsize;
         v->nlink = 2;
@@ -785,7 +1137,7 @@ static int ext2_create(struct vnode *dir, const char *name, uint32_t mode, uint3
         if (len < sizeof(N(v)->raw.block)) {
             memcpy(N(v)->raw.block, symlink, len);  /* a fast symlink */
             v->size = len;
-        } else if ((err = ext2_write(v, symlink, 0, len)) < 0) {
+        } else if ((err = write_data(e, v, symlink, 0, len)) < 0) {
             goto undo;
         }
     } else if (S_ISCHR(mode) || S_ISBLK(mode)) {
@@ -807,17 +1159,29 @@ undo:
     return err;
 }
 
-static int ext2_link(struct vnode *dir, const char *name, struct vnode *v)
+static int ext2_create(struct vnode *dir, const char *name, uint32_t mode, uint32_t rdev,
+                       const char *symlink, struct vnode **out)
 {
     struct ext2_fs *e = E(dir);
+
+    fs_enter(e);
+    return fs_leave(e, create_node(e, dir, name, mode, rdev, symlink, out));
+}
+
+static int link_node(struct ext2_fs *e, struct vnode *dir, const char *name, struct vnode *v)
+{
     uint32_t ino;
     int err;
 
-    if (dir_find(e, dir, name, 0, &ino) == 0)
-        return -EEXIST;
+    if ((err = writable(e)) < 0)
+        return err;
+    if (dir->nlink == 0)
+        return -ENOENT;
+    if ((err = dir_find(e, dir, name, 0, &ino)) != -ENOENT)
+        return err == 0 ? -EEXIST : err;
     if (S_ISDIR(v->mode))
         return -EPERM;
-    if (v->nlink >= 65000)
+    if (v->nlink >= EXT2_LINK_MAX)
         return -EMLINK;
     if ((err = dir_add(e, dir, name, v)) < 0)
         return err;
@@ -825,10 +1189,20 @@ static int ext2_link(struct vnode *dir, const char *name, struct vnode *v)
     return write_inode(e, N(v));
 }
 
-/* Check that `name` in dir may go, and return its vnode. */
-static int victim(struct vnode *dir, const char *name, int flags, struct vnode **out)
+static int ext2_link(struct vnode *dir, const char *name, struct vnode *v)
 {
     struct ext2_fs *e = E(dir);
+
+    fs_enter(e);
+    return fs_leave(e, link_node(e, dir, name, v));
+}
+
+/* Check that `name` in dir may go, and return its vnode. An empty
+ * directory has exactly two links (its name and its "."): more means
+ * other names point at it, and removing it would leave them dangling. */
+static int victim(struct ext2_fs *e, struct vnode *dir, const char *name, int flags,
+                  struct vnode **out)
+{
     struct vnode *v;
     uint32_t ino;
     int err;
@@ -840,8 +1214,8 @@ static int victim(struct vnode *dir, const char *name, int flags, struct vnode *
         err = -EISDIR;
     else if (!S_ISDIR(v->mode) && (flags & UNLINK_DIR))
         err = -ENOTDIR;
-    else if (S_ISDIR(v->mode) && !dir_is_empty(e, v))
-        err = -ENOTEMPTY;
+    else if (S_ISDIR(v->mode) && (err = dir_is_empty(e, v)) >= 0)
+        err = !err ? -ENOTEMPTY : v->nlink == 2 ? 0 : damaged(e, "links of directory", v->ino);
     if (err) {
         vnode_put(v);
         return err;
@@ -851,9 +1225,8 @@ static int victim(struct vnode *dir, const char *name, int flags, struct vnode *
 }
 
 /* Take the name away; the node goes when its last reference does. */
-static int drop_name(struct vnode *dir, const char *name, struct vnode *v)
+static int drop_name(struct ext2_fs *e, struct vnode *dir, const char *name, struct vnode *v)
 {
-    struct ext2_fs *e = E(dir);
     uint32_t ino;
     int err;
 
@@ -872,66 +1245,87 @@ static int drop_name(struct vnode *dir, const char *name, struct vnode *v)
 
 static int ext2_unlink(struct vnode *dir, const char *name, int flags)
 {
+    struct ext2_fs *e = E(dir);
     struct vnode *v;
     int err;
 
-    if ((err = victim(dir, name, flags, &v)) < 0)
-        return err;
-    err = drop_name(dir, name, v);
-    vnode_put(v);
-    return err;
+    fs_enter(e);
+    if ((err = writable(e)) == 0 && (err = victim(e, dir, name, flags, &v)) == 0) {
+        err = drop_name(e, dir, name, v);
+        vnode_put(v);
+    }
+    return fs_leave(e, err);
 }
 
-/* Is directory `anc` the same as, or above, directory `d`? */
-static int is_above(struct ext2_fs *e, struct vnode *anc, struct vnode *d)
+/* Is directory `anc` the same as, or above, directory `d`? The climb
+ * through ".." entries is bounded, and a loop in it (Brent's method: the
+ * walker meets a saved point) is damage, found within a few rounds. */
+static int is_above(struct ext2_fs *e, struct vnode *anc, struct vnode *d, int *err)
 {
-    uint32_t ino = d->ino, up;
-    int depth;
+    uint32_t ino = d->ino, saved = 0, up, steps, power = 1, lap = 0;
 
-    for (depth = 0; depth < 4096 && ino != EXT2_ROOT_INO; depth++) {
+    *err = 0;
+    for (steps = 0; steps < 4096 && ino != EXT2_ROOT_INO; steps++) {
         struct vnode *v;
         if (ino == anc->ino)
             return 1;
-        if (iget(e, ino, &v) < 0)
+        if (ino == saved) {
+            *err = damaged(e, "loop of '..' at directory", ino);
             return 0;
-        up = dir_find(e, v, "..", 0, &up) == 0 ? up : EXT2_ROOT_INO;
+        }
+        if (++lap == power) {
+            saved = ino;
+            power *= 2;
+            lap = 0;
+        }
+        if ((*err = iget(e, ino, &v)) < 0)
+            return 0;
+        *err = dir_find(e, v, "..", 0, &up);
         vnode_put(v);
+        if (*err < 0)
+            return 0;
         ino = up;
     }
     return ino == anc->ino;
 }
 
-static int ext2_rename(struct vnode *odir, const char *oname, struct vnode *ndir,
-                       const char *nname, int flags)
+static int rename_node(struct ext2_fs *e, struct vnode *odir, const char *oname,
+                       struct vnode *ndir, const char *nname, int flags)
 {
-    struct ext2_fs *e = E(odir);
     struct vnode *v, *old = NULL;
     uint32_t ino, nino;
     int err;
 
+    if ((err = writable(e)) < 0)
+        return err;
+    if (ndir->nlink == 0)
+        return -ENOENT;
     if ((err = dir_find(e, odir, oname, 0, &ino)) < 0 || (err = iget(e, ino, &v)) < 0)
         return err;
-    if (S_ISDIR(v->mode) && is_above(e, v, ndir)) {
-        err = -EINVAL;                  /* a directory into itself */
+    if (S_ISDIR(v->mode) && (is_above(e, v, ndir, &err) || err)) {
+        err = err ? err : -EINVAL;      /* a directory into itself */
         goto out;
     }
-    if (dir_find(e, ndir, nname, 0, &nino) == 0) {
+    if ((err = dir_find(e, ndir, nname, 0, &nino)) == 0) {
         if (nino == ino)
             goto out;                   /* the same node: nothing to do */
         if (flags & RENAME_NOREPLACE) {
             err = -EEXIST;
             goto out;
         }
-        if ((err = victim(ndir, nname, S_ISDIR(v->mode) ? UNLINK_DIR : 0, &old)) < 0)
+        if ((err = victim(e, ndir, nname, S_ISDIR(v->mode) ? UNLINK_DIR : 0, &old)) < 0)
             goto out;
-        if ((err = drop_name(ndir, nname, old)) < 0)
+        if ((err = drop_name(e, ndir, nname, old)) < 0)
             goto out;
+    } else if (err != -ENOENT) {
+        goto out;
     }
     if ((err = dir_add(e, ndir, nname, v)) < 0 || (err = dir_find(e, odir, oname, 1, &ino)) < 0)
         goto out;
     if (S_ISDIR(v->mode) && odir != ndir) {
         uint32_t parent = ndir->ino;
-        dir_scan(e, v, dotdot_fn, &parent);
+        if ((err = dir_scan(e, v, dotdot_fn, &parent)) < 0)
+            goto out;
         odir->nlink--;
         ndir->nlink++;
         write_inode(e, N(odir));
@@ -944,88 +1338,151 @@ out:
     return err;
 }
 
-struct readdir_state {
-    uint32_t target, pos;
-    char *name;
-    uint32_t *ino, *type;
-    int found;
-};
+static int ext2_rename(struct vnode *odir, const char *oname, struct vnode *ndir,
+                       const char *nname, int flags)
+{
+    struct ext2_fs *e = E(odir);
+
+    fs_enter(e);
+    return fs_leave(e, rename_node(e, odir, oname, ndir, nname, flags));
+}
+
+static int ext2_read(struct vnode *v, void *buf, uint32_t off, uint32_t n)
+{
+    struct ext2_fs *e = E(v);
+
+    fs_enter(e);
+    return fs_leave(e, read_data(e, v, buf, off, n));
+}
+
+static int ext2_write(struct vnode *v, const void *buf, uint32_t off, uint32_t n)
+{
+    struct ext2_fs *e = E(v);
+
+    fs_enter(e);
+    return fs_leave(e, write_data(e, v, buf, off, n));
+}
+
+static int ext2_truncate(struct vnode *v, uint32_t len)
+{
+    struct ext2_fs *e = E(v);
+
+    fs_enter(e);
+    return fs_leave(e, truncate_data(e, v, len));
+}
+
+/* One entry at or after byte *cookie of the directory: the cookie is the
+ * byte offset of the next entry. The block is read and checked whole, and
+ * the entry found by walking it from its start, so a cookie that is not
+ * on an entry boundary only skips to the next one. */
+static int readdir_at(struct ext2_fs *e, struct vnode *dir, uint32_t *cookie, char *name,
+                      uint32_t *ino, uint32_t *type)
+{
+    static const uint8_t dt[] = { DT_UNKNOWN, DT_REG, DT_DIR, DT_CHR, DT_BLK, DT_FIFO,
+                                  DT_UNKNOWN, DT_LNK };
+    uint32_t lbn, blk, off, want;
+    char *buf;
+    int err = 0;
+
+    if (!(buf = kmalloc(e->bsize)))
+        return -ENOMEM;
+    while (*cookie < dir->size) {
+        struct ext2_dirent *d;
+        lbn = *cookie / e->bsize;
+        want = *cookie % e->bsize;
+        if ((err = dir_read(e, dir, lbn, buf, &blk)) < 0)
+            goto out;
+        for (off = 0; off < e->bsize; off += d->rec_len) {
+            d = (struct ext2_dirent *)(buf + off);
+            if (off < want || !d->inode)
+                continue;
+            memcpy(name, d->name, d->name_len);
+            name[d->name_len] = '\0';
+            *ino = d->inode;
+            *type = d->file_type < sizeof(dt) ? dt[d->file_type] : DT_UNKNOWN;
+            *cookie = lbn * e->bsize + off + d->rec_len;
+            err = 1;
+            goto out;
+        }
+        *cookie = (lbn + 1) * e->bsize;
+    }
+out:
+    kfree(buf);
+    return err;                         /* a damaged block is an error, not the end */
+}
 
 static int ext2_readdir(struct vnode *dir, uint32_t *cookie, char *name, uint32_t *ino,
                         uint32_t *type)
 {
-    static const uint8_t dt[] = { DT_UNKNOWN, DT_REG, DT_DIR, DT_CHR, DT_BLK, DT_FIFO,
-                                  DT_UNKNOWN, DT_LNK };
     struct ext2_fs *e = E(dir);
-    uint32_t lbn, blk, off;
-    char *buf;
 
-    if (!(buf = kmalloc(e->bsize)))
-        return -ENOMEM;
-    /* The cookie is the byte offset of the next entry in the directory. */
-    while (*cookie < dir->size) {
-        struct ext2_dirent *d;
-        lbn = *cookie / e->bsize;
-        off = *cookie % e->bsize;
-        if (bmap(e, N(dir), lbn, 0, &blk, NULL) < 0 || !blk || bread(e, blk, buf) < 0)
-            goto broken;
-        d = (struct ext2_dirent *)(buf + off);
-        if (d->rec_len < 8 || off + d->rec_len > e->bsize || d->name_len + 8u > d->rec_len)
-            goto broken;
-        *cookie += d->rec_len;
-        if (!d->inode)
-            continue;
-        memcpy(name, d->name, d->name_len);
-        name[d->name_len] = '\0';
-        *ino = d->inode;
-        *type = d->file_type < sizeof(dt) ? dt[d->file_type] : DT_UNKNOWN;
-        kfree(buf);
-        return 1;
-    }
-    kfree(buf);
-    return 0;
-broken:
-    kfree(buf);
-    return -EIO;                        /* a hole or a damaged entry: not the end */
+    fs_enter(e);
+    return fs_leave(e, readdir_at(e, dir, cookie, name, ino, type));
 }
 
 static int ext2_readlink(struct vnode *v, char *buf, uint32_t n)
 {
+    struct ext2_fs *e = E(v);
+    int r;
+
     if (!S_ISLNK(v->mode))
         return -EINVAL;
     if (n > v->size)
         n = v->size;
-    if (N(v)->raw.blocks == 0 && v->size < sizeof(N(v)->raw.block)) {
-        memcpy(buf, N(v)->raw.block, n);        /* a fast symlink */
-        return (int)n;
+    fs_enter(e);
+    if (fast_symlink(e, N(v))) {
+        if (n > sizeof(N(v)->raw.block))
+            n = sizeof(N(v)->raw.block);
+        memcpy(buf, N(v)->raw.block, n);
+        r = (int)n;
+    } else {
+        r = read_data(e, v, buf, 0, n);
     }
-    return ext2_read(v, buf, 0, n);
+    return fs_leave(e, r);
 }
 
-/* The last reference: write the inode back, or free it if it has no name. */
+/* A node without names, at its last reference: give back its blocks, then
+ * the inode. Damage found on the way stops it (what is left stays
+ * allocated: e2fsck finds it). Device nodes, FIFOs and fast symlinks keep
+ * other things than block numbers in i_block[]. */
+static void free_inode(struct ext2_fs *e, struct ext2_node *n)
+{
+    struct vnode *v = n->v;
+    int err = 0;
+
+    if (S_ISREG(v->mode) || S_ISDIR(v->mode) || (S_ISLNK(v->mode) && !fast_symlink(e, n)))
+        err = free_blocks_from(e, n, 0);
+    if (err < 0)
+        return;
+    memset(n->raw.block, 0, sizeof(n->raw.block));
+    n->raw.dtime = rtc_now();
+    v->size = 0;
+    if (write_inode(e, n) == 0)
+        ifree(e, n->ino, S_ISDIR(v->mode));
+}
+
+/* The last reference: forget the node, freeing it first if it has no
+ * name (and the instance may write). Everything else was written through
+ * when it changed, so a read-only user of a file writes nothing here, and
+ * only freeing enters the instance (so only it may wait for its turn:
+ * most callers of vnode_put never sleep). The node leaves the cache
+ * first, so that nobody finds it while it waits. */
 static void ext2_inactive(struct vnode *v)
 {
     struct ext2_fs *e = E(v);
     struct ext2_node *n = N(v), **pp;
 
-    if (!v->fs->revoked) {
-        if (v->nlink == 0) {
-            if (!(S_ISLNK(v->mode) && n->raw.blocks == 0))
-                free_blocks_from(e, n, 0);
-            memset(n->raw.block, 0, sizeof(n->raw.block));
-            n->raw.dtime = rtc_now();
-            v->size = 0;
-            write_inode(e, n);
-            ifree(e, n->ino, S_ISDIR(v->mode));
-        } else {
-            write_inode(e, n);
-        }
-    }
     for (pp = &e->nodes; *pp; pp = &(*pp)->next) {
         if (*pp == n) {
             *pp = n->next;
             break;
         }
+    }
+    if (v->nlink == 0 && writable(e) == 0) {
+        fs_enter(e);
+        if (writable(e) == 0)
+            free_inode(e, n);
+        fs_leave(e, 0);
     }
     kfree(n);
     kfree(v);
@@ -1047,11 +1504,86 @@ static const struct vnode_ops ext2_ops = {
 
 /* ---------------------------------------------------------------- the filesystem */
 
+/* Bound every superblock field the code relies on, against each other and
+ * against the size of the source (`size` bytes): block size, counts, the
+ * group geometry, inode size and numbering, features. An impossible
+ * geometry is EINVAL: not a filesystem this kernel can use. */
+static int check_super(struct ext2_fs *e, uint32_t size)
+{
+    struct ext2_super *s = &e->sb;
+    uint64_t groups;
+    uint32_t n;
+
+    if (s->rev_level > EXT2_DYNAMIC_REV || s->log_block_size > 2)
+        return -EINVAL;
+    e->bsize = 1024u << s->log_block_size;
+    e->ppb = e->bsize / 4;
+    e->inode_size = s->rev_level ? s->inode_size : EXT2_OLD_INODE_SIZE;
+    e->first_ino = s->rev_level ? s->first_ino : EXT2_OLD_FIRST_INO;
+    e->compat = s->rev_level ? s->feature_compat : 0;
+    e->incompat = s->rev_level ? s->feature_incompat : 0;
+    e->ro_compat = s->rev_level ? s->feature_ro_compat : 0;
+    if (s->first_data_block != (e->bsize == 1024 ? 1u : 0u) ||
+        s->blocks_count <= s->first_data_block ||
+        (uint64_t)s->blocks_count * e->bsize > size)   /* also keeps offsets within 32 bits */
+        return -EINVAL;
+    if (s->blocks_per_group < 8 || s->blocks_per_group > 8 * e->bsize ||
+        s->blocks_per_group % 8 || s->inodes_per_group == 0 ||
+        s->inodes_per_group > 8 * e->bsize)
+        return -EINVAL;                 /* a group's bitmap is one block */
+    if (e->inode_size < EXT2_OLD_INODE_SIZE || e->inode_size > e->bsize ||
+        (e->inode_size & (e->inode_size - 1)))
+        return -EINVAL;
+    n = s->blocks_count - s->first_data_block;
+    groups = n / s->blocks_per_group + (n % s->blocks_per_group != 0);
+    if (groups > EXT2_MAX_GROUPS || groups * s->inodes_per_group != s->inodes_count)
+        return -EINVAL;                 /* every inode number lies in a group */
+    e->ngroups = groups;
+    if (e->first_ino < EXT2_OLD_FIRST_INO || e->first_ino > s->inodes_count)
+        return -EINVAL;
+    e->itb = (s->inodes_per_group * e->inode_size + e->bsize - 1) / e->bsize;
+    e->gdt_block = s->first_data_block + 1;
+    e->gdt_blocks = (e->ngroups * sizeof(struct ext2_group) + e->bsize - 1) / e->bsize;
+    e->rsv_gdt = e->compat & EXT2_COMPAT_RESIZE_INODE ? s->reserved_gdt_blocks : 0;
+    if (e->rsv_gdt > e->ppb)
+        return -EINVAL;
+    if (e->incompat & ~EXT2_INCOMPAT_FILETYPE) {
+        kprintf("ext2: %s: unsupported features (incompat 0x%x): not mounted\n",
+                e->fs->source_name, e->incompat & ~EXT2_INCOMPAT_FILETYPE);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* Each group's bitmaps and inode table lie inside the group, after its
+ * superblock and descriptor copies (so the primary ones too), and apart
+ * from each other: an update of one can land on nothing else. */
+static int check_groups(struct ext2_fs *e)
+{
+    uint32_t g;
+
+    for (g = 0; g < e->ngroups; g++) {
+        const struct ext2_group *gd = &e->groups[g];
+        uint32_t start = group_start(e, g), end = e->sb.blocks_count - start;
+        uint32_t meta = start + group_meta(e, g);
+        end = start + (end < e->sb.blocks_per_group ? end : e->sb.blocks_per_group);
+        if (meta > end || gd->block_bitmap < meta || gd->block_bitmap >= end ||
+            gd->inode_bitmap < meta || gd->inode_bitmap >= end || gd->inode_table < meta ||
+            gd->inode_table > end || end - gd->inode_table < e->itb ||
+            gd->block_bitmap == gd->inode_bitmap ||
+            gd->block_bitmap - gd->inode_table < e->itb ||
+            gd->inode_bitmap - gd->inode_table < e->itb)
+            return -EINVAL;
+    }
+    return 0;
+}
+
 static int ext2_mount(struct fs *fs, struct file *src, const char *opts)
 {
     struct ext2_fs *e;
-    uint32_t gd_bytes;
-    int err = -EINVAL;
+    struct stat st;
+    uint32_t unknown;
+    int err;
 
     if (!src)
         return -EINVAL;                 /* ext2 needs a disk or an image */
@@ -1059,57 +1591,37 @@ static int ext2_mount(struct fs *fs, struct file *src, const char *opts)
         return -ENOMEM;
     e->fs = fs;
     e->dev = src;
+    if ((err = file_stat(src, &st)) < 0)
+        goto fail;
     err = file_read_at(src, &e->sb, EXT2_SB_OFFSET, sizeof(e->sb));
     if (err >= 0 && (err != sizeof(e->sb) || e->sb.magic != EXT2_MAGIC))
         err = -EINVAL;                  /* too short, or not ext2 at all */
-    if (err < 0)
+    if (err < 0 || (err = check_super(e, st.st_size)) < 0)
         goto fail;
-    err = -EINVAL;
-    if (e->sb.log_block_size > 2 || e->sb.blocks_per_group == 0 ||
-        e->sb.inodes_per_group == 0 || e->sb.blocks_count <= e->sb.first_data_block)
-        goto fail;
-    e->bsize = 1024u << e->sb.log_block_size;
-    e->ppb = e->bsize / 4;
-    e->inode_size = e->sb.rev_level ? e->sb.inode_size : 128;
-    if (e->sb.rev_level == 0)
-        e->sb.first_ino = 11;
-    if (e->inode_size < 128 || e->inode_size > e->bsize || (e->inode_size & (e->inode_size - 1)))
-        goto fail;
-    if (e->sb.rev_level && (e->sb.feature_incompat & ~EXT2_INCOMPAT_FILETYPE)) {
-        kprintf("ext2: %s: unsupported features (incompat 0x%x): not mounted\n",
-                fs->source_name, e->sb.feature_incompat & ~EXT2_INCOMPAT_FILETYPE);
-        goto fail;
-    }
-    if (e->sb.rev_level && (e->sb.feature_ro_compat & ~(EXT2_RO_COMPAT_SPARSE_SUPER |
-                                                        EXT2_RO_COMPAT_LARGE_FILE |
-                                                        EXT2_RO_COMPAT_BTREE_DIR)) &&
-        !fs->readonly) {
+    unknown = e->ro_compat & ~(EXT2_RO_COMPAT_SPARSE_SUPER | EXT2_RO_COMPAT_LARGE_FILE |
+                               EXT2_RO_COMPAT_BTREE_DIR);
+    if (unknown && !fs->readonly) {
         kprintf("ext2: %s: unsupported ro_compat features 0x%x: read-only\n", fs->source_name,
-                e->sb.feature_ro_compat);
+                unknown);
         fs->readonly = 1;
     }
     if (!(src->access & FA_WRITE))
         fs->readonly = 1;
-    e->filetype = e->sb.rev_level && (e->sb.feature_incompat & EXT2_INCOMPAT_FILETYPE);
-    e->ngroups = (e->sb.blocks_count - e->sb.first_data_block + e->sb.blocks_per_group - 1) /
-                 e->sb.blocks_per_group;
-    e->gdt_block = e->sb.first_data_block + 1;
-    if ((uint64_t)e->ngroups * e->sb.inodes_per_group < e->sb.inodes_count || e->sb.first_ino < 2 ||
-        e->sb.first_ino > e->sb.inodes_count)
-        goto fail;                      /* inode numbers past the groups: a damaged image */
-    gd_bytes = e->ngroups * sizeof(struct ext2_group);
-    if (e->ngroups == 0 || e->ngroups > 65536 || !(e->groups = kmalloc(gd_bytes))) {
-        err = e->ngroups ? -ENOMEM : -EINVAL;
+    e->filetype = !!(e->incompat & EXT2_INCOMPAT_FILETYPE);
+    if (!(e->groups = kmalloc(e->ngroups * sizeof(struct ext2_group)))) {
+        err = -ENOMEM;
         goto fail;
     }
-    if ((err = dev_read(e, e->gdt_block * e->bsize, e->groups, gd_bytes)) < 0)
+    if ((err = dev_read(e, e->gdt_block * e->bsize, e->groups,
+                        e->ngroups * sizeof(struct ext2_group))) < 0 ||
+        (err = check_groups(e)) < 0)
         goto fail;
     fs->priv = e;
     if ((err = iget(e, EXT2_ROOT_INO, &fs->root)) < 0)
         goto fail;
     if (!S_ISDIR(fs->root->mode)) {
         vnode_put(fs->root);
-        err = -EINVAL;
+        err = damaged(e, "root is not a directory: inode", EXT2_ROOT_INO);
         goto fail;
     }
     return 0;
@@ -1120,12 +1632,14 @@ fail:
     return err;
 }
 
-/* Everything is written through already: push the device's cache out. */
+/* Everything is written through already: push the device's cache out
+ * (after any operation in progress, which may be yielding). */
 static int ext2_sync(struct fs *fs)
 {
     struct ext2_fs *e = fs->priv;
 
-    return fs->revoked ? -EIO : file_sync(e->dev);
+    fs_enter(e);
+    return fs_leave(e, fs->revoked ? -EIO : file_sync(e->dev));
 }
 
 static void ext2_release(struct fs *fs)

@@ -9,12 +9,18 @@
 #define EXT2_MAGIC          0xEF53
 #define EXT2_ROOT_INO       2
 #define EXT2_SB_OFFSET      1024
+#define EXT2_DYNAMIC_REV    1       /* revision 1: inode size and first inode in the sb */
+#define EXT2_OLD_FIRST_INO  11      /* revision 0: inodes 1-10 are reserved */
+#define EXT2_OLD_INODE_SIZE 128
+#define EXT2_MAX_GROUPS     65536   /* Orthos's bound: 2 MiB of group descriptors */
+#define EXT2_LINK_MAX       65000   /* links_count is 16 bits: stop well before it wraps */
 #define EXT2_NDIR           12      /* direct blocks */
 #define EXT2_IND            12      /* i_block[] slots of the indirect trees */
 #define EXT2_DIND           13
 #define EXT2_TIND           14
 #define EXT2_NBLOCKS        15
 
+#define EXT2_COMPAT_RESIZE_INODE    0x0010  /* s_reserved_gdt_blocks follow each gdt copy */
 #define EXT2_INCOMPAT_FILETYPE      0x0002
 #define EXT2_RO_COMPAT_SPARSE_SUPER 0x0001
 #define EXT2_RO_COMPAT_LARGE_FILE   0x0002
@@ -29,6 +35,8 @@
 #define EXT2_FT_FIFO    5
 #define EXT2_FT_SYMLINK 7
 
+#define EXT2_S_IFSOCK   0140000     /* a type ext2 stores that Orthos has no use for */
+
 struct ext2_super {
     uint32_t inodes_count, blocks_count, r_blocks_count;
     uint32_t free_blocks_count, free_inodes_count;
@@ -42,7 +50,12 @@ struct ext2_super {
     uint32_t first_ino;
     uint16_t inode_size, block_group_nr;
     uint32_t feature_compat, feature_incompat, feature_ro_compat;
-    uint8_t rest[1024 - 104];
+    uint8_t uuid[16];
+    char volume_name[16], last_mounted[64];
+    uint32_t algorithm_usage_bitmap;
+    uint8_t prealloc_blocks, prealloc_dir_blocks;
+    uint16_t reserved_gdt_blocks;   /* with COMPAT_RESIZE_INODE */
+    uint8_t rest[1024 - 208];
 } __attribute__((packed));
 
 struct ext2_group {

@@ -170,8 +170,9 @@ static int make_text(struct vnode *v, char *buf, size_t size)
     struct proc *p = kind == PF_MEMINFO ? NULL : proc_find(INO_PID(v->ino));
 
     if (kind == PF_MEMINFO)
-        return snprintf(buf, size, "free_pages %u\ntotal_pages %u\nopen_files %d\n",
-                        pmm_free_pages(), pmm_total_pages(), file_count());
+        return snprintf(buf, size,
+                        "free_pages %u\ntotal_pages %u\nopen_files %d\nheap_bucket_pages %u\n",
+                        pmm_free_pages(), pmm_total_pages(), file_count(), kheap_bucket_pages());
     if (!p)
         return -ENOENT;                 /* the process has gone */
     switch (kind) {

@@ -29,5 +29,6 @@ void kheap_init(void);
 void *kmalloc(size_t n);                /* NULL when memory runs out */
 void *kzalloc(size_t n);                /* kmalloc + zero */
 void kfree(void *p);
+unsigned kheap_bucket_pages(void);      /* pages the small-block buckets hold for reuse */
 
 #endif

@@ -43,6 +43,7 @@ static const char *const errors[] = {
     [ENOSYS] = "Function not implemented",
     [ENOTEMPTY] = "Directory not empty",
     [ELOOP] = "Too many levels of symbolic links",
+    [EUCLEAN] = "Structure needs cleaning",
 };
 
 static const char *const signals[] = {

@@ -39,6 +39,7 @@
 #define ENOSYS      38  /* not implemented (a lab stub) */
 #define ENOTEMPTY   39  /* directory not empty */
 #define ELOOP       40  /* too many symbolic links */
+#define EUCLEAN     117 /* structure needs cleaning: a damaged filesystem (ext2) */
 
 #define EMAXERRNO   4095
 

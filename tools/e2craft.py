@@ -1,0 +1,477 @@
+#!/usr/bin/env python3
+"""tools/e2craft.py - ext2 images for the tests, damaged on purpose.
+
+A clean image is made by mke2fs -d from a small tree; each corruption is
+one named change to it, made by this file's own reading of the on-disk
+format (superblock, group descriptors, inodes, directory entries, block
+maps: the ext2 specification by Dave Poirier). The guest test e2bad.c
+knows what each damaged image must do to the kernel.
+
+  e2craft.py list              the corruptions, one per line: NAME  what it does
+  e2craft.py make NAME OUT     a clean image with corruption NAME applied
+  e2craft.py all DIR           every corruption, as DIR/NAME.img
+  e2craft.py base OUT          the ext2 fuzzer's small base image (/etc/fuzz.ext2)
+
+Names starting with healthy_ are undamaged variants of the geometry
+(block sizes, revision 0, many groups...): the guest writes to them, and
+the host's e2fsck -fn must find them clean afterwards."""
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+SBIN_PATH = os.environ.get("PATH", "") + ":/sbin:/usr/sbin"
+FAKE_TIME = "1700000000"                # reproducible images
+
+# Superblock fields: (offset, struct format).
+SB = {
+    "inodes_count": (0, "I"), "blocks_count": (4, "I"), "free_blocks_count": (12, "I"),
+    "free_inodes_count": (16, "I"), "first_data_block": (20, "I"), "log_block_size": (24, "I"),
+    "blocks_per_group": (32, "I"), "inodes_per_group": (40, "I"), "magic": (56, "H"),
+    "rev_level": (76, "I"), "first_ino": (84, "I"), "inode_size": (88, "H"),
+    "feature_compat": (92, "I"), "feature_incompat": (96, "I"),
+    "feature_ro_compat": (100, "I"), "reserved_gdt_blocks": (206, "H"),
+}
+# Group descriptor fields (32 bytes each).
+GD = {"block_bitmap": (0, "I"), "inode_bitmap": (4, "I"), "inode_table": (8, "I"),
+      "free_blocks_count": (12, "H"), "free_inodes_count": (14, "H")}
+# Inode fields; block[] is handled apart (i_block at 40, 15 words).
+INODE = {"mode": (0, "H"), "size": (4, "I"), "dtime": (20, "I"), "links_count": (26, "H"),
+         "blocks": (28, "I"), "flags": (32, "I"), "file_acl": (104, "I"), "size_high": (108, "I")}
+NDIR, IND, DIND, TIND = 12, 12, 13, 14
+
+
+def e2tool(*args, **kw):
+    env = dict(os.environ, PATH=SBIN_PATH, E2FSPROGS_FAKE_TIME=FAKE_TIME)
+    return subprocess.run(list(args), capture_output=True, env=env, timeout=120, **kw)
+
+
+def mkfs(image, size_kb, tree, *options):
+    """mke2fs -d tree into a new file of size_kb KiB, the same bytes every
+    time (fixed UUID, hash seed, clock, and the tree's times)."""
+    for top, dirs, files in os.walk(tree):
+        for name in dirs + files:
+            os.utime(os.path.join(top, name), (int(FAKE_TIME), int(FAKE_TIME)),
+                     follow_symlinks=False)
+    os.utime(tree, (int(FAKE_TIME), int(FAKE_TIME)))
+    open(image, "wb").close()
+    r = e2tool("mke2fs", "-q", "-F", "-t", "ext2", "-U", "12345678-1234-1234-1234-123456789abc",
+               "-E", "hash_seed=12345678-1234-1234-1234-123456789abc", *options,
+               "-d", tree, image, "%dK" % size_kb)
+    if r.returncode != 0:
+        raise RuntimeError("mke2fs: " + r.stderr.decode())
+    img = Image(open(image, "rb").read())
+    for ino in range(1, img.sb("inodes_count") + 1):
+        if img.inode(ino, "mode"):      # mke2fs -d copies st_ctime, which utime can't set
+            off = img.inode_off(ino)
+            struct.pack_into("<II", img.d, off + 8, int(FAKE_TIME), int(FAKE_TIME))
+    with open(image, "wb") as f:
+        f.write(img.d)
+
+
+class Image:
+    """An ext2 image in memory, read and changed field by field."""
+
+    def __init__(self, data):
+        self.d = bytearray(data)
+        self.bsize = 1024 << self.sb("log_block_size")
+        self.ngroups = -(-(self.sb("blocks_count") - self.sb("first_data_block")) //
+                         self.sb("blocks_per_group"))
+        self.isize = self.sb("inode_size") if self.sb("rev_level") else 128
+
+    def _get(self, off, fmt):
+        return struct.unpack_from("<" + fmt, self.d, off)[0]
+
+    def _put(self, off, fmt, value):
+        struct.pack_into("<" + fmt, self.d, off, value)
+
+    def sb(self, name, value=None):
+        off, fmt = SB[name]
+        if value is None:
+            return self._get(1024 + off, fmt)
+        self._put(1024 + off, fmt, value)
+
+    def gd_off(self, g):
+        return (self.sb("first_data_block") + 1) * self.bsize + 32 * g
+
+    def gd(self, g, name, value=None):
+        off, fmt = GD[name]
+        if value is None:
+            return self._get(self.gd_off(g) + off, fmt)
+        self._put(self.gd_off(g) + off, fmt, value)
+
+    def inode_off(self, ino):
+        ipg = self.sb("inodes_per_group")
+        return (self.gd((ino - 1) // ipg, "inode_table") * self.bsize +
+                (ino - 1) % ipg * self.isize)
+
+    def inode(self, ino, name, value=None):
+        off, fmt = INODE[name]
+        if value is None:
+            return self._get(self.inode_off(ino) + off, fmt)
+        self._put(self.inode_off(ino) + off, fmt, value)
+
+    def iblock(self, ino, i, value=None):
+        off = self.inode_off(ino) + 40 + 4 * i
+        if value is None:
+            return self._get(off, "I")
+        self._put(off, "I", value)
+
+    def block(self, b):
+        return self.d[b * self.bsize:(b + 1) * self.bsize]
+
+    def put_block(self, b, data):
+        assert len(data) == self.bsize
+        self.d[b * self.bsize:(b + 1) * self.bsize] = data
+
+    def words(self, b):
+        return list(struct.unpack("<%dI" % (self.bsize // 4), self.block(b)))
+
+    def put_words(self, b, words):
+        self.put_block(b, struct.pack("<%dI" % (self.bsize // 4), *words))
+
+    def file_blocks(self, ino):
+        """The data blocks of inode ino, in file order (holes left out)."""
+        out = []
+
+        def walk(b, level):
+            if not b:
+                return
+            if level == 0:
+                out.append(b)
+                return
+            for w in self.words(b):
+                walk(w, level - 1)
+        for i in range(NDIR):
+            walk(self.iblock(ino, i), 0)
+        for level, slot in ((1, IND), (2, DIND), (3, TIND)):
+            walk(self.iblock(ino, slot), level)
+        return out
+
+    def entries(self, ino):
+        """Directory entries of ino: (block, offset, inode, rec_len, name_len, name)."""
+        out = []
+        for b in self.file_blocks(ino):
+            data, off = self.block(b), 0
+            while off + 8 <= self.bsize:
+                inode, rec_len, name_len = struct.unpack_from("<IHB", data, off)
+                name = bytes(data[off + 8:off + 8 + name_len])
+                out.append((b, off, inode, rec_len, name_len, name))
+                if rec_len < 8:
+                    break
+                off += rec_len
+        return out
+
+    def lookup(self, path):
+        ino = 2
+        for part in path.strip("/").split("/"):
+            if not part:
+                continue
+            for _, _, i, _, _, name in self.entries(ino):
+                if i and name == part.encode():
+                    ino = i
+                    break
+            else:
+                raise KeyError(path)
+        return ino
+
+    def bitmap_bit(self, bitmap_block, bit, value=None):
+        off = bitmap_block * self.bsize + bit // 8
+        if value is None:
+            return self.d[off] >> (bit % 8) & 1
+        if value:
+            self.d[off] |= 1 << (bit % 8)
+        else:
+            self.d[off] &= ~(1 << (bit % 8)) & 0xFF
+
+    def alloc_block(self):
+        """Take the first free block of group 0, with honest counts."""
+        bb, first = self.gd(0, "block_bitmap"), self.sb("first_data_block")
+        for bit in range(self.sb("blocks_per_group")):
+            if not self.bitmap_bit(bb, bit):
+                self.bitmap_bit(bb, bit, 1)
+                self.gd(0, "free_blocks_count", self.gd(0, "free_blocks_count") - 1)
+                self.sb("free_blocks_count", self.sb("free_blocks_count") - 1)
+                return first + bit
+        raise RuntimeError("no free block")
+
+    def inode_table_block_of(self, ino):
+        return self.inode_off(ino) // self.bsize
+
+
+# ---------------------------------------------------------------- the clean images
+def victim_tree(root):
+    """What every damaged image holds (e2bad.c knows these names)."""
+    def put(rel, data):
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(data)
+    put("hello.txt", b"hello, world\n")
+    put("healthy.txt", bytes((i * 7 + 3) & 0xFF for i in range(3000)))
+    put("evil.txt", b"evil\n")
+    put("big", bytes((i * 13) & 0xFF for i in range(20 * 1024)))
+    for name in ("a", "b", "c"):
+        put("dir/" + name, name.encode() * 10)
+    put("sub/deeper/file", b"deep\n")
+
+
+def clean_image(size_kb=256, *options):
+    with tempfile.TemporaryDirectory() as tmp:
+        tree, image = os.path.join(tmp, "tree"), os.path.join(tmp, "img")
+        victim_tree(tree)
+        mkfs(image, size_kb, tree, "-b", "1024", "-N", "64", "-I", "128", *options)
+        return Image(open(image, "rb").read())
+
+
+# ---------------------------------------------------------------- corruptions
+def short_last_dirent(img):
+    """/dir's only block rebuilt full: ".", "..", 49 names of exactly 20
+    bytes, an 8-byte unused entry, and last an entry with rec_len 11 and
+    name_len 3 that ends a byte before the block: a create must not put its
+    name after it (past the block buffer)."""
+    d = img.lookup("/dir")
+    blk = img.file_blocks(d)[0]
+    hello = img.lookup("/hello.txt")
+    out = bytearray()
+    out += struct.pack("<IHBB", d, 12, 1, 2) + b".\0\0\0"
+    out += struct.pack("<IHBB", 2, 12, 2, 2) + b"..\0\0"
+    for i in range(49):
+        out += struct.pack("<IHBB", hello, 20, 12, 1) + b"e%011d" % i
+    out += struct.pack("<IHBB", 0, 8, 0, 0)
+    out += struct.pack("<IHBB", hello, 11, 3, 1) + b"ccc"
+    out += bytes(img.bsize - len(out))
+    img.put_block(blk, out)
+    img.inode(hello, "links_count", 50)
+
+
+def dirent_reserved_inode(img):
+    """/dir/a's entry names inode 7 (the resize inode), which no name may reach."""
+    d = img.lookup("/dir")
+    for b, off, ino, _, _, name in img.entries(d):
+        if name == b"a":
+            struct.pack_into("<I", img.d, b * img.bsize + off, 7)
+            return
+    raise KeyError("a")
+
+
+def dirent_inode_out_of_range(img):
+    """/dir/b's entry names inode 0x7fffffff."""
+    d = img.lookup("/dir")
+    for b, off, ino, _, _, name in img.entries(d):
+        if name == b"b":
+            struct.pack_into("<I", img.d, b * img.bsize + off, 0x7FFFFFFF)
+            return
+    raise KeyError("b")
+
+
+def blocks_per_group_huge(img):
+    """s_blocks_per_group 0x7fffffff and a blocks count to match (one group);
+    /hello.txt's block 0x7fffff00, whose bitmap bit lies 256 MiB past a
+    one-block buffer."""
+    img.sb("blocks_per_group", 0x7FFFFFFF)
+    img.sb("blocks_count", 0x7FFFFFF0)
+    img.iblock(img.lookup("/hello.txt"), 0, 0x7FFFFF00)
+
+
+def inodes_per_group_huge(img):
+    """s_inodes_per_group 0x7fffffff (and the inode count with it)."""
+    img.sb("inodes_per_group", 0x7FFFFFFF)
+    img.sb("inodes_count", 0x7FFFFFFF)
+
+
+def inode_table_wraps(img):
+    """Group 0's inode table 2^32 bytes further: the byte offset wraps back
+    onto the real table in 32-bit arithmetic."""
+    img.gd(0, "inode_table", img.gd(0, "inode_table") + (1 << 32) // img.bsize)
+
+
+def block_bitmap_on_superblock(img):
+    """Group 0's block bitmap is the superblock: allocating would flip its bits."""
+    img.gd(0, "block_bitmap", img.sb("first_data_block"))
+
+
+def inode_table_on_bitmap(img):
+    """Group 0's inode table starts on its own block bitmap."""
+    img.gd(0, "inode_table", img.gd(0, "block_bitmap"))
+
+
+def blocks_count_past_image(img):
+    """The superblock claims four times the blocks the image has."""
+    img.sb("blocks_count", img.sb("blocks_count") * 4)
+
+
+def revision_unknown(img):
+    """s_rev_level 7: a format this kernel does not know."""
+    img.sb("rev_level", 7)
+
+
+def groups_over_65536(img):
+    """8 blocks per group and 65537 groups (1 inode each): more group
+    descriptors than Orthos bounds (and the image is far too short)."""
+    img.sb("blocks_per_group", 8)
+    img.sb("blocks_count", 1 + 8 * 65537)
+    img.sb("inodes_per_group", 1)
+
+
+def tind_self_loop(img):
+    """/big's triple-indirect block points at itself in every slot: freeing
+    it naively walks 256^3 entries."""
+    ino = img.lookup("/big")
+    x = img.alloc_block()
+    img.put_words(x, [x] * (img.bsize // 4))
+    img.iblock(ino, TIND, x)
+    img.inode(ino, "blocks", img.inode(ino, "blocks") + img.bsize // 512)
+
+
+def dir_huge_size(img):
+    """/dir claims i_size 0xfffffc00; its indirect trees all lead back to its
+    one real block, so a naive scan reads it 16 million times."""
+    d = img.lookup("/dir")
+    real = img.iblock(d, 0)
+    ind, dind, tind = img.alloc_block(), img.alloc_block(), img.alloc_block()
+    img.put_words(ind, [real] * (img.bsize // 4))
+    img.put_words(dind, [ind] * (img.bsize // 4))
+    img.put_words(tind, [dind] * (img.bsize // 4))
+    for i in range(1, NDIR):
+        img.iblock(d, i, real)
+    img.iblock(d, IND, ind)
+    img.iblock(d, DIND, dind)
+    img.iblock(d, TIND, tind)
+    img.inode(d, "size", 0xFFFFFC00)
+    img.inode(d, "blocks", 0xFFFFFFFF)
+
+
+def block_twice_in_file(img):
+    """/hello.txt's second block pointer repeats its first: unlinking frees
+    that block twice."""
+    ino = img.lookup("/hello.txt")
+    img.iblock(ino, 1, img.iblock(ino, 0))
+    img.inode(ino, "size", 2 * img.bsize)
+    img.inode(ino, "blocks", img.inode(ino, "blocks") + img.bsize // 512)
+
+
+def pointer_into_inode_table(img):
+    """/evil.txt's block is the inode-table block holding /healthy.txt's
+    inode: freeing it would hand the table out as file data."""
+    ino = img.lookup("/evil.txt")
+    img.iblock(ino, 0, img.inode_table_block_of(img.lookup("/healthy.txt")))
+
+
+def inode_freed_already(img):
+    """/hello.txt's inode bitmap bit is clear: unlinking frees it twice."""
+    ino = img.lookup("/hello.txt")
+    ipg = img.sb("inodes_per_group")
+    img.bitmap_bit(img.gd((ino - 1) // ipg, "inode_bitmap"), (ino - 1) % ipg, 0)
+
+
+def file_without_links(img):
+    """/hello.txt has i_links_count 0 (yet a name)."""
+    img.inode(img.lookup("/hello.txt"), "links_count", 0)
+
+
+def ro_compat_unknown_root_without_links(img):
+    """An unknown ro_compat feature (read-only mount) and a root inode with
+    i_links_count 0."""
+    img.sb("feature_ro_compat", img.sb("feature_ro_compat") | 0x8000)
+    img.inode(2, "links_count", 0)
+
+
+def ro_compat_unknown(img):
+    """An unknown ro_compat feature, otherwise healthy: mounts read-only."""
+    img.sb("feature_ro_compat", img.sb("feature_ro_compat") | 0x8000)
+
+
+CORRUPTIONS = {f.__name__: f for f in (
+    short_last_dirent, dirent_reserved_inode, dirent_inode_out_of_range,
+    blocks_per_group_huge, inodes_per_group_huge, inode_table_wraps,
+    block_bitmap_on_superblock, inode_table_on_bitmap, blocks_count_past_image,
+    revision_unknown, groups_over_65536, tind_self_loop, dir_huge_size,
+    block_twice_in_file, pointer_into_inode_table, inode_freed_already, file_without_links,
+    ro_compat_unknown_root_without_links, ro_compat_unknown)}
+
+# Undamaged variants: (size KiB, mke2fs options).
+HEALTHY = {
+    "healthy_1k": (256, []),
+    "healthy_2k": (512, ["-b", "2048"]),
+    "healthy_4k": (1024, ["-b", "4096"]),
+    "healthy_rev0": (256, ["-r", "0", "-O", "none"]),
+    "healthy_many_groups": (1024, ["-g", "256", "-O", "^sparse_super,^resize_inode"]),
+    "healthy_sparse_groups": (8192, ["-g", "1024", "-I", "256"]),
+}
+
+
+def make(name):
+    if name in HEALTHY:
+        size, opts = HEALTHY[name]
+        # -b, -I given later win over clean_image's defaults
+        return clean_image(size, *opts).d
+    img = clean_image()
+    CORRUPTIONS[name](img)
+    return img.d
+
+
+def names():
+    return list(CORRUPTIONS) + list(HEALTHY)
+
+
+# ---------------------------------------------------------------- the fuzzer's base
+def fuzz_tree(root):
+    """Something of every kind in little room: small files, one through an
+    indirect block, sparse ones through the double- and triple-indirect
+    trees, a directory over two blocks, fast and slow symlinks, a hard
+    link, a FIFO, nesting."""
+    def put(rel, data):
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(data)
+    put("hello.txt", b"hello, world\n")
+    put("indirect", bytes((i * 31) & 0xFF for i in range(14 * 1024)))
+    for name, offset in (("dind", 300 * 1024), ("tind", 65 * 1024 * 1024)):
+        with open(os.path.join(root, name), "wb") as f:
+            f.seek(offset)
+            f.write(b"far away\n")
+    for i in range(30):
+        put("many/entry_with_a_long_name_%02d" % i, b"%d\n" % i)
+    put("a/b/c/deep.txt", b"deep\n")
+    os.symlink("hello.txt", os.path.join(root, "fast"))
+    os.symlink("a/b/c/" + "x" * 70 + "/../deep.txt", os.path.join(root, "slow"))
+    os.link(os.path.join(root, "hello.txt"), os.path.join(root, "hard"))
+    os.mkfifo(os.path.join(root, "fifo"))
+    os.makedirs(os.path.join(root, "empty"))
+
+
+def make_base(out):
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = os.path.join(tmp, "tree")
+        os.makedirs(tree)
+        fuzz_tree(tree)
+        mkfs(out, 128, tree, "-b", "1024", "-N", "80", "-I", "128", "-O", "^resize_inode",
+             "-L", "fuzz")
+
+
+def main(argv):
+    if len(argv) == 2 and argv[1] == "list":
+        for n in names():
+            f = CORRUPTIONS.get(n)
+            print("%-40s %s" % (n, " ".join(f.__doc__.split()) if f else "undamaged"))
+    elif len(argv) == 4 and argv[1] == "make" and argv[2] in names():
+        with open(argv[3], "wb") as f:
+            f.write(make(argv[2]))
+    elif len(argv) == 3 and argv[1] == "all":
+        os.makedirs(argv[2], exist_ok=True)
+        for n in names():
+            with open(os.path.join(argv[2], n + ".img"), "wb") as f:
+                f.write(make(n))
+    elif len(argv) == 3 and argv[1] == "base":
+        make_base(argv[2])
+    else:
+        sys.stderr.write(__doc__)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
