@@ -412,6 +412,39 @@ def handout_suite(lab_dir):
     return "labs/" + num, run
 
 
+# ---------------------------------------------------------------- heap checker and fuzzers
+# (the fuzz engineer's block: doc/fuzzing.md)
+HEAP_PANICS = [
+    ("heap_overflow", "overflow_by_one_byte_panics_naming_the_block",
+     r"panic: heapcheck: heap overflow: 100-byte block at 0x[0-9a-f]+ "
+     r"\(kmalloc from ktest_heap_overflow\+0x[0-9a-f]+\) written 1 byte"),
+    ("heap_use_after_free", "write_after_free_panics_naming_the_block",
+     r"panic: heapcheck: write after free: 40-byte block at 0x[0-9a-f]+ "
+     r"\(kmalloc from ktest_heap_use_after_free\+0x[0-9a-f]+, "
+     r"kfree from ktest_heap_use_after_free\+0x[0-9a-f]+\): byte 8 is 78"),
+    ("heap_double_free", "double_free_panics_naming_the_caller",
+     r"panic: kfree\(0x[0-9a-f]+\) from ktest_heap_double_free\+0x[0-9a-f]+: double free"),
+]
+
+
+def heapcheck_suite():
+    """The heap checker catches what it is for: each kernel test breaks the
+    heap on purpose, and the panic must name the block and its callers."""
+    def run():
+        res = []
+        for mode, name, regex in HEAP_PANICS:
+            b = qemu.run(qemu.kernel_args("test=%s heapcheck panic=exit" % mode), timeout=60)
+            ok = re.search(regex, b.output) is not None and b.status == qemu.PANIC_STATUS
+            res.append(("heapcheck/" + name, ok, "" if ok else "status %s, want /%s/\n%s"
+                        % (b.status, regex, tail(b.output))))
+        return res
+    return "heapcheck", run
+
+
+def fuzz_engineer_suites():
+    return [heapcheck_suite()]
+
+
 def all_suites():
     suites = [host_suite(b) for b in sorted(glob.glob(os.path.join(qemu.BUILD, "hosttest", "*")))
               if os.access(b, os.X_OK)]
@@ -421,6 +454,7 @@ def all_suites():
         suites.append(guest_suite(os.path.splitext(os.path.basename(src))[0]))
     suites += [ext2_write_suite(), ext2_read_suite(1024), ext2_read_suite(4096), ext2_full_suite()]
     suites.append(shell_suite())
+    suites += fuzz_engineer_suites()
     labs = sorted(glob.glob(os.path.join(qemu.ROOT, "lab", "[0-9][0-9]-*")))
     suites += [lab_suite(d) for d in labs] + [handout_suite(d) for d in labs]
     return suites
