@@ -63,7 +63,7 @@ def host_suite(binary):
 
 def kernel_suite():
     def run():
-        b = qemu.run(qemu.kernel_args("test=all panic=exit"), timeout=60)
+        b = qemu.run(qemu.kernel_args("test=all heapcheck panic=exit"), timeout=60)
         res = parse_results("kernel/", b.output)
         done = re.search(r"ktest: (\d+) passed, (\d+) failed", b.output)
         if not done:
@@ -87,7 +87,7 @@ def iso_suite():
 
 def fault_suite():
     def run():
-        b = qemu.run(qemu.kernel_args("test=fault panic=exit"), timeout=60)
+        b = qemu.run(qemu.kernel_args("test=fault heapcheck panic=exit"), timeout=60)
         res = []
         ok = "panic: kernel page fault at 0xdead0000" in b.output
         res.append(("boot/kernel_fault_panics_with_address", ok, "" if ok else tail(b.output)))
@@ -114,7 +114,7 @@ CONSOLE_EXPECT = {
 def guest_suite(prog, timeout=120, disks=None, extra=""):
     """Boot with init running /bin/<prog> and powering off with its status."""
     def run():
-        b = qemu.run(qemu.kernel_args("panic=exit %s run=/bin/%s" % (extra, prog), disks),
+        b = qemu.run(qemu.kernel_args("heapcheck panic=exit %s run=/bin/%s" % (extra, prog), disks),
                      timeout=timeout)
         res = parse_results("%s/" % prog, b.output)
         for name, regex in CONSOLE_EXPECT.get(prog, []):
@@ -231,7 +231,8 @@ def debugfs_matches_manifest(name, image, manifest):
 
 
 def boot_with_disk(prog, image, timeout=240):
-    b = qemu.run(qemu.kernel_args("panic=exit run=/bin/%s" % prog, [None, image]), timeout=timeout)
+    b = qemu.run(qemu.kernel_args("heapcheck panic=exit run=/bin/%s" % prog, [None, image]),
+                 timeout=timeout)
     res = parse_results("%s/" % prog, b.output)
     if b.guest_code is None or not re.search(r"^%s: done" % prog, b.output, re.M):
         res.append(("%s/suite_completes" % prog, False,
@@ -298,7 +299,7 @@ def shell_suite():
     check what comes back: each check is one named test."""
     def run():
         res = []
-        with qemu.Session(qemu.kernel_args("panic=exit"), timeout=90) as s:
+        with qemu.Session(qemu.kernel_args("heapcheck panic=exit"), timeout=90) as s:
             if not s.expect(r"\$ $", timeout=30):
                 return [("shell/prompt_appears", False, tail(s.output))]
 
@@ -374,7 +375,7 @@ def lab_suite(lab_dir):
     num = os.path.basename(lab_dir)[:2]
 
     def run():
-        b = qemu.run(qemu.kernel_args("panic=exit run=/bin/lab%s" % num), timeout=120)
+        b = qemu.run(qemu.kernel_args("heapcheck panic=exit run=/bin/lab%s" % num), timeout=120)
         got = dict((n.split("/", 1)[1], (ok, d)) for n, ok, d in parse_results("x/", b.output))
         res = []
         for line in open(os.path.join(lab_dir, "points")):
