@@ -108,6 +108,36 @@ static struct block_hdr *page_head(struct block_hdr *h)
     return (struct block_hdr *)PGROUNDDOWN(h);
 }
 
+/* The checker fills and scans every byte it hands out and takes back;
+ * a word at a time, because that is most of its cost. */
+static void fill(unsigned char *p, int c, uint32_t n)
+{
+    uint32_t w = 0x01010101u * (unsigned char)c;
+
+    for (; n && ((uintptr_t)p & 3); n--)
+        *p++ = c;
+    for (; n >= 4; n -= 4, p += 4)
+        *(uint32_t *)p = w;
+    while (n--)
+        *p++ = c;
+}
+
+/* The offset of the first byte in p[0, n) that is not c, or n. */
+static uint32_t first_not(const unsigned char *p, int c, uint32_t n)
+{
+    uint32_t i = 0, w = 0x01010101u * (unsigned char)c;
+
+    for (; i < n && ((uintptr_t)(p + i) & 3); i++)
+        if (p[i] != c)
+            return i;
+    for (; i + 4 <= n && *(const uint32_t *)(p + i) == w; i += 4)
+        ;
+    for (; i < n; i++)
+        if (p[i] != c)
+            return i;
+    return n;
+}
+
 static void list_push(int b, struct block_hdr *h)
 {
     h->u.free.prev = NULL;
@@ -137,9 +167,7 @@ static void check_free_block(struct block_hdr *h, uint32_t freed_by)
 
     if (h->magic != MAGIC_FREE)
         panic("heapcheck: free block at %p has a damaged header (magic %x)", d, h->magic);
-    for (i = 0; kheap_checking && i < n; i++) {
-        if (d[i] == POISON)
-            continue;
+    if (kheap_checking && (i = first_not(d, POISON, n)) < n) {
         if (freed_by) {
             const char *a = sym(h->u.used.caller, &aoff), *f = sym(freed_by, &foff);
             panic("heapcheck: write after free: %u-byte block at %p (kmalloc from %s+0x%x, "
@@ -156,15 +184,15 @@ static void check_free_block(struct block_hdr *h, uint32_t freed_by)
 static void check_redzone(struct block_hdr *h)
 {
     const unsigned char *d = data_of(h);
-    uint32_t i, end = data_room(h), off;
+    uint32_t size = h->u.used.size, end = data_room(h), off;
+    uint32_t i = size + first_not(d + size, REDZONE, end - size);
+    const char *fn;
 
-    for (i = h->u.used.size; i < end; i++) {
-        if (d[i] != REDZONE) {
-            const char *fn = sym(h->u.used.caller, &off);
-            panic("heapcheck: heap overflow: %u-byte block at %p (kmalloc from %s+0x%x) "
-                  "written %u byte(s) past its end (byte %u is %02x)", h->u.used.size, d, fn,
-                  off, i - h->u.used.size + 1, i, d[i]);
-        }
+    if (i < end) {
+        fn = sym(h->u.used.caller, &off);
+        panic("heapcheck: heap overflow: %u-byte block at %p (kmalloc from %s+0x%x) "
+              "written %u byte(s) past its end (byte %u is %02x)", size, d, fn, off,
+              i - size + 1, i, d[i]);
     }
 }
 
@@ -182,7 +210,7 @@ static int bucket_refill(int b)
         h->bucket = b;
         h->magic = MAGIC_FREE;
         if (kheap_checking)
-            memset(data_of(h), POISON, size - sizeof(*h));
+            fill(data_of(h), POISON, size - sizeof(*h));
         list_push(b, h);
     }
     held_pages++;
@@ -263,7 +291,7 @@ static void *alloc(size_t n, uint32_t caller)
     h->u.used.size = n;
     h->u.used.caller = caller;
     if (kheap_checking)
-        memset(data_of(h) + n, REDZONE, data_room(h) - n);
+        fill(data_of(h) + n, REDZONE, data_room(h) - n);
     blocks_used++;
     irq_restore(s);
     return data_of(h);
@@ -341,10 +369,10 @@ void kfree(void *p)
     }
     check_redzone(h);
     h->magic = MAGIC_FREE;
-    memset(data_of(h), POISON, data_room(h));
     if (h->bucket == RUN && h->count > QUARANTINE_RUN_PAGES) {
         release(h);
     } else {
+        fill(data_of(h), POISON, data_room(h));
         if (q_len == QUARANTINE)
             quarantine_evict();
         quarantine[q_next].h = h;
