@@ -32,7 +32,7 @@ struct fuzz {
     unsigned count;                 /* iterations done: calls, execs, images */
     unsigned start_ms, last_beat;
     int meminfo;                    /* /proc/meminfo, open all along */
-    unsigned free_at_start, blocks_at_start;
+    unsigned free_at_start, blocks_at_start, heap_at_start;
 };
 
 /* xorshift32: small, fast, and the same everywhere. Never 0. */
@@ -110,6 +110,40 @@ static inline unsigned fz_now(struct fuzz *f)
     return uptime_ms() - f->start_ms;
 }
 
+/* A tiny program that exits 0: an ELF header, one program header, code. */
+static inline int fz_tiny_elf(char *out)
+{
+    static const unsigned char code[] = {
+        0xB8, 0x01, 0x00, 0x00, 0x00,           /* mov eax, SYS_exit */
+        0x31, 0xDB,                             /* xor ebx, ebx */
+        0xCD, 0x80,                             /* int $0x80 */
+        0x0F, 0x0B,                             /* ud2 */
+    };
+    unsigned *w;
+    int n = 52 + 32 + sizeof(code);
+
+    memset(out, 0, n);
+    memcpy(out, "\x7f" "ELF\x01\x01\x01", 7);
+    out[16] = 2;                                /* ET_EXEC */
+    out[18] = 3;                                /* EM_386 */
+    w = (unsigned *)(out + 20);
+    w[0] = 1;                                   /* version */
+    w[1] = 0x400000 + 84;                       /* entry */
+    w[2] = 52;                                  /* phoff */
+    out[40] = 52;                               /* ehsize */
+    out[42] = 32;                               /* phentsize */
+    out[44] = 1;                                /* phnum */
+    w = (unsigned *)(out + 52);
+    w[0] = 1;                                   /* PT_LOAD */
+    w[1] = 0;                                   /* offset */
+    w[2] = w[3] = 0x400000;                     /* vaddr, paddr */
+    w[4] = w[5] = n;                            /* filesz, memsz */
+    w[6] = 5;                                   /* R X */
+    w[7] = 4096;
+    memcpy(out + 84, code, sizeof(code));
+    return n;
+}
+
 /* Parse SEED SECONDS [MAXCOUNT]; 0 and the first heartbeat, or -1. */
 static inline int fz_start(struct fuzz *f, const char *name, int argc, char **argv)
 {
@@ -130,6 +164,7 @@ static inline int fz_start(struct fuzz *f, const char *name, int argc, char **ar
     fcntl(f->meminfo, F_SETFD, 0);
     f->free_at_start = fz_free_pages(f);
     f->blocks_at_start = fz_meminfo(f, "heap_blocks");
+    f->heap_at_start = fz_meminfo(f, "heap_pages");
     fz_say("%s: seed %u count 0\n", f->name, f->seed);
     return 0;
 }
@@ -204,8 +239,9 @@ static inline int fz_finish(struct fuzz *f)
     }
     if (others || now_free != f->free_at_start)
         fz_say("FAIL %s_leaves_no_leak: free pages %u at the start, %u at the end; kernel "
-               "heap blocks %u, %u; %d other processes left\n", f->name, f->free_at_start,
-               now_free, f->blocks_at_start, fz_meminfo(f, "heap_blocks"), others);
+               "heap blocks %u, %u, pages %u, %u; %d other processes left\n", f->name,
+               f->free_at_start, now_free, f->blocks_at_start, fz_meminfo(f, "heap_blocks"),
+               f->heap_at_start, fz_meminfo(f, "heap_pages"), others);
     else
         fz_say("PASS %s_leaves_no_leak\n", f->name);
     fz_say("%s: done seed %u count %u\n", f->name, f->seed, f->count);

@@ -314,40 +314,6 @@ static unsigned path_arg(int which)
 
 /* ---- the sandbox */
 
-/* A tiny program that exits 0: an ELF header, one program header, code. */
-static int tiny_elf(char *out)
-{
-    static const unsigned char code[] = {
-        0xB8, 0x01, 0x00, 0x00, 0x00,           /* mov eax, SYS_exit */
-        0x31, 0xDB,                             /* xor ebx, ebx */
-        0xCD, 0x80,                             /* int $0x80 */
-        0x0F, 0x0B,                             /* ud2 */
-    };
-    unsigned *w;
-    int n = 52 + 32 + sizeof(code);
-
-    memset(out, 0, n);
-    memcpy(out, "\x7f" "ELF\x01\x01\x01", 7);
-    out[16] = 2;                                /* ET_EXEC */
-    out[18] = 3;                                /* EM_386 */
-    w = (unsigned *)(out + 20);
-    w[0] = 1;                                   /* version */
-    w[1] = 0x400000 + 84;                       /* entry */
-    w[2] = 52;                                  /* phoff */
-    out[40] = 52;                               /* ehsize */
-    out[42] = 32;                               /* phentsize */
-    out[44] = 1;                                /* phnum */
-    w = (unsigned *)(out + 52);
-    w[0] = 1;                                   /* PT_LOAD */
-    w[1] = 0;                                   /* offset */
-    w[2] = w[3] = 0x400000;                     /* vaddr, paddr */
-    w[4] = w[5] = n;                            /* filesz, memsz */
-    w[6] = 5;                                   /* R X */
-    w[7] = PAGE;
-    memcpy(out + 84, code, sizeof(code));
-    return n;
-}
-
 /* Put `n` bytes in a new file `name` under dir (mode mode). */
 static void put(int dir, const char *name, const char *data, int n, int mode)
 {
@@ -386,7 +352,7 @@ static int sandbox(void)
         close(create(root, dirs[i], S_IFDIR, 0755, 0));
     put(root, "file", "some data\n", 10, 0644);
     put(root, "img", buf, 2 * PAGE, 0600);
-    n = tiny_elf(elf);
+    n = fz_tiny_elf(elf);
     put(root, "bin/true", elf, n, 0755);
     close(create(root, "fifo", S_IFIFO, 0644, 0));
     close(create(root, "tmp/fifo", S_IFIFO, 0644, 0));
