@@ -442,20 +442,36 @@ def heapcheck_suite():
     return "heapcheck", run
 
 
+# The fuzz smoke: each fuzzer in the build, a fixed seed, about a minute of
+# guest time in all (make fuzz runs them for longer, with fresh seeds).
+FUZZ_SMOKE = {"sys": 25, "elf": 20, "ext2": 15}
+
+
+def fuzz_smoke_suite(name, seconds, seed=1):
+    import fuzz
+
+    def run():
+        o = fuzz.run_guest(name, seed, seconds)
+        return [("fuzz/%s_seed_%d_no_panic_hang_reset_or_leak" % (name, seed), o.ok,
+                 "" if o.ok else fuzz.report(o))]
+    return "fuzz/" + name, run
+
+
 def fuzz_engineer_suites():
-    return [heapcheck_suite()]
+    import fuzz
+    return [heapcheck_suite()] + [fuzz_smoke_suite(n, FUZZ_SMOKE[n]) for n in fuzz.available()]
 
 
 def all_suites():
     suites = [host_suite(b) for b in sorted(glob.glob(os.path.join(qemu.BUILD, "hosttest", "*")))
               if os.access(b, os.X_OK)]
     suites += [kernel_suite(), fault_suite(), iso_suite()]
+    suites += fuzz_engineer_suites()            # early: the long ones start first
     for src in sorted(glob.glob(os.path.join(qemu.ROOT, "user", "tests", "t_*.c")) +
                       glob.glob(os.path.join(qemu.ROOT, "user", "tests", "usertests.c"))):
         suites.append(guest_suite(os.path.splitext(os.path.basename(src))[0]))
     suites += [ext2_write_suite(), ext2_read_suite(1024), ext2_read_suite(4096), ext2_full_suite()]
     suites.append(shell_suite())
-    suites += fuzz_engineer_suites()
     labs = sorted(glob.glob(os.path.join(qemu.ROOT, "lab", "[0-9][0-9]-*")))
     suites += [lab_suite(d) for d in labs] + [handout_suite(d) for d in labs]
     return suites
