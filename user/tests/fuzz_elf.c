@@ -190,14 +190,19 @@ static void mutate(unsigned *size)
     }
 }
 
-/* No code from the file may make a system call: int $0x80 becomes int3. */
+/* No code from the file may make a system call: int $0x80 becomes int3.
+ * Until trap entry clears the direction flag (FUZZ_DF, fuzz.h), no code may
+ * set it either: std, popf and iret become cld, nop and int3. */
 static void defuse(unsigned size)
 {
     unsigned i;
 
-    for (i = 0; i + 1 < size; i++)
-        if (img[i] == 0xCD && img[i + 1] == 0x80)
+    for (i = 0; i < size; i++) {
+        if (img[i] == 0xCD && i + 1 < size && img[i + 1] == 0x80)
             img[i] = 0xCC;
+        if (!FUZZ_DF && (img[i] == 0xFD || img[i] == 0x9D || img[i] == 0xCF))
+            img[i] = img[i] == 0xFD ? 0xFC : img[i] == 0x9D ? 0x90 : 0xCC;
+    }
 }
 
 /* Write the image where every round puts it: 0 or -1. */

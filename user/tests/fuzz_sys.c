@@ -22,13 +22,6 @@
 #include "fuzz.h"
 #include "uapi/syscall.h"
 
-/* Known crash patterns, kept out until the fix lands (FINDINGS.md): the
- * direction flag set in user mode reaches the kernel's copy loops (issue 9,
- * item 2: trap entry must `cld`). Set to 1 to fuzz with DF set. */
-#ifndef FUZZ_DF
-#define FUZZ_DF     0
-#endif
-
 #define STATUS_FD   31              /* the worker's progress pipe: never an argument */
 #define BATCH_CALLS 600             /* calls per worker */
 #define WORKER_MS   4000            /* a worker's whole life at most */
