@@ -176,8 +176,9 @@ static int make_text(struct vnode *v, char *buf, size_t size)
          * file twice sees the same number with the checker as without. */
         kheap_check();
         return snprintf(buf, size, "free_pages %u\ntotal_pages %u\nheap_pages %u\n"
-                        "heap_blocks %u\nheapcheck %d\n", pmm_free_pages(), pmm_total_pages(),
-                        kheap_pages(), kheap_blocks(), kheap_checking);
+                        "heap_bucket_pages %u\nheap_blocks %u\nheapcheck %d\n",
+                        pmm_free_pages(), pmm_total_pages(), kheap_pages(),
+                        kheap_bucket_pages(), kheap_blocks(), kheap_checking);
     }
     if (!p)
         return -ENOENT;                 /* the process has gone */

@@ -67,7 +67,7 @@ static struct {
     uint32_t freed_by;
 } quarantine[QUARANTINE];
 static unsigned q_next, q_len;          /* ring: the oldest is q_next - q_len */
-static unsigned held_pages, blocks_used, frees_since_check;
+static unsigned run_pages, bucket_pages, blocks_used, frees_since_check;
 int kheap_checking;                     /* set once at boot: `heapcheck` */
 
 void kheap_init(void)
@@ -213,7 +213,7 @@ static int bucket_refill(int b)
             fill(data_of(h), POISON, size - sizeof(*h));
         list_push(b, h);
     }
-    held_pages++;
+    bucket_pages++;
     return 0;
 }
 
@@ -226,7 +226,7 @@ static void release(struct block_hdr *h)
     int b = h->bucket;
 
     if (b == RUN) {
-        held_pages -= h->count;
+        run_pages -= h->count;
         h->magic = 0;
         pages_free(h, h->count);
         return;
@@ -241,7 +241,7 @@ static void release(struct block_hdr *h)
         check_free_block(fb, 0);
         list_remove(b, fb);
     }
-    held_pages--;
+    bucket_pages--;
     page_put(V2P(page));
 }
 
@@ -274,7 +274,7 @@ static void *alloc(size_t n, uint32_t caller)
             return NULL;
         s = irq_save();
         h->count = np;
-        held_pages += np;
+        run_pages += np;
     } else {
         s = irq_save();
         if (!free_list[b] && bucket_refill(b) < 0) {
@@ -397,7 +397,12 @@ void kheap_check(void)
 
 unsigned kheap_pages(void)
 {
-    return held_pages;
+    return run_pages + bucket_pages;
+}
+
+unsigned kheap_bucket_pages(void)
+{
+    return bucket_pages;
 }
 
 unsigned kheap_blocks(void)

@@ -33,6 +33,7 @@ void kfree(void *p);                    /* panics on a double or bad free */
  * quarantine, so that the free page count is what it would be without it. */
 void kheap_check(void);
 unsigned kheap_pages(void);             /* pages the heap holds */
+unsigned kheap_bucket_pages(void);      /* of those, the ones carved into small blocks */
 unsigned kheap_blocks(void);            /* blocks in use */
 extern int kheap_checking;              /* the heap checker is on */
 
