@@ -152,6 +152,27 @@ static inline int fz_tiny_elf(char *out)
     return n;
 }
 
+/* The program's first initialised variable: its object comes before libc's
+ * in the link, so this is at (or near) the start of .data. */
+static int fz_data_start = 1;
+
+/* Take a private copy of every page the parent may write - data, bss, heap
+ * and its part of the stack - right after a fork, while memory is plenty:
+ * a child that runs the machine out of memory later cannot then make the
+ * parent's next copy-on-write fault fail (which would kill it). */
+static inline void fz_own_pages(void)
+{
+    volatile char *p, here = 0;
+    unsigned top = (unsigned)&here + 65536, end = (unsigned)sbrk(0);
+
+    if (top > 0xBFFFF000u)
+        top = 0xBFFFF000u;
+    for (p = (char *)((unsigned)&fz_data_start & ~4095u); (unsigned)p < end; p += 4096)
+        *p = *p;
+    for (p = (char *)(((unsigned)&here - 16384) & ~4095u); (unsigned)p < top; p += 4096)
+        *p = *p;
+}
+
 /* Parse SEED SECONDS [MAXCOUNT]; 0 and the first heartbeat, or -1. */
 static inline int fz_start(struct fuzz *f, const char *name, int argc, char **argv)
 {

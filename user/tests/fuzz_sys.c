@@ -902,6 +902,7 @@ int main(int argc, char **argv)
             fz_nap(&f, 20);
             continue;
         }
+        fz_own_pages();
         while (waitpid(pid, &status, WNOHANG) == 0) {
             now = uptime_ms();
             while ((n = read(st[0], got, sizeof(got))) > 0) {
