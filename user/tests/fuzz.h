@@ -33,6 +33,7 @@
 
 #define BEAT_MS     1000            /* heartbeat period (the interface asks <= 2 s) */
 #define SETTLE_MS   10000           /* how long the leak check waits for teardown */
+#define UNKILLABLE_MS 20000         /* a process killed this long ago that still lives */
 
 struct fuzz {
     const char *name;               /* "fuzz_sys" */
@@ -219,7 +220,9 @@ static inline void fz_nap(struct fuzz *f, unsigned ms)
 
 /* Wait for pid (if > 0) with a deadline: kill it when the deadline passes.
  * Its process group (a fuzzer's worker leads its own) is killed too, so no
- * grandchild outlives it. Returns the wait status, or -1. */
+ * grandchild outlives it. One that outlives SIGKILL by UNKILLABLE_MS is a
+ * kernel bug: the heartbeat stops, and tools/fuzz.py reports a hang.
+ * Returns the wait status, or -1. */
 static inline int fz_reap(struct fuzz *f, int pid, unsigned deadline_ms)
 {
     unsigned start = uptime_ms();
@@ -229,6 +232,11 @@ static inline int fz_reap(struct fuzz *f, int pid, unsigned deadline_ms)
         if (!killed && uptime_ms() - start >= deadline_ms) {
             kill(pid, SIGKILL);
             killed = 1;
+        }
+        if (killed && uptime_ms() - start >= deadline_ms + UNKILLABLE_MS) {
+            fz_say("%s: pid %d survives SIGKILL\n", f->name, pid);
+            for (;;)
+                sleep_ms(1000);                 /* no more heartbeats: a hang */
         }
         fz_nap(f, 2);
     }

@@ -916,7 +916,7 @@ int main(int argc, char **argv)
                 killed = 1;
                 stopped++;
             }
-            if (killed && now - start > WORKER_MS + 20000) {
+            if (killed && now - start > WORKER_MS + UNKILLABLE_MS) {
                 fz_say("fuzz_sys: worker %d (seed %u batch %d) survives SIGKILL\n", pid,
                        f.seed, batch);
                 for (;;)
