@@ -610,6 +610,11 @@ static void worker_child(void)
     n = rnd(20);
     for (i = 0; i < n; i++)
         one_op();
+    if (chance(10)) {                           /* exec with whatever fds it has */
+        char *argv[] = { "true", (char *)buf, NULL };
+        buf[rnd(64)] = '\0';
+        S3(SYS_exec, S3(SYS_walk, AT_CWD, (unsigned)"/bin/true", 0), argv, NULL);
+    }
     report();
     S1(SYS_exit, rnd(4));
 }
@@ -640,7 +645,7 @@ static void op_procs(void)
         S0(SYS_getpid);
         return;
     }
-    switch (rnd(5)) {
+    switch (rnd(6)) {
     case 0:                                     /* a fork storm */
         for (i = 0; i < 2 + (int)rnd(STORM_MAX - 2); i++)
             if ((pids[n++] = S0(SYS_fork)) == 0)
@@ -686,6 +691,31 @@ static void op_procs(void)
         S1(SYS_sleep, rnd(3));
         pids[0] = pid;
         reap_all(pids, 1);
+        break;
+    case 4:                                     /* pull /tmp away under a blocked reader */
+        if ((pid = S0(SYS_fork)) == 0) {
+            reported = calls;
+            S1(SYS_fchdir, S3(SYS_walk, AT_CWD, (unsigned)"/tmp", 0));
+            i = S2(SYS_ready, S3(SYS_walk, AT_CWD, (unsigned)"fifo", 0), R_READ);
+            S2(SYS_ready, S3(SYS_walk, AT_CWD, (unsigned)"fifo", 0), R_WRITE | R_NONBLOCK);
+            S3(SYS_read, i, buf, 10);           /* blocks: a writer is open (ours) */
+            S5(SYS_create, AT_CWD, (unsigned)"after", S_IFREG, 0644, 0);
+            report();
+            S1(SYS_exit, 0);
+        }
+        S1(SYS_sleep, 1 + rnd(3));
+        i = S3(SYS_walk, AT_CWD, (unsigned)"/tmp", 0);
+        if (chance(50))
+            pool_add(S2(SYS_unbind, AT_CWD, (unsigned)"/tmp"), K_UNBOUND);
+        if (chance(70))
+            S1(SYS_revoke, i);
+        S1(SYS_close, i);
+        pids[0] = pid;
+        reap_all(pids, 1);
+        i = S3(SYS_fsopen, (unsigned)"ramfs", -1, (unsigned)"");   /* a new /tmp */
+        S4(SYS_bind, i, AT_CWD, (unsigned)"/tmp", 0);
+        S5(SYS_create, i, (unsigned)"fifo", S_IFIFO, 0644, 0);
+        S1(SYS_close, i);
         break;
     default:
         S3(SYS_wait, -1, chance(80) ? (unsigned)&i : bad_ptr(), WNOHANG);
