@@ -264,6 +264,14 @@ mutants: all
 bench: all $(B)/orthos.iso
 	$(PYTHON) tools/bench.py
 
+# ---------------------------------------------------------------- fuzzing
+# make fuzz [FUZZ_S=seconds] [FUZZ=sys|elf|ext2] [SEED=n]: every fuzzer (or
+# one), a guest per core, heap checker on; doc/fuzzing.md. (The fuzz engineer's block.)
+FUZZ_S ?= 60
+.PHONY: fuzz
+fuzz: all
+	FUZZ_S=$(FUZZ_S) FUZZ=$(FUZZ) SEED=$(SEED) $(PYTHON) tools/fuzz.py
+
 help:
 	@echo "make            kernel ELF and boot archive under build/"
 	@echo "make iso        build/orthos.iso (GRUB)"

@@ -73,7 +73,7 @@ def host_suite(binary):
 
 def kernel_suite():
     def run():
-        b = qemu.run(qemu.kernel_args("test=all panic=exit"), timeout=60)
+        b = qemu.run(qemu.kernel_args("test=all heapcheck panic=exit"), timeout=60)
         res = parse_results("kernel/", b.output)
         done = re.search(r"ktest: (\d+) passed, (\d+) failed", b.output)
         if not done:
@@ -97,7 +97,7 @@ def iso_suite():
 
 def fault_suite():
     def run():
-        b = qemu.run(qemu.kernel_args("test=fault panic=exit"), timeout=60)
+        b = qemu.run(qemu.kernel_args("test=fault heapcheck panic=exit"), timeout=60)
         res = []
         ok = "panic: kernel page fault at 0xdead0000" in b.output
         res.append(("boot/kernel_fault_panics_with_address", ok, "" if ok else tail(b.output)))
@@ -124,7 +124,7 @@ CONSOLE_EXPECT = {
 def guest_suite(prog, timeout=120, disks=None, extra=""):
     """Boot with init running /bin/<prog> and powering off with its status."""
     def run():
-        b = qemu.run(qemu.kernel_args("panic=exit %s run=/bin/%s" % (extra, prog), disks),
+        b = qemu.run(qemu.kernel_args("heapcheck panic=exit %s run=/bin/%s" % (extra, prog), disks),
                      timeout=timeout)
         res = parse_results("%s/" % prog, b.output)
         for name, regex in CONSOLE_EXPECT.get(prog, []):
@@ -241,7 +241,8 @@ def debugfs_matches_manifest(name, image, manifest):
 
 
 def boot_with_disk(prog, image, timeout=240):
-    b = qemu.run(qemu.kernel_args("panic=exit run=/bin/%s" % prog, [None, image]), timeout=timeout)
+    b = qemu.run(qemu.kernel_args("heapcheck panic=exit run=/bin/%s" % prog, [None, image]),
+                 timeout=timeout)
     res = parse_results("%s/" % prog, b.output)
     if b.guest_code is None or not re.search(r"^%s: done" % prog, b.output, re.M):
         res.append(("%s/suite_completes" % prog, False,
@@ -344,7 +345,7 @@ def shell_suite():
     check what comes back: each check is one named test."""
     def run():
         res = []
-        with qemu.Session(qemu.kernel_args("panic=exit"), timeout=90) as s:
+        with qemu.Session(qemu.kernel_args("heapcheck panic=exit"), timeout=90) as s:
             if not s.expect(r"\$ $", timeout=30):
                 return [("shell/prompt_appears", False, tail(s.output))]
 
@@ -420,7 +421,7 @@ def shell_suite():
 # fails. Labs on lab.h are checked by the grading and course suites below.
 def keyless_results(build, num):
     """{test: (ok, detail)} from booting build's /bin/labNN without a key."""
-    b = qemu.run(qemu.kernel_args("panic=exit run=/bin/lab%s" % num, build=build), timeout=120)
+    b = qemu.run(qemu.kernel_args("heapcheck panic=exit run=/bin/lab%s" % num, build=build), timeout=120)
     got = dict((n.split("/", 1)[1], (ok, d)) for n, ok, d in parse_results("x/", b.output))
     return got, b
 
@@ -471,7 +472,7 @@ def handout_suite(lab_dir):
 # still panics in words, and the shell survives what used to lose it.
 def fault_hostile_suite():
     def run():
-        b = qemu.run(qemu.kernel_args("test=fault_hostile panic=exit"), timeout=60)
+        b = qemu.run(qemu.kernel_args("test=fault_hostile heapcheck panic=exit"), timeout=60)
         ok = "panic: kernel page fault at 0xdead0000" in b.output and \
             b.status == qemu.PANIC_STATUS
         return [("boot/panic_survives_df_set_and_a_wild_frame_pointer", ok,
@@ -484,7 +485,7 @@ def robust_shell_suite():
     `wait` on a job that never ends, a revoked /dev, /tmp or console."""
     def run():
         res = []
-        with qemu.Session(qemu.kernel_args("panic=exit"), timeout=90) as s:
+        with qemu.Session(qemu.kernel_args("heapcheck panic=exit"), timeout=90) as s:
             if not s.expect(r"\$ $", timeout=30):
                 return [("shell/robust/prompt_appears", False, tail(s.output))]
 
@@ -1164,10 +1165,60 @@ def mutant_suites():
             for d in [os.path.dirname(d)]]
 
 
+# ---------------------------------------------------------------- heap checker and fuzzers
+# (the fuzz engineer's block: doc/fuzzing.md)
+HEAP_PANICS = [
+    ("heap_overflow", "overflow_by_one_byte_panics_naming_the_block",
+     r"panic: heapcheck: heap overflow: 100-byte block at 0x[0-9a-f]+ "
+     r"\(kmalloc from ktest_heap_overflow\+0x[0-9a-f]+\) written 1 byte"),
+    ("heap_use_after_free", "write_after_free_panics_naming_the_block",
+     r"panic: heapcheck: write after free: 40-byte block at 0x[0-9a-f]+ "
+     r"\(kmalloc from ktest_heap_use_after_free\+0x[0-9a-f]+, "
+     r"kfree from ktest_heap_use_after_free\+0x[0-9a-f]+\): byte 8 is 78"),
+    ("heap_double_free", "double_free_panics_naming_the_caller",
+     r"panic: kfree\(0x[0-9a-f]+\) from ktest_heap_double_free\+0x[0-9a-f]+: double free"),
+]
+
+
+def heapcheck_suite():
+    """The heap checker catches what it is for: each kernel test breaks the
+    heap on purpose, and the panic must name the block and its callers."""
+    def run():
+        res = []
+        for mode, name, regex in HEAP_PANICS:
+            b = qemu.run(qemu.kernel_args("test=%s heapcheck panic=exit" % mode), timeout=60)
+            ok = re.search(regex, b.output) is not None and b.status == qemu.PANIC_STATUS
+            res.append(("heapcheck/" + name, ok, "" if ok else "status %s, want /%s/\n%s"
+                        % (b.status, regex, tail(b.output))))
+        return res
+    return "heapcheck", run
+
+
+# The fuzz smoke: each fuzzer in the build, a fixed seed, about a minute of
+# guest time in all (make fuzz runs them for longer, with fresh seeds).
+FUZZ_SMOKE = {"sys": 25, "elf": 20, "ext2": 15}
+
+
+def fuzz_smoke_suite(name, seconds, seed=1):
+    import fuzz
+
+    def run():
+        o = fuzz.run_guest(name, seed, seconds)
+        return [("fuzz/%s_seed_%d_no_panic_hang_reset_or_leak" % (name, seed), o.ok,
+                 "" if o.ok else fuzz.report(o))]
+    return "fuzz/" + name, run
+
+
+def fuzz_engineer_suites():
+    import fuzz
+    return [heapcheck_suite()] + [fuzz_smoke_suite(n, FUZZ_SMOKE[n]) for n in fuzz.available()]
+
+
 def all_suites():
     suites = [host_suite(b) for b in sorted(glob.glob(os.path.join(qemu.BUILD, "hosttest", "*")))
               if os.access(b, os.X_OK)]
     suites += [kernel_suite(), fault_suite(), iso_suite()]
+    suites += fuzz_engineer_suites()            # early: the long ones start first
     for src in sorted(glob.glob(os.path.join(qemu.ROOT, "user", "tests", "t_*.c")) +
                       glob.glob(os.path.join(qemu.ROOT, "user", "tests", "usertests.c"))):
         suites.append(guest_suite(os.path.splitext(os.path.basename(src))[0]))

@@ -365,11 +365,11 @@ static const struct vnode_ops ramfs_ops = {
 
 int ramfs_mount(struct fs *fs, struct file *src, const char *opts)
 {
-    struct ramfs *r = kzalloc(sizeof(*r));
+    struct ramfs *r;
 
     if (src)
         return -EINVAL;                 /* ramfs is made from nothing */
-    if (!r)
+    if (!(r = kzalloc(sizeof(*r))))
         return -ENOMEM;
     r->next_ino = 1;
     fs->priv = r;

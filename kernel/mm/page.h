@@ -25,10 +25,16 @@ unsigned page_refs(uint32_t pa);
 unsigned pmm_free_pages(void);
 unsigned pmm_total_pages(void);
 
-void kheap_init(void);
+void kheap_init(void);                  /* reads the `heapcheck` boot argument */
 void *kmalloc(size_t n);                /* NULL when memory runs out */
 void *kzalloc(size_t n);                /* kmalloc + zero */
-void kfree(void *p);
-unsigned kheap_bucket_pages(void);      /* pages the small-block buckets hold for reuse */
+void kfree(void *p);                    /* panics on a double or bad free */
+/* Check every free block now (panics on damage) and empty the checker's
+ * quarantine, so that the free page count is what it would be without it. */
+void kheap_check(void);
+unsigned kheap_pages(void);             /* pages the heap holds */
+unsigned kheap_bucket_pages(void);      /* of those, the ones carved into small blocks */
+unsigned kheap_blocks(void);            /* blocks in use */
+extern int kheap_checking;              /* the heap checker is on */
 
 #endif

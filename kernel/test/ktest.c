@@ -3,7 +3,9 @@
  * "PASS name" or "FAIL name: why" on the console; tools/test.py collects
  * them. `test=fault` crashes on purpose so the runner can check that a
  * kernel fault panics with a backtrace naming the guilty function;
- * `test=fault_hostile` does it with DF set and a wild frame pointer. */
+ * `test=fault_hostile` does it with DF set and a wild frame pointer; the
+ * heap_* modes (booted with `heapcheck`) break the heap on purpose so it
+ * can check that the heap checker panics and names the block. */
 #include "arch/x86/x86.h"
 #include "boot.h"
 #include "dev/power.h"
@@ -98,6 +100,72 @@ static void test_kmalloc_blocks_do_not_overlap(void)
     CHECK(kmalloc(0) == NULL && kmalloc(0x7FFFFFFF) == NULL, "absurd sizes must fail");
     pass(__func__);
 }
+
+/* Small blocks of every bucket and a page run: once all are freed, every
+ * page the heap took for them is back with the page allocator. */
+static void test_kmalloc_gives_every_page_back(void)
+{
+    static void *b[600];
+    unsigned before, held, blocks, i;
+
+    kheap_check();                          /* empty the heap checker's quarantine */
+    before = pmm_free_pages();
+    held = kheap_pages();
+    blocks = kheap_blocks();
+    for (i = 0; i < 600; i++) {
+        b[i] = kmalloc(1 + (i * 37) % 2100 + (i % 50 == 0 ? 9000 : 0));
+        CHECK(b[i] != NULL, "kmalloc %u failed", i);
+    }
+    CHECK(pmm_free_pages() < before && kheap_pages() > held, "the heap took no pages");
+    CHECK(kheap_blocks() == blocks + 600, "%u blocks in use, expected %u", kheap_blocks(),
+          blocks + 600);
+    for (i = 0; i < 600; i += 2)            /* out of order, pages half used */
+        kfree(b[i]);
+    for (i = 1; i < 600; i += 2)
+        kfree(b[i]);
+    kheap_check();
+    CHECK(pmm_free_pages() == before, "%d pages not given back", (int)(before - pmm_free_pages()));
+    CHECK(kheap_pages() == held && kheap_blocks() == blocks, "heap holds %u pages, %u blocks",
+          kheap_pages(), kheap_blocks());
+    pass(__func__);
+}
+
+/* The heap checker's failures, each booted on its own (test=heap_*
+ * heapcheck): a panic is the expected outcome, and tools/test.py checks
+ * that its message names the block. noinline: the message names us. */
+void __attribute__((noinline)) ktest_heap_overflow(void)
+{
+    char *p = kmalloc(100);
+
+    p[100] = 'x';                       /* one byte past the end */
+    kfree(p);
+}
+
+void __attribute__((noinline)) ktest_heap_use_after_free(void)
+{
+    volatile char *p = kmalloc(40);
+
+    kfree((void *)p);
+    p[8] = 'x';                         /* the block is free: a write after free */
+    kheap_check();
+}
+
+void __attribute__((noinline)) ktest_heap_double_free(void)
+{
+    char *p = kmalloc(40);
+
+    kfree(p);
+    kfree(p);
+}
+
+static const struct {
+    const char *name;
+    void (*fn)(void);
+} panics[] = {
+    { "heap_overflow", ktest_heap_overflow },
+    { "heap_use_after_free", ktest_heap_use_after_free },
+    { "heap_double_free", ktest_heap_double_free },
+};
 
 /* A user mapping is visible through vm_user_page and gone after destroy. */
 static void test_vm_map_and_destroy_frees_all(void)
@@ -211,6 +279,7 @@ static const struct {
     { "page_alloc", test_page_alloc_returns_every_page },
     { "pages_alloc", test_pages_alloc_is_contiguous },
     { "kmalloc", test_kmalloc_blocks_do_not_overlap },
+    { "kmalloc_pages", test_kmalloc_gives_every_page_back },
     { "vm_map", test_vm_map_and_destroy_frees_all },
     { "vm_fork", test_vm_fork_copies_on_write },
     { "timer", test_timer_ticks_advance },
@@ -229,6 +298,14 @@ void ktest_run(const char *which)
     if (strcmp(which, "fault_hostile") == 0) {
         kprintf("ktest: faulting on purpose, with DF set and a wild frame pointer\n");
         ktest_fault_with_hostile_registers();
+    }
+    for (i = 0; i < sizeof(panics) / sizeof(panics[0]); i++) {
+        if (strcmp(which, panics[i].name) == 0) {
+            kprintf("ktest: %s on purpose (heapcheck %s)\n", which, kheap_checking ? "on" : "off");
+            panics[i].fn();
+            kprintf("ktest: %s was not caught\n", which);
+            machine_poweroff(1);
+        }
     }
     for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
         if (strcmp(which, "all") == 0 || strcmp(which, tests[i].name) == 0)

@@ -1,0 +1,280 @@
+/* fuzz.h - what every in-guest fuzzer shares: the command line
+ * (`/bin/fuzz_NAME SEED SECONDS [MAXCOUNT]`), a seeded random generator
+ * (the same seed gives the same sequence of operations), the heartbeat
+ * line tools/fuzz.py watches for hangs, the leak check and the final line.
+ * The interface is fixed (COMMON.md, doc/fuzzing.md):
+ *
+ *   fuzz_NAME: seed SEED count N                  at least every 2 seconds
+ *   PASS fuzz_NAME_leaves_no_leak                 or FAIL ...: why
+ *   fuzz_NAME: done seed SEED count N             the last line
+ *
+ * A fuzzer runs what may crash in child processes: the parent only
+ * forks, watches, kills and reaps, so it is the one process that always
+ * lives to print the last line. */
+#ifndef USER_TESTS_FUZZ_H
+#define USER_TESTS_FUZZ_H
+
+#include <errno.h>
+#include <orthos.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define BEAT_MS     1000            /* heartbeat period (the interface asks <= 2 s) */
+#define SETTLE_MS   10000           /* how long the leak check waits for teardown */
+#define UNKILLABLE_MS 20000         /* a process killed this long ago that still lives */
+
+struct fuzz {
+    const char *name;               /* "fuzz_sys" */
+    unsigned seed, seconds, maxcount;
+    unsigned count;                 /* iterations done: calls, execs, images */
+    unsigned start_ms, last_beat;
+    int meminfo;                    /* /proc/meminfo, open all along */
+    unsigned free_at_start, blocks_at_start, heap_at_start;
+};
+
+/* xorshift32: small, fast, and the same everywhere. Never 0. */
+static inline unsigned fz_next(unsigned *s)
+{
+    unsigned x = *s;
+
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return *s = x;
+}
+
+static inline unsigned fz_below(unsigned *s, unsigned n)
+{
+    return n ? fz_next(s) % n : 0;
+}
+
+/* A generator state for part `part` of the run `seed` (a worker, an image):
+ * each part's sequence depends only on the seed and its number. */
+static inline unsigned fz_seed(unsigned seed, unsigned part)
+{
+    unsigned s = seed * 2654435761u ^ (part + 1) * 0x9E3779B9u ^ 0x5bd1e995u;
+    int i;
+
+    if (!s)
+        s = 1;
+    for (i = 0; i < 4; i++)
+        fz_next(&s);
+    return s;
+}
+
+/* Write all of a line to stdout, even while memory is short (a child may
+ * be exhausting it: the kernel then says ENOMEM for a moment). */
+static inline void fz_say(const char *fmt, ...)
+{
+    char line[160];
+    va_list ap;
+    int n, off = 0, r, tries = 0;
+
+    va_start(ap, fmt);
+    n = vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    if (n >= (int)sizeof(line))
+        n = sizeof(line) - 1;
+    while (off < n && tries++ < 500) {
+        if ((r = write(1, line + off, n - off)) > 0)
+            off += r;
+        else
+            sleep_ms(10);
+    }
+}
+
+/* A number from /proc/meminfo ("free_pages", "heap_blocks"), read through
+ * the fd opened at the start: so reading it makes no new kernel objects
+ * that could land on a new page. */
+static inline unsigned fz_meminfo(struct fuzz *f, const char *key)
+{
+    char buf[256], *p;
+    int n;
+
+    if (lseek(f->meminfo, 0, SEEK_SET) != 0 || (n = read(f->meminfo, buf, sizeof(buf) - 1)) <= 0)
+        return 0;
+    buf[n] = '\0';
+    return (p = strstr(buf, key)) ? (unsigned)atoi(p + strlen(key) + 1) : 0;
+}
+
+static inline unsigned fz_free_pages(struct fuzz *f)
+{
+    return fz_meminfo(f, "free_pages");
+}
+
+static inline unsigned fz_now(struct fuzz *f)
+{
+    return uptime_ms() - f->start_ms;
+}
+
+/* A tiny program that exits 0: an ELF header, one program header, code. */
+static inline int fz_tiny_elf(char *out)
+{
+    static const unsigned char code[] = {
+        0xB8, 0x01, 0x00, 0x00, 0x00,           /* mov eax, SYS_exit */
+        0x31, 0xDB,                             /* xor ebx, ebx */
+        0xCD, 0x80,                             /* int $0x80 */
+        0x0F, 0x0B,                             /* ud2 */
+    };
+    unsigned *w;
+    int n = 52 + 32 + sizeof(code);
+
+    memset(out, 0, n);
+    memcpy(out, "\x7f" "ELF\x01\x01\x01", 7);
+    out[16] = 2;                                /* ET_EXEC */
+    out[18] = 3;                                /* EM_386 */
+    w = (unsigned *)(out + 20);
+    w[0] = 1;                                   /* version */
+    w[1] = 0x400000 + 84;                       /* entry */
+    w[2] = 52;                                  /* phoff */
+    out[40] = 52;                               /* ehsize */
+    out[42] = 32;                               /* phentsize */
+    out[44] = 1;                                /* phnum */
+    w = (unsigned *)(out + 52);
+    w[0] = 1;                                   /* PT_LOAD */
+    w[1] = 0;                                   /* offset */
+    w[2] = w[3] = 0x400000;                     /* vaddr, paddr */
+    w[4] = w[5] = n;                            /* filesz, memsz */
+    w[6] = 5;                                   /* R X */
+    w[7] = 4096;
+    memcpy(out + 84, code, sizeof(code));
+    return n;
+}
+
+/* The program's first initialised variable: its object comes before libc's
+ * in the link, so this is at (or near) the start of .data. */
+static int fz_data_start = 1;
+
+/* Take a private copy of every page the parent may write - data, bss, heap
+ * and its part of the stack - right after a fork, while memory is plenty:
+ * a child that runs the machine out of memory later cannot then make the
+ * parent's next copy-on-write fault fail (which would kill it). */
+static inline void fz_own_pages(void)
+{
+    volatile char *p, here = 0;
+    unsigned top = (unsigned)&here + 65536, end = (unsigned)sbrk(0);
+
+    if (top > 0xBFFFF000u)
+        top = 0xBFFFF000u;
+    for (p = (char *)((unsigned)&fz_data_start & ~4095u); (unsigned)p < end; p += 4096)
+        *p = *p;
+    for (p = (char *)(((unsigned)&here - 16384) & ~4095u); (unsigned)p < top; p += 4096)
+        *p = *p;
+}
+
+/* Parse SEED SECONDS [MAXCOUNT]; 0 and the first heartbeat, or -1. */
+static inline int fz_start(struct fuzz *f, const char *name, int argc, char **argv)
+{
+    memset(f, 0, sizeof(*f));
+    f->name = name;
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s SEED SECONDS [MAXCOUNT]\n", name);
+        return -1;
+    }
+    f->seed = strtoul(argv[1], NULL, 0);
+    f->seconds = strtoul(argv[2], NULL, 0);
+    f->maxcount = argc > 3 ? strtoul(argv[3], NULL, 0) : 0;
+    f->start_ms = f->last_beat = uptime_ms();
+    if ((f->meminfo = open("/proc/meminfo", O_RDONLY)) < 0) {
+        fprintf(stderr, "%s: /proc/meminfo: %s\n", name, strerror(errno));
+        return -1;
+    }
+    fcntl(f->meminfo, F_SETFD, 0);
+    f->free_at_start = fz_free_pages(f);
+    f->blocks_at_start = fz_meminfo(f, "heap_blocks");
+    f->heap_at_start = fz_meminfo(f, "heap_pages");
+    fz_say("%s: seed %u count 0\n", f->name, f->seed);
+    return 0;
+}
+
+/* Print the heartbeat if it is due; true once the run should stop. */
+static inline int fz_over(struct fuzz *f)
+{
+    unsigned now = uptime_ms();
+
+    if (now - f->last_beat >= BEAT_MS) {
+        fz_say("%s: seed %u count %u\n", f->name, f->seed, f->count);
+        f->last_beat = now;
+    }
+    return now - f->start_ms >= f->seconds * 1000u || (f->maxcount && f->count >= f->maxcount);
+}
+
+/* Sleep up to ms, keeping the heartbeat going. */
+static inline void fz_nap(struct fuzz *f, unsigned ms)
+{
+    sleep_ms(ms);
+    fz_over(f);
+}
+
+/* Wait for pid (if > 0) with a deadline: kill it when the deadline passes.
+ * Its process group (a fuzzer's worker leads its own) is killed too, so no
+ * grandchild outlives it. One that outlives SIGKILL by UNKILLABLE_MS is a
+ * kernel bug: the heartbeat stops, and tools/fuzz.py reports a hang.
+ * Returns the wait status, or -1. */
+static inline int fz_reap(struct fuzz *f, int pid, unsigned deadline_ms)
+{
+    unsigned start = uptime_ms();
+    int status = -1, r, killed = 0;
+
+    while ((r = waitpid(pid, &status, WNOHANG)) == 0) {
+        if (!killed && uptime_ms() - start >= deadline_ms) {
+            kill(pid, SIGKILL);
+            killed = 1;
+        }
+        if (killed && uptime_ms() - start >= deadline_ms + UNKILLABLE_MS) {
+            fz_say("%s: pid %d survives SIGKILL\n", f->name, pid);
+            for (;;)
+                sleep_ms(1000);                 /* no more heartbeats: a hang */
+        }
+        fz_nap(f, 2);
+    }
+    kill(-pid, SIGKILL);
+    return r == pid ? status : -1;
+}
+
+/* The leak check and the last line. Every process the fuzzer made must be
+ * gone first: they are orphans of init by now, and init reaps them, so wait
+ * until /proc lists no one but init and us. Then free_pages must be what it
+ * was at the start, exactly: the heap gives back every page (kernel/mm/kheap.c)
+ * and reading meminfo through the fd kept open makes no new objects. */
+static inline int fz_finish(struct fuzz *f)
+{
+    unsigned start = uptime_ms(), now_free = 0;
+    int others = 1, self = getpid(), fd;
+
+    while (uptime_ms() - start < SETTLE_MS) {
+        char buf[512];
+        int n, i;
+        others = 0;
+        if ((fd = open("/proc", O_RDONLY | O_DIRECTORY)) >= 0) {
+            while ((n = getdents(fd, buf, sizeof(buf))) > 0) {
+                for (i = 0; i < n;) {
+                    struct dirent *d = (struct dirent *)(buf + i);
+                    int pid = atoi(d->d_name);
+                    others += pid > 1 && pid != self;
+                    i += d->d_reclen;
+                }
+            }
+            close(fd);
+        }
+        now_free = fz_free_pages(f);
+        if (!others && now_free == f->free_at_start)
+            break;
+        fz_nap(f, 50);
+    }
+    if (others || now_free != f->free_at_start)
+        fz_say("FAIL %s_leaves_no_leak: free pages %u at the start, %u at the end; kernel "
+               "heap blocks %u, %u, pages %u, %u; %d other processes left\n", f->name,
+               f->free_at_start, now_free, f->blocks_at_start, fz_meminfo(f, "heap_blocks"),
+               f->heap_at_start, fz_meminfo(f, "heap_pages"), others);
+    else
+        fz_say("PASS %s_leaves_no_leak\n", f->name);
+    fz_say("%s: done seed %u count %u\n", f->name, f->seed, f->count);
+    return others || now_free != f->free_at_start;
+}
+
+#endif
