@@ -573,12 +573,14 @@ sys.path.insert(0, sys.argv[1])
 import grade
 plan = json.load(open(sys.argv[2]))
 results, notes = grade.run_program("/nonexistent", "labzz", plan["names"], plan["limits"],
-                                   plan["table"], boot_limit=plan["boot_limit"])
+                                   plan["table"], boot_limit=plan["boot_limit"],
+                                   stop_at_failure=plan["stop"])
 print(json.dumps({n: [o.ok, o.reason] for n, o in results.items()}))
 '''
 
 
-def fake_runner(tmp, names, kinds, table=None, limits=None, silent=False, boot_limit=5):
+def fake_runner(tmp, names, kinds, table=None, limits=None, silent=False, boot_limit=5,
+                stop=False):
     """Run grade.run_program against the fake QEMU: ({test: [ok, reason]},
     boots, [command lines])."""
     fake = os.path.join(tmp, "bin")
@@ -591,7 +593,8 @@ def fake_runner(tmp, names, kinds, table=None, limits=None, silent=False, boot_l
         if os.path.exists(p):
             os.unlink(p)
     plan = {"names": names, "kinds": kinds, "table": table, "fake_table": table or names,
-            "limits": limits or {}, "silent": silent, "boot_limit": boot_limit, "state": state}
+            "limits": limits or {}, "silent": silent, "boot_limit": boot_limit, "state": state,
+            "stop": stop}
     with open(os.path.join(tmp, "plan.json"), "w") as f:
         json.dump(plan, f)
     env = dict(os.environ, PATH=fake + os.pathsep + os.environ["PATH"],
@@ -665,6 +668,17 @@ def grading_runner_suite():
                 all(len(c) <= 1000 and len(c.split()) <= 62 for c in cmds)
             res.append(("grading/runner/long_name_lists_split_over_boots_that_fit", ok,
                         "%d boots, longest %d" % (boots, max(map(len, cmds or [""])))))
+
+            # stop_at_failure (tools/mutants.py): the run ends at the first failed test
+            got, boots, _ = fake_runner(tmp, ["t_pass", "t_multi", "t_after"],
+                                        {"t_multi": "multi"}, stop=True)
+            got2, boots2, _ = fake_runner(tmp, ["t_hang", "t_after"], {"t_hang": "hang"},
+                                          limits={"t_hang": 1}, stop=True)
+            ok = boots == 1 and sorted(got) == ["t_multi", "t_pass"] and got["t_pass"][0] and \
+                not got["t_multi"][0] and boots2 == 1 and list(got2) == ["t_hang"]
+            res.append(("grading/runner/stop_at_failure_ends_at_the_first_failed_test", ok,
+                        "%d boots %s; %d boots %s" % (boots, json.dumps(got), boots2,
+                                                       json.dumps(got2))))
         return res
     return "grading/runner", run
 
@@ -1106,8 +1120,8 @@ def mutant_suite(lab_dir):
 
     def run():
         import mutants
-        lab = mutants.Lab(os.path.relpath(lab_dir, qemu.ROOT))
-        rows = mutants.run([lab], jobs=1, workdir=os.path.join(qemu.BUILD, "mutants-" + num),
+        rows = mutants.run([handout.find_lab(num)], jobs=1,
+                           workdir=os.path.join(qemu.BUILD, "mutants-" + num),
                            alone=False, sample=True, report=None)
         res = []
         for _, name, ok, detail in rows:
