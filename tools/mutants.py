@@ -30,9 +30,8 @@ recompiles only the files it changes; a run stops at the first failing
 test (--full runs every test, to count all the points lost). `make test`
 runs each lab as a suite of its own (tools/test.py), one worker each, in
 build/mutants-NN/, and only --sample: the course tree with all tests in one
-boot, and the few mutants listed in lab/NN-name/mutants/SAMPLE (the
-mistakes issue 10 found scoring full marks); `make mutants` runs
-everything."""
+boot, and the few mutants listed in lab/NN-name/mutants/SAMPLE (a lab
+without a SAMPLE runs them all); `make mutants` runs everything."""
 import argparse
 import concurrent.futures
 import os
