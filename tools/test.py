@@ -831,6 +831,20 @@ def grading_submissions_suite():
     return "grading/submissions", run
 
 
+# The instructor-only files (COMMON.md's fixed interface), written out here
+# rather than taken from handout.INSTRUCTOR_ONLY, so that a tool leaving
+# one out of its own list fails these checks.
+INSTRUCTOR_FILES = re.compile(r"^(lab/[^/]+/mutants/.|lab/[^/]+/key\.md$|doc/instructors\.md$)")
+
+
+def instructor_files_exist():
+    """The full tree has some of each kind (so checking their absence is
+    not vacuous)."""
+    files = handout.tracked_files()
+    return all(any(re.match(r, f) for f in files) for r in
+               (r"lab/[^/]+/mutants/.+\.mutant$", r"lab/[^/]+/key\.md$", r"doc/instructors\.md$"))
+
+
 def check_results_json(r):
     """Problems with a results.json against Gradescope's specification."""
     bad = []
@@ -889,7 +903,7 @@ def autograder_suite():
                 return [("grading/autograder/make_autograder", False, tail(p.stdout + p.stderr))]
             with __import__("zipfile").ZipFile(zip_path) as z:
                 members = z.namelist()
-            leaked = [m for m in members if handout.INSTRUCTOR_ONLY.match(m[len("course/"):])
+            leaked = [m for m in members if INSTRUCTOR_FILES.match(m[len("course/"):])
                       or m.startswith("course/build/")]
             ok = {"setup.sh", "run_autograder"} <= set(members) and not leaked
             res.append(("grading/autograder/zip_has_setup_and_run_at_its_root_nothing_"
@@ -949,6 +963,18 @@ def squash(text):
     return re.sub(r"\s+", " ", text).strip()
 
 
+def solution_bodies():
+    """[(lab, file, body with white space squashed)] of every LAB region
+    long enough (20 characters) to be recognised in another tree."""
+    bodies = []
+    for rel in handout.tracked_files():
+        if rel.endswith((".c", ".h")) and not rel.startswith("lab/"):
+            for m in handout.REGION.finditer(handout.read_text(os.path.join(qemu.ROOT, rel))):
+                if len(squash(m.group(4))) >= 20:
+                    bodies.append((m.group(2), rel, squash(m.group(4))))
+    return bodies
+
+
 def course_suite():
     """make course's repository: branches in course order, each one commit
     on the last adding its lab folder; nothing instructor-only, nothing
@@ -970,13 +996,7 @@ def course_suite():
             want = ["lab" + lab.num for lab in labs]
             res.append(("course/one_branch_per_lab_in_course_order", branches == want,
                         "branches %s, want %s" % (branches, want)))
-            bodies = []
-            for rel in handout.tracked_files():
-                if rel.endswith((".c", ".h")) and not rel.startswith("lab/"):
-                    for m in handout.REGION.finditer(handout.read_text(
-                            os.path.join(qemu.ROOT, rel))):
-                        if len(squash(m.group(4))) >= 20:
-                            bodies.append((m.group(2), rel, squash(m.group(4))))
+            bodies = solution_bodies()
             problems = []
             for i, lab in enumerate(labs):
                 b = "lab" + lab.num
@@ -991,7 +1011,7 @@ def course_suite():
                     problems.append("%s's commit changes %s" % (b, changed))
                 files = branch_files(repo, b)
                 for rel, data in files.items():
-                    if handout.INSTRUCTOR_ONLY.match(rel) or rel.startswith("build/"):
+                    if INSTRUCTOR_FILES.match(rel) or rel.startswith("build/"):
                         problems.append("%s holds %s" % (b, rel))
                     if rel.endswith((".c", ".h")):
                         text = data.decode(errors="replace")
@@ -1136,6 +1156,61 @@ def mutant_suite(lab_dir):
     return "mutants/" + num, run
 
 
+def handout_and_handin_suite():
+    """make handout LAB=NN and make handin LAB=NN, for every lab: nothing
+    instructor-only (mutants, key.md, the guide) and nothing built in
+    either; the handout holds the lab folders up to NN, no solution of lab
+    NN or a later lab, every earlier lab's solution; the hand-in holds
+    exactly the lab's files and answers.md. (make course and make
+    autograder are checked by the course and grading suites.)"""
+    def run():
+        import tarfile
+        res, bodies, labs = [], solution_bodies(), handout.labs()
+        res.append(("labs/handout/the_full_tree_has_instructor_only_files",
+                    instructor_files_exist(), "no mutants, key.md or doc/instructors.md here"))
+        with tempfile.TemporaryDirectory() as tmp:
+            for i, lab in enumerate(labs):
+                out = os.path.join(tmp, "handout-" + lab.num)
+                p = subprocess.run(["make", "-s", "-C", qemu.ROOT, "handout", "LAB=" + lab.num,
+                                    "HANDOUT=" + out], capture_output=True, text=True,
+                                   timeout=300)
+                if p.returncode != 0:
+                    res.append(("labs/handout/%s/make_handout" % lab.num, False,
+                                tail(p.stdout + p.stderr)))
+                    continue
+                files = handout.tracked_files(out)
+                problems = ["holds %s" % f for f in files
+                            if INSTRUCTOR_FILES.match(f) or f.startswith("build/")]
+                folders = sorted(set(f.split("/")[1] for f in files
+                                     if f.startswith("lab/") and f.count("/") >= 2))
+                if folders != [x.name for x in labs[:i + 1]]:
+                    problems.append("has lab folders %s" % folders)
+                flat = {f: squash(handout.read_text(os.path.join(out, f))) for f in files
+                        if f.endswith((".c", ".h"))}
+                for n, src, body in bodies:
+                    inside = body in flat.get(src, "")
+                    if n >= lab.num and inside:
+                        problems.append("%s holds lab %s's solution" % (src, n))
+                    elif n < lab.num and not inside:
+                        problems.append("%s lacks lab %s's solution" % (src, n))
+                res.append(("labs/handout/%s/nothing_instructor_only_no_solution_of_it_or_"
+                            "later_labs" % lab.num, not problems, "\n".join(problems[:20])))
+                tgz = os.path.join(tmp, "handin-%s.tar.gz" % lab.num)
+                subprocess.run(["make", "-s", "-C", qemu.ROOT, "handin", "LAB=" + lab.num,
+                                "HANDIN=" + tgz], capture_output=True, text=True, timeout=300)
+                try:
+                    with tarfile.open(tgz) as t:
+                        names = sorted(t.getnames())
+                except (OSError, tarfile.TarError) as e:
+                    names = ["(no archive: %s)" % e]
+                want = sorted(set(lab.files()) | ({"answers.md"} & set(names)))
+                ok = names == want and not any(INSTRUCTOR_FILES.match(n) for n in names)
+                res.append(("labs/handin/%s/only_the_labs_files_and_answers" % lab.num, ok,
+                            "holds %s, want %s" % (names, want)))
+        return res
+    return "labs/handout_handin", run
+
+
 def mutant_suites():
     return [mutant_suite(d) for d in sorted(glob.glob(os.path.join(qemu.ROOT, "lab",
                                                                    "[0-9][0-9]-*", "mutants")))
@@ -1155,7 +1230,7 @@ def all_suites():
     keyless = [lab.path for lab in handout.labs() if lab.has_program() and
                not lab.uses_harness()]
     suites += [lab_suite(d) for d in keyless] + [handout_suite(d) for d in keyless]
-    suites += grading_suites()
+    suites += grading_suites() + [handout_and_handin_suite()]
     suites[:0] = mutant_suites()        # the longest suites start first
     return suites
 
