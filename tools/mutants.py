@@ -29,9 +29,10 @@ start from the main tree's objects (grade.seed_build), so a mutant
 recompiles only the files it changes; a run stops at the first failing
 test (--full runs every test, to count all the points lost). `make test`
 runs each lab as a suite of its own (tools/test.py), one worker each, in
-build/mutants-NN/, and only --sample: the course tree with all tests in one
-boot, and the few mutants listed in lab/NN-name/mutants/SAMPLE (a lab
-without a SAMPLE runs them all); `make mutants` runs everything."""
+build/mutants-NN/, and only --sample --no-reference: the few mutants
+listed in lab/NN-name/mutants/SAMPLE (a lab without a SAMPLE runs them
+all), the course tree's full marks being the course suite's check there;
+`make mutants` runs everything."""
 import argparse
 import concurrent.futures
 import os

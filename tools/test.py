@@ -18,9 +18,12 @@
                     course repository's branches, and a student merging
                     through them: each lab 0 before, full marks after
   lab suites        labs not yet on lab.h: the graded tests pass on this
-                    tree, and every one of them fails on the handout
-  mutant suites     each lab's tests pass with the later labs stubbed, and
-                    catch a sample of its wrong solutions (tools/mutants.py)
+                    tree, and every one of them fails on the handout;
+                    every lab: handouts and hand-ins hold nothing
+                    instructor-only and no solution they should not
+  mutant suites     each lab's tests catch a sample of its wrong solutions
+                    (tools/mutants.py; that they pass with the later labs
+                    stubbed is the course suite's student check)
 
 Each result is printed as it arrives: PASS/FAIL, its name, its time. The
 last line is `N passed, M failed`; the exit status is 1 if anything failed.
@@ -1131,10 +1134,13 @@ def grading_suites():
 
 # ---------------------------------------------------------------- mutants
 # (the labs engineer's block) Each lab with a mutant catalogue is a suite:
-# its tests pass on its course tree (every later lab a stub), and each
-# mutant in lab/NN-*/mutants/SAMPLE fails one of them. One worker tree per
-# suite (build/mutants-NN), so the pool runs two labs at once. `make
-# mutants` runs every mutant, and boots each test alone on the course tree.
+# each mutant in lab/NN-*/mutants/SAMPLE fails one of its tests. That its
+# tests all pass on its course tree (earlier labs solved, every later lab a
+# stub) is course/student/labNN_scores_full_marks_with_the_reference, on
+# the same tree, so it is not checked twice here. One worker tree per suite
+# (build/mutants-NN), so the pool runs two labs at once. `make mutants`
+# runs every mutant, checks the course tree itself, and boots each test
+# alone on it.
 def mutant_suite(lab_dir):
     num = os.path.basename(lab_dir)[:2]
 
@@ -1142,17 +1148,9 @@ def mutant_suite(lab_dir):
         import mutants
         rows = mutants.run([handout.find_lab(num)], jobs=1,
                            workdir=os.path.join(qemu.BUILD, "mutants-" + num),
-                           alone=False, sample=True, report=None)
-        res = []
-        for _, name, ok, detail in rows:
-            if name.startswith("(course tree: all tests)"):
-                res.append(("mutants/%s/course_tree_passes_every_test" % num, ok, detail))
-            elif name.startswith("(course tree"):
-                test = name[len("(course tree: "):-len(" alone)")]
-                res.append(("mutants/%s/course_tree_passes/%s_alone" % (num, test), ok, detail))
-            else:
-                res.append(("mutants/%s/caught/%s" % (num, name), ok, detail))
-        return res or [("mutants/%s" % num, False, "nothing ran")]
+                           reference=False, sample=True, report=None)
+        return [("mutants/%s/caught/%s" % (num, name), ok, detail)
+                for _, name, ok, detail in rows] or [("mutants/%s" % num, False, "nothing ran")]
     return "mutants/" + num, run
 
 
