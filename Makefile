@@ -226,15 +226,15 @@ grade:
 		$(if $(JSON),--json $(JSON)) $(foreach t,$(TEST),--test $(t)) \
 		$(if $(GRADE_EXTRA),--extra $(GRADE_EXTRA))
 
-# make handout LAB=NN: lab NN and later labs stubbed, in build/handout-NN
+# make handout LAB=NN [HANDOUT=dir]: lab NN and later labs stubbed, in build/handout-NN
 handout:
 	@test -n "$(LAB)" || { echo "usage: make handout LAB=NN"; exit 2; }
-	$(PYTHON) tools/handout.py $(LAB)
+	$(PYTHON) tools/handout.py $(LAB) $(HANDOUT)
 
-# make handin LAB=NN: the lab's files and answers.md in build/handin-NN.tar.gz
+# make handin LAB=NN [HANDIN=file]: the lab's files and answers.md in build/handin-NN.tar.gz
 handin:
 	@test -n "$(LAB)" || { echo "usage: make handin LAB=NN"; exit 2; }
-	@$(PYTHON) tools/handin.py $(LAB)
+	@$(PYTHON) tools/handin.py $(LAB) $(HANDIN)
 
 # make autograder LAB=NN [GRADE_EXTRA=dir]: build/autograder-NN.zip (Gradescope)
 autograder:

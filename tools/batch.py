@@ -128,17 +128,13 @@ def region_edit(text, lab, line):
     """text with `line` put at the start of each of lab's regions: first
     thing in the body of a statement region, or first thing inside the
     first function of a region that holds whole functions."""
-    def repl(m):
-        if m.group(2) != lab.num:
-            return m.group(0)
+    def edit(m):
         body = m.group(4)
         if m.group(1):                          # indented: statements
-            body = m.group(1) + line + "\n" + body
-        else:
-            at = re.search(r"^\{\n", body, re.M)
-            body = body[:at.end()] + "    " + line + "\n" + body[at.end():] if at else body
-        return m.group(0)[:m.start(4) - m.start(0)] + body + m.group(0)[m.end(4) - m.start(0):]
-    return handout.REGION.sub(repl, text)
+            return m.group(1) + line + "\n" + body
+        at = re.search(r"^\{\n", body, re.M)
+        return body[:at.end()] + "    " + line + "\n" + body[at.end():] if at else body
+    return handout.edit_regions(text, lab.num, edit)[0]
 
 
 def fixture_files(lab, kind, root=ROOT):
@@ -178,19 +174,14 @@ def fixture_files(lab, kind, root=ROOT):
 def unmark(text, lab):
     """text with lab's BEGIN/END markers gone and their bodies kept, as in a
     student's file."""
-    return handout.REGION.sub(lambda m: m.group(4) if m.group(2) == lab.num else m.group(0), text)
+    return handout.map_regions(text, lab.num, lambda m: m.group(4))[0]
 
 
 def stub_keep_markers(text, lab, rel):
     """text with lab's regions holding their stubs, markers kept (so that a
     fixture can add to the stub)."""
-    def repl(m):
-        if m.group(2) != lab.num:
-            return m.group(0)
-        stubbed, _ = handout.stub_region(m.group(0), lab.num, rel, lab.folder)
-        return "%s/* LAB %s: BEGIN */\n%s%s/* LAB %s: END */\n" % (
-            m.group(1), lab.num, stubbed, m.group(1), lab.num)
-    return handout.REGION.sub(repl, text)
+    return handout.edit_regions(text, lab.num, lambda m: handout.stub_region(
+        m.group(0), lab.num, rel, lab.folder)[0])[0]
 
 
 MIX = ["correct", "stub", "correct", "broken", "correct", "hangs", "stub", "correct", "traps",

@@ -122,11 +122,14 @@ class Console:
         return text
 
 
-def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT):
+def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
+              stop_at_failure=False):
     """Boot build/ running prog with a fresh key, naming `names` (None:
     the program's whole table), reading the console line by line as it
     comes. Returns (results {test: Outcome}, done, note): done when the
-    program said DONE; note says why a boot ended with no test running."""
+    program said DONE; note says why a boot ended with no test running.
+    stop_at_failure: end the boot at the first failed test (a FAIL line, a
+    hang or a panic), for a check that needs only one."""
     key = secrets.token_hex(12)
     cmd = "panic=exit run=/bin/%s --key %s%s" % (prog, key, "".join(" " + n for n in names or []))
     line_re = re.compile(LINE % key)
@@ -146,13 +149,16 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT)
             on_result(name, outcome)
 
     def event(m, now):
-        """One keyed line; True when the program is done."""
-        nonlocal current, start, deadline
+        """One keyed line; True when the boot may end here."""
+        nonlocal current, start, deadline, done
         what, name = m.group(1), m.group(2)
         if what == "START":
             if current:
                 finish(current, Outcome(False, "no result before the next test started",
                                         keep_output(console.take()), now - start))
+                if stop_at_failure:
+                    current = None
+                    return True
             console.take()
             current, start = name, now
             deadline = now + limits.get(name, handout.DEFAULT_LIMIT)
@@ -160,12 +166,14 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT)
             finish(name, Outcome(what == "PASS", unescape(m.group(3) or ""),
                                  keep_output(console.take()), now - start))
             current, deadline = None, now + boot_limit
+            return what == "FAIL" and stop_at_failure
         elif what == "DONE":
-            return True
-        return False
+            done = True
+        return done
 
     try:
-        while not done:
+        stop = False
+        while not stop:
             now = time.monotonic()
             ready, _, _ = select.select([fd], [], [], max(0, min(deadline - now, 0.2)))
             chunk = os.read(fd, 65536) if ready else b""
@@ -177,7 +185,7 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT)
                     m = line_re.search(line + "\n")
                     console.add(line[:m.start()] if m else line + "\n")
                     if m and event(m, now):
-                        done = True
+                        stop = True
                         break
                 continue
             gone = (ready and not chunk) or proc.poll() is not None
@@ -226,15 +234,19 @@ def name_batches(names, prog, table):
     return batches + [cur] if cur else batches
 
 
-def run_program(build, prog, names, limits, table=None, on_result=None, boot_limit=BOOT_LIMIT):
+def run_program(build, prog, names, limits, table=None, on_result=None, boot_limit=BOOT_LIMIT,
+                stop_at_failure=False):
     """Run the tests `names` of guest program prog, booting as often as
     needed: again after a hang or a panic (with the tests not yet run, at
     most MAX_REBOOTS times), and in batches when the names do not fit one
     command line. names None: whatever the program runs (no reboots).
+    stop_at_failure: stop at the first test that fails, leaving the rest
+    out of the results (tools/mutants.py: one failure catches a mutant).
     Returns ({test: Outcome}, notes)."""
     results, notes, reboots = {}, [], 0
     if names is None:
-        got, done, note = boot_once(build, prog, None, limits, on_result, boot_limit)
+        got, done, note = boot_once(build, prog, None, limits, on_result, boot_limit,
+                                    stop_at_failure)
         return got, ([note] if note else [])
     remaining = list(names)
 
@@ -250,8 +262,11 @@ def run_program(build, prog, names, limits, table=None, on_result=None, boot_lim
 
     while remaining:
         batch = name_batches(remaining, prog, table)[0]
-        got, done, note = boot_once(build, prog, batch, limits, on_result, boot_limit)
+        got, done, note = boot_once(build, prog, batch, limits, on_result, boot_limit,
+                                    stop_at_failure)
         results.update((n, o) for n, o in got.items() if n in remaining)
+        if stop_at_failure and not all(o.ok for o in got.values()):
+            break
         asked = remaining if batch is None else batch
         remaining = [n for n in remaining if n not in results]
         if not remaining:

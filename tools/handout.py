@@ -152,8 +152,12 @@ def questions_in(readme):
 
 
 # ---------------------------------------------------------------- stubs
-def stub_region(text, lab, path, folder):
-    """Replace lab's regions in one file's text; returns (text, count)."""
+def map_regions(text, lab, fn, index=None):
+    """text with each of lab's regions (index, 1-based: only that one of
+    the file) replaced, markers and all, by fn(m), m being its REGION match:
+    m.group(1) the indent, m.group(3) the stub given in the marker (or
+    None), m.group(4) the body. Returns (text, how many regions of lab the
+    text holds)."""
     count = 0
 
     def repl(m):
@@ -161,6 +165,15 @@ def stub_region(text, lab, path, folder):
         if m.group(2) != lab:
             return m.group(0)
         count += 1
+        return fn(m) if index is None or count == index else m.group(0)
+
+    return REGION.sub(repl, text), count
+
+
+def stub_region(text, lab, path, folder):
+    """Replace lab's regions in one file's text by their stubs; returns
+    (text, count)."""
+    def stub_of(m):
         indent, stub = m.group(1), m.group(3)
         if stub is None:
             stub = "errno = ENOSYS;\nreturn -1;" if path.startswith("user/") else "return -ENOSYS;"
@@ -171,7 +184,17 @@ def stub_region(text, lab, path, folder):
                   for line in stub.strip("\n").splitlines() if line.strip() or body]
         return "\n".join(lines) + "\n"
 
-    return REGION.sub(repl, text), count
+    return map_regions(text, lab, stub_of)
+
+
+def edit_regions(text, lab, edit, index=None):
+    """text with the bodies of lab's regions replaced by edit(m) (m as for
+    map_regions), the markers kept; returns (text, count) as map_regions."""
+    def body(m):
+        at = m.start(0)
+        return m.group(0)[:m.start(4) - at] + edit(m) + m.group(0)[m.end(4) - at:]
+
+    return map_regions(text, lab, body, index)
 
 
 def stub_labs(text, path, stubbed):

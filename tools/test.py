@@ -18,9 +18,12 @@
                     course repository's branches, and a student merging
                     through them: each lab 0 before, full marks after
   lab suites        labs not yet on lab.h: the graded tests pass on this
-                    tree, and every one of them fails on the handout
-  mutant suites     each lab's tests pass with the later labs stubbed, and
-                    catch a sample of its wrong solutions (tools/mutants.py)
+                    tree, and every one of them fails on the handout;
+                    every lab: handouts and hand-ins hold nothing
+                    instructor-only and no solution they should not
+  mutant suites     each lab's tests catch a sample of its wrong solutions
+                    (tools/mutants.py; that they pass with the later labs
+                    stubbed is the course suite's student check)
 
 Each result is printed as it arrives: PASS/FAIL, its name, its time. The
 last line is `N passed, M failed`; the exit status is 1 if anything failed.
@@ -610,12 +613,14 @@ sys.path.insert(0, sys.argv[1])
 import grade
 plan = json.load(open(sys.argv[2]))
 results, notes = grade.run_program("/nonexistent", "labzz", plan["names"], plan["limits"],
-                                   plan["table"], boot_limit=plan["boot_limit"])
+                                   plan["table"], boot_limit=plan["boot_limit"],
+                                   stop_at_failure=plan["stop"])
 print(json.dumps({n: [o.ok, o.reason] for n, o in results.items()}))
 '''
 
 
-def fake_runner(tmp, names, kinds, table=None, limits=None, silent=False, boot_limit=5):
+def fake_runner(tmp, names, kinds, table=None, limits=None, silent=False, boot_limit=5,
+                stop=False):
     """Run grade.run_program against the fake QEMU: ({test: [ok, reason]},
     boots, [command lines])."""
     fake = os.path.join(tmp, "bin")
@@ -628,7 +633,8 @@ def fake_runner(tmp, names, kinds, table=None, limits=None, silent=False, boot_l
         if os.path.exists(p):
             os.unlink(p)
     plan = {"names": names, "kinds": kinds, "table": table, "fake_table": table or names,
-            "limits": limits or {}, "silent": silent, "boot_limit": boot_limit, "state": state}
+            "limits": limits or {}, "silent": silent, "boot_limit": boot_limit, "state": state,
+            "stop": stop}
     with open(os.path.join(tmp, "plan.json"), "w") as f:
         json.dump(plan, f)
     env = dict(os.environ, PATH=fake + os.pathsep + os.environ["PATH"],
@@ -702,6 +708,17 @@ def grading_runner_suite():
                 all(len(c) <= 1000 and len(c.split()) <= 62 for c in cmds)
             res.append(("grading/runner/long_name_lists_split_over_boots_that_fit", ok,
                         "%d boots, longest %d" % (boots, max(map(len, cmds or [""])))))
+
+            # stop_at_failure (tools/mutants.py): the run ends at the first failed test
+            got, boots, _ = fake_runner(tmp, ["t_pass", "t_multi", "t_after"],
+                                        {"t_multi": "multi"}, stop=True)
+            got2, boots2, _ = fake_runner(tmp, ["t_hang", "t_after"], {"t_hang": "hang"},
+                                          limits={"t_hang": 1}, stop=True)
+            ok = boots == 1 and sorted(got) == ["t_multi", "t_pass"] and got["t_pass"][0] and \
+                not got["t_multi"][0] and boots2 == 1 and list(got2) == ["t_hang"]
+            res.append(("grading/runner/stop_at_failure_ends_at_the_first_failed_test", ok,
+                        "%d boots %s; %d boots %s" % (boots, json.dumps(got), boots2,
+                                                       json.dumps(got2))))
         return res
     return "grading/runner", run
 
@@ -854,6 +871,20 @@ def grading_submissions_suite():
     return "grading/submissions", run
 
 
+# The instructor-only files (COMMON.md's fixed interface), written out here
+# rather than taken from handout.INSTRUCTOR_ONLY, so that a tool leaving
+# one out of its own list fails these checks.
+INSTRUCTOR_FILES = re.compile(r"^(lab/[^/]+/mutants/.|lab/[^/]+/key\.md$|doc/instructors\.md$)")
+
+
+def instructor_files_exist():
+    """The full tree has some of each kind (so checking their absence is
+    not vacuous)."""
+    files = handout.tracked_files()
+    return all(any(re.match(r, f) for f in files) for r in
+               (r"lab/[^/]+/mutants/.+\.mutant$", r"lab/[^/]+/key\.md$", r"doc/instructors\.md$"))
+
+
 def check_results_json(r):
     """Problems with a results.json against Gradescope's specification."""
     bad = []
@@ -912,7 +943,7 @@ def autograder_suite():
                 return [("grading/autograder/make_autograder", False, tail(p.stdout + p.stderr))]
             with __import__("zipfile").ZipFile(zip_path) as z:
                 members = z.namelist()
-            leaked = [m for m in members if handout.INSTRUCTOR_ONLY.match(m[len("course/"):])
+            leaked = [m for m in members if INSTRUCTOR_FILES.match(m[len("course/"):])
                       or m.startswith("course/build/")]
             ok = {"setup.sh", "run_autograder"} <= set(members) and not leaked
             res.append(("grading/autograder/zip_has_setup_and_run_at_its_root_nothing_"
@@ -972,6 +1003,18 @@ def squash(text):
     return re.sub(r"\s+", " ", text).strip()
 
 
+def solution_bodies():
+    """[(lab, file, body with white space squashed)] of every LAB region
+    long enough (20 characters) to be recognised in another tree."""
+    bodies = []
+    for rel in handout.tracked_files():
+        if rel.endswith((".c", ".h")) and not rel.startswith("lab/"):
+            for m in handout.REGION.finditer(handout.read_text(os.path.join(qemu.ROOT, rel))):
+                if len(squash(m.group(4))) >= 20:
+                    bodies.append((m.group(2), rel, squash(m.group(4))))
+    return bodies
+
+
 def course_suite():
     """make course's repository: branches in course order, each one commit
     on the last adding its lab folder; nothing instructor-only, nothing
@@ -993,13 +1036,7 @@ def course_suite():
             want = ["lab" + lab.num for lab in labs]
             res.append(("course/one_branch_per_lab_in_course_order", branches == want,
                         "branches %s, want %s" % (branches, want)))
-            bodies = []
-            for rel in handout.tracked_files():
-                if rel.endswith((".c", ".h")) and not rel.startswith("lab/"):
-                    for m in handout.REGION.finditer(handout.read_text(
-                            os.path.join(qemu.ROOT, rel))):
-                        if len(squash(m.group(4))) >= 20:
-                            bodies.append((m.group(2), rel, squash(m.group(4))))
+            bodies = solution_bodies()
             problems = []
             for i, lab in enumerate(labs):
                 b = "lab" + lab.num
@@ -1014,7 +1051,7 @@ def course_suite():
                     problems.append("%s's commit changes %s" % (b, changed))
                 files = branch_files(repo, b)
                 for rel, data in files.items():
-                    if handout.INSTRUCTOR_ONLY.match(rel) or rel.startswith("build/"):
+                    if INSTRUCTOR_FILES.match(rel) or rel.startswith("build/"):
                         problems.append("%s holds %s" % (b, rel))
                     if rel.endswith((".c", ".h")):
                         text = data.decode(errors="replace")
@@ -1134,29 +1171,79 @@ def grading_suites():
 
 # ---------------------------------------------------------------- mutants
 # (the labs engineer's block) Each lab with a mutant catalogue is a suite:
-# its tests pass on its course tree (every later lab a stub), and each
-# mutant in lab/NN-*/mutants/SAMPLE fails one of them. One worker tree per
-# suite (build/mutants-NN), so the pool runs two labs at once. `make
-# mutants` runs every mutant, and boots each test alone on the course tree.
+# each mutant in lab/NN-*/mutants/SAMPLE fails one of its tests. That its
+# tests all pass on its course tree (earlier labs solved, every later lab a
+# stub) is course/student/labNN_scores_full_marks_with_the_reference, on
+# the same tree, so it is not checked twice here. One worker tree per suite
+# (build/mutants-NN), so the pool runs two labs at once. `make mutants`
+# runs every mutant, checks the course tree itself, and boots each test
+# alone on it.
 def mutant_suite(lab_dir):
     num = os.path.basename(lab_dir)[:2]
 
     def run():
         import mutants
-        lab = mutants.Lab(os.path.relpath(lab_dir, qemu.ROOT))
-        rows = mutants.run([lab], jobs=1, workdir=os.path.join(qemu.BUILD, "mutants-" + num),
-                           alone=False, sample=True, report=None)
-        res = []
-        for _, name, ok, detail in rows:
-            if name.startswith("(course tree: all tests)"):
-                res.append(("mutants/%s/course_tree_passes_every_test" % num, ok, detail))
-            elif name.startswith("(course tree"):
-                test = name[len("(course tree: "):-len(" alone)")]
-                res.append(("mutants/%s/course_tree_passes/%s_alone" % (num, test), ok, detail))
-            else:
-                res.append(("mutants/%s/caught/%s" % (num, name), ok, detail))
-        return res or [("mutants/%s" % num, False, "nothing ran")]
+        rows = mutants.run([handout.find_lab(num)], jobs=1,
+                           workdir=os.path.join(qemu.BUILD, "mutants-" + num),
+                           reference=False, sample=True, report=None)
+        return [("mutants/%s/caught/%s" % (num, name), ok, detail)
+                for _, name, ok, detail in rows] or [("mutants/%s" % num, False, "nothing ran")]
     return "mutants/" + num, run
+
+
+def handout_and_handin_suite():
+    """make handout LAB=NN and make handin LAB=NN, for every lab: nothing
+    instructor-only (mutants, key.md, the guide) and nothing built in
+    either; the handout holds the lab folders up to NN, no solution of lab
+    NN or a later lab, every earlier lab's solution; the hand-in holds
+    exactly the lab's files and answers.md. (make course and make
+    autograder are checked by the course and grading suites.)"""
+    def run():
+        import tarfile
+        res, bodies, labs = [], solution_bodies(), handout.labs()
+        res.append(("labs/handout/the_full_tree_has_instructor_only_files",
+                    instructor_files_exist(), "no mutants, key.md or doc/instructors.md here"))
+        with tempfile.TemporaryDirectory() as tmp:
+            for i, lab in enumerate(labs):
+                out = os.path.join(tmp, "handout-" + lab.num)
+                p = subprocess.run(["make", "-s", "-C", qemu.ROOT, "handout", "LAB=" + lab.num,
+                                    "HANDOUT=" + out], capture_output=True, text=True,
+                                   timeout=300)
+                if p.returncode != 0:
+                    res.append(("labs/handout/%s/make_handout" % lab.num, False,
+                                tail(p.stdout + p.stderr)))
+                    continue
+                files = handout.tracked_files(out)
+                problems = ["holds %s" % f for f in files
+                            if INSTRUCTOR_FILES.match(f) or f.startswith("build/")]
+                folders = sorted(set(f.split("/")[1] for f in files
+                                     if f.startswith("lab/") and f.count("/") >= 2))
+                if folders != [x.name for x in labs[:i + 1]]:
+                    problems.append("has lab folders %s" % folders)
+                flat = {f: squash(handout.read_text(os.path.join(out, f))) for f in files
+                        if f.endswith((".c", ".h"))}
+                for n, src, body in bodies:
+                    inside = body in flat.get(src, "")
+                    if n >= lab.num and inside:
+                        problems.append("%s holds lab %s's solution" % (src, n))
+                    elif n < lab.num and not inside:
+                        problems.append("%s lacks lab %s's solution" % (src, n))
+                res.append(("labs/handout/%s/nothing_instructor_only_no_solution_of_it_or_"
+                            "later_labs" % lab.num, not problems, "\n".join(problems[:20])))
+                tgz = os.path.join(tmp, "handin-%s.tar.gz" % lab.num)
+                subprocess.run(["make", "-s", "-C", qemu.ROOT, "handin", "LAB=" + lab.num,
+                                "HANDIN=" + tgz], capture_output=True, text=True, timeout=300)
+                try:
+                    with tarfile.open(tgz) as t:
+                        names = sorted(t.getnames())
+                except (OSError, tarfile.TarError) as e:
+                    names = ["(no archive: %s)" % e]
+                want = sorted(set(lab.files()) | ({"answers.md"} & set(names)))
+                ok = names == want and not any(INSTRUCTOR_FILES.match(n) for n in names)
+                res.append(("labs/handin/%s/only_the_labs_files_and_answers" % lab.num, ok,
+                            "holds %s, want %s" % (names, want)))
+        return res
+    return "labs/handout_handin", run
 
 
 def mutant_suites():
@@ -1229,7 +1316,7 @@ def all_suites():
     keyless = [lab.path for lab in handout.labs() if lab.has_program() and
                not lab.uses_harness()]
     suites += [lab_suite(d) for d in keyless] + [handout_suite(d) for d in keyless]
-    suites += grading_suites()
+    suites += grading_suites() + [handout_and_handin_suite()]
     suites[:0] = mutant_suites()        # the longest suites start first
     return suites
 

@@ -327,6 +327,45 @@ static void eight_writers_records_never_interleave(void)
     PASS();
 }
 
+/* Two writers waiting for room on a full pipe sleep until a reader makes
+ * room. A writer that woke its own side (&p->writers) before sleeping
+ * would wake the other, which wakes it back: each look would find one of
+ * them runnable, for ever. The writers close their read end, so if the
+ * test stops early its exit is the last reader leaving (EPIPE frees them). */
+static void writers_waiting_for_room_stay_asleep(void)
+{
+    static char fill[PIPE_SIZE];
+    int p[2], w[2], i, k, awake = 0, ok = 0, status;
+    char buf[160];
+
+    CHECK(pipe(p) == 0 && write(p[1], fill, sizeof(fill)) == sizeof(fill), "fill");
+    fflush(stdout);
+    for (i = 0; i < 2; i++) {
+        if ((w[i] = fork()) == 0) {
+            close(p[0]);
+            _exit(write(p[1], "x", 1) == 1 ? 0 : 1);
+        }
+    }
+    CHECK(w[0] > 0 && w[1] > 0, "fork");
+    CHECK(wait_until_sleeping(w[0], 5000) && wait_until_sleeping(w[1], 5000),
+          "the two writers are not both asleep on the full pipe after 5 s: each must sleep "
+          "until a reader makes room (did one wake the writers before sleeping?)");
+    for (k = 0; k < 50; k++) {          /* 100 looks over half a second */
+        for (i = 0; i < 2; i++)
+            awake += strcmp(proc_state(w[i], buf, sizeof(buf)), "sleeping") != 0;
+        sleep_ms(10);
+    }
+    CHECK(awake == 0, "%d of 100 looks found a writer that waits for room not asleep: a "
+          "writer must sleep until a reader makes room (did it wake the writers?)", awake);
+    CHECK(read(p[0], fill, sizeof(fill)) == sizeof(fill), "read");
+    for (i = 0; i < 2; i++)
+        ok += wait_child_ms(w[i], 5000, &status) && status == 0;
+    CHECK(ok == 2, "%d of 2 writers finished once there was room", ok);
+    close(p[0]);
+    close(p[1]);
+    PASS();
+}
+
 static void nonblocking_reads_and_writes_never_wait(void)
 {
     static char big[3 * PIPE_SIZE];
@@ -485,6 +524,7 @@ static const struct lab_test tests[] = {
     LAB_TEST(a_fifo_without_a_writer_yet_is_empty_not_at_eof),
     LAB_TEST(a_small_write_is_all_or_nothing),
     LAB_TEST(eight_writers_records_never_interleave),
+    LAB_TEST(writers_waiting_for_room_stay_asleep),
     LAB_TEST(nonblocking_reads_and_writes_never_wait),
     LAB_TEST(a_megabyte_flows_through_a_4k_pipe),
     LAB_TEST(kill_ends_a_process_blocked_in_read_or_write),

@@ -409,6 +409,32 @@ static void revoke_refuses_pipes_and_the_callers_own_root(void)
     PASS();
 }
 
+static int revoke_inits_root(void)
+{
+    int bin = walk(AT_CWD, "/bin", 0), fs;
+
+    if (bin < 0 || unshare() < 0 || (fs = fsopen("ramfs", -1, NULL)) < 0 || fchroot(fs) < 0)
+        return 1;
+    if (revoke(bin) == 0)
+        return 2;
+    return errno == EBUSY ? 0 : 3;
+}
+
+/* Really last: init runs every shell from its root, so nobody may revoke
+ * it, not even a process in a namespace of its own whose root is
+ * elsewhere (only the init's-root rule refuses it there). */
+static void nobody_may_revoke_inits_root(void)
+{
+    int code, f;
+
+    CHECK((code = in_child(revoke_inits_root)) == 0, "revoke of a path fd on init's root, from "
+          "a process whose root is a fresh ramfs: step %d (2: it was revoked; 3: not EBUSY)",
+          code);
+    CHECK((f = walk(AT_CWD, "/bin/sh", 0)) >= 0, "init's root no longer works");
+    close(f);
+    PASS();
+}
+
 static const struct lab_test tests[] = {
     LAB_TEST(unbind_returns_a_path_fd_on_what_was_attached),
     LAB_TEST(files_open_inside_keep_working_after_unbind),
@@ -424,6 +450,7 @@ static const struct lab_test tests[] = {
     LAB_TEST(revoke_releases_the_filesystem_after_the_last_close),
     LAB_TEST(umount_leaks_nothing),
     LAB_TEST(revoke_refuses_pipes_and_the_callers_own_root),
+    LAB_TEST(nobody_may_revoke_inits_root),
 };
 
 int main(int argc, char **argv)
