@@ -629,6 +629,13 @@ static int fail(const char *name)
     return 1;
 }
 
+/* "sh: cd: /nope: No such file or directory": the name that failed too. */
+static int fail_path(const char *name, const char *path)
+{
+    warn("%s: %s", name, path);
+    return 1;
+}
+
 /* For the builtins that make an fd: "fd N", or the error. */
 static int print_fd(const char *name, int fd)
 {
@@ -650,8 +657,9 @@ static int b_cd(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : getenv("HOME");
 
-    if (chdir(dir && *dir ? dir : "/") < 0)
-        return fail(argv[0]);
+    dir = dir && *dir ? dir : "/";
+    if (chdir(dir) < 0)
+        return fail_path(argv[0], dir);
     return 0;
 }
 
@@ -770,7 +778,7 @@ static int b_fsopen(int argc, char **argv)
     int src = -1, fd, e;
 
     if (argc > 2 && strcmp(argv[2], "-") != 0 && (src = open_source(argv[2])) < 0)
-        return fail(argv[0]);
+        return fail_path(argv[0], argv[2]);
     fd = fsopen(argv[1], src, argc > 3 ? argv[3] : "");
     e = errno;
     if (src >= 0)
@@ -781,14 +789,16 @@ static int b_fsopen(int argc, char **argv)
 
 static int b_walk(int argc, char **argv)
 {
-    return print_fd(argv[0], walk(AT_CWD, argv[1], 0));
+    int fd = walk(AT_CWD, argv[1], 0);
+
+    return fd < 0 ? fail_path(argv[0], argv[1]) : print_fd(argv[0], fd);
 }
 
 static int b_walkat(int argc, char **argv)
 {
-    int dirfd = arg_fd(argv, 1);
+    int dirfd = arg_fd(argv, 1), fd = dirfd < 0 ? -1 : walk(dirfd, argv[2], 0);
 
-    return print_fd(argv[0], dirfd < 0 ? -1 : walk(dirfd, argv[2], 0));
+    return fd < 0 && dirfd >= 0 ? fail_path(argv[0], argv[2]) : print_fd(argv[0], fd);
 }
 
 /* ready FD MODE: MODE is r, w or rw, plus a for append. */
@@ -816,14 +826,18 @@ static int b_bind(int argc, char **argv)
 {
     int fd = arg_fd(argv, 1);
 
-    if (fd < 0 || bind(fd, AT_CWD, argv[2], 0) < 0)
+    if (fd < 0)
         return fail(argv[0]);
+    if (bind(fd, AT_CWD, argv[2], 0) < 0)
+        return fail_path(argv[0], argv[2]);
     return 0;
 }
 
 static int b_unbind(int argc, char **argv)
 {
-    return print_fd(argv[0], unbind(AT_CWD, argv[1]));
+    int fd = unbind(AT_CWD, argv[1]);
+
+    return fd < 0 ? fail_path(argv[0], argv[1]) : print_fd(argv[0], fd);
 }
 
 /* revoke, fchroot, fchdir and close all take one fd and return 0 or -1. */
