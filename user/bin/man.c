@@ -105,7 +105,8 @@ static void plain(char *dst, size_t size, const char *src)
             dst[n++] = *++p;
         } else if (*p == '*') {
             ;                       /* emphasis */
-        } else if (*p == '[' && !link_end && (close = strstr(p, "](")) && strchr(close, ')')) {
+        } else if (*p == '[' && !link_end && (close = strchr(p, ']')) && close[1] == '(' &&
+                   strchr(close, ')')) {
             link_end = close;       /* the text stays; "](target)" goes */
         } else if (p == link_end) {
             p = strchr(p, ')');
@@ -135,10 +136,13 @@ static void para_start(int first, int rest, const char *mark)
     para.mark = mark;
 }
 
+/* Adds a line's words to the paragraph; what does not fit is left out. */
 static void para_add(const char *line)
 {
     size_t n = strlen(line);
 
+    if (para.len + 2 >= sizeof(para.text))
+        return;
     if (para.len + n + 2 > sizeof(para.text))
         n = sizeof(para.text) - para.len - 2;
     if (para.len)
@@ -148,7 +152,8 @@ static void para_add(const char *line)
     para.text[para.len] = '\0';
 }
 
-/* Wraps the paragraph at WIDTH, a word longer than a line on its own. */
+/* Prints the paragraph wrapped at WIDTH columns (a word longer than a
+ * line gets a line of its own), and empties it. */
 static void para_flush(void)
 {
     char *p = para.text, *word;
