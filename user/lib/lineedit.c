@@ -474,8 +474,8 @@ int edit_line(struct lineedit *e, const char *prompt, char *line, size_t size)
         else
             done = do_key(&ed, key);
     }
-    flush(&ed);
-    fcntl(e->in, F_SETTTY, 0);      /* cooked again before any command runs */
+    fcntl(e->in, F_SETTTY, 0);      /* cooked again before any command runs, */
+    flush(&ed);                     /* and before the newline shows */
     line[ed.len] = '\0';
     if (done)
         remember(e, line);
