@@ -149,6 +149,16 @@ $(B)/root/etc/fuzz.ext2: tools/e2craft.py
 $(B)/initrd.tar: $(B)/root/etc/fuzz.ext2
 # ---- end of the ext2 block
 
+# ---- manual pages in the guest (guestshell engineer's block)
+# /usr/share/man: the pages of doc/man/ as they are; /bin/man renders them.
+MANPAGES := $(patsubst doc/man/%,$(B)/root/usr/share/man/%,$(filter-out doc/man/README.md,\
+	$(wildcard doc/man/*.md)))
+$(MANPAGES): $(B)/root/usr/share/man/%: doc/man/%
+	@mkdir -p $(@D)
+	@cp $< $@
+$(B)/initrd.tar: $(MANPAGES)
+# ---- end of the manual pages block
+
 # The boot archive: /bin and the files under user/root, as ustar.
 $(B)/initrd.tar: $(USERBINS) $(ROOTFILES) $(B)/root/etc/sample.ext2
 	@mkdir -p $(B)/root

@@ -5,8 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-
-#define ORTHOS_VERSION "0.1"
+#include "include/uapi/version.h"   /* ORTHOS_VERSION, for the banner */
 
 /* Value of `key=value` on the kernel command line; "" for a bare `key`;
  * NULL if absent. */

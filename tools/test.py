@@ -398,7 +398,7 @@ def shell_suite():
             # ^C at an idle prompt clears the line; the shell lives on.
             s.run("export KEEPME=yes")
             s.send("half a line\x03")
-            s.expect(r"\^C\n", timeout=5)      # the tty echoes it; no new prompt comes
+            s.expect(r"\^C\n.*\$ $", timeout=5)   # the line editor echoes it, then prompts again
             out = s.run("echo keep=$KEEPME") or ""
             ok = "keep=yes" in out and "shell exited" not in s.output
             res.append(("shell/ctrl_c_at_the_prompt_only_clears_the_line", ok, tail(s.output)))
@@ -509,6 +509,135 @@ def robust_shell_suite():
 
 def robust_suites():
     return [fault_hostile_suite(), robust_shell_suite()]
+
+
+# ================================================================ guestshell (issue 11)
+# The guestshell engineer's block: the shell's line editor (history, editing,
+# Tab completion) over the serial line and through the PS/2 keyboard, man,
+# uname, head -c, a writer ending quietly on EPIPE, init's report of how the
+# shell ended, and the path in cd's error. The console's raw mode itself is
+# user/tests/t_tty.c.
+def guestshell_suite():
+    def run():
+        res = []
+        with qemu.Session(qemu.kernel_args("panic=exit"), timeout=90) as s:
+            if not s.expect(r"\$ $", timeout=30):
+                return [("shell/edit/prompt_appears", False, tail(s.output))]
+
+            def keys(text, timeout=15):
+                """Type text (keys, ending with Enter), wait for the next prompt."""
+                start = len(s.output)
+                s.send(text)
+                m = s.expect(r"\$ $", timeout)
+                return None if m is None else s.output[start:m.start()]
+
+            def check(name, text, regex, timeout=15):
+                out = keys(text, timeout)
+                ok = out is not None and re.search(regex, out, re.M) is not None
+                res.append(("shell/edit/" + name, ok, "" if ok else "want /%s/ in:\n%s" %
+                            (regex, tail(s.output if out is None else out, 30))))
+                return out
+
+            def silent(name, line):
+                """line prints nothing at all: only its echo comes before the prompt."""
+                out = keys(line + "\r")
+                rest = out.split("\n")[1:-1] if out is not None else ["(no prompt)"]
+                res.append(("shell/edit/" + name, rest == [], tail("\n".join(rest))))
+
+            keys("echo recall-me\r")
+            check("up_arrow_recalls_the_previous_command", "\x1b[A\r", r"^recall-me$")
+            check("down_arrow_brings_back_the_line_being_typed",
+                  "echo typed-line\x1b[A\x1b[B\r", r"^typed-line$")
+            check("left_arrow_then_typing_inserts_in_the_middle", "echo ac\x1b[Db\r", r"^abc$")
+            check("backspace_in_the_middle_erases_before_the_cursor", "echo abxc\x1b[D\x7f\r",
+                  r"^abc$")
+            check("ctrl_a_goes_to_the_start_ctrl_e_to_the_end", "cho ahead\x01e\x05ed\r",
+                  r"^aheaded$")
+            check("ctrl_u_erases_only_what_is_before_the_cursor",
+                  "junk echo kept" + "\x1b[D" * 9 + "\x15\r", r"^kept$")
+            out = check("tab_completes_a_command_name", "ec\tcompleted\r", r"^completed$")
+            ok = out is not None and "echo completed" in out
+            res.append(("shell/edit/tab_shows_the_completed_name", ok, tail(out or s.output)))
+            keys("echo pathdata > /tmp/unique-name.txt\r")
+            check("tab_completes_a_path", "cat /tmp/uniq\t\r", r"^pathdata$")
+            # Ambiguous: the first Tab completes what the names share, the
+            # second lists them; the line is redrawn for typing on.
+            keys("touch /tmp/cand-one /tmp/cand-two\r")
+            s.send("ls /tmp/ca\t\t")
+            listed = s.expect(r"cand-one\s+cand-two\n.*\$ ls /tmp/cand-", timeout=10)
+            out = keys("one\r") if listed else None
+            ok = listed is not None and out is not None and re.search(r"^/tmp/cand-one$", out, re.M)
+            res.append(("shell/edit/a_second_tab_lists_the_candidates", bool(ok),
+                        tail(s.output, 20)))
+            check("history_lists_the_lines_typed", "history\r", r"^\s+\d+\s+echo recall-me$")
+            # After a line edited raw, the command reads cooked input: the tty
+            # echoes and edits it (backspace) and ^D ends it.
+            s.send("ca\t\r")
+            s.expect(r"cat \n", timeout=10)
+            if check("a_command_after_an_edited_line_reads_cooked_input", "hel\x7flo\r\x04",
+                     r"^hel\x08 \x08lo\nhelo$") is None:
+                s.send("\x03")             # cat never saw ^D: end it, go on with the rest
+                s.expect(r"\$ $", timeout=5)
+            # man: a screenful, then --More--; q ends it. In a pipe, no pager.
+            s.send("man walk\r")
+            synopsis = s.expect(r"int walk\(int dirfd, const char \*path, int flags\);", 10)
+            more = s.expect(r"--More--", 10) if synopsis else None
+            s.send("q" if more else "\x03")  # ^C: whatever went wrong, end it
+            back = s.expect(r"\$ $", 10)
+            back = back if more else None
+            res.append(("shell/edit/man_walk_shows_the_synopsis_and_pages", back is not None,
+                        tail(s.output, 30)))
+            out = check("man_into_a_pipe_prints_straight_through", "man 2 walk | tail -n 2\r",
+                        r"RESOLVE_BENEATH\.$")
+            if out is not None and "--More--" in out:
+                res.append(("shell/edit/man_into_a_pipe_does_not_page", False, tail(out)))
+            check("uname_names_the_system", "uname; uname -a\r",
+                  r"^Orthos$\n^Orthos orthos \S+ i686$")
+            check("cd_names_the_missing_path", "cd /nope\r",
+                  r"^sh: cd: /nope: No such file or directory$")
+            check("head_c_prints_the_first_bytes", "echo abcdef | head -c 3; echo\r", r"^abc$")
+            silent("cat_into_head_c_0_prints_nothing", "cat /bin/ls | head -c 0")
+            silent("a_writer_stopped_by_epipe_is_not_reported",
+                   "cat /bin/ls | head -n 1 > /dev/null")
+            check("init_reports_exit_3_as_3", "exit 3\r",
+                  r"^init: the shell exited with status 3; starting a new one$")
+        return res
+    return "shell/edit", run
+
+
+def ps2_keyboard_suite():
+    """The same editing keys typed on the PS/2 keyboard (QEMU's sendkey):
+    the driver turns the gray keys into the serial terminal's sequences."""
+    def run():
+        with tempfile.TemporaryDirectory() as tmp:
+            sock = os.path.join(tmp, "monitor")
+            args = qemu.kernel_args("panic=exit")
+            args[args.index("-monitor") + 1] = "unix:%s,server=on,wait=off" % sock
+            with qemu.Session(args, timeout=60) as s:
+                if not s.expect(r"\$ $", timeout=30):
+                    return [("shell/ps2/prompt_appears", False, tail(s.output))]
+                import socket
+                mon = socket.socket(socket.AF_UNIX)
+                mon.connect(sock)
+                mon.settimeout(5)
+
+                def press(*names):
+                    for name in names:
+                        mon.sendall(("sendkey %s 20\n" % name).encode())
+                        time.sleep(0.06)
+
+                press(*"echo".replace("", " ").split(), "spc", "a", "c", "ret")
+                s.expect(r"^ac$", timeout=10)
+                press("up", "left", "b", "end", "d", "ret")
+                m = s.expect(r"^abcd$", timeout=10)
+                mon.close()
+                return [("shell/ps2/arrow_and_end_keys_recall_and_edit_a_line", m is not None,
+                         "" if m else tail(s.output))]
+    return "shell/ps2", run
+
+
+def guestshell_suites():
+    return [guestshell_suite(), ps2_keyboard_suite()]
 
 
 # ================================================================ grading
@@ -1272,6 +1401,7 @@ def all_suites():
     suites.append(ext2_damage_suite())
     suites.append(shell_suite())
     suites += robust_suites()
+    suites += guestshell_suites()
     suites.append(lab_harness_suite())
     suites += grading_suites() + [handout_and_handin_suite()]
     suites[:0] = mutant_suites()        # the longest suites start first

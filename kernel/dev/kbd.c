@@ -1,5 +1,8 @@
 /* kbd.c - the PS/2 keyboard (IRQ 1): scan code set 1 to ASCII, with shift
- * and control. Each key becomes console input, exactly like a serial byte. */
+ * and control. Each key becomes console input, exactly like a serial byte;
+ * the editing keys (arrows, Home, End, Delete, ...) become the escape
+ * sequences a serial terminal sends for them, so a program sees one
+ * keyboard whichever console it is typed on. */
 #include "arch/x86/cpu.h"
 #include "arch/x86/x86.h"
 #include "dev/console.h"
@@ -10,6 +13,7 @@
 #define SC_RSHIFT   0x36
 #define SC_CTRL     0x1D
 #define SC_RELEASE  0x80
+#define SC_EXTENDED 0xE0            /* prefix: the next code is a gray key */
 
 static const char normal[128] = {
     0, 27, '1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '-', '=', '\b', '\t',
@@ -25,7 +29,15 @@ static const char shifted[128] = {
     'B', 'N', 'M', '<', '>', '?', 0, '*', 0, ' ',
 };
 
-static int shift, ctrl;
+/* The gray keys (after SC_EXTENDED), as xterm/VT220 sends them. */
+static const char *const extended[128] = {
+    [0x48] = "\033[A", [0x50] = "\033[B", [0x4D] = "\033[C", [0x4B] = "\033[D",
+    [0x47] = "\033[H", [0x4F] = "\033[F", [0x52] = "\033[2~", [0x53] = "\033[3~",
+    [0x49] = "\033[5~", [0x51] = "\033[6~",
+    [0x1C] = "\n", [0x35] = "/",     /* the keypad's Enter and / */
+};
+
+static int shift, ctrl, prefixed;
 
 void kbd_init(void)
 {
@@ -36,14 +48,26 @@ void kbd_init(void)
 
 void kbd_intr(void)
 {
+    const char *seq;
     uint8_t sc;
     char c;
 
     if (!(inb(KBD_STATUS) & 1))
         return;
     sc = inb(KBD_DATA);
-    if (sc == 0xE0)                 /* extended keys: ignored */
+    if (sc == SC_EXTENDED) {
+        prefixed = 1;
         return;
+    }
+    if (prefixed) {                 /* a gray key: right Ctrl, or one of extended[] */
+        prefixed = 0;
+        if ((sc & ~SC_RELEASE) == SC_CTRL)
+            ctrl = !(sc & SC_RELEASE);
+        else if (!(sc & SC_RELEASE) && (seq = extended[sc]))
+            while (*seq)
+                console_input(*seq++);
+        return;
+    }
     if (sc & SC_RELEASE) {
         sc &= ~SC_RELEASE;
         if (sc == SC_LSHIFT || sc == SC_RSHIFT)

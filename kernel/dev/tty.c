@@ -1,24 +1,32 @@
 /* tty.c - the line discipline between the keyboard/serial port and the
- * processes reading the console. Input is "cooked": bytes collect in an
- * edit line (echoed, backspace and ^U edit it) and only a newline or ^D
- * hands the line to readers. ^C kills the foreground process group (the
- * shell sets it for each job) and throws the line away. */
+ * processes reading the console. Input is "cooked" by default: bytes
+ * collect in an edit line (echoed, backspace and ^U edit it) and only a
+ * newline or ^D hands the line to readers. ^C kills the foreground process
+ * group (the shell sets it for each job) and throws the line away.
+ * A program that edits lines itself (the shell at its prompt, a pager)
+ * asks for raw input with fcntl(fd, F_SETTTY, TTY_RAW): then every byte
+ * goes to the reader as typed, unechoed. Raw mode belongs to the process
+ * that asked for it: it ends when that process dies or when another
+ * process group is put in front (doc/decisions.md, doc/man/fcntl.2.md). */
 #include "arch/x86/x86.h"
 #include "dev/console.h"
 #include "dev/tty.h"
 #include "include/uapi/errno.h"
+#include "include/uapi/fs.h"
 #include "include/uapi/proc.h"
 #include "proc/proc.h"
 
 #define TTY_BUF 512
 #define CTRL(c) ((c) - '@')
 
-/* A ring: [rd, ed) is ready for readers, [ed, wr) is the line being edited. */
+/* A ring: [rd, ed) is ready for readers, [ed, wr) is the line being edited
+ * (always empty in raw mode). Touched only with interrupts off. */
 static struct {
     char buf[TTY_BUF];
     unsigned rd, ed, wr;
     int eof_pending;            /* ^D on an empty line: the next read returns 0 */
     int fg_pgid;
+    int raw_pid;                /* the process that asked for raw input; 0: cooked */
 } tty;
 
 static void echo(char c)
@@ -26,9 +34,34 @@ static void echo(char c)
     console_putc(c);
 }
 
+/* The process that owns raw mode, or NULL (then input is cooked). One
+ * that has exited or is being killed owns nothing: a shell that dies at
+ * its prompt leaves the console cooked for whoever reads it next. */
+static struct proc *raw_owner(void)
+{
+    struct proc *p;
+
+    if (!tty.raw_pid)
+        return NULL;
+    p = proc_find(tty.raw_pid);
+    if (!p || p->state == P_ZOMBIE || p->killed) {
+        tty.raw_pid = 0;
+        return NULL;
+    }
+    return p;
+}
+
+/* A new foreground group starts cooked, unless it holds the raw owner
+ * (a pager that asked for raw before its shell put its group in front). */
 void tty_set_foreground(int pgid)
 {
+    uint32_t s = irq_save();
+    struct proc *owner = raw_owner();
+
     tty.fg_pgid = pgid;
+    if (owner && owner->pgid != pgid)
+        tty.raw_pid = 0;
+    irq_restore(s);
 }
 
 int tty_foreground(void)
@@ -36,16 +69,68 @@ int tty_foreground(void)
     return tty.fg_pgid;
 }
 
-/* Called from the keyboard and serial interrupts. */
+/* fcntl(F_GETTTY): TTY_RAW or 0. */
+int tty_mode(void)
+{
+    uint32_t s = irq_save();
+    int raw = raw_owner() != NULL;
+
+    irq_restore(s);
+    return raw ? TTY_RAW : 0;
+}
+
+/* fcntl(F_SETTTY): raw for the caller, or cooked. A half-typed cooked
+ * line (typed ahead while nobody read) goes to the raw reader as it is. */
+int tty_set_mode(int mode)
+{
+    uint32_t s;
+
+    if (mode & ~TTY_RAW)
+        return -EINVAL;
+    s = irq_save();
+    if (mode & TTY_RAW) {
+        tty.raw_pid = curproc()->pid;
+        tty.ed = tty.wr;
+        wakeup(&tty);
+    } else {
+        tty.raw_pid = 0;
+    }
+    irq_restore(s);
+    return 0;
+}
+
+/* Appends c to the ring unless that would leave no room to end a line.
+ * Returns 0, or -1 if c was dropped. */
+static int put(char c)
+{
+    if (tty.wr - tty.rd >= TTY_BUF - 1 && (c != '\n' || tty.wr - tty.rd >= TTY_BUF))
+        return -1;
+    tty.buf[tty.wr++ % TTY_BUF] = c;
+    return 0;
+}
+
+/* Called from the keyboard and serial interrupts. In raw mode only ^C
+ * with a job in front is special (it still kills the job); at a raw
+ * prompt ^C is a byte like the others, for the line editor to act on. */
 void tty_input(char c)
 {
-    switch (c) {
-    case CTRL('C'):
+    int raw = raw_owner() != NULL;
+
+    if (c == CTRL('C') && (!raw || tty.fg_pgid > 1)) {
         console_write("^C\n", 3);
         tty.wr = tty.ed;
         if (tty.fg_pgid > 1)
             proc_kill_group(tty.fg_pgid, SIGINT);
         return;
+    }
+    if (raw) {
+        if (put(c) == 0) {
+            tty.ed = tty.wr;
+            wakeup(&tty);
+        }
+        return;
+    }
+    switch (c) {
     case CTRL('U'):
         for (; tty.wr != tty.ed; tty.wr--)
             console_write("\b \b", 3);
@@ -64,9 +149,8 @@ void tty_input(char c)
         wakeup(&tty);
         return;
     }
-    if (tty.wr - tty.rd >= TTY_BUF - 1 && (c != '\n' || tty.wr - tty.rd >= TTY_BUF))
+    if (put(c) < 0)
         return;                 /* full: drop, but keep room to end the line */
-    tty.buf[tty.wr++ % TTY_BUF] = c;
     echo(c);
     if (c == '\n') {
         tty.ed = tty.wr;
@@ -74,15 +158,24 @@ void tty_input(char c)
     }
 }
 
-/* Read up to one line. Blocks until a line is ready (or -EAGAIN if
- * nonblock); returns 0 at ^D, -EINTR if the reader was killed. */
+/* Cooked: up to one line. Raw: whatever has been typed, up to n bytes (a
+ * ^D typed for a cooked reader that never came is dropped). Blocks until
+ * there is something (or -EAGAIN if nonblock); returns 0 at a cooked ^D,
+ * -EINTR if the reader was killed. */
 int tty_read(char *buf, size_t n, int nonblock)
 {
     uint32_t s = irq_save();
     size_t got = 0;
     struct proc *p = curproc();
+    int raw;
 
-    while (tty.rd == tty.ed && !tty.eof_pending) {
+    for (;;) {
+        if ((raw = raw_owner() != NULL)) {
+            tty.ed = tty.wr;
+            tty.eof_pending = 0;
+        }
+        if (tty.rd != tty.ed || tty.eof_pending)
+            break;
         if (nonblock || (p && p->killed)) {
             irq_restore(s);
             return nonblock ? -EAGAIN : -EINTR;
@@ -97,7 +190,7 @@ int tty_read(char *buf, size_t n, int nonblock)
     while (got < n && tty.rd != tty.ed) {
         char c = tty.buf[tty.rd++ % TTY_BUF];
         buf[got++] = c;
-        if (c == '\n')
+        if (c == '\n' && !raw)
             break;
     }
     irq_restore(s);

@@ -1,5 +1,6 @@
 /* tty.h - the console's line discipline: cooked input with echo and line
- * editing, ^C to the foreground process group, ^D for end of file. */
+ * editing, ^C to the foreground process group, ^D for end of file; raw
+ * input for a program that edits lines itself (fcntl F_SETTTY). */
 #ifndef DEV_TTY_H
 #define DEV_TTY_H
 
@@ -10,5 +11,7 @@ int tty_read(char *buf, size_t n, int nonblock);
 int tty_write(const char *buf, size_t n);
 void tty_set_foreground(int pgid);     /* 0: no foreground job */
 int tty_foreground(void);
+int tty_mode(void);                    /* TTY_RAW or 0 */
+int tty_set_mode(int mode);            /* TTY_RAW: raw for the caller; 0: cooked */
 
 #endif

@@ -1,5 +1,7 @@
 /* vga.c - the 80x25 VGA text screen at physical 0xB8000: characters with
- * a colour byte, a hardware cursor, scrolling by moving rows up. */
+ * a colour byte, a hardware cursor, scrolling by moving rows up. Control
+ * characters act as on a serial terminal (\b moves left without erasing),
+ * so that a line editor draws the same on both screens. */
 #include "arch/x86/x86.h"
 #include "lib/string.h"
 #include "mm/memlayout.h"
@@ -38,8 +40,8 @@ void vga_putc(char c)
     if (c == '\n')
         pos += COLS - pos % COLS;
     else if (c == '\b') {
-        if (pos > 0)
-            screen[--pos] = ATTR | ' ';
+        if (pos > 0)                /* only moves, as a terminal's does: "\b \b" erases */
+            pos--;
     } else if (c == '\r')
         pos -= pos % COLS;
     else if (c == '\t')

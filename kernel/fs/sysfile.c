@@ -2,6 +2,7 @@
  * wrapper in the Plan 9 manner: copy the arguments in, check them, call
  * the vfs_/ns_/file_ function that does the work, install the result as
  * an fd. Manual pages: doc/man/<call>.2.md. */
+#include "dev/tty.h"
 #include "fs/vfs.h"
 #include "include/uapi/errno.h"
 #include "lib/string.h"
@@ -325,6 +326,22 @@ int sys_ftruncate(const uint32_t *arg)
     return v->ops->truncate ? v->ops->truncate(v, arg[1]) : -EINVAL;
 }
 
+/* F_GETTTY/F_SETTTY: the console's input mode, through an fd readied on
+ * it (the device is one tty; the fd says the caller may use it). */
+static int console_mode(struct file *f, int cmd, int mode)
+{
+    struct vnode *v = f->path.vn;
+    int err;
+
+    if (f->access == FA_PATH)
+        return -EBADF;
+    if ((err = fs_check(v)) < 0)
+        return err;
+    if (!S_ISCHR(v->mode) || v->rdev != MKDEV(DEV_CONSOLE, 0))
+        return -ENOTTY;
+    return cmd == F_GETTTY ? tty_mode() : tty_set_mode(mode);
+}
+
 int sys_fcntl(const uint32_t *arg)
 {
     struct fdtable *t = curproc()->fds;
@@ -350,6 +367,9 @@ int sys_fcntl(const uint32_t *arg)
             return -EBADF;
         f->flags = arg[2] & (R_APPEND | R_NONBLOCK);
         return 0;
+    case F_GETTTY:
+    case F_SETTTY:
+        return console_mode(f, arg[1], (int)arg[2]);
     }
     return -EINVAL;
 }

@@ -147,6 +147,20 @@ static int supervise(int pid)
     }
 }
 
+/* How a child ended, in words, from its wait() status (-1: it could not
+ * be waited for): "exited with status 3", "was killed by signal 9 (Killed)". */
+static const char *how_it_ended(int status, char *buf, size_t size)
+{
+    if (status < 0)
+        snprintf(buf, size, "could not be waited for");
+    else if (WIFEXITED(status))
+        snprintf(buf, size, "exited with status %d", WEXITSTATUS(status));
+    else
+        snprintf(buf, size, "was killed by signal %d (%s)", WTERMSIG(status),
+                 strsignal(WTERMSIG(status)));
+    return buf;
+}
+
 /* /etc/motd, if there is one, once per boot. */
 static void show_motd(void)
 {
@@ -175,12 +189,13 @@ int main(int argc, char *argv[])
         char *sh[] = { "/bin/sh", NULL };
         unsigned started = uptime_ms();
         int pid = spawn(sh), status;
+        char how[64];
 
         tcsetpgrp(pid);
         status = supervise(pid);
         tcsetpgrp(0);
         recover();
-        printf("init: the shell exited (status %d); starting a new one\n", status);
+        printf("init: the shell %s; starting a new one\n", how_it_ended(status, how, sizeof(how)));
         fflush(stdout);
         if (uptime_ms() - started < 1000)
             sleep_ms(RESPAWN_MS);       /* it died young: do not spin */

@@ -3,11 +3,14 @@
  * && || ; &, quoting and $ expansion. Its fd builtins (fsopen, walk, ready,
  * bind, unbind, ...) hold descriptors in the shell itself, so that the split
  * primitives of DESIGN.md section 4 can be tried by hand, one call a line.
- * Each line goes lexer -> parser (a flat list of pipelines) -> executor. */
+ * Each line goes lexer -> parser (a flat list of pipelines) -> executor.
+ * At the console, lines are typed with history, editing and Tab completion
+ * (user/lib/lineedit.c). */
 #include <ctype.h>
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <lineedit.h>
 #include <orthos.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -32,6 +35,8 @@ static int interactive;             /* reading a terminal: print prompts */
 static int job_control;             /* each job gets its own process group and the console */
 static char **params;               /* $0, $1, ... $9 */
 static int nparams;
+static int editing;                 /* the console is both ends: edit lines there */
+static struct lineedit editor = { .in = STDIN_FILENO, .out = STDOUT_FILENO };
 
 /* ------------------------------------------------------------ reading lines */
 
@@ -624,6 +629,13 @@ static int fail(const char *name)
     return 1;
 }
 
+/* "sh: cd: /nope: No such file or directory": the name that failed too. */
+static int fail_path(const char *name, const char *path)
+{
+    warn("%s: %s", name, path);
+    return 1;
+}
+
 /* For the builtins that make an fd: "fd N", or the error. */
 static int print_fd(const char *name, int fd)
 {
@@ -645,8 +657,9 @@ static int b_cd(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : getenv("HOME");
 
-    if (chdir(dir && *dir ? dir : "/") < 0)
-        return fail(argv[0]);
+    dir = dir && *dir ? dir : "/";
+    if (chdir(dir) < 0)
+        return fail_path(argv[0], dir);
     return 0;
 }
 
@@ -765,7 +778,7 @@ static int b_fsopen(int argc, char **argv)
     int src = -1, fd, e;
 
     if (argc > 2 && strcmp(argv[2], "-") != 0 && (src = open_source(argv[2])) < 0)
-        return fail(argv[0]);
+        return fail_path(argv[0], argv[2]);
     fd = fsopen(argv[1], src, argc > 3 ? argv[3] : "");
     e = errno;
     if (src >= 0)
@@ -776,14 +789,16 @@ static int b_fsopen(int argc, char **argv)
 
 static int b_walk(int argc, char **argv)
 {
-    return print_fd(argv[0], walk(AT_CWD, argv[1], 0));
+    int fd = walk(AT_CWD, argv[1], 0);
+
+    return fd < 0 ? fail_path(argv[0], argv[1]) : print_fd(argv[0], fd);
 }
 
 static int b_walkat(int argc, char **argv)
 {
-    int dirfd = arg_fd(argv, 1);
+    int dirfd = arg_fd(argv, 1), fd = dirfd < 0 ? -1 : walk(dirfd, argv[2], 0);
 
-    return print_fd(argv[0], dirfd < 0 ? -1 : walk(dirfd, argv[2], 0));
+    return fd < 0 && dirfd >= 0 ? fail_path(argv[0], argv[2]) : print_fd(argv[0], fd);
 }
 
 /* ready FD MODE: MODE is r, w or rw, plus a for append. */
@@ -811,14 +826,18 @@ static int b_bind(int argc, char **argv)
 {
     int fd = arg_fd(argv, 1);
 
-    if (fd < 0 || bind(fd, AT_CWD, argv[2], 0) < 0)
+    if (fd < 0)
         return fail(argv[0]);
+    if (bind(fd, AT_CWD, argv[2], 0) < 0)
+        return fail_path(argv[0], argv[2]);
     return 0;
 }
 
 static int b_unbind(int argc, char **argv)
 {
-    return print_fd(argv[0], unbind(AT_CWD, argv[1]));
+    int fd = unbind(AT_CWD, argv[1]);
+
+    return fd < 0 ? fail_path(argv[0], argv[1]) : print_fd(argv[0], fd);
 }
 
 /* revoke, fchroot, fchdir and close all take one fd and return 0 or -1. */
@@ -902,6 +921,17 @@ static int b_readfd(int argc, char **argv)
     return 0;
 }
 
+/* history: the lines typed at this shell's prompt, numbered from the
+ * first; the last EDIT_HISTORY are kept (Up and Down recall them). */
+static int b_history(int argc, char **argv)
+{
+    int n = editor.nhistory > EDIT_HISTORY ? editor.nhistory - EDIT_HISTORY : 0;
+
+    for (; n < editor.nhistory; n++)
+        printf("%5d  %s\n", n + 1, editor.history[n % EDIT_HISTORY]);
+    return 0;
+}
+
 static int b_help(int argc, char **argv);
 
 static const struct builtin builtins[] = {
@@ -910,6 +940,7 @@ static const struct builtin builtins[] = {
     { "exit", b_exit, 0, 1, 1, "[N]", "leave the shell with status N (default $?)" },
     { "export", b_export, 0, MAXWORDS, 1, "[NAME=VALUE ...]", "set variables; alone, list them" },
     { "help", b_help, 0, 0, 0, "", "list the builtins" },
+    { "history", b_history, 0, 0, 0, "", "list the lines typed so far (Up recalls them)" },
     { "wait", b_wait, 0, 0, 1, "", "wait for every background job" },
     { "fsopen", b_fsopen, 1, 3, 1, "TYPE [SRC [OPTS]]", "new filesystem from SRC (or none) -> fd" },
     { "walk", b_walk, 1, 1, 1, "PATH", "a path-only fd on PATH -> fd" },
@@ -1190,12 +1221,24 @@ static void run_string(const char *s)
     }
 }
 
-static void prompt(void)
+/* The next command line, as read_line returns it. At the console it is
+ * edited (history, Tab completion) after a prompt naming the current
+ * directory; if the console cannot be put in raw mode, the prompt is
+ * printed and the line read cooked. */
+static int next_line(struct reader *in, char *line)
 {
-    char cwd[PATH_MAX];
+    char cwd[PATH_MAX], prompt[PATH_MAX + 4];
+    int r;
 
-    printf("%s $ ", getcwd(cwd, sizeof(cwd)) ? cwd : "?");
+    if (!interactive)
+        return read_line(in, line);
+    snprintf(prompt, sizeof(prompt), "%s $ ", getcwd(cwd, sizeof(cwd)) ? cwd : "?");
     fflush(stdout);
+    if (editing && (r = edit_line(&editor, prompt, line, MAXLINE + 1)) >= 0)
+        return r;
+    fputs(prompt, stdout);
+    fflush(stdout);
+    return read_line(in, line);
 }
 
 /* sh: read the console; sh FILE [ARG...]: run a script with $1... set;
@@ -1204,8 +1247,9 @@ int main(int argc, char *argv[])
 {
     static struct reader in;
     static char line[MAXLINE + 1];
+    static const char *names[NBUILTINS + 1];
     char *cmd;
-    int fd, r;
+    int fd, r, i;
 
     params = argv;
     nparams = argc;
@@ -1233,12 +1277,14 @@ int main(int argc, char *argv[])
         job_control = 1;
         setpgid(0, 0);
         tcsetpgrp(0);
+        editing = isatty(STDOUT_FILENO);
+        for (i = 0; i < NBUILTINS; i++)
+            names[i] = builtins[i].name;
+        editor.commands = names;    /* Tab completes them as well as /bin's programs */
     }
     for (;;) {
         reap_jobs();
-        if (interactive)
-            prompt();
-        if ((r = read_line(&in, line)) == 0)
+        if ((r = next_line(&in, line)) == 0)
             break;
         if (r < 0) {
             fprintf(stderr, "sh: line longer than %d bytes\n", MAXLINE);

@@ -14,9 +14,11 @@ void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void usage(const char *synopsis) __attribute__((noreturn));
 
-/* head and tail: parse `[-n N] [file ...]`, run filter on each file (or
- * stdin) with N; the exit status (1 if a file could not be opened). */
+/* head and tail: parse `[-n N | -c N] [file ...]`, run filter on each
+ * file (or stdin) with N and whether N counts bytes (-c) rather than
+ * lines; the exit status (1 if a file could not be opened). */
 struct stdio_file;
-int filter_lines(int argc, char *argv[], void (*filter)(struct stdio_file *fp, long lines));
+int filter_lines(int argc, char *argv[],
+                 void (*filter)(struct stdio_file *fp, long n, int bytes));
 
 #endif

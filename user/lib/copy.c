@@ -3,18 +3,26 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <orthos.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 /* write() may take less than asked (a pipe with little room): go on until
- * all of it is out. */
+ * all of it is out. Every output of libc ends here (stdio, fdcopy), so
+ * this is where a pipe whose reader has gone ends the program: quietly,
+ * with status EXIT_EPIPE, as SIGPIPE does on Unix - `cat big | head -1` is
+ * not an error to report. Orthos has no SIGPIPE (signals cannot be
+ * ignored, and a program must be able to see EPIPE: it calls write()
+ * itself); see doc/decisions.md. */
 int writeall(int fd, const void *buf, size_t n)
 {
     const char *p = buf;
     int w;
 
     for (; n > 0; p += w, n -= w) {
-        if ((w = write(fd, p, n)) < 0)
+        if ((w = write(fd, p, n)) < 0 && errno == EPIPE)
+            _exit(EXIT_EPIPE);      /* not exit(): flushing would write there again */
+        if (w < 0)
             return -1;
         if (w == 0) {
             errno = EIO;                /* no progress: do not spin */

@@ -1,27 +1,31 @@
-/* lines.c - the command line shared by head and tail: `[-n N] [file ...]`,
- * each file (or standard input) handed to a filter with N, and a
- * "==> name <==" header per file when there are several. */
+/* lines.c - the command line shared by head and tail: `[-n N | -c N]
+ * [file ...]`, each file (or standard input) handed to a filter with N
+ * lines (-n, 10 by default) or N bytes (-c), and a "==> name <==" header
+ * per file when there are several. */
 #include <err.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-int filter_lines(int argc, char *argv[], void (*filter)(FILE *fp, long lines))
+#define SYNOPSIS "[-n lines | -c bytes] [file ...]"
+
+int filter_lines(int argc, char *argv[], void (*filter)(FILE *fp, long n, int bytes))
 {
-    long lines = 10;
-    int c, i, status = 0;
+    long n = 10;
+    int c, i, bytes = 0, status = 0;
     char *end;
     FILE *fp;
 
-    while ((c = getopt(argc, argv, "n:")) != -1) {
-        if (c != 'n')
-            usage("[-n lines] [file ...]");
-        lines = strtol(optarg, &end, 10);
-        if (*end || end == optarg || lines < 0)
-            usage("[-n lines] [file ...]");
+    while ((c = getopt(argc, argv, "n:c:")) != -1) {
+        if (c != 'n' && c != 'c')
+            usage(SYNOPSIS);
+        bytes = c == 'c';
+        n = strtol(optarg, &end, 10);
+        if (*end || end == optarg || n < 0)
+            usage(SYNOPSIS);
     }
     if (optind == argc)
-        filter(stdin, lines);
+        filter(stdin, n, bytes);
     for (i = optind; i < argc; i++) {
         if (!(fp = fopen(argv[i], "r"))) {
             warn("%s", argv[i]);
@@ -30,7 +34,7 @@ int filter_lines(int argc, char *argv[], void (*filter)(FILE *fp, long lines))
         }
         if (argc - optind > 1)
             printf("%s==> %s <==\n", i > optind ? "\n" : "", argv[i]);
-        filter(fp, lines);
+        filter(fp, n, bytes);
         fclose(fp);
     }
     return status;

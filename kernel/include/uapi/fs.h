@@ -68,7 +68,10 @@ struct dirent {
 #define F_SETFD         2
 #define F_GETFL         3       /* access (R_READ/R_WRITE) | R_APPEND | R_NONBLOCK */
 #define F_SETFL         4       /* only R_APPEND and R_NONBLOCK can change */
+#define F_GETTTY        5       /* the console's input mode: TTY_RAW or 0 (cooked) */
+#define F_SETTTY        6       /* set it; only on a console fd readied for I/O */
 #define FD_KEEP         0x1     /* keep this fd across exec (default: closed) */
+#define TTY_RAW         0x1     /* keys as typed: no echo, no line editing (fcntl(2)) */
 
 /* lseek */
 #define SEEK_SET        0
