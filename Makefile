@@ -3,6 +3,9 @@
 # as root, installs) what the build needs; then the toolchain is chosen:
 # i686-elf-gcc, else i686-linux-gnu-gcc, else the host gcc with -m32.
 
+# A bare `make` builds the kernel and the boot archive, whatever rule comes first.
+.DEFAULT_GOAL := all
+
 ifeq ($(filter help,$(MAKECMDGOALS)),)
 DEPS_OK := $(shell tools/deps >&2 && echo ok)
 ifneq ($(DEPS_OK),ok)
@@ -33,11 +36,11 @@ B       := build
 COMMON_CFLAGS := -m32 -march=i686 -ffreestanding -fno-pie -fno-stack-protector -nostdlib \
 	-fno-omit-frame-pointer -fno-asynchronous-unwind-tables -mgeneral-regs-only \
 	-O2 -g -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -MMD -MP
+# Only the compiler's own freestanding headers (stdint.h, stdarg.h, ...):
+# never the host C library's. (Before KCFLAGS/UCFLAGS: `:=` copies it now.)
+COMMON_CFLAGS += -nostdinc -isystem $(shell $(CC) -print-file-name=include)
 KCFLAGS := $(COMMON_CFLAGS) -Ikernel
 UCFLAGS := $(COMMON_CFLAGS) -Iuser/include -Ikernel/include -Ikernel -Iuser/tests
-# Only the compiler's own freestanding headers (stdint.h, stdarg.h, ...):
-# never the host C library's.
-COMMON_CFLAGS += -nostdinc -isystem $(shell $(CC) -print-file-name=include)
 NASMFLAGS := -f elf32 -g -F dwarf
 
 # ---------------------------------------------------------------- kernel
