@@ -1,44 +1,72 @@
 # Orthos - one non-recursive Makefile.  `make help` lists the targets.
-# Every invocation first runs tools/deps, which checks (and on Debian/Ubuntu,
-# as root, installs) what the build needs; then the toolchain is chosen:
-# i686-elf-gcc, else i686-linux-gnu-gcc, else the host gcc with -m32.
+# Every invocation first runs tools/deps, which checks what the goals need
+# (and on Debian/Ubuntu, as root, installs it; `make DEPS=0` skips it);
+# then the tools are found (doc/decisions.md, "Building"). The compiler:
+# CC from the command line (`make CC=clang`), else i686-elf-gcc, else
+# i686-linux-gnu-gcc, else clang with ld.lld, else the host gcc with -m32.
 
 # A bare `make` builds the kernel and the boot archive, whatever rule comes first.
 .DEFAULT_GOAL := all
+B       := build
 
-ifeq ($(filter help,$(MAKECMDGOALS)),)
-DEPS_OK := $(shell tools/deps >&2 && echo ok)
+# $(call which,NAME): NAME's path on $PATH, or nothing (no shell: cheap).
+which = $(firstword $(wildcard $(addsuffix /$(1),$(subst :, ,$(PATH)))))
+
+# e2fsprogs live in /sbin on Debian and in a keg off PATH with Homebrew:
+# append what exists, for this Makefile and everything it runs.
+SBIN_DIRS := $(wildcard $(patsubst %,%/opt/e2fsprogs/sbin,$(HOMEBREW_PREFIX) /opt/homebrew \
+	/usr/local) /sbin /usr/sbin)
+export PATH := $(PATH)$(subst $() ,,$(addprefix :,$(filter-out $(subst :, ,$(PATH)),$(SBIN_DIRS))))
+
+# Goals that need no tools at all; everything else asks tools/deps first.
+NODEPS_GOALS := clean help print-% format check-format compile_commands.json
+DEPS ?= 1
+ifneq ($(DEPS),0)
+ifneq ($(filter-out $(NODEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
+DEPS_OK := $(shell $(if $(filter command line,$(origin CC)),CC='$(CC)') \
+	tools/deps $(or $(MAKECMDGOALS),all) >&2 && echo ok)
 ifneq ($(DEPS_OK),ok)
-$(error tools/deps: missing build dependencies (see the message above))
+$(error tools/deps: missing build dependencies (see the message above; DEPS=0 skips the check))
+endif
 endif
 endif
 
-ifneq ($(shell command -v i686-elf-gcc 2>/dev/null),)
+# The cross toolchain. TARGET_FLAGS tells clang what to build for.
+ifeq ($(origin CC),command line)
+else ifneq ($(call which,i686-elf-gcc),)
 CC      := i686-elf-gcc
-LD      := i686-elf-ld
-NM      := i686-elf-nm
-else ifneq ($(shell command -v i686-linux-gnu-gcc 2>/dev/null),)
+else ifneq ($(call which,i686-linux-gnu-gcc),)
 CC      := i686-linux-gnu-gcc
-LD      := i686-linux-gnu-ld
-NM      := i686-linux-gnu-nm
+else ifneq ($(and $(call which,clang),$(call which,ld.lld)),)
+CC      := clang
 else
-CC      := gcc -m32
-LD      := ld -m elf_i386
-NM      := nm
+CC      := gcc
+endif
+ifneq ($(findstring clang,$(notdir $(firstword $(CC)))),)
+# clang is a cross compiler for every target it knows; lld links ELF.
+TARGET_FLAGS := --target=i686-elf
+LD      := ld.lld -m elf_i386
+AR      := $(or $(call which,llvm-ar),$(wildcard $(dir $(firstword $(CC)))llvm-ar),ar)
+NM      := $(or $(call which,llvm-nm),$(wildcard $(dir $(firstword $(CC)))llvm-nm),nm)
+else
+# gcc: the binutils beside it share its prefix (i686-elf-gcc: i686-elf-ld).
+CROSS   := $(patsubst %gcc,%,$(filter %gcc,$(firstword $(CC))))
+LD      := $(CROSS)ld -m elf_i386
+AR      := $(CROSS)ar
+NM      := $(CROSS)nm
 endif
 HOSTCC  := cc
 NASM    := nasm
 PYTHON  := python3
-MKE2FS  := $(or $(shell PATH="$$PATH:/sbin:/usr/sbin" command -v mke2fs),mke2fs)
+MKE2FS  := $(or $(call which,mke2fs),mke2fs)
 QEMU    := qemu-system-i386
-B       := build
 
-COMMON_CFLAGS := -m32 -march=i686 -ffreestanding -fno-pie -fno-stack-protector -nostdlib \
+COMMON_CFLAGS := $(TARGET_FLAGS) -m32 -march=i686 -ffreestanding -fno-pie -fno-stack-protector -nostdlib \
 	-fno-omit-frame-pointer -fno-asynchronous-unwind-tables -mgeneral-regs-only \
 	-O2 -g -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -MMD -MP
 # Only the compiler's own freestanding headers (stdint.h, stdarg.h, ...):
 # never the host C library's. (Before KCFLAGS/UCFLAGS: `:=` copies it now.)
-COMMON_CFLAGS += -nostdinc -isystem $(shell $(CC) -print-file-name=include)
+COMMON_CFLAGS += -nostdinc -isystem $(shell $(CC) $(TARGET_FLAGS) -print-file-name=include)
 KCFLAGS := $(COMMON_CFLAGS) -Ikernel
 UCFLAGS := $(COMMON_CFLAGS) -Iuser/include -Ikernel/include -Ikernel -Iuser/tests
 NASMFLAGS := -f elf32 -g -F dwarf
@@ -100,7 +128,7 @@ $(B)/u/%.o: %.c
 $(B)/libc.a: $(LIBC_OBJ)
 	@rm -f $@
 	@echo "  AR      $@"
-	@ar rcs $@ $^
+	@$(AR) rcs $@ $^
 
 $(B)/root/bin/%: $(B)/u/user/bin/%.o $(CRT0) $(B)/libc.a user/user.ld
 	@mkdir -p $(@D)
@@ -287,6 +315,10 @@ help:
 
 clean:
 	rm -rf $(B)
+
+# make print-VAR: a variable's value, as this Makefile chose it (print-CC).
+print-%:
+	@echo '$($*)'
 
 # Keep objects make would otherwise delete as intermediates (crt0.o, ...),
 # and never keep a half-made target after a failed command.

@@ -576,8 +576,8 @@ static void sbrk_past_physical_memory_fails_with_enomem_and_keeps_nothing(void)
 {
     static const char *const why[] = {
         "ok", "no total_pages in /proc/meminfo", "sbrk beyond RAM succeeded",
-        "errno was not ENOMEM", "the break moved", "half the free memory could not be had "
-        "afterwards: the failed sbrk kept pages",
+        "errno was not ENOMEM", "the break moved",
+        "half the free memory could not be had afterwards: the failed sbrk kept pages",
     };
     CHECK_CHILD_LEAKS_NOTHING(sbrk_past_memory, why);
     PASS();
