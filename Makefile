@@ -47,13 +47,11 @@ ifneq ($(findstring clang,$(notdir $(firstword $(CC)))),)
 TARGET_FLAGS := --target=i686-elf
 LD      := ld.lld -m elf_i386
 AR      := $(or $(call which,llvm-ar),$(wildcard $(dir $(firstword $(CC)))llvm-ar),ar)
-NM      := $(or $(call which,llvm-nm),$(wildcard $(dir $(firstword $(CC)))llvm-nm),nm)
 else
 # gcc: the binutils beside it share its prefix (i686-elf-gcc: i686-elf-ld).
 CROSS   := $(patsubst %gcc,%,$(filter %gcc,$(firstword $(CC))))
 LD      := $(CROSS)ld -m elf_i386
 AR      := $(CROSS)ar
-NM      := $(CROSS)nm
 endif
 HOSTCC  := cc
 NASM    := nasm
@@ -86,11 +84,12 @@ $(B)/%.o: %.asm
 	@echo "  NASM    $<"
 	@$(NASM) $(NASMFLAGS) $< -o $@
 
-# Two links: the first gives the addresses, tools/ksyms.py turns its text
-# symbols into a table for panic backtraces, the second adds the table.
-$(B)/ksyms0.c:
+# Two links: the first gives the addresses, tools/ksyms.py turns its
+# functions and DWARF line table into tables for panic backtraces (function
+# and file:line of each frame), the second adds the tables.
+$(B)/ksyms0.c: tools/ksyms.py
 	@mkdir -p $(@D)
-	@$(PYTHON) tools/ksyms.py /dev/null > $@
+	@$(PYTHON) tools/ksyms.py > $@
 
 $(B)/ksyms%.o: $(B)/ksyms%.c
 	@echo "  CC      $<"
@@ -102,12 +101,12 @@ $(B)/orthos.pass1.elf: $(KOBJ) $(B)/ksyms0.o linker.ld
 
 $(B)/ksyms1.c: $(B)/orthos.pass1.elf tools/ksyms.py
 	@echo "  KSYMS   $@"
-	@$(NM) -n $< | $(PYTHON) tools/ksyms.py - > $@
+	@$(PYTHON) tools/ksyms.py $< > $@
 
 $(B)/orthos.elf: $(KOBJ) $(B)/ksyms1.o linker.ld
 	@echo "  LD      $@"
 	@$(LD) -T linker.ld -nostdlib -z noexecstack -o $@ $(KOBJ) $(B)/ksyms1.o
-	@$(NM) -n $@ | $(PYTHON) tools/ksyms.py --check $(B)/ksyms1.c
+	@$(PYTHON) tools/ksyms.py --check $(B)/ksyms1.c $@
 
 # ---------------------------------------------------------------- user
 # libc: user/lib/*.c and *.asm, plus the two files it shares with the kernel.
