@@ -179,12 +179,13 @@ $(B)/root/etc/fuzz.ext2: tools/e2craft.py
 $(B)/initrd.tar: $(B)/root/etc/fuzz.ext2
 # ---- end of the ext2 block
 
-# The boot archive: /bin and the files under user/root, as ustar.
-$(B)/initrd.tar: $(USERBINS) $(ROOTFILES) $(B)/root/etc/sample.ext2
+# The boot archive: /bin and the files under user/root, as ustar (the same
+# bytes on every machine: tools/mkinitrd.py, not tar, whose options differ).
+$(B)/initrd.tar: $(USERBINS) $(ROOTFILES) $(B)/root/etc/sample.ext2 tools/mkinitrd.py
 	@mkdir -p $(B)/root
-	if [ -d user/root ]; then cp -R user/root/. $(B)/root/; fi
-	tar --format=ustar --owner=0 --group=0 --numeric-owner --sort=name \
-		-cf $@ -C $(B)/root .
+	@if [ -d user/root ]; then cp -R user/root/. $(B)/root/; fi
+	@echo "  INITRD  $@"
+	@$(PYTHON) tools/mkinitrd.py $(B)/root $@
 
 # ---------------------------------------------------------------- images
 $(B)/orthos.iso: $(B)/orthos.elf $(B)/initrd.tar boot/grub.cfg
