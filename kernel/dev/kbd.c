@@ -11,6 +11,8 @@
 #define SC_CTRL     0x1D
 #define SC_RELEASE  0x80
 
+/* Laid out by hand (rows of 16 scancodes, as the keyboard lays them): */
+/* clang-format off */
 static const char normal[128] = {
     0, 27, '1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '-', '=', '\b', '\t',
     'q', 'w', 'e', 'r', 't', 'y', 'u', 'i', 'o', 'p', '[', ']', '\n', 0, 'a', 's',
@@ -24,6 +26,7 @@ static const char shifted[128] = {
     'D', 'F', 'G', 'H', 'J', 'K', 'L', ':', '"', '~', 0, '|', 'Z', 'X', 'C', 'V',
     'B', 'N', 'M', '<', '>', '?', 0, '*', 0, ' ',
 };
+/* clang-format on */
 
 static int shift, ctrl;
 
