@@ -23,7 +23,7 @@ NODEPS_GOALS := clean help print-% format check-format compile_commands.json
 DEPS ?= 1
 ifneq ($(DEPS),0)
 ifneq ($(filter-out $(NODEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
-DEPS_OK := $(shell $(if $(filter command line,$(origin CC)),CC='$(CC)') \
+DEPS_OK := $(shell PATH='$(PATH)' $(if $(filter command line,$(origin CC)),CC='$(CC)') \
 	tools/deps $(or $(MAKECMDGOALS),all) >&2 && echo ok)
 ifneq ($(DEPS_OK),ok)
 $(error tools/deps: missing build dependencies (see the message above; DEPS=0 skips the check))
@@ -252,7 +252,7 @@ GDBPORT ?= $(shell expr `id -u` % 5000 + 25000)
 GDB := $(or $(call which,i386-elf-gdb),$(call which,i686-elf-gdb),$(call which,gdb))
 
 .PHONY: all iso qemu qemu-nox qemu-gdb gdb test bench grade handout clean help reset-disk \
-	handin autograder course grade-batch format check-format
+	handin autograder course grade-batch format check-format compile_commands.json
 all: $(B)/orthos.elf $(B)/initrd.tar
 
 iso: $(B)/orthos.iso
@@ -332,6 +332,37 @@ mutants: all
 
 bench: all $(B)/orthos.iso
 	$(PYTHON) tools/bench.py
+
+# ---------------------------------------------------------------- editors
+# make compile_commands.json: every C file with its real flags, for clangd.
+compile_commands.json:
+	@$(PYTHON) tools/compdb.py $(B) "$(CC) $(TARGET_FLAGS) $(filter-out -MMD -MP,$(KCFLAGS))" \
+		"$(CC) $(TARGET_FLAGS) $(filter-out -MMD -MP,$(UCFLAGS))" kernel $(KSRC) \
+		user $(LIBC_SRC) $(sort $(wildcard user/bin/*.c user/tests/*.c)) \
+		$(LABDIRS:%=%/test.c) > $@
+	@echo "  GEN     $@"
+
+# The style is .clang-format's, for clang-format 19 exactly (other versions
+# format a little differently): clang-format-19 (Debian, Ubuntu), Homebrew's
+# llvm@19, or a clang-format that is 19. make format rewrites the files;
+# make check-format lists those that differ (make test runs it).
+CLANG_FORMAT := $(or $(call which,clang-format-19),$(firstword $(wildcard \
+	$(patsubst %,%/opt/llvm@19/bin/clang-format,$(HOMEBREW_PREFIX) /opt/homebrew /usr/local))), \
+	$(call which,clang-format),clang-format)
+FORMAT_FILES = $(shell find kernel user lab tools/hosttest -name '*.[ch]' | LC_ALL=C sort)
+FORMAT_VERSION = $(CLANG_FORMAT) --version 2>/dev/null | grep -q ' version 19\.' || \
+	{ echo "$@: needs clang-format 19 (found: $$($(CLANG_FORMAT) --version 2>&1 | head -1));" \
+	"apt-get install clang-format-19, or brew install llvm@19"; exit 2; }
+
+format:
+	@$(FORMAT_VERSION)
+	@$(CLANG_FORMAT) -i $(FORMAT_FILES)
+
+check-format:
+	@$(FORMAT_VERSION)
+	@bad=0; for f in $(FORMAT_FILES); do \
+		$(CLANG_FORMAT) "$$f" | cmp -s - "$$f" || { echo "$$f"; bad=1; }; \
+	done; exit $$bad
 
 help:
 	@echo "make            kernel ELF and boot archive under build/ (CC=clang: with clang)"
