@@ -233,7 +233,8 @@ def names_suite():
             os.makedirs(keg)
             mke2fs = shutil.which("mke2fs", path="/sbin:/usr/sbin:" + os.environ["PATH"])
             os.symlink(mke2fs, os.path.join(keg, "mke2fs"))
-            add = {"i686-elf-" + t: shutil.which("i686-linux-gnu-" + t) for t in ("gcc", "ld", "ar")}
+            add = {"i686-elf-" + t: shutil.which("i686-linux-gnu-" + t)
+                   for t in ("gcc", "ld", "ar")}
             if shutil.which("grub-mkrescue"):
                 add["i686-elf-grub-mkrescue"] = shutil.which("grub-mkrescue")
             env = shadow_env(tmp, drop=("i686-*", "clang*", "ld.lld*", "*grub-mkrescue*",
@@ -313,7 +314,8 @@ def gdb_session(port, prog=None, console=None, timeout=90):
     gargs = ["make", "-s", "gdb", "GDBPORT=%d" % port, "GDBFLAGS=-batch -ex bt"]
     if prog:                    # and which process is running (the kernel's `current`)
         gargs = gargs[:-1] + ["PROG=" + prog, "GDBFLAGS=-batch -ex bt -ex 'print current->name'"]
-    q = subprocess.Popen(qargs, cwd=ROOT, env=clean_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    q = subprocess.Popen(qargs, cwd=ROOT, env=clean_env(), stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, start_new_session=True)
     g = None
     out = b""
@@ -325,7 +327,8 @@ def gdb_session(port, prog=None, console=None, timeout=90):
                 out += os.read(q.stdout.fileno(), 65536)
             except BlockingIOError:
                 time.sleep(0.05)
-        g = subprocess.Popen(gargs, cwd=ROOT, env=clean_env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        g = subprocess.Popen(gargs, cwd=ROOT, env=clean_env(), stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, start_new_session=True)
         typed = console is None
         while time.monotonic() < end and g.poll() is None:
