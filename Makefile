@@ -361,9 +361,9 @@ format:
 
 check-format:
 	@$(FORMAT_VERSION)
-	@bad=0; for f in $(FORMAT_FILES); do \
-		$(CLANG_FORMAT) "$$f" | cmp -s - "$$f" || { echo "$$f"; bad=1; }; \
-	done; exit $$bad
+	@$(CLANG_FORMAT) --dry-run $(FORMAT_FILES) 2>&1 | \
+		sed -n 's/^\(.*\):[0-9]*:[0-9]*: warning: code should be clang-formatted.*/\1/p' | \
+		uniq | awk '{ print } END { exit NR > 0 }'
 
 help:
 	@echo "make            kernel ELF and boot archive under build/ (CC=clang: with clang)"

@@ -282,7 +282,7 @@ def panic_suite():
         src = os.path.join(ROOT, "kernel", "test", "ktest.c")
         text = open(src).read().splitlines()
         fn = next(i for i, l in enumerate(text) if "ktest_fault_deliberately(void)" in l)
-        line = next(i for i in range(fn, len(text)) if "*bad = " in text[i]) + 1
+        line = next(i for i in range(fn, len(text)) if text[i].strip().startswith("*bad = ")) + 1
         b = qemu.run(qemu.kernel_args("test=fault panic=exit"), timeout=60)
         m = re.search(r"backtrace:\n\s+0x[0-9a-f]+ ktest_fault_deliberately\+0x[0-9a-f]+ "
                       r"\((\S+):(\d+)\)", b.output)
