@@ -60,8 +60,7 @@ MKE2FS  := $(or $(call which,mke2fs),mke2fs)
 QEMU    := qemu-system-i386
 
 COMMON_CFLAGS := $(TARGET_FLAGS) -m32 -march=i686 -ffreestanding -fno-pie -fno-stack-protector \
-	-nostdlib \
-	-fno-omit-frame-pointer -fno-asynchronous-unwind-tables -mgeneral-regs-only \
+	-nostdlib -fno-omit-frame-pointer -fno-asynchronous-unwind-tables -mgeneral-regs-only \
 	-O2 -g -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -MMD -MP
 # Only the compiler's own freestanding headers (stdint.h, stdarg.h, ...):
 # never the host C library's. (Before KCFLAGS/UCFLAGS: `:=` copies it now.)
