@@ -4,12 +4,12 @@
 #include "arch/x86/x86.h"
 #include "dev/console.h"
 
-#define KBD_STATUS  0x64
-#define KBD_DATA    0x60
-#define SC_LSHIFT   0x2A
-#define SC_RSHIFT   0x36
-#define SC_CTRL     0x1D
-#define SC_RELEASE  0x80
+#define KBD_STATUS 0x64
+#define KBD_DATA   0x60
+#define SC_LSHIFT  0x2A
+#define SC_RSHIFT  0x36
+#define SC_CTRL    0x1D
+#define SC_RELEASE 0x80
 
 /* Laid out by hand (rows of 16 scancodes, as the keyboard lays them): */
 /* clang-format off */

@@ -407,7 +407,7 @@ int ns_revoke_fs(struct fs *fs)
     struct mount *m;
 
     for (ns = all_ns; ns; ns = ns->next) {
-again:
+    again:
         for (m = ns->mounts; m; m = m->next) {
             if (m->root->fs == fs && m != ns->root) {  /* root attachments too */
                 detach_tree(ns, m);

@@ -9,7 +9,7 @@
 #include "lib/string.h"
 #include "mm/page.h"
 
-#define NFSTYPES 8
+#define NFSTYPES     8
 #define MAX_FS_DEPTH 4                  /* filesystems from images inside images */
 
 static const struct fs_type *fs_types[NFSTYPES];

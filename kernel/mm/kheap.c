@@ -7,10 +7,10 @@
 #include "mm/page.h"
 #include "arch/x86/mmu.h"
 
-#define MIN_SHIFT   5                   /* 32-byte blocks */
-#define MAX_SHIFT   11                  /* 2 KiB blocks */
-#define NBUCKETS    (MAX_SHIFT - MIN_SHIFT + 1)
-#define HDR_MAGIC   0x4B4D4Cu           /* "KML" */
+#define MIN_SHIFT 5                   /* 32-byte blocks */
+#define MAX_SHIFT 11                  /* 2 KiB blocks */
+#define NBUCKETS  (MAX_SHIFT - MIN_SHIFT + 1)
+#define HDR_MAGIC 0x4B4D4Cu           /* "KML" */
 
 struct block_hdr {
     uint32_t magic : 24;

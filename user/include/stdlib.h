@@ -5,9 +5,9 @@
 
 #include <stddef.h>
 
-#define EXIT_SUCCESS    0
-#define EXIT_FAILURE    1
-#define RAND_MAX        0x7fffffff
+#define EXIT_SUCCESS 0
+#define EXIT_FAILURE 1
+#define RAND_MAX     0x7fffffff
 
 void *malloc(size_t n);
 void *calloc(size_t count, size_t size);
