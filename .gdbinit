@@ -1,12 +1,8 @@
-# .gdbinit - `make qemu-gdb` in one terminal, then `make gdb` (or plain `gdb`)
-# in this folder in another. It loads the kernel's symbols, connects to
-# QEMU and runs to kmain(), the first C function.
-# Plain `gdb` reads this file only if you allow it once, in ~/.gdbinit:
+# .gdbinit - for plain `gdb` in this folder: the same as `make gdb`.
+# `make qemu-gdb` (terminal 1) writes build/gdbinit: the kernel's symbols,
+# QEMU's gdb port (yours: `make print-GDBPORT`), a breakpoint in kmain();
+# `make gdb` (terminal 2) runs that script and never asks about this file.
+# Plain `gdb` reads this file only if you allow it once, in
+# ~/.config/gdb/gdbinit (or ~/.gdbinit):
 #    add-auto-load-safe-path /path/to/orthos/.gdbinit
-set confirm off
-set pagination off
-set architecture i386
-file build/orthos.elf
-target remote localhost:1234
-hbreak kmain
-continue
+source build/gdbinit

@@ -1,43 +1,72 @@
 # Orthos - one non-recursive Makefile.  `make help` lists the targets.
-# Every invocation first runs tools/deps, which checks (and on Debian/Ubuntu,
-# as root, installs) what the build needs; then the toolchain is chosen:
-# i686-elf-gcc, else i686-linux-gnu-gcc, else the host gcc with -m32.
+# Every invocation first runs tools/deps, which checks what the goals need
+# (and on Debian/Ubuntu, as root, installs it; `make DEPS=0` skips it);
+# then the tools are found (doc/decisions.md, "Building"). The compiler:
+# CC from the command line (`make CC=clang`), else i686-elf-gcc, else
+# i686-linux-gnu-gcc, else clang with ld.lld, else the host gcc with -m32.
 
-ifeq ($(filter help,$(MAKECMDGOALS)),)
-DEPS_OK := $(shell tools/deps >&2 && echo ok)
+# A bare `make` builds the kernel and the boot archive, whatever rule comes first.
+.DEFAULT_GOAL := all
+B       := build
+
+# $(call which,NAME): NAME's path on $PATH, or nothing (no shell: cheap).
+which = $(firstword $(wildcard $(addsuffix /$(1),$(subst :, ,$(PATH)))))
+
+# e2fsprogs live in /sbin on Debian and in a keg off PATH with Homebrew:
+# append what exists, for this Makefile and everything it runs.
+SBIN_DIRS := $(wildcard $(patsubst %,%/opt/e2fsprogs/sbin,$(HOMEBREW_PREFIX) /opt/homebrew \
+	/usr/local) /sbin /usr/sbin)
+export PATH := $(PATH)$(subst $() ,,$(addprefix :,$(filter-out $(subst :, ,$(PATH)),$(SBIN_DIRS))))
+
+# Goals that need no tools at all; everything else asks tools/deps first.
+NODEPS_GOALS := clean help print-% format check-format compile_commands.json
+DEPS ?= 1
+ifneq ($(DEPS),0)
+ifneq ($(filter-out $(NODEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
+DEPS_OK := $(shell PATH='$(PATH)' $(if $(filter command line,$(origin CC)),CC='$(CC)') \
+	tools/deps $(or $(MAKECMDGOALS),all) >&2 && echo ok)
 ifneq ($(DEPS_OK),ok)
-$(error tools/deps: missing build dependencies (see the message above))
+$(error tools/deps: missing build dependencies (see the message above; DEPS=0 skips the check))
+endif
 endif
 endif
 
-ifneq ($(shell command -v i686-elf-gcc 2>/dev/null),)
+# The cross toolchain. TARGET_FLAGS tells clang what to build for.
+ifeq ($(origin CC),command line)
+else ifneq ($(call which,i686-elf-gcc),)
 CC      := i686-elf-gcc
-LD      := i686-elf-ld
-NM      := i686-elf-nm
-else ifneq ($(shell command -v i686-linux-gnu-gcc 2>/dev/null),)
+else ifneq ($(call which,i686-linux-gnu-gcc),)
 CC      := i686-linux-gnu-gcc
-LD      := i686-linux-gnu-ld
-NM      := i686-linux-gnu-nm
+else ifneq ($(and $(call which,clang),$(call which,ld.lld)),)
+CC      := clang
 else
-CC      := gcc -m32
-LD      := ld -m elf_i386
-NM      := nm
+CC      := gcc
+endif
+ifneq ($(findstring clang,$(notdir $(firstword $(CC)))),)
+# clang is a cross compiler for every target it knows; lld links ELF.
+TARGET_FLAGS := --target=i686-elf
+LD      := ld.lld -m elf_i386
+AR      := $(or $(call which,llvm-ar),$(wildcard $(dir $(firstword $(CC)))llvm-ar),ar)
+else
+# gcc: the binutils beside it share its prefix (i686-elf-gcc: i686-elf-ld).
+CROSS   := $(patsubst %gcc,%,$(filter %gcc,$(firstword $(CC))))
+LD      := $(CROSS)ld -m elf_i386
+AR      := $(CROSS)ar
 endif
 HOSTCC  := cc
 NASM    := nasm
 PYTHON  := python3
-MKE2FS  := $(or $(shell PATH="$$PATH:/sbin:/usr/sbin" command -v mke2fs),mke2fs)
+MKE2FS  := $(or $(call which,mke2fs),mke2fs)
 QEMU    := qemu-system-i386
-B       := build
 
-COMMON_CFLAGS := -m32 -march=i686 -ffreestanding -fno-pie -fno-stack-protector -nostdlib \
-	-fno-omit-frame-pointer -fno-asynchronous-unwind-tables -mgeneral-regs-only \
+COMMON_CFLAGS := $(TARGET_FLAGS) -m32 -march=i686 -ffreestanding -fno-pie -fno-stack-protector \
+	-nostdlib -fno-omit-frame-pointer -fno-asynchronous-unwind-tables -mgeneral-regs-only \
 	-O2 -g -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -MMD -MP
+# Only the compiler's own freestanding headers (stdint.h, stdarg.h, ...):
+# never the host C library's. (Before KCFLAGS/UCFLAGS: `:=` copies it now.)
+COMMON_CFLAGS += -nostdinc -isystem $(shell $(CC) $(TARGET_FLAGS) -print-file-name=include)
 KCFLAGS := $(COMMON_CFLAGS) -Ikernel
 UCFLAGS := $(COMMON_CFLAGS) -Iuser/include -Ikernel/include -Ikernel -Iuser/tests
-# Only the compiler's own freestanding headers (stdint.h, stdarg.h, ...):
-# never the host C library's.
-COMMON_CFLAGS += -nostdinc -isystem $(shell $(CC) -print-file-name=include)
 NASMFLAGS := -f elf32 -g -F dwarf
 
 # ---------------------------------------------------------------- kernel
@@ -55,11 +84,12 @@ $(B)/%.o: %.asm
 	@echo "  NASM    $<"
 	@$(NASM) $(NASMFLAGS) $< -o $@
 
-# Two links: the first gives the addresses, tools/ksyms.py turns its text
-# symbols into a table for panic backtraces, the second adds the table.
-$(B)/ksyms0.c:
+# Two links: the first gives the addresses, tools/ksyms.py turns its
+# functions and DWARF line table into tables for panic backtraces (function
+# and file:line of each frame), the second adds the tables.
+$(B)/ksyms0.c: tools/ksyms.py
 	@mkdir -p $(@D)
-	@$(PYTHON) tools/ksyms.py /dev/null > $@
+	@$(PYTHON) tools/ksyms.py > $@
 
 $(B)/ksyms%.o: $(B)/ksyms%.c
 	@echo "  CC      $<"
@@ -71,12 +101,12 @@ $(B)/orthos.pass1.elf: $(KOBJ) $(B)/ksyms0.o linker.ld
 
 $(B)/ksyms1.c: $(B)/orthos.pass1.elf tools/ksyms.py
 	@echo "  KSYMS   $@"
-	@$(NM) -n $< | $(PYTHON) tools/ksyms.py - > $@
+	@$(PYTHON) tools/ksyms.py $< > $@
 
 $(B)/orthos.elf: $(KOBJ) $(B)/ksyms1.o linker.ld
 	@echo "  LD      $@"
 	@$(LD) -T linker.ld -nostdlib -z noexecstack -o $@ $(KOBJ) $(B)/ksyms1.o
-	@$(NM) -n $@ | $(PYTHON) tools/ksyms.py --check $(B)/ksyms1.c
+	@$(PYTHON) tools/ksyms.py --check $(B)/ksyms1.c $@
 
 # ---------------------------------------------------------------- user
 # libc: user/lib/*.c and *.asm, plus the two files it shares with the kernel.
@@ -97,7 +127,7 @@ $(B)/u/%.o: %.c
 $(B)/libc.a: $(LIBC_OBJ)
 	@rm -f $@
 	@echo "  AR      $@"
-	@ar rcs $@ $^
+	@$(AR) rcs $@ $^
 
 $(B)/root/bin/%: $(B)/u/user/bin/%.o $(CRT0) $(B)/libc.a user/user.ld
 	@mkdir -p $(@D)
@@ -159,20 +189,32 @@ $(MANPAGES): $(B)/root/usr/share/man/%: doc/man/%
 $(B)/initrd.tar: $(MANPAGES)
 # ---- end of the manual pages block
 
-# The boot archive: /bin and the files under user/root, as ustar.
-$(B)/initrd.tar: $(USERBINS) $(ROOTFILES) $(B)/root/etc/sample.ext2
+# The boot archive: /bin and the files under user/root, as ustar (the same
+# bytes on every machine: tools/mkinitrd.py, not tar, whose options differ).
+$(B)/initrd.tar: $(USERBINS) $(ROOTFILES) $(B)/root/etc/sample.ext2 tools/mkinitrd.py
 	@mkdir -p $(B)/root
-	if [ -d user/root ]; then cp -R user/root/. $(B)/root/; fi
-	tar --format=ustar --owner=0 --group=0 --numeric-owner --sort=name \
-		-cf $@ -C $(B)/root .
+	@if [ -d user/root ]; then cp -R user/root/. $(B)/root/; fi
+	@echo "  INITRD  $@"
+	@$(PYTHON) tools/mkinitrd.py $(B)/root $@
 
 # ---------------------------------------------------------------- images
+# GRUB: Debian's grub-mkrescue (with the BIOS modules of grub-pc-bin) or
+# Homebrew's i686-elf-grub-mkrescue, and xorriso. Without them the ISO
+# cannot be made and `make qemu` boots the ELF with QEMU's -kernel.
+GRUB_MKRESCUE := $(or $(call which,i686-elf-grub-mkrescue),$(call which,grub-mkrescue), \
+	$(call which,grub2-mkrescue))
+GRUB_OK := $(if $(and $(GRUB_MKRESCUE),$(call which,xorriso)),$(if \
+	$(findstring i686-elf-,$(GRUB_MKRESCUE)),yes,$(and $(wildcard /usr/lib/grub/i386-pc), \
+	$(if $(wildcard /usr/lib/grub/*-efi),$(call which,mformat),yes))))
+
 $(B)/orthos.iso: $(B)/orthos.elf $(B)/initrd.tar boot/grub.cfg
+	@test -n "$(GRUB_OK)" || { echo "no usable GRUB (grub-mkrescue, its i386-pc modules," \
+		"xorriso): see tools/deps; make qemu boots without it"; exit 1; }
 	@mkdir -p $(B)/iso/boot/grub
 	cp boot/grub.cfg $(B)/iso/boot/grub/grub.cfg
 	cp $(B)/orthos.elf $(B)/iso/boot/orthos.elf
 	cp $(B)/initrd.tar $(B)/iso/boot/initrd.tar
-	grub-mkrescue -o $@ $(B)/iso 2> $(B)/grub-mkrescue.log || \
+	$(GRUB_MKRESCUE) -o $@ $(B)/iso 2> $(B)/grub-mkrescue.log || \
 		{ cat $(B)/grub-mkrescue.log; exit 1; }
 
 # The data disk (/dev/hd1, ext2, attached at /mnt by init). Made once from
@@ -197,34 +239,61 @@ $(B)/hosttest/%: tools/hosttest/%.c tools/hosttest/check.h $(KSRC)
 QEMUFLAGS := -m 128M -no-reboot -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 	-drive file=$(B)/disk.img,format=raw,if=ide,index=1
 
+# How make qemu boots: BOOT=iso (GRUB, the default when it is here) or
+# BOOT=kernel (QEMU loads the ELF and the archive itself, as tests do).
+BOOT ?= $(if $(GRUB_OK),iso,kernel)
+ifeq ($(BOOT),iso)
+BOOT_FILES := $(B)/orthos.iso
+BOOT_ARGS := -cdrom $(B)/orthos.iso
+else
+BOOT_FILES := $(B)/orthos.elf $(B)/initrd.tar
+BOOT_ARGS := -kernel $(B)/orthos.elf -initrd $(B)/initrd.tar
+endif
+# A window on macOS (QEMU's cocoa display needs no $$DISPLAY) and under X or
+# Wayland; otherwise the serial console in this terminal only. Either way
+# this terminal is the serial console (and QEMU's monitor: Ctrl-a c).
+WINDOW = $(or $(DISPLAY),$(WAYLAND_DISPLAY),$(filter Darwin,$(shell uname -s)))
+# QEMU runs under tools/runqemu.py: a guest poweroff is success, not Error 1.
+RUNQEMU = $(PYTHON) tools/runqemu.py $(QEMU) $(QEMUFLAGS) $(BOOT_ARGS) -serial mon:stdio
+QEMUEXTRA ?=
+# make qemu-gdb waits for gdb on a port of this user's own (6.1810's scheme),
+# so users sharing a machine do not collide; make gdb connects to it.
+GDBPORT ?= $(shell expr `id -u` % 5000 + 25000)
+GDB := $(or $(call which,i386-elf-gdb),$(call which,i686-elf-gdb),$(call which,gdb))
+
 .PHONY: all iso qemu qemu-nox qemu-gdb gdb test bench grade handout clean help reset-disk \
-	handin autograder course grade-batch
+	handin autograder course grade-batch format check-format compile_commands.json
 all: $(B)/orthos.elf $(B)/initrd.tar
 
 iso: $(B)/orthos.iso
 
-# A window when there is a display, otherwise the serial console right here.
-qemu: $(B)/orthos.iso $(B)/disk.img
-	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
-		$(QEMU) $(QEMUFLAGS) -cdrom $(B)/orthos.iso -serial mon:stdio; \
-	else \
-		echo "(no display: serial console here; quit with Ctrl-a x)"; \
-		$(QEMU) $(QEMUFLAGS) -cdrom $(B)/orthos.iso -display none -serial mon:stdio; \
-	fi
+qemu: $(BOOT_FILES) $(B)/disk.img
+ifeq ($(BOOT),kernel)
+	@echo "(booting with QEMU's -kernel$(if $(GRUB_OK),,: no GRUB found))"
+endif
+	@$(if $(WINDOW),echo "(QEMU window; this terminal is the serial console: quit with Ctrl-a x)", \
+		echo "(no display: the serial console is here; quit with Ctrl-a x)")
+	@$(RUNQEMU) $(if $(WINDOW),,-display none) $(QEMUEXTRA)
 
-qemu-nox: $(B)/orthos.iso $(B)/disk.img
+qemu-nox: $(BOOT_FILES) $(B)/disk.img
 	@echo "(serial console; quit with Ctrl-a x)"
-	$(QEMU) $(QEMUFLAGS) -cdrom $(B)/orthos.iso -display none -serial mon:stdio
+	@$(RUNQEMU) -display none $(QEMUEXTRA)
 
-qemu-gdb: $(B)/orthos.iso $(B)/disk.img
-	@echo "(waiting for gdb: run 'make gdb' in this folder in another terminal)"
-	$(QEMU) $(QEMUFLAGS) -cdrom $(B)/orthos.iso -display none -serial mon:stdio -s -S
+qemu-gdb: $(BOOT_FILES) $(B)/disk.img
+	@$(PYTHON) tools/gdbinit.py $(B) $(GDBPORT) > $(B)/gdbinit
+	@echo "(QEMU waits for gdb on port $(GDBPORT): run 'make gdb' in this folder in another terminal)"
+	@$(RUNQEMU) -display none -gdb tcp:127.0.0.1:$(GDBPORT) -S $(QEMUEXTRA)
 
+# make gdb [PROG=name]: attach to make qemu-gdb, stop in kmain (or in
+# PROG's main). -iex: do not offer to auto-load ./.gdbinit (see .gdbinit).
 gdb:
-	gdb -q -x .gdbinit
+	@$(PYTHON) tools/gdbinit.py $(B) $(GDBPORT) $(PROG) > $(B)/gdbinit$(if $(PROG),-$(PROG))
+	$(GDB) -q -iex 'set auto-load local-gdbinit off' -x $(B)/gdbinit$(if $(PROG),-$(PROG)) \
+		$(GDBFLAGS)
 
-test: all $(B)/orthos.iso $(HOSTTESTS:%=$(B)/hosttest/%)
-	$(PYTHON) tools/test.py
+# Without GRUB the ISO check is skipped (SKIP, not FAIL): doc/decisions.md.
+test: all $(if $(GRUB_OK),$(B)/orthos.iso) $(HOSTTESTS:%=$(B)/hosttest/%)
+	ORTHOS_GRUB=$(if $(GRUB_OK),yes,no) $(PYTHON) tools/test.py
 
 # ---------------------------------------------------------------- grading
 # The grading engineer's targets (tools/grade.py, handout.py, course.py,
@@ -282,13 +351,46 @@ FUZZ_S ?= 60
 fuzz: all
 	FUZZ_S=$(FUZZ_S) FUZZ=$(FUZZ) SEED=$(SEED) $(PYTHON) tools/fuzz.py
 
+# ---------------------------------------------------------------- editors
+# make compile_commands.json: every C file with its real flags, for clangd.
+compile_commands.json:
+	@$(PYTHON) tools/compdb.py $(B) "$(CC) $(TARGET_FLAGS) $(filter-out -MMD -MP,$(KCFLAGS))" \
+		"$(CC) $(TARGET_FLAGS) $(filter-out -MMD -MP,$(UCFLAGS))" kernel $(KSRC) \
+		user $(LIBC_SRC) $(sort $(wildcard user/bin/*.c user/tests/*.c)) \
+		$(LABDIRS:%=%/test.c) > $@
+	@echo "  GEN     $@"
+
+# The style is .clang-format's, for clang-format 19 exactly (other versions
+# format a little differently): clang-format-19 (Debian, Ubuntu), Homebrew's
+# llvm@19, or a clang-format that is 19. make format rewrites the files;
+# make check-format lists those that differ (make test runs it).
+CLANG_FORMAT := $(or $(call which,clang-format-19),$(firstword $(wildcard \
+	$(patsubst %,%/opt/llvm@19/bin/clang-format,$(HOMEBREW_PREFIX) /opt/homebrew /usr/local))), \
+	$(call which,clang-format),clang-format)
+FORMAT_FILES = $(shell find kernel user lab tools/hosttest -name '*.[ch]' | LC_ALL=C sort)
+FORMAT_VERSION = $(CLANG_FORMAT) --version 2>/dev/null | grep -q ' version 19\.' || \
+	{ echo "$@: needs clang-format 19 (found: $$($(CLANG_FORMAT) --version 2>&1 | head -1));" \
+	"apt-get install clang-format-19, or brew install llvm@19"; exit 2; }
+
+format:
+	@$(FORMAT_VERSION)
+	@$(CLANG_FORMAT) -i $(FORMAT_FILES)
+
+check-format:
+	@$(FORMAT_VERSION)
+	@$(CLANG_FORMAT) --dry-run $(FORMAT_FILES) 2>&1 | \
+		sed -n 's/^\(.*\):[0-9]*:[0-9]*: warning: code should be clang-formatted.*/\1/p' | \
+		uniq | awk '{ print } END { exit NR > 0 }'
+
 help:
-	@echo "make            kernel ELF and boot archive under build/"
+	@echo "make            kernel ELF and boot archive under build/ (CC=clang: with clang)"
 	@echo "make iso        build/orthos.iso (GRUB)"
-	@echo "make qemu       build and boot the ISO (window, or serial if no display)"
-	@echo "make qemu-nox   boot the ISO with the serial console in this terminal"
-	@echo "make qemu-gdb   like qemu-nox, stopped for gdb on :1234 (see .gdbinit)"
+	@echo "make qemu       build and boot (window, or serial if no display; the ISO if GRUB"
+	@echo "                is here, else -kernel; BOOT=kernel|iso chooses, QEMUEXTRA=... adds)"
+	@echo "make qemu-nox   boot with the serial console in this terminal"
+	@echo "make qemu-gdb   like qemu-nox, stopped for gdb on your port (make print-GDBPORT)"
 	@echo "make gdb        gdb with symbols, attached to make qemu-gdb, stopped in kmain"
+	@echo "make gdb PROG=ls  the same, with ls's symbols, stopped in ls's main"
 	@echo "make test       host unit tests + QEMU boot tests; ends 'N passed, M failed'"
 	@echo "make grade      grade this tree (LAB=NN, TEST=name, JSON=file, SUBMISSION=path)"
 	@echo "make handout LAB=NN  the tree for lab NN (it and later labs stubbed)"
@@ -298,10 +400,18 @@ help:
 	@echo "make grade-batch LAB=NN SUBMISSIONS=dir  grade a folder of submissions (CSV)"
 	@echo "make bench      boot timings and guest microbenchmarks (numbers, not tests)"
 	@echo "make reset-disk a fresh data disk (build/disk.img, ext2, /mnt in the guest)"
+	@echo "make compile_commands.json  for clangd and other editors"
+	@echo "make format     reformat the C sources (.clang-format); check-format: list misfits"
+	@echo "make print-VAR  a variable's value (CC, LD, GDBPORT, BOOT...)"
 	@echo "make clean      remove build/"
+	@echo "DEPS=0 skips the tools check (tools/deps)"
 
 clean:
 	rm -rf $(B)
+
+# make print-VAR: a variable's value, as this Makefile chose it (print-CC).
+print-%:
+	@echo '$($*)'
 
 # Keep objects make would otherwise delete as intermediates (crt0.o, ...),
 # and never keep a half-made target after a failed command.

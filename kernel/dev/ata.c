@@ -9,16 +9,16 @@
 #include "include/uapi/errno.h"
 #include "lib/kprintf.h"
 
-#define ATA_SR_ERR      0x01
-#define ATA_SR_DRQ      0x08
-#define ATA_SR_DF       0x20
-#define ATA_SR_BSY      0x80
-#define ATA_CMD_READ    0x20
-#define ATA_CMD_WRITE   0x30
-#define ATA_CMD_FLUSH   0xE7
+#define ATA_SR_ERR       0x01
+#define ATA_SR_DRQ       0x08
+#define ATA_SR_DF        0x20
+#define ATA_SR_BSY       0x80
+#define ATA_CMD_READ     0x20
+#define ATA_CMD_WRITE    0x30
+#define ATA_CMD_FLUSH    0xE7
 #define ATA_CMD_IDENTIFY 0xEC
-#define NUNITS          4
-#define SPIN_LIMIT      10000000
+#define NUNITS           4
+#define SPIN_LIMIT       10000000
 
 static const uint16_t io_base[2] = { 0x1F0, 0x170 };
 static const uint16_t ctl_base[2] = { 0x3F6, 0x376 };
@@ -169,8 +169,9 @@ static int ata_sync(int minor)
     return blk_sync(minor);
 }
 
-static const struct devsw ata_dev = { "ata", ata_open, NULL, ata_read, ata_write, ata_size,
-                                      ata_sync };
+static const struct devsw ata_dev = {
+    "ata", ata_open, NULL, ata_read, ata_write, ata_size, ata_sync
+};
 
 void ata_init(void)
 {

@@ -6,9 +6,9 @@
 #include "include/uapi/errno.h"
 #include "lib/string.h"
 
-#define SECTOR  512
-#define NBUF    2048                    /* 1 MiB of cache */
-#define NHASH   512
+#define SECTOR 512
+#define NBUF   2048                    /* 1 MiB of cache */
+#define NHASH  512
 
 struct buf {
     int unit;                           /* -1: empty */

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "include/uapi/fs.h"             /* the major numbers: DEV_CONSOLE, ... */
-#define NDEV            8
+#define NDEV 8
 
 struct devsw {
     const char *name;

@@ -7,6 +7,7 @@
 #include "arch/x86/x86.h"
 #include "dev/console.h"
 
+/* clang-format off */
 #define KBD_STATUS  0x64
 #define KBD_DATA    0x60
 #define SC_LSHIFT   0x2A
@@ -36,6 +37,8 @@ static const char *const extended[128] = {
     [0x49] = "\033[5~", [0x51] = "\033[6~",
     [0x1C] = "\n", [0x35] = "/",     /* the keypad's Enter and / */
 };
+
+/* clang-format on */
 
 static int shift, ctrl, prefixed;
 

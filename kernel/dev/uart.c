@@ -5,15 +5,15 @@
 #include "arch/x86/x86.h"
 #include "dev/console.h"
 
-#define COM1        0x3F8
-#define UART_DATA   (COM1 + 0)
-#define UART_IER    (COM1 + 1)
-#define UART_FCR    (COM1 + 2)
-#define UART_LCR    (COM1 + 3)
-#define UART_MCR    (COM1 + 4)
-#define UART_LSR    (COM1 + 5)
-#define LSR_RX_READY    0x01
-#define LSR_TX_EMPTY    0x20
+#define COM1         0x3F8
+#define UART_DATA    (COM1 + 0)
+#define UART_IER     (COM1 + 1)
+#define UART_FCR     (COM1 + 2)
+#define UART_LCR     (COM1 + 3)
+#define UART_MCR     (COM1 + 4)
+#define UART_LSR     (COM1 + 5)
+#define LSR_RX_READY 0x01
+#define LSR_TX_EMPTY 0x20
 
 static int uart_present;
 

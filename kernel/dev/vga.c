@@ -7,10 +7,10 @@
 #include "mm/memlayout.h"
 #include "dev/console.h"
 
-#define COLS    80
-#define ROWS    25
-#define ATTR    0x0700          /* light grey on black */
-#define CRTC    0x3D4
+#define COLS 80
+#define ROWS 25
+#define ATTR 0x0700          /* light grey on black */
+#define CRTC 0x3D4
 
 static uint16_t *const screen = (uint16_t *)P2V(0xB8000);
 static int pos;

@@ -24,7 +24,7 @@
 #include "mm/page.h"
 #include "proc/proc.h"
 
-#define WALK_YIELD  64                  /* blocks a long walk handles between two yields */
+#define WALK_YIELD 64                  /* blocks a long walk handles between two yields */
 
 struct ext2_fs {
     struct fs *fs;
@@ -54,9 +54,9 @@ struct ext2_node {
 
 static const struct vnode_ops ext2_ops;
 
-#define E(v)        ((struct ext2_fs *)(v)->fs->priv)
-#define N(v)        ((struct ext2_node *)(v)->priv)
-#define SECTORS(e)  ((e)->bsize / 512)
+#define E(v)       ((struct ext2_fs *)(v)->fs->priv)
+#define N(v)       ((struct ext2_node *)(v)->priv)
+#define SECTORS(e) ((e)->bsize / 512)
 
 /* ---------------------------------------------------------------- the instance */
 
@@ -377,8 +377,7 @@ static int ialloc(struct ext2_fs *e, uint32_t goal, int dir, uint32_t *ino)
         g = (goal + i) % e->ngroups;
         if (e->groups[g].free_inodes_count == 0)
             continue;
-        err = take_bit(e, e->groups[g].inode_bitmap, g, e->sb.inodes_per_group, inode_in_use,
-                       &bit);
+        err = take_bit(e, e->groups[g].inode_bitmap, g, e->sb.inodes_per_group, inode_in_use, &bit);
         if (err == -ENOSPC)
             continue;
         if (err < 0)
@@ -439,8 +438,8 @@ static int check_inode(struct ext2_fs *e, uint32_t ino, const struct ext2_inode 
         return damaged(e, "a name for the free inode", ino);
     if (type == S_IFREG && raw->size_high)
         return -EFBIG;                  /* 4 GiB or more: offsets are 32-bit here */
-    if (type == S_IFDIR && (raw->size % e->bsize || nblocks == 0 ||
-                            nblocks > e->sb.blocks_count || nblocks > raw->blocks / SECTORS(e)))
+    if (type == S_IFDIR && (raw->size % e->bsize || nblocks == 0 || nblocks > e->sb.blocks_count ||
+                            nblocks > raw->blocks / SECTORS(e)))
         return damaged(e, "size of directory", ino);
     return 0;
 }
@@ -722,8 +721,7 @@ static int read_data(struct ext2_fs *e, struct vnode *v, void *buf, uint32_t off
     return done ? (int)done : err;
 }
 
-static int write_data(struct ext2_fs *e, struct vnode *v, const void *buf, uint32_t off,
-                      uint32_t n)
+static int write_data(struct ext2_fs *e, struct vnode *v, const void *buf, uint32_t off, uint32_t n)
 {
     uint32_t done = 0, blk;
     char *tmp;
@@ -795,7 +793,7 @@ static int truncate_data(struct ext2_fs *e, struct vnode *v, uint32_t len)
 
 /* ---------------------------------------------------------------- directories */
 
-#define DIRENT_SIZE(len)    ((8 + (len) + 3) & ~3u)
+#define DIRENT_SIZE(len) ((8 + (len) + 3) & ~3u)
 
 /* Is the entry at byte `off` of directory block buf whole and sane? Its
  * header inside the block; rec_len a multiple of 4 that ends inside the
@@ -1289,8 +1287,8 @@ static int is_above(struct ext2_fs *e, struct vnode *anc, struct vnode *d, int *
     return ino == anc->ino;
 }
 
-static int rename_node(struct ext2_fs *e, struct vnode *odir, const char *oname,
-                       struct vnode *ndir, const char *nname, int flags)
+static int rename_node(struct ext2_fs *e, struct vnode *odir, const char *oname, struct vnode *ndir,
+                       const char *nname, int flags)
 {
     struct vnode *v, *old = NULL;
     uint32_t ino, nino;
@@ -1338,8 +1336,8 @@ out:
     return err;
 }
 
-static int ext2_rename(struct vnode *odir, const char *oname, struct vnode *ndir,
-                       const char *nname, int flags)
+static int ext2_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const char *nname,
+                       int flags)
 {
     struct ext2_fs *e = E(odir);
 
@@ -1378,8 +1376,8 @@ static int ext2_truncate(struct vnode *v, uint32_t len)
 static int readdir_at(struct ext2_fs *e, struct vnode *dir, uint32_t *cookie, char *name,
                       uint32_t *ino, uint32_t *type)
 {
-    static const uint8_t dt[] = { DT_UNKNOWN, DT_REG, DT_DIR, DT_CHR, DT_BLK, DT_FIFO,
-                                  DT_UNKNOWN, DT_LNK };
+    static const uint8_t dt[] = { DT_UNKNOWN, DT_REG,  DT_DIR,     DT_CHR,
+                                  DT_BLK,     DT_FIFO, DT_UNKNOWN, DT_LNK };
     uint32_t lbn, blk, off, want;
     char *buf;
     int err = 0;
@@ -1527,9 +1525,8 @@ static int check_super(struct ext2_fs *e, uint32_t size)
         s->blocks_count <= s->first_data_block ||
         (uint64_t)s->blocks_count * e->bsize > size)   /* also keeps offsets within 32 bits */
         return -EINVAL;
-    if (s->blocks_per_group < 8 || s->blocks_per_group > 8 * e->bsize ||
-        s->blocks_per_group % 8 || s->inodes_per_group == 0 ||
-        s->inodes_per_group > 8 * e->bsize)
+    if (s->blocks_per_group < 8 || s->blocks_per_group > 8 * e->bsize || s->blocks_per_group % 8 ||
+        s->inodes_per_group == 0 || s->inodes_per_group > 8 * e->bsize)
         return -EINVAL;                 /* a group's bitmap is one block */
     if (e->inode_size < EXT2_OLD_INODE_SIZE || e->inode_size > e->bsize ||
         (e->inode_size & (e->inode_size - 1)))
@@ -1548,8 +1545,8 @@ static int check_super(struct ext2_fs *e, uint32_t size)
     if (e->rsv_gdt > e->ppb)
         return -EINVAL;
     if (e->incompat & ~EXT2_INCOMPAT_FILETYPE) {
-        kprintf("ext2: %s: unsupported features (incompat 0x%x): not mounted\n",
-                e->fs->source_name, e->incompat & ~EXT2_INCOMPAT_FILETYPE);
+        kprintf("ext2: %s: unsupported features (incompat 0x%x): not mounted\n", e->fs->source_name,
+                e->incompat & ~EXT2_INCOMPAT_FILETYPE);
         return -EINVAL;
     }
     return 0;
@@ -1570,8 +1567,7 @@ static int check_groups(struct ext2_fs *e)
         if (meta > end || gd->block_bitmap < meta || gd->block_bitmap >= end ||
             gd->inode_bitmap < meta || gd->inode_bitmap >= end || gd->inode_table < meta ||
             gd->inode_table > end || end - gd->inode_table < e->itb ||
-            gd->block_bitmap == gd->inode_bitmap ||
-            gd->block_bitmap - gd->inode_table < e->itb ||
+            gd->block_bitmap == gd->inode_bitmap || gd->block_bitmap - gd->inode_table < e->itb ||
             gd->inode_bitmap - gd->inode_table < e->itb)
             return -EINVAL;
     }
@@ -1598,8 +1594,8 @@ static int ext2_mount(struct fs *fs, struct file *src, const char *opts)
         err = -EINVAL;                  /* too short, or not ext2 at all */
     if (err < 0 || (err = check_super(e, st.st_size)) < 0)
         goto fail;
-    unknown = e->ro_compat & ~(EXT2_RO_COMPAT_SPARSE_SUPER | EXT2_RO_COMPAT_LARGE_FILE |
-                               EXT2_RO_COMPAT_BTREE_DIR);
+    unknown = e->ro_compat &
+              ~(EXT2_RO_COMPAT_SPARSE_SUPER | EXT2_RO_COMPAT_LARGE_FILE | EXT2_RO_COMPAT_BTREE_DIR);
     if (unknown && !fs->readonly) {
         kprintf("ext2: %s: unsupported ro_compat features 0x%x: read-only\n", fs->source_name,
                 unknown);

@@ -35,7 +35,7 @@
 #define EXT2_FT_FIFO    5
 #define EXT2_FT_SYMLINK 7
 
-#define EXT2_S_IFSOCK   0140000     /* a type ext2 stores that Orthos has no use for */
+#define EXT2_S_IFSOCK 0140000     /* a type ext2 stores that Orthos has no use for */
 
 struct ext2_super {
     uint32_t inodes_count, blocks_count, r_blocks_count;

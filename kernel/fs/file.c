@@ -111,17 +111,14 @@ int file_read_at(struct file *f, void *buf, uint32_t off, uint32_t n)
     if ((err = fs_check(v)) < 0)
         return err;
     switch (v->mode & S_IFMT) {
-    case S_IFDIR:
-        return -EISDIR;
-    case S_IFIFO:
-        return pipe_read(v, buf, n, f->flags & R_NONBLOCK);
+    case S_IFDIR: return -EISDIR;
+    case S_IFIFO: return pipe_read(v, buf, n, f->flags & R_NONBLOCK);
     case S_IFCHR:
     case S_IFBLK:
         if (!(d = dev_lookup(v->rdev)) || !d->read)
             return -ENXIO;
         return d->read(MINOR(v->rdev), buf, off, n, f->flags & R_NONBLOCK);
-    default:
-        return v->ops->read ? v->ops->read(v, buf, off, n) : -EINVAL;
+    default: return v->ops->read ? v->ops->read(v, buf, off, n) : -EINVAL;
     }
 }
 
@@ -136,10 +133,8 @@ int file_write_at(struct file *f, const void *buf, uint32_t off, uint32_t n)
     if ((err = fs_check(v)) < 0)
         return err;
     switch (v->mode & S_IFMT) {
-    case S_IFDIR:
-        return -EISDIR;
-    case S_IFIFO:
-        return pipe_write(v, buf, n, f->flags & R_NONBLOCK);
+    case S_IFDIR: return -EISDIR;
+    case S_IFIFO: return pipe_write(v, buf, n, f->flags & R_NONBLOCK);
     case S_IFCHR:
     case S_IFBLK:
         if (!(d = dev_lookup(v->rdev)) || !d->write)

@@ -23,12 +23,15 @@ struct mount {
     char label[64];             /* where a non-directory is attached (for ns_format) */
 };
 
+/* Laid out by hand (clang-format reads C++'s namespace keyword): */
+/* clang-format off */
 struct namespace {
     int refs;
     struct mount *mounts;       /* newest first */
     struct mount *root;
     struct namespace *next;     /* all namespaces, for revoke */
 };
+/* clang-format on */
 
 static struct namespace *all_ns;
 static int next_mount_id = 1;
@@ -404,7 +407,7 @@ int ns_revoke_fs(struct fs *fs)
     struct mount *m;
 
     for (ns = all_ns; ns; ns = ns->next) {
-again:
+    again:
         for (m = ns->mounts; m; m = m->next) {
             if (m->root->fs == fs && m != ns->root) {  /* root attachments too */
                 detach_tree(ns, m);

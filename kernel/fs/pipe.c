@@ -117,8 +117,8 @@ int pipe_write(struct vnode *v, const void *buf, uint32_t n, int nonblock)
             return put ? (int)put : -EPIPE;
         }
         /* Full, or (for a small write) not room for all of it: wait. */
-        if (p->wr - p->rd == PIPE_SIZE || (n <= PIPE_SIZE && put == 0 &&
-                                           PIPE_SIZE - (p->wr - p->rd) < n)) {
+        if (p->wr - p->rd == PIPE_SIZE ||
+            (n <= PIPE_SIZE && put == 0 && PIPE_SIZE - (p->wr - p->rd) < n)) {
             if (nonblock || curproc()->killed || fs_check(v) < 0)
                 break;
             wakeup(&p->readers);        /* what is queued (maybe ours) must drain */

@@ -12,10 +12,10 @@
 
 enum { PF_ROOT, PF_SELF, PF_MEMINFO, PF_PIDDIR, PF_STATUS, PF_FD, PF_NS };
 
-#define INO(pid, kind)  (((uint32_t)(pid) << 4) | (kind))
-#define INO_PID(ino)    ((int)((ino) >> 4))
-#define INO_KIND(ino)   ((ino) & 0xF)
-#define TEXT_MAX        4096
+#define INO(pid, kind) (((uint32_t)(pid) << 4) | (kind))
+#define INO_PID(ino)   ((int)((ino) >> 4))
+#define INO_KIND(ino)  ((ino) & 0xF)
+#define TEXT_MAX       4096
 
 static const struct vnode_ops procfs_ops;
 
@@ -28,7 +28,8 @@ static const struct {
 static struct vnode *proc_node(struct fs *fs, int pid, int kind)
 {
     uint32_t mode = (kind == PF_PIDDIR || kind == PF_ROOT) ? S_IFDIR | 0555
-                  : kind == PF_SELF ? S_IFLNK | 0777 : S_IFREG | 0444;
+                    : kind == PF_SELF                      ? S_IFLNK | 0777
+                                                           : S_IFREG | 0444;
     struct vnode *v = vnode_alloc(fs, mode, &procfs_ops);
 
     if (v) {
@@ -175,7 +176,8 @@ static int make_text(struct vnode *v, char *buf, size_t size)
          * when the name is looked up: then a leak check that opens this
          * file twice sees the same number with the checker as without. */
         kheap_check();
-        return snprintf(buf, size, "free_pages %u\ntotal_pages %u\nopen_files %d\n"
+        return snprintf(buf, size,
+                        "free_pages %u\ntotal_pages %u\nopen_files %d\n"
                         "heap_pages %u\nheap_bucket_pages %u\nheap_blocks %u\nheapcheck %d\n",
                         pmm_free_pages(), pmm_total_pages(), file_count(), kheap_pages(),
                         kheap_bucket_pages(), kheap_blocks(), kheap_checking);
@@ -187,10 +189,8 @@ static int make_text(struct vnode *v, char *buf, size_t size)
         return snprintf(buf, size, "pid %d\nppid %d\nname %s\nstate %s\npages %u\n", p->pid,
                         p->parent ? p->parent->pid : 0, p->name, state_name(p->state),
                         p->pgdir ? vm_user_pages(p->pgdir) : 0);
-    case PF_FD:
-        return fd_text(p, buf, size);
-    case PF_NS:
-        return p->ns ? ns_format(p->ns, p->root ? p->root->mnt : NULL, buf, size) : 0;
+    case PF_FD: return fd_text(p, buf, size);
+    case PF_NS: return p->ns ? ns_format(p->ns, p->root ? p->root->mnt : NULL, buf, size) : 0;
     }
     return -EINVAL;
 }

@@ -76,8 +76,7 @@ int vfs_boot_namespace(struct proc *p)
     }
     if ((err = ensure_dir(rootfs->root, "dev")) < 0 ||
         (err = ensure_dir(rootfs->root, "proc")) < 0 ||
-        (err = ensure_dir(rootfs->root, "tmp")) < 0 ||
-        (err = ensure_dir(rootfs->root, "mnt")) < 0)
+        (err = ensure_dir(rootfs->root, "tmp")) < 0 || (err = ensure_dir(rootfs->root, "mnt")) < 0)
         return err;
     if (!(p->ns = ns_create(rootfs->root)))
         return -ENOMEM;

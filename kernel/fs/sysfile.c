@@ -287,8 +287,8 @@ int sys_getdents(const uint32_t *arg)
             break;
         }
         len = (sizeof(struct dirent) + strlen(de->d_name) + 1 + 3) & ~3u;
-        memset(de->d_name + strlen(de->d_name), 0, len - sizeof(struct dirent) -
-               strlen(de->d_name));
+        memset(de->d_name + strlen(de->d_name), 0,
+               len - sizeof(struct dirent) - strlen(de->d_name));
         if (used + len > n) {
             if (used == 0)
                 return -EINVAL;         /* the buffer can't hold even one */
@@ -351,15 +351,13 @@ int sys_fcntl(const uint32_t *arg)
     if (!(f = fd_get(fd, &err)))
         return err;
     switch (arg[1]) {
-    case F_GETFD:
-        return t->fdflags[fd];
+    case F_GETFD: return t->fdflags[fd];
     case F_SETFD:
         if (arg[2] & ~FD_KEEP)
             return -EINVAL;
         t->fdflags[fd] = arg[2];
         return 0;
-    case F_GETFL:
-        return f->access | f->flags;
+    case F_GETFL: return f->access | f->flags;
     case F_SETFL:
         if (arg[2] & ~(R_RDWR | R_APPEND | R_NONBLOCK))
             return -EINVAL;
@@ -368,8 +366,7 @@ int sys_fcntl(const uint32_t *arg)
         f->flags = arg[2] & (R_APPEND | R_NONBLOCK);
         return 0;
     case F_GETTTY:
-    case F_SETTTY:
-        return console_mode(f, arg[1], (int)arg[2]);
+    case F_SETTTY: return console_mode(f, arg[1], (int)arg[2]);
     }
     return -EINVAL;
 }
@@ -505,8 +502,7 @@ int sys_link(const uint32_t *arg)
         else if (S_ISDIR(f->path.vn->mode))
             err = -EPERM;
         else
-            err = parent.vn->ops->link ? parent.vn->ops->link(parent.vn, name, f->path.vn)
-                                       : -EPERM;
+            err = parent.vn->ops->link ? parent.vn->ops->link(parent.vn, name, f->path.vn) : -EPERM;
     }
     path_put(&parent);
     return err;
@@ -556,8 +552,8 @@ int sys_rename(const uint32_t *arg)
         else if (name_busy(&op, oname) || name_busy(&np, nname))
             err = -EBUSY;
         else
-            err = op.vn->ops->rename ? op.vn->ops->rename(op.vn, oname, np.vn, nname,
-                                                          (int)arg[4]) : -EPERM;
+            err = op.vn->ops->rename ? op.vn->ops->rename(op.vn, oname, np.vn, nname, (int)arg[4])
+                                     : -EPERM;
     }
     path_put(&np);
 out:

@@ -9,7 +9,7 @@
 #include "lib/string.h"
 #include "mm/page.h"
 
-#define NFSTYPES 8
+#define NFSTYPES     8
 #define MAX_FS_DEPTH 4                  /* filesystems from images inside images */
 
 static const struct fs_type *fs_types[NFSTYPES];
@@ -128,9 +128,10 @@ int fs_new(const char *type, struct file *src, const char *opts, struct fs **out
     for (fs = live_fs; src && fs; fs = fs->next)
         if (fs->source && fs->source->path.vn == src->path.vn && !fs->revoked)
             return -EBUSY;              /* two instances writing one disk would wreck it */
+    /* An image in an image in ...: each level is a kernel stack frame chain
+     * on every read. */
     if (src && src->path.vn->fs->depth >= MAX_FS_DEPTH)
-        return -ELOOP;                  /* an image in an image in ...: each level is a
-                                           kernel stack frame chain on every read */
+        return -ELOOP;
     if (!(fs = kzalloc(sizeof(*fs))))
         return -ENOMEM;
     fs->type = t;

@@ -25,15 +25,14 @@ struct vnode_ops {
                   const char *symlink, struct vnode **out);
     int (*link)(struct vnode *dir, const char *name, struct vnode *v);
     int (*unlink)(struct vnode *dir, const char *name, int flags);
-    int (*rename)(struct vnode *odir, const char *oname, struct vnode *ndir,
-                  const char *nname, int flags);
+    int (*rename)(struct vnode *odir, const char *oname, struct vnode *ndir, const char *nname,
+                  int flags);
     int (*read)(struct vnode *v, void *buf, uint32_t off, uint32_t n);
     int (*write)(struct vnode *v, const void *buf, uint32_t off, uint32_t n);
     int (*truncate)(struct vnode *v, uint32_t len);
     /* One entry at *cookie (opaque, starts at 0): fills name/ino/type and
      * advances *cookie; returns 1, or 0 at the end. */
-    int (*readdir)(struct vnode *dir, uint32_t *cookie, char *name, uint32_t *ino,
-                   uint32_t *type);
+    int (*readdir)(struct vnode *dir, uint32_t *cookie, char *name, uint32_t *ino, uint32_t *type);
     int (*readlink)(struct vnode *v, char *buf, uint32_t n);
     void (*inactive)(struct vnode *v);      /* last reference dropped */
 };
@@ -87,9 +86,9 @@ struct path {
 
 /* An open file description. Access FA_PATH = walk() result: names the node
  * but can't read or write. ready() makes a new one with FA_READ/FA_WRITE. */
-#define FA_PATH     0
-#define FA_READ     R_READ
-#define FA_WRITE    R_WRITE
+#define FA_PATH  0
+#define FA_READ  R_READ
+#define FA_WRITE R_WRITE
 
 struct file {
     int refs;
@@ -148,8 +147,8 @@ int ns_attach_root(struct namespace *ns, struct path *p);
 struct mount *ns_root_mount(struct namespace *ns);
 
 /* ---- open files and fd tables (file.c) */
-#define NOFILE  OPEN_MAX
-#define NFILE   512
+#define NOFILE OPEN_MAX
+#define NFILE  512
 
 /* A process's descriptors. rfork(RFORK_SHAREFDS) lets several processes
  * use one table (refs counts them): what one opens, closes or marks, the

@@ -9,8 +9,8 @@ struct spec {
     int prec;       /* -1: none */
 };
 
-static int emit_padded(fmt_sink_t sink, void *arg, const struct spec *sp,
-                       const char *s, int len, const char *prefix)
+static int emit_padded(fmt_sink_t sink, void *arg, const struct spec *sp, const char *s, int len,
+                       const char *prefix)
 {
     int plen = 0, n = 0, fill, i;
 
@@ -33,9 +33,8 @@ static int emit_padded(fmt_sink_t sink, void *arg, const struct spec *sp,
     return n;
 }
 
-static int emit_number(fmt_sink_t sink, void *arg, const struct spec *sp,
-                       unsigned long v, unsigned base, int negative, int upper,
-                       const char *prefix)
+static int emit_number(fmt_sink_t sink, void *arg, const struct spec *sp, unsigned long v,
+                       unsigned base, int negative, int upper, const char *prefix)
 {
     const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
     char buf[16];
@@ -94,16 +93,19 @@ int vfmt(fmt_sink_t sink, void *arg, const char *fmt, va_list ap)
         case 'd':
         case 'i':
             sv = lng ? va_arg(ap, long) : va_arg(ap, int);
-            n += emit_number(sink, arg, &sp, sv < 0 ? -(unsigned long)sv : (unsigned long)sv,
-                             10, sv < 0, 0, NULL);
+            n += emit_number(sink, arg, &sp, sv < 0 ? -(unsigned long)sv : (unsigned long)sv, 10,
+                             sv < 0, 0, NULL);
             break;
         case 'u':
         case 'x':
         case 'X':
         case 'o':
             uv = lng ? va_arg(ap, unsigned long) : va_arg(ap, unsigned int);
-            n += emit_number(sink, arg, &sp, uv, *fmt == 'u' ? 10 : *fmt == 'o' ? 8 : 16, 0,
-                             *fmt == 'X', NULL);
+            n += emit_number(sink, arg, &sp, uv,
+                             *fmt == 'u'   ? 10
+                             : *fmt == 'o' ? 8
+                                           : 16,
+                             0, *fmt == 'X', NULL);
             break;
         case 'p':
             sp.pad = '0';
@@ -129,8 +131,7 @@ int vfmt(fmt_sink_t sink, void *arg, const char *fmt, va_list ap)
             sink('%', arg);
             n++;
             break;
-        case '\0':
-            return n;
+        case '\0': return n;
         default:                    /* unknown conversion: print it as is */
             sink('%', arg);
             sink(*fmt, arg);

@@ -16,7 +16,6 @@ int vfmt(fmt_sink_t sink, void *arg, const char *fmt, va_list ap);
 /* Format into buf (always terminated when size > 0); returns the length
  * the full output would have had, like C99 vsnprintf. */
 int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
-int snprintf(char *buf, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+int snprintf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -1,7 +1,8 @@
 /* panic.c - the kernel's last words: the message, the registers of a
- * faulting trap, and a backtrace with function names. The names come from
- * .ksyms, a table tools/ksyms.py makes from the linked kernel's own symbols
- * (a second link adds it; .text does not move, see linker.ld). */
+ * faulting trap, and a backtrace naming each frame's function and source
+ * line. Both come from .ksyms, tables tools/ksyms.py makes from the linked
+ * kernel's own symbols and DWARF line program (a second link adds them;
+ * .text does not move, see linker.ld). */
 #include <stdarg.h>
 #include "arch/x86/cpu.h"
 #include "arch/x86/x86.h"
@@ -14,10 +15,20 @@ struct ksym {
     uint32_t name;          /* offset into ksym_names */
 };
 
-/* Defined by the generated build/ksyms.c (empty in the first link). */
+/* From addr up to the next entry's address, the code is this source line. */
+struct kline {
+    uint32_t addr;
+    uint16_t line;          /* 0: no line (compiler-made code, padding) */
+    uint16_t file;          /* offset into kline_files */
+};
+
+/* Defined by the generated build/ksyms1.c (empty in the first link). */
 extern const struct ksym ksyms[];
 extern const uint32_t nksyms;
 extern const char ksym_names[];
+extern const struct kline klines[];
+extern const uint32_t nklines;
+extern const char kline_files[];
 
 #define BACKTRACE_MAX 16
 
@@ -40,15 +51,42 @@ const char *ksym_lookup(uint32_t addr, uint32_t *offset)
     return ksym_names + ksyms[lo].name;
 }
 
+/* The source line holding addr: its file (NULL if unknown) and *line. */
+static const char *kline_lookup(uint32_t addr, uint32_t *line)
+{
+    uint32_t lo = 0, hi = nklines;
+
+    if (nklines == 0 || addr < klines[0].addr)
+        return NULL;
+    while (hi - lo > 1) {           /* last entry with klines[i].addr <= addr */
+        uint32_t mid = (lo + hi) / 2;
+        if (klines[mid].addr <= addr)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    if (kline_files[klines[lo].file] == '\0')
+        return NULL;
+    *line = klines[lo].line;
+    return kline_files + klines[lo].file;
+}
+
+/* One backtrace line: address, function+offset, (file:line). */
 static void print_frame(uint32_t eip)
 {
-    uint32_t off;
+    uint32_t off, line;
     const char *name = ksym_lookup(eip, &off);
+    const char *file = kline_lookup(eip, &line);
 
     if (name)
-        kprintf("  %p %s+0x%x\n", (void *)eip, name, off);
+        kprintf("  %p %s+0x%x", (void *)eip, name, off);
     else
-        kprintf("  %p ?\n", (void *)eip);
+        kprintf("  %p ?", (void *)eip);
+    if (file && line)
+        kprintf(" (%s:%u)", file, line);
+    else if (file)
+        kprintf(" (%s)", file);
+    kprintf("\n");
 }
 
 /* Walk the saved-%ebp chain (the kernel is built with frame pointers). */

@@ -25,21 +25,21 @@
 #include "mm/memlayout.h"
 #include "mm/page.h"
 
-#define MIN_SHIFT   5                   /* 32-byte blocks */
-#define MAX_SHIFT   11                  /* 2 KiB blocks */
-#define NBUCKETS    (MAX_SHIFT - MIN_SHIFT + 1)
-#define RUN         NBUCKETS            /* the "bucket" of a page run */
-#define MAX_ALLOC   (64u << 20)
-#define BLOCK_SIZE(b)   ((uint32_t)1 << ((b) + MIN_SHIFT))
+#define MIN_SHIFT     5                   /* 32-byte blocks */
+#define MAX_SHIFT     11                  /* 2 KiB blocks */
+#define NBUCKETS      (MAX_SHIFT - MIN_SHIFT + 1)
+#define RUN           NBUCKETS            /* the "bucket" of a page run */
+#define MAX_ALLOC     (64u << 20)
+#define BLOCK_SIZE(b) ((uint32_t)1 << ((b) + MIN_SHIFT))
 
-#define MAGIC_USED  0xA110CA7Eu
-#define MAGIC_FREE  0xF4EEB10Cu
-#define POISON      0x6B                /* a freed block's bytes */
-#define REDZONE     0xFC                /* the bytes after an allocation */
-#define REDZONE_MIN 4u
-#define QUARANTINE  256                 /* recent frees kept from reuse */
+#define MAGIC_USED           0xA110CA7Eu
+#define MAGIC_FREE           0xF4EEB10Cu
+#define POISON               0x6B                /* a freed block's bytes */
+#define REDZONE              0xFC                /* the bytes after an allocation */
+#define REDZONE_MIN          4u
+#define QUARANTINE           256                 /* recent frees kept from reuse */
 #define QUARANTINE_RUN_PAGES 4          /* bigger runs go straight back */
-#define CHECK_EVERY 1024                /* kfrees between full checks */
+#define CHECK_EVERY          1024                /* kfrees between full checks */
 
 /* 16 bytes, so the data after it is 16-byte aligned (blocks are aligned
  * to their size; a run starts on a page). */
@@ -54,7 +54,7 @@ struct block_hdr {
         } free;
     } u;
     uint16_t count;                     /* a run: its pages; a bucket page's first
-                                           block: the blocks of that page taken */
+block: the blocks of that page taken */
     uint8_t bucket;                     /* 0 .. NBUCKETS-1, or RUN */
     uint8_t spare;
     uint32_t magic;                     /* MAGIC_USED / MAGIC_FREE, next to the data */
@@ -171,8 +171,8 @@ static void check_free_block(struct block_hdr *h, uint32_t freed_by)
         if (freed_by) {
             const char *a = sym(h->u.used.caller, &aoff), *f = sym(freed_by, &foff);
             panic("heapcheck: write after free: %u-byte block at %p (kmalloc from %s+0x%x, "
-                  "kfree from %s+0x%x): byte %u is %02x", h->u.used.size, d, a, aoff, f, foff,
-                  i, d[i]);
+                  "kfree from %s+0x%x): byte %u is %02x",
+                  h->u.used.size, d, a, aoff, f, foff, i, d[i]);
         }
         panic("heapcheck: write after free: free %u-byte block at %p: byte %u is %02x",
               n + (uint32_t)sizeof(*h), d, i, d[i]);
@@ -191,8 +191,8 @@ static void check_redzone(struct block_hdr *h)
     if (i < end) {
         fn = sym(h->u.used.caller, &off);
         panic("heapcheck: heap overflow: %u-byte block at %p (kmalloc from %s+0x%x) "
-              "written %u byte(s) past its end (byte %u is %02x)", size, d, fn, off,
-              i - size + 1, i, d[i]);
+              "written %u byte(s) past its end (byte %u is %02x)",
+              size, d, fn, off, i - size + 1, i, d[i]);
     }
 }
 
@@ -328,7 +328,8 @@ static struct block_hdr *header_of(void *p, uint32_t caller)
               data_room(h) + (uint32_t)sizeof(*h));
     if (h->magic != MAGIC_USED)
         panic("kfree(%p) from %s+0x%x: no heap block here (magic %x): a bad pointer, "
-              "or the block was underrun", p, fn, off, h->magic);
+              "or the block was underrun",
+              p, fn, off, h->magic);
     if (h->bucket > RUN || (h->bucket == RUN && (a - sizeof(*h)) % PAGE_SIZE) ||
         (h->bucket < RUN && (a - sizeof(*h)) % BLOCK_SIZE(h->bucket)))
         panic("kfree(%p) from %s+0x%x: damaged header (bucket %u)", p, fn, off, h->bucket);

@@ -13,15 +13,15 @@
 #include <stdint.h>
 
 #ifndef KERNBASE                    /* host unit tests supply their own */
-#define KERNBASE    0xC0000000u
+#define KERNBASE 0xC0000000u
 #endif
-#define PHYS_MAX    0x38000000u     /* direct map ends at 896 MiB */
-#define USER_BASE   0x00400000u
-#define USER_TOP    KERNBASE
-#define USER_STACK_PAGES 32         /* 128 KiB, mapped by exec */
+#define PHYS_MAX          0x38000000u     /* direct map ends at 896 MiB */
+#define USER_BASE         0x00400000u
+#define USER_TOP          KERNBASE
+#define USER_STACK_PAGES  32         /* 128 KiB, mapped by exec */
 #define USER_STACK_BOTTOM (USER_TOP - USER_STACK_PAGES * 4096u)
 
-#define P2V(pa)     ((void *)((uintptr_t)(pa) + KERNBASE))
-#define V2P(va)     ((uint32_t)((uintptr_t)(va) - KERNBASE))
+#define P2V(pa) ((void *)((uintptr_t)(pa) + KERNBASE))
+#define V2P(va) ((uint32_t)((uintptr_t)(va) - KERNBASE))
 
 #endif

@@ -11,7 +11,7 @@
 #include "mm/page.h"
 #include "mm/vm.h"
 
-#define KPDX    PDX(KERNBASE)
+#define KPDX PDX(KERNBASE)
 
 static pde_t *kpgdir;
 static pde_t *active;

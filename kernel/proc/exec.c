@@ -14,7 +14,7 @@
 #include "proc/exec.h"
 #include "proc/proc.h"
 
-#define MAXPHDRS    16
+#define MAXPHDRS 16
 
 static int read_exact(struct vnode *v, void *buf, uint32_t off, uint32_t n)
 {
@@ -26,8 +26,8 @@ static int read_exact(struct vnode *v, void *buf, uint32_t off, uint32_t n)
 static int check_header(const struct elf_header *h)
 {
     if (h->magic != ELF_MAGIC || h->class != ELFCLASS32 || h->data != ELFDATA2LSB ||
-        h->type != ET_EXEC || h->machine != EM_386 ||
-        h->phentsize != sizeof(struct elf_phdr) || h->phnum == 0 || h->phnum > MAXPHDRS)
+        h->type != ET_EXEC || h->machine != EM_386 || h->phentsize != sizeof(struct elf_phdr) ||
+        h->phnum == 0 || h->phnum > MAXPHDRS)
         return -ENOEXEC;
     return 0;
 }

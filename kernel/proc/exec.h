@@ -5,14 +5,13 @@
 struct proc;
 struct file;
 
-#define ARG_MAX     32768   /* bytes of argv + envp strings */
-#define MAXARG      64      /* entries in argv, and in envp */
+#define ARG_MAX 32768   /* bytes of argv + envp strings */
+#define MAXARG  64      /* entries in argv, and in envp */
 
 /* Load f into p (argv/envp are kernel strings, NULL-terminated arrays).
  * On success p runs the new program on its next return to user mode; on
  * failure p is untouched. */
-int exec_file(struct proc *p, struct file *f, const char *const *argv,
-              const char *const *envp);
+int exec_file(struct proc *p, struct file *f, const char *const *argv, const char *const *envp);
 /* The same for a path (used to start init). */
 int exec_path(struct proc *p, const char *path, const char *const *argv);
 

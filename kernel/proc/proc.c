@@ -248,8 +248,8 @@ int proc_kill_group(int pgid, int sig)
 
     for (i = 0; i < NPROC; i++) {
         struct proc *p = &proc_table[i];
-        if (p->pgid == pgid && p != init_proc && p->state != P_UNUSED &&
-            p->state != P_EMBRYO && p->state != P_ZOMBIE) {
+        if (p->pgid == pgid && p != init_proc && p->state != P_UNUSED && p->state != P_EMBRYO &&
+            p->state != P_ZOMBIE) {
             kill_one(p, sig);
             n++;
         }

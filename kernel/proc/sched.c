@@ -10,7 +10,6 @@
 #include "mm/vm.h"
 #include "proc/proc.h"
 
-
 static struct context *scheduler_ctx;
 static struct proc *current;
 static int need_resched;

@@ -11,6 +11,8 @@ void syscall_dispatch(struct trapframe *tf);
 
 typedef int (*syscall_fn)(const uint32_t *arg);
 
+/* Laid out by hand (grouped as uapi/syscall.h is): */
+/* clang-format off */
 #define SYSCALLS(X) \
     X(exit) X(fork) X(wait) X(exec) X(getpid) X(getppid) X(kill) X(sbrk) X(sleep) \
     X(uptime) X(yield) X(setpgid) X(tcsetpgrp) X(poweroff) X(rfork) \
@@ -18,6 +20,7 @@ typedef int (*syscall_fn)(const uint32_t *arg);
     X(ftruncate) X(fcntl) X(sync) \
     X(walk) X(ready) X(create) X(link) X(unlink) X(rename) X(readlink) X(getcwd) \
     X(fsopen) X(bind) X(unbind) X(revoke) X(fchroot) X(fchdir) X(unshare)
+/* clang-format on */
 
 #define DECLARE(name) int sys_##name(const uint32_t *arg);
 SYSCALLS(DECLARE)

@@ -269,7 +269,8 @@ static void __attribute__((noinline)) ktest_fault_with_hostile_registers(void)
                      "std\n\t"
                      "movl $1, 0xDEAD0000\n\t"
                      "cld\n\t"
-                     "popl %%ebp" ::: "memory");
+                     "popl %%ebp" ::
+                         : "memory");
 }
 
 static const struct {

@@ -85,8 +85,8 @@ static void o_creat_makes_a_regular_file_with_the_mode_given(void)
 
     CHECK((fd = open("/tmp/l1new", O_RDWR | O_CREAT, 0640)) >= 0, "create");
     CHECK(fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0640 &&
-          st.st_size == 0, "mode %o size %u, want a regular file, 0640, empty", st.st_mode,
-          st.st_size);
+              st.st_size == 0,
+          "mode %o size %u, want a regular file, 0640, empty", st.st_mode, st.st_size);
     CHECK(write(fd, "made", 4) == 4, "write to the new file");
     close(fd);
     CHECK(!strcmp(contents("/tmp/l1new"), "made"), "contents '%s'", contents("/tmp/l1new"));
@@ -130,9 +130,8 @@ static void o_creat_without_o_excl_opens_the_existing_file_untouched(void)
     CHECK(stat("/tmp/l1keep", &before) == 0, "stat");
     CHECK((fd = open("/tmp/l1keep", O_RDWR | O_CREAT, 0600)) >= 0, "open");
     CHECK(read(fd, buf, sizeof(buf)) == 4 && !strcmp(buf, "keep"), "contents changed: '%s'", buf);
-    CHECK(fstat(fd, &after) == 0 && after.st_ino == before.st_ino &&
-          after.st_dev == before.st_dev, "not the same file (inode %u, was %u)", after.st_ino,
-          before.st_ino);
+    CHECK(fstat(fd, &after) == 0 && after.st_ino == before.st_ino && after.st_dev == before.st_dev,
+          "not the same file (inode %u, was %u)", after.st_ino, before.st_ino);
     CHECK((after.st_mode & 07777) == 0644, "mode %o: O_CREAT must not change an existing file",
           after.st_mode & 07777);
     close(fd);
@@ -173,8 +172,10 @@ static void o_directory_is_checked_before_ready(void)
     CHECK(make("/tmp/l1dir", "data") == 0, "setup");
     CHECK_ERR(open("/tmp/l1dir", O_RDONLY | O_DIRECTORY), ENOTDIR);
     CHECK_ERR(open("/tmp/l1dir", O_WRONLY | O_TRUNC | O_DIRECTORY), ENOTDIR);
-    CHECK(!strcmp(contents("/tmp/l1dir"), "data"), "a refused O_DIRECTORY open changed the file:"
-          " '%s'", contents("/tmp/l1dir"));
+    CHECK(!strcmp(contents("/tmp/l1dir"), "data"),
+          "a refused O_DIRECTORY open changed the file:"
+          " '%s'",
+          contents("/tmp/l1dir"));
     /* ready would refuse this one with EACCES: the type check must come first */
     CHECK((p = create(AT_CWD, "/tmp/l1dir0", S_IFREG, 0, 0)) >= 0, "setup 0000");
     close(p);
@@ -252,15 +253,17 @@ static void o_nofollow_refuses_a_symlink(void)
     struct stat st;
     int fd;
 
-    CHECK(make("/tmp/l1target", "target") == 0 &&
-          symlink("/tmp/l1target", "/tmp/l1link") == 0, "setup");
+    CHECK(make("/tmp/l1target", "target") == 0 && symlink("/tmp/l1target", "/tmp/l1link") == 0,
+          "setup");
     CHECK((fd = open("/tmp/l1link", O_RDONLY)) >= 0, "a symlink is followed by default");
     CHECK(fstat(fd, &st) == 0 && S_ISREG(st.st_mode), "not the target");
     close(fd);
     CHECK_ERR(open("/tmp/l1link", O_RDONLY | O_NOFOLLOW), ELOOP);
     CHECK((fd = open("/tmp/l1link", O_PATH | O_NOFOLLOW)) >= 0, "O_PATH | O_NOFOLLOW");
-    CHECK(fstat(fd, &st) == 0 && S_ISLNK(st.st_mode), "O_PATH | O_NOFOLLOW: mode %o, want the"
-          " link itself", st.st_mode);
+    CHECK(fstat(fd, &st) == 0 && S_ISLNK(st.st_mode),
+          "O_PATH | O_NOFOLLOW: mode %o, want the"
+          " link itself",
+          st.st_mode);
     close(fd);
     PASS();
 }
@@ -275,11 +278,15 @@ static void open_returns_the_lowest_free_fd(void)
     close(a);
     CHECK((c = open("/tmp/l1low", O_RDONLY)) == a, "got fd %d, but %d was free", c, a);
     close(c);
-    CHECK((c = open("/tmp/l1low", O_WRONLY | O_CREAT, 0644)) == a, "O_CREAT: got fd %d, but %d"
-          " was free", c, a);
+    CHECK((c = open("/tmp/l1low", O_WRONLY | O_CREAT, 0644)) == a,
+          "O_CREAT: got fd %d, but %d"
+          " was free",
+          c, a);
     close(c);
-    CHECK((c = open("/tmp/l1low2", O_WRONLY | O_CREAT, 0644)) == a, "O_CREAT of a new file: got"
-          " fd %d, but %d was free", c, a);
+    CHECK((c = open("/tmp/l1low2", O_WRONLY | O_CREAT, 0644)) == a,
+          "O_CREAT of a new file: got"
+          " fd %d, but %d was free",
+          c, a);
     close(c);
     CHECK((d = open("/tmp", O_PATH)) == a, "O_PATH: got fd %d, but %d was free", d, a);
     close(d);
@@ -362,8 +369,7 @@ static void open_holds_nothing_after_close(void)
         CHECK(write(fd, page, sizeof(page)) == sizeof(page), "fill");
     close(fd);
     for (rounds = 0; rounds < 3; rounds++) {
-        CHECK((fd = open("/tmp/l1big", rounds == 1 ? O_RDWR | O_APPEND : O_RDONLY)) >= 0,
-              "open");
+        CHECK((fd = open("/tmp/l1big", rounds == 1 ? O_RDWR | O_APPEND : O_RDONLY)) >= 0, "open");
         close(fd);
     }
     CHECK((fd = open("/tmp/l1big", O_PATH)) >= 0, "O_PATH");
@@ -372,8 +378,10 @@ static void open_holds_nothing_after_close(void)
     before = free_pages();
     CHECK(unlink("/tmp/l1big") == 0, "unlink");
     after = free_pages();
-    CHECK(after >= before + 64, "%u free pages before the unlink, %u after: something still "
-          "holds the file", before, after);
+    CHECK(after >= before + 64,
+          "%u free pages before the unlink, %u after: something still "
+          "holds the file",
+          before, after);
     PASS();
 }
 

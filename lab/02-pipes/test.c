@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include "lab.h"
 
-#define PIPE_SIZE   4096        /* kernel/fs/pipe.c */
+#define PIPE_SIZE 4096        /* kernel/fs/pipe.c */
 
 /* The bytes queued in a pipe, counted by draining it without blocking
  * (rfd is made non-blocking); they are thrown away. */
@@ -80,9 +80,8 @@ static void read_returns_what_is_there_without_waiting_for_more(void)
         _exit(read_100());
     CHECK(pid > 0, "fork");
     CHECK(wait_child_ms(pid, 5000, &status), "read(fd, buf, 100) with 3 bytes queued is still "
-          "waiting after 5 s");
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "read gave the wrong bytes (%x)",
-          status);
+                                             "waiting after 5 s");
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "read gave the wrong bytes (%x)", status);
     PASS();
 }
 
@@ -97,7 +96,7 @@ static void read_returns_eof_after_the_last_writer_closes(void)
     CHECK(read(p[0], &c, 1) == 1 && c == 'x', "data before EOF");
     CHECK(fcntl(p[0], F_SETFL, R_NONBLOCK) == 0, "nonblock");
     CHECK(says_eagain(p[0], NULL, 0), "an empty pipe with a writer left (a dup) must say "
-          "EAGAIN to a non-blocking read");
+                                      "EAGAIN to a non-blocking read");
     close(w2);
     CHECK(read(p[0], &c, 1) == 0, "no EOF after the last writer left");
     CHECK(read(p[0], &c, 1) == 0, "EOF is not repeated");
@@ -131,14 +130,16 @@ static void a_blocked_reader_wakes_for_data_and_for_eof(void)
     CHECK(pid > 0 && wait_until_sleeping(pid, 5000), "the reader did not block on an empty pipe");
     CHECK(write(p_reader[1], "hello", 5) == 5, "write");
     CHECK(wait_child_ms(pid, 5000, &status), "the blocked reader did not wake for the data");
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the blocked reader did not get 'hello'"
-          " (status %x)", status);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "the blocked reader did not get 'hello'"
+          " (status %x)",
+          status);
     if ((pid = fork()) == 0)
         _exit(read_once());
     CHECK(pid > 0 && wait_until_sleeping(pid, 5000), "the reader did not block again");
     close(p_reader[1]);
     CHECK(wait_child_ms(pid, 5000, &status), "the blocked reader did not wake when the last "
-          "writer closed");
+                                             "writer closed");
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 1, "the reader did not see EOF (status %x)",
           status);
     PASS();
@@ -172,11 +173,13 @@ static void write_with_no_reader_left_is_epipe(void)
     CHECK(wait_until_sleeping(pid, 5000), "the writer did not block again");
     close(p[0]);
     CHECK(wait_child_ms(pid, 5000, &status), "the blocked writer did not wake when the reader "
-          "left");
+                                             "left");
     CHECK(read_full(res[0], r, sizeof(r)) == sizeof(r), "no report from the writer");
     CHECK(got == sizeof(buf), "read %d", got);
-    CHECK(r[0] >= PIPE_SIZE && r[0] < (int)sizeof(big), "the blocked write returned %d, want "
-          "the count it wrote (at least %d, less than %d)", r[0], PIPE_SIZE, (int)sizeof(big));
+    CHECK(r[0] >= PIPE_SIZE && r[0] < (int)sizeof(big),
+          "the blocked write returned %d, want "
+          "the count it wrote (at least %d, less than %d)",
+          r[0], PIPE_SIZE, (int)sizeof(big));
     CHECK(r[1] == -1 && r[2] == EPIPE, "the next write gave %d errno %d, want EPIPE", r[1], r[2]);
     PASS();
 }
@@ -189,13 +192,13 @@ static void a_fifo_without_a_writer_yet_is_empty_not_at_eof(void)
     CHECK((f = create(AT_CWD, "/tmp/l2fifo", S_IFIFO, 0644, 0)) >= 0, "create fifo");
     CHECK((r = ready(f, R_READ | R_NONBLOCK)) >= 0, "ready for read");
     CHECK(says_eagain(r, NULL, 0), "a FIFO with no writer yet must say EAGAIN to a non-blocking "
-          "read");
+                                   "read");
     CHECK(fcntl(r, F_SETFL, 0) == 0, "blocking");
     fflush(stdout);
     if ((pid = fork()) == 0)            /* a blocking reader waits for the writer */
         _exit(read(r, &c, 1) == 1 && c == 'y' ? 0 : 1);
     CHECK(pid > 0 && wait_until_sleeping(pid, 5000), "a blocking read with no writer yet did "
-          "not wait (EOF?)");
+                                                     "not wait (EOF?)");
     CHECK((w = open("/tmp/l2fifo", O_WRONLY)) >= 0 && write(w, "y", 1) == 1, "write");
     CHECK(wait_child_ms(pid, 5000, &status) && WIFEXITED(status) && WEXITSTATUS(status) == 0,
           "the waiting reader did not get the byte");
@@ -205,7 +208,7 @@ static void a_fifo_without_a_writer_yet_is_empty_not_at_eof(void)
     /* both sides gone: the next conversation starts afresh */
     CHECK((r = ready(f, R_READ | R_NONBLOCK)) >= 0, "ready again");
     CHECK(says_eagain(r, NULL, 0), "once every reader and writer has gone the FIFO starts "
-          "again: EAGAIN, not EOF");
+                                   "again: EAGAIN, not EOF");
     close(r);
     /* a writer that comes first writes into the buffer: no reader yet is not EPIPE */
     CHECK((w = ready(f, R_WRITE)) >= 0, "ready for writing, no reader yet");
@@ -231,9 +234,11 @@ static void a_small_write_is_all_or_nothing(void)
     CHECK(pipe(p) == 0 && write(p[1], fill, sizeof(fill)) == sizeof(fill), "fill");
     CHECK(fcntl(p[1], F_SETFL, R_NONBLOCK) == 0, "nonblock");
     CHECK(says_eagain(p[1], rec, sizeof(rec)), "a non-blocking 200-byte write with room for "
-          "96 must say EAGAIN");
-    CHECK((n = drain(p[0])) == sizeof(fill), "%d bytes queued after a refused 200-byte write, "
-          "want %d: part of it went in", n, (int)sizeof(fill));
+                                               "96 must say EAGAIN");
+    CHECK((n = drain(p[0])) == sizeof(fill),
+          "%d bytes queued after a refused 200-byte write, "
+          "want %d: part of it went in",
+          n, (int)sizeof(fill));
     /* blocking: it waits for room for all 200 bytes */
     CHECK(fcntl(p[1], F_SETFL, 0) == 0 && fcntl(p[0], F_SETFL, 0) == 0, "blocking");
     CHECK(write(p[1], fill, sizeof(fill)) == sizeof(fill), "fill");
@@ -241,7 +246,7 @@ static void a_small_write_is_all_or_nothing(void)
     if ((pid = fork()) == 0)
         _exit(write(p[1], rec, sizeof(rec)) == sizeof(rec) ? 0 : 1);
     CHECK(pid > 0 && wait_until_sleeping(pid, 5000), "a 200-byte write into 96 bytes of room "
-          "did not wait");
+                                                     "did not wait");
     CHECK(read(p[0], buf, 100) == 100, "read 100");    /* room for 196: still not enough */
     CHECK(wait_until_sleeping(pid, 5000), "the writer went on with room for 196 bytes of 200");
     CHECK(read(p[0], buf, sizeof(buf)) == sizeof(buf), "read 300");
@@ -254,8 +259,10 @@ static void a_small_write_is_all_or_nothing(void)
         for (i = 0; i < k && first < 0; i++)
             if (rest[i] == 'r')
                 first = i;
-        CHECK(first >= 0 && k - first == (int)sizeof(rec), "the record is not in one piece at the"
-              " end (%d bytes from its first byte)", first < 0 ? -1 : k - first);
+        CHECK(first >= 0 && k - first == (int)sizeof(rec),
+              "the record is not in one piece at the"
+              " end (%d bytes from its first byte)",
+              first < 0 ? -1 : k - first);
     }
     close(p[0]);
     PASS();
@@ -355,8 +362,10 @@ static void writers_waiting_for_room_stay_asleep(void)
             awake += strcmp(proc_state(w[i], buf, sizeof(buf)), "sleeping") != 0;
         sleep_ms(10);
     }
-    CHECK(awake == 0, "%d of 100 looks found a writer that waits for room not asleep: a "
-          "writer must sleep until a reader makes room (did it wake the writers?)", awake);
+    CHECK(awake == 0,
+          "%d of 100 looks found a writer that waits for room not asleep: a "
+          "writer must sleep until a reader makes room (did it wake the writers?)",
+          awake);
     CHECK(read(p[0], fill, sizeof(fill)) == sizeof(fill), "read");
     for (i = 0; i < 2; i++)
         ok += wait_child_ms(w[i], 5000, &status) && status == 0;
@@ -375,8 +384,10 @@ static void nonblocking_reads_and_writes_never_wait(void)
     CHECK(fcntl(p[0], F_SETFL, R_NONBLOCK) == 0 && fcntl(p[1], F_SETFL, R_NONBLOCK) == 0,
           "nonblock");
     CHECK(says_eagain(p[0], NULL, 0), "read of an empty pipe");
-    CHECK((n = write(p[1], big, sizeof(big))) == PIPE_SIZE, "a large non-blocking write into "
-          "an empty pipe gave %d, want the %d that fit", n, PIPE_SIZE);
+    CHECK((n = write(p[1], big, sizeof(big))) == PIPE_SIZE,
+          "a large non-blocking write into "
+          "an empty pipe gave %d, want the %d that fit",
+          n, PIPE_SIZE);
     CHECK(says_eagain(p[1], "x", 1), "a write of 1 byte into a full pipe");
     CHECK(says_eagain(p[1], big, sizeof(big)), "a large write into a full pipe");
     CHECK(drain(p[0]) == PIPE_SIZE, "drain");
@@ -448,8 +459,10 @@ static void a_megabyte_flows_through_a_4k_pipe(void)
           ok_wr ? "" : "the writer");
     CHECK(st_wr == 0, "the writer failed (status %x)", st_wr);
     CHECK(WIFEXITED(st_rd) && WEXITSTATUS(st_rd) == 0, "the reader: %s (status %x)",
-          WEXITSTATUS(st_rd) == 3 ? "read failed" : WEXITSTATUS(st_rd) == 4 ? "not 1 MiB" :
-          "wrong bytes (CRC-32)", st_rd);
+          WEXITSTATUS(st_rd) == 3   ? "read failed"
+          : WEXITSTATUS(st_rd) == 4 ? "not 1 MiB"
+                                    : "wrong bytes (CRC-32)",
+          st_rd);
     PASS();
 }
 
@@ -495,8 +508,8 @@ static int many_pipes(void)
         close(p[0]);
         close(p[1]);
     }
-    if ((f = create(AT_CWD, "/tmp/l2leak", S_IFIFO, 0644, 0)) < 0 ||
-        (r = ready(f, R_READ)) < 0 || (w = ready(f, R_WRITE)) < 0 || write(w, buf, 10) != 10)
+    if ((f = create(AT_CWD, "/tmp/l2leak", S_IFIFO, 0644, 0)) < 0 || (r = ready(f, R_READ)) < 0 ||
+        (w = ready(f, R_WRITE)) < 0 || write(w, buf, 10) != 10)
         return 2;
     close(r);
     close(w);

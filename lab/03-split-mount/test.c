@@ -68,11 +68,9 @@ static void fsopen_returns_a_path_fd_on_the_root_of_a_new_fs(void)
     CHECK(fs == low, "fd %d, but %d was the lowest free", fs, low);
     CHECK(fstat(fs, &st) == 0 && S_ISDIR(st.st_mode), "not a directory");
     CHECK(fd_line_is(fs, "dir path"), "/proc/self/fd does not list fd %d as 'dir path'", fs);
-    CHECK(fcntl(fs, F_GETFL, 0) == 0, "F_GETFL %x: a path fd has no access",
-          fcntl(fs, F_GETFL, 0));
+    CHECK(fcntl(fs, F_GETFL, 0) == 0, "F_GETFL %x: a path fd has no access", fcntl(fs, F_GETFL, 0));
     CHECK_ERR(read(fs, &c, 1), EBADF);
-    CHECK(fcntl(fs, F_GETFD, 0) == 0, "F_GETFD %d: a new fd is not kept",
-          fcntl(fs, F_GETFD, 0));
+    CHECK(fcntl(fs, F_GETFD, 0) == 0, "F_GETFD %d: a new fd is not kept", fcntl(fs, F_GETFD, 0));
     CHECK(stat("/", &root) == 0 && st.st_dev != root.st_dev, "not a new filesystem");
     CHECK((fs2 = fsopen("ramfs", -1, "")) >= 0 && fstat(fs2, &st2) == 0, "a second fsopen");
     CHECK(st2.st_dev != st.st_dev, "two fsopen calls, one st_dev %u", st.st_dev);
@@ -187,10 +185,11 @@ static void a_full_fd_table_is_emfile_before_anything_is_made(void)
     for (i = 0; i < n; i++)
         close(fds[i]);
     CHECK(r1 == -1 && e1 == EMFILE, "ramfs with a full table gave %d errno %d", r1, e1);
-    CHECK(r2 == -1 && e2 == EMFILE, "an unknown type with a full table gave errno %d, want "
-          "EMFILE: the slot must be checked before the instance is made", e2);
-    CHECK(r3 == -1 && e3 == EMFILE, "a bad image with a full table gave errno %d, want EMFILE",
-          e3);
+    CHECK(r2 == -1 && e2 == EMFILE,
+          "an unknown type with a full table gave errno %d, want "
+          "EMFILE: the slot must be checked before the instance is made",
+          e2);
+    CHECK(r3 == -1 && e3 == EMFILE, "a bad image with a full table gave errno %d, want EMFILE", e3);
     CHECK((fs = fsopen("ramfs", -1, NULL)) >= 0, "fsopen once a slot is free");
     close(fs);
     close(src);
@@ -223,14 +222,18 @@ static void the_instance_is_released_when_its_last_fd_closes(void)
 
     lost = pages_lost_in_child(fill_and_drop, &code);
     CHECK(code == 0, "the child failed at step %d", code);
-    CHECK(lost <= 0, "%d pages lost: a ramfs holding 64 pages was not released when its last fd"
-          " closed", lost);
+    CHECK(lost <= 0,
+          "%d pages lost: a ramfs holding 64 pages was not released when its last fd"
+          " closed",
+          lost);
     CHECK(copy_image("/tmp/l3rel.ext2") == 0, "setup");
     CHECK((img = open("/tmp/l3rel.ext2", O_RDONLY)) >= 0, "open the image");
     CHECK((fs = fsopen("ext2", img, "ro")) >= 0, "fsopen");
     close(fs);
-    CHECK((fs = fsopen("ext2", img, "ro")) >= 0, "a second fsopen of the same image after the "
-          "first instance's only fd was closed gave errno %d (EBUSY: still alive?)", errno);
+    CHECK((fs = fsopen("ext2", img, "ro")) >= 0,
+          "a second fsopen of the same image after the "
+          "first instance's only fd was closed gave errno %d (EBUSY: still alive?)",
+          errno);
     close(fs);
     close(img);
     PASS();
@@ -357,7 +360,8 @@ static void a_file_and_a_device_bound_on_files(void)
 
     CHECK(unshare() == 0, "unshare");
     CHECK(put_file("/tmp/l3from", "the source") == 0 && put_file("/tmp/l3to", "covered") == 0 &&
-          put_file("/tmp/l3dev", "a file") == 0, "setup");
+              put_file("/tmp/l3dev", "a file") == 0,
+          "setup");
     CHECK((src = walk(AT_CWD, "/tmp/l3from", 0)) >= 0, "walk");
     CHECK(bind(src, AT_CWD, "/tmp/l3to", 0) == 0, "bind a file on a file");
     close(src);
@@ -388,7 +392,8 @@ static void mount_is_walk_fsopen_bind(void)
     CHECK(copy_image("/tmp/l3m.ext2") == 0, "setup: copy the image");
     CHECK(mount("ext2", "/tmp/l3m.ext2", "/tmp/l3e", "ro") == 0, "mount an ext2 image");
     CHECK(slurp("/tmp/l3e/hello.txt", buf, sizeof(buf)) > 0 &&
-          !strncmp(buf, "Hello from the ext2 disk.", 25), "read '%s'", buf);
+              !strncmp(buf, "Hello from the ext2 disk.", 25),
+          "read '%s'", buf);
     CHECK(ns_lists("/tmp/l3e ext2 /tmp/l3m.ext2\n"), "/proc/self/ns does not list the ext2 mount");
     PASS();
 }
@@ -429,8 +434,7 @@ static void fsopen_and_bind_leak_nothing(void)
 
     lost = pages_lost_in_child(bind_many, &code);
     CHECK(code == 0, "the child failed at step %d", code);
-    CHECK(lost <= 0, "%d pages lost once a namespace with 17 attached filesystems was gone",
-          lost);
+    CHECK(lost <= 0, "%d pages lost once a namespace with 17 attached filesystems was gone", lost);
     CHECK(open_fds() == fds0, "fds %d, before %d", open_fds(), fds0);
     PASS();
 }

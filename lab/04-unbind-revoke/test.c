@@ -88,7 +88,8 @@ static void files_open_inside_keep_working_after_unbind(void)
     CHECK((u = unbind(AT_CWD, "/tmp/l4b")) >= 0, "unbind");
     close(u);
     CHECK(write(io, "lazy", 4) == 4 && lseek(io, 0, SEEK_SET) == 0 && read(io, buf, 4) == 4 &&
-          !memcmp(buf, "lazy", 4), "an open file stopped working");
+              !memcmp(buf, "lazy", 4),
+          "an open file stopped working");
     CHECK((f = create(d, "new", S_IFREG, 0644, 0)) >= 0, "a directory fd stopped working");
     close(f);
     close(io);
@@ -145,10 +146,12 @@ static void unbind_refuses_what_is_not_an_attachment_of_ours(void)
     close(fs);
     CHECK((code = in_child(unbind_the_root)) == 0, "unbind of / (step %d)", code);
     CHECK(attach_new("/tmp/l4o") == 0, "setup");
-    CHECK((code = in_child(unbind_from_old_namespace)) == 0, "unbind of another namespace's "
-          "attachment (step %d)", code);
+    CHECK((code = in_child(unbind_from_old_namespace)) == 0,
+          "unbind of another namespace's "
+          "attachment (step %d)",
+          code);
     CHECK((f = walk(AT_CWD, "/tmp/l4o/file", 0)) >= 0, "another namespace's unbind detached "
-          "our /tmp/l4o");
+                                                       "our /tmp/l4o");
     close(f);
     PASS();
 }
@@ -164,7 +167,8 @@ static void unbind_takes_everything_attached_below(void)
     CHECK((f = create(a, "b", S_IFDIR, 0755, 0)) >= 0 && fill(b, "big", 64) == 0, "setup");
     close(f);
     CHECK(mkdir("/tmp/l4n", 0755) == 0 && bind(a, AT_CWD, "/tmp/l4n", 0) == 0 &&
-          bind(b, AT_CWD, "/tmp/l4n/b", 0) == 0, "bind both");
+              bind(b, AT_CWD, "/tmp/l4n/b", 0) == 0,
+          "bind both");
     close(a);
     close(b);
     CHECK((f = walk(AT_CWD, "/tmp/l4n/b/big", 0)) >= 0, "setup: not attached");
@@ -175,8 +179,10 @@ static void unbind_takes_everything_attached_below(void)
     CHECK_ERR(walk(AT_CWD, "/tmp/l4n/b", 0), ENOENT);
     CHECK(ns_lists("/tmp/l4n/b") == 0 && ns_lists("/tmp/l4n") == 0,
           "/proc/self/ns still lists what was attached at or below /tmp/l4n");
-    CHECK(after >= before + 64, "%u free pages before the umount, %u after: the filesystem "
-          "attached below was not released", before, after);
+    CHECK(after >= before + 64,
+          "%u free pages before the umount, %u after: the filesystem "
+          "attached below was not released",
+          before, after);
     PASS();
 }
 
@@ -188,13 +194,15 @@ static void dotdot_stops_at_the_top_of_what_was_unbound(void)
     int d, u, f;
 
     CHECK(mkdir("/tmp/l4s", 0755) == 0 && mkdir("/tmp/l4s/in", 0755) == 0 &&
-          put_file("/tmp/l4s/secret", "s") == 0 && mkdir("/tmp/l4t", 0755) == 0, "setup");
+              put_file("/tmp/l4s/secret", "s") == 0 && mkdir("/tmp/l4t", 0755) == 0,
+          "setup");
     CHECK((d = walk(AT_CWD, "/tmp/l4s/in", 0)) >= 0 && bind(d, AT_CWD, "/tmp/l4t", 0) == 0, "bind");
     close(d);
     CHECK((u = unbind(AT_CWD, "/tmp/l4t")) >= 0, "unbind");
     CHECK_ERR(walk(u, "../secret", 0), ENOENT);
     CHECK((f = walk(u, "..", 0)) >= 0 && fstat(f, &up) == 0 && fstat(u, &top) == 0 &&
-          up.st_ino == top.st_ino, "'..' from the top of the unbound tree left it");
+              up.st_ino == top.st_ino,
+          "'..' from the top of the unbound tree left it");
     close(f);
     close(u);
     PASS();
@@ -337,8 +345,10 @@ static void revoke_releases_the_source_at_once(void)
     after = free_pages();
     CHECK_ERR(fstat(e, &st), EIO);
     close(e);
-    CHECK(after >= before + 128, "%u free pages before the revoke, %u after: the source (a 512 "
-          "KiB image) was not let go", before, after);
+    CHECK(after >= before + 128,
+          "%u free pages before the revoke, %u after: the source (a 512 "
+          "KiB image) was not let go",
+          before, after);
     PASS();
 }
 
@@ -356,8 +366,10 @@ static void revoke_releases_the_filesystem_after_the_last_close(void)
     close(io);
     close(u);
     after = free_pages();
-    CHECK(after >= before + 100, "%u free pages before, %u after the last close: the revoked "
-          "fs was not released", before, after);
+    CHECK(after >= before + 100,
+          "%u free pages before, %u after the last close: the revoked "
+          "fs was not released",
+          before, after);
     PASS();
 }
 
@@ -375,8 +387,10 @@ static void umount_leaks_nothing(void)
     before = free_pages();
     CHECK(umount("/tmp/l4u") == 0, "umount");
     after = free_pages();
-    CHECK(after >= before + 64, "%u free pages before the umount, %u after: the filesystem was "
-          "not released", before, after);
+    CHECK(after >= before + 64,
+          "%u free pages before the umount, %u after: the filesystem was "
+          "not released",
+          before, after);
     CHECK(open_fds() == fds0, "fds %d, before %d", open_fds(), fds0);
     PASS();
 }
@@ -427,7 +441,8 @@ static void nobody_may_revoke_inits_root(void)
 {
     int code, f;
 
-    CHECK((code = in_child(revoke_inits_root)) == 0, "revoke of a path fd on init's root, from "
+    CHECK((code = in_child(revoke_inits_root)) == 0,
+          "revoke of a path fd on init's root, from "
           "a process whose root is a fresh ramfs: step %d (2: it was revoked; 3: not EBUSY)",
           code);
     CHECK((f = walk(AT_CWD, "/bin/sh", 0)) >= 0, "init's root no longer works");

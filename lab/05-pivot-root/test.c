@@ -105,7 +105,7 @@ static void the_old_root_is_reachable_only_at_put_old(void)
     CHECK(pivot_root(nr, "/old") == 0, "pivot_root");
     CHECK(exists("/old/bin/true"), "/old/bin/true: the old root is not at put_old");
     CHECK(exists("/old/dev/console"), "/old/dev/console: the old root came without its "
-          "attachments");
+                                      "attachments");
     CHECK(exists("/old/proc/self/ns"), "/old/proc: the old root came without its attachments");
     CHECK_ERR(walk(AT_CWD, "/bin/true", 0), ENOENT);
     CHECK_ERR(walk(AT_CWD, "/../../bin", 0), ENOENT);
@@ -117,7 +117,8 @@ static void the_old_root_is_reachable_only_at_put_old(void)
 static void put_old_is_a_name_inside_the_new_root(void)
 {
     CHECK(setup("l5c") == 0 && mkdir("/tmp/l5c/deep", 0755) == 0 &&
-          mkdir("/tmp/l5c/deep/er", 0755) == 0, "setup");
+              mkdir("/tmp/l5c/deep/er", 0755) == 0,
+          "setup");
     CHECK(pivot_root(nr, "deep/er") == 0, "pivot_root with a relative put_old");
     CHECK(exists("/deep/er/bin/true"), "the old root is not at /deep/er");
     CHECK(exists("/old"), "the new root's own old/ is gone");
@@ -140,7 +141,8 @@ static void a_bad_new_root_changes_nothing(void)
     const char *why;
 
     CHECK(setup("l5e") == 0 && mkdir("/tmp/l5e.plain", 0755) == 0 &&
-          mkdir("/tmp/l5e.plain/old", 0755) == 0, "setup");
+              mkdir("/tmp/l5e.plain/old", 0755) == 0,
+          "setup");
     ns_set(ns, sizeof(ns));
     CHECK_ERR(pivot_root("/tmp/l5e/marker", "/old"), ENOTDIR);
     CHECK(!(why = unchanged(ns)), "after ENOTDIR: %s", why);
@@ -188,11 +190,11 @@ static void pivot_root_leaves_no_fd_behind(void)
     CHECK(setup("l5h") == 0 && put_file("/tmp/l5h/afile", "f") == 0, "setup");
     fds0 = open_fds();
     pivot_root("/tmp/l5h/marker", "/old");
-    CHECK((n = open_fds()) == fds0, "%d fds open after a failed pivot_root (ENOTDIR), %d before",
-          n, fds0);
+    CHECK((n = open_fds()) == fds0, "%d fds open after a failed pivot_root (ENOTDIR), %d before", n,
+          fds0);
     pivot_root(nr, "/nonexistent");
-    CHECK((n = open_fds()) == fds0, "%d fds open after a failed pivot_root (ENOENT), %d before",
-          n, fds0);
+    CHECK((n = open_fds()) == fds0, "%d fds open after a failed pivot_root (ENOENT), %d before", n,
+          fds0);
     pivot_root(nr, "/afile");
     CHECK((n = open_fds()) == fds0, "%d fds open after an undone pivot_root, %d before", n, fds0);
     CHECK(pivot_root(nr, "/old") == 0, "pivot_root");

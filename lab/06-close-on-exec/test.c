@@ -19,17 +19,17 @@
 
 /* Slots every test uses. A scenario starts by closing every fd it does not
  * need, so a new fd comes at 0-5 and is then moved (at) to its slot. */
-#define REP_RD      6           /* the probe's reports, read by C */
-#define HOLD_WR     7           /* C writes here: a byte asks for a report, EOF ends the probe */
-#define HOLD_RD     8           /* (kept) the probe waits on it */
-#define REP_WR      9           /* (kept) the probe reports on it */
-#define GO_RD       24          /* fork + exec: the child waits for a byte here... */
-#define GO_WR       25          /* ...which C sends once it has closed its copies */
-#define VERDICT_RD  28          /* the test reads C's verdict */
-#define PROG        30          /* a path fd on /bin/fdprobe, not kept */
-#define VERDICT     31          /* C's verdict to the test, not kept */
+#define REP_RD     6           /* the probe's reports, read by C */
+#define HOLD_WR    7           /* C writes here: a byte asks for a report, EOF ends the probe */
+#define HOLD_RD    8           /* (kept) the probe waits on it */
+#define REP_WR     9           /* (kept) the probe reports on it */
+#define GO_RD      24          /* fork + exec: the child waits for a byte here... */
+#define GO_WR      25          /* ...which C sends once it has closed its copies */
+#define VERDICT_RD 28          /* the test reads C's verdict */
+#define PROG       30          /* a path fd on /bin/fdprobe, not kept */
+#define VERDICT    31          /* C's verdict to the test, not kept */
 
-#define BIT(fd)     (1u << (fd))
+#define BIT(fd) (1u << (fd))
 
 /* A scenario's verdict (errno says nothing about it). */
 #define CHECK_VERDICT(r) \
@@ -127,7 +127,8 @@ static const char *expect_report(const char *want, const char *when)
         return why("%s: reading the report failed, errno %d", when, errno);
     if (strcmp(got, want) != 0)
         return why("%s: the new program holds \"%s\", want exactly \"%s\" (N = fd N, Nk = "
-                   "fd N marked FD_KEEP)", when, got, want);
+                   "fd N marked FD_KEEP)",
+                   when, got, want);
     return NULL;
 }
 
@@ -190,8 +191,7 @@ static const char *scenario(const char *(*fn)(void))
     static char got[sizeof(why_buf)];
     int pid, status, r;
 
-    if (pipe_at(VERDICT_RD, VERDICT) < 0 ||
-        at(walk(AT_CWD, "/bin/fdprobe", 0), PROG) < 0)
+    if (pipe_at(VERDICT_RD, VERDICT) < 0 || at(walk(AT_CWD, "/bin/fdprobe", 0), PROG) < 0)
         return "setup: cannot make the verdict pipe or walk /bin/fdprobe";
     fflush(stdout);
     if ((pid = fork()) == 0) {
@@ -216,7 +216,8 @@ static const char *scenario(const char *(*fn)(void))
     close(VERDICT_RD);
     if (r < 0)
         return why("the scenario's process ended without a verdict (status 0x%x): was its "
-                   "fd %d closed by the other process's exec?", status, VERDICT);
+                   "fd %d closed by the other process's exec?",
+                   status, VERDICT);
     return strcmp(got, "ok") == 0 ? NULL : got;
 }
 
@@ -233,8 +234,10 @@ static int file_at(const char *path, const char *text, int to)
 static int report_and_file(const char *path)
 {
     only_fds(0);
-    return pipe_at(REP_RD, REP_WR) == 0 && keep(REP_WR) == 0 &&
-           file_at(path, "kept\n", 12) == 12 && keep(12) == 0 && dup2(12, 13) == 13 ? 0 : -1;
+    return pipe_at(REP_RD, REP_WR) == 0 && keep(REP_WR) == 0 && file_at(path, "kept\n", 12) == 12 &&
+                   keep(12) == 0 && dup2(12, 13) == 13
+               ? 0
+               : -1;
 }
 
 static const char *kept_and_unmarked(void)
@@ -360,7 +363,8 @@ static const char *writer_closed_by_exec(void)
     r = end_probe(pid);
     if (eof != 1)
         return eof == 0 ? "the exec'd program's pipe write end (not kept) was never released: "
-                          "the reader still sees a writer" : "reading the pipe failed";
+                          "the reader still sees a writer"
+                        : "reading the pipe failed";
     return r;
 }
 
@@ -381,11 +385,12 @@ static void a_pipe_writer_closed_by_exec_lets_the_reader_see_eof(void)
 static int sharer_setup(void)
 {
     only_fds(0);
-    return pipe_at(REP_RD, REP_WR) == 0 && keep(REP_WR) == 0 &&
-           pipe_at(HOLD_RD, HOLD_WR) == 0 && keep(HOLD_RD) == 0 &&
-           file_at("/tmp/l6s", "sharer\n", 10) == 10 && at(walk(AT_CWD, "/tmp", 0), 11) == 11 &&
-           pipe_at(12, 13) == 0 && at(open("/tmp/l6s", O_RDONLY), 14) == 14 && keep(14) == 0
-           ? 0 : -1;
+    return pipe_at(REP_RD, REP_WR) == 0 && keep(REP_WR) == 0 && pipe_at(HOLD_RD, HOLD_WR) == 0 &&
+                   keep(HOLD_RD) == 0 && file_at("/tmp/l6s", "sharer\n", 10) == 10 &&
+                   at(walk(AT_CWD, "/tmp", 0), 11) == 11 && pipe_at(12, 13) == 0 &&
+                   at(open("/tmp/l6s", O_RDONLY), 14) == 14 && keep(14) == 0
+               ? 0
+               : -1;
 }
 
 /* Each fd below PROG: -1 when closed, else its F_GETFD flags. */
@@ -408,7 +413,8 @@ static const char *sharer_intact(const int *before)
     for (fd = 0; fd < PROG; fd++)
         if (now[fd] != before[fd])
             return why("the sharer's fd %d changed when the other process exec'd: flags %d "
-                       "before, %d after (-1: closed)", fd, before[fd], now[fd]);
+                       "before, %d after (-1: closed)",
+                       fd, before[fd], now[fd]);
     if (lseek(10, 0, SEEK_SET) != 0 || read(10, buf, 7) != 7 || strncmp(buf, "sharer\n", 7))
         return "the sharer's file at fd 10 no longer reads";
     if (fstat(11, &st) < 0 || !S_ISDIR(st.st_mode))
@@ -433,7 +439,8 @@ static const char *sharer_keeps_fds(void)
     if (!(r = expect_report("fds 8k 9k 14k", "after exec in a shared table")) &&
         !(r = sharer_intact(before)) && meminfo("open_files") != files)
         r = why("%u open files in the system before the other process exec'd, %u after: "
-                "some of the sharer's files were closed", files, meminfo("open_files"));
+                "some of the sharer's files were closed",
+                files, meminfo("open_files"));
     close(HOLD_WR);
     if (!r)
         r = end_probe(pid);
@@ -506,8 +513,16 @@ static int open_and_close(int i)
 
     switch (i % 4) {
     case 0: a = open("/tmp/l6r", O_RDONLY); break;
-    case 1: a = walk(AT_CWD, "/tmp/l6r", 0); b = a < 0 ? -1 : ready(a, R_READ); break;
-    case 2: if (pipe(p) == 0) { a = p[0]; b = p[1]; } break;
+    case 1:
+        a = walk(AT_CWD, "/tmp/l6r", 0);
+        b = a < 0 ? -1 : ready(a, R_READ);
+        break;
+    case 2:
+        if (pipe(p) == 0) {
+            a = p[0];
+            b = p[1];
+        }
+        break;
     case 3: a = dup(10); break;
     }
     if (a < 0 || (i % 4 == 1 || i % 4 == 2) != (b >= 0))
@@ -546,9 +561,9 @@ static const char *race(void)
             if ((r = open_and_close(i)) < 0) {
                 kill(pid, SIGKILL);
                 waitpid(pid, NULL, 0);
-                return why("round %d: %s", round, r == -1 ?
-                           "the sharer's close failed: the other's exec closed its fd" :
-                           "the sharer could not open a file");
+                return why("round %d: %s", round,
+                           r == -1 ? "the sharer's close failed: the other's exec closed its fd"
+                                   : "the sharer could not open a file");
             }
             while ((r = read(REP_RD, &c, 1)) == 1 && c != '\n' && n < (int)sizeof(got) - 1)
                 got[n++] = c;
@@ -564,7 +579,8 @@ static const char *race(void)
         got[n] = '\0';
         if (strcmp(got, "fds 9k") != 0)
             return why("round %d (after %d opens by the sharer): the new program holds "
-                       "\"%s\", want exactly \"fds 9k\"", round, i, got);
+                       "\"%s\", want exactly \"fds 9k\"",
+                       round, i, got);
     }
     return NULL;
 }
@@ -601,9 +617,10 @@ static void the_last_sharer_to_exit_releases_the_table(void)
     eof = r ? -1 : sees_eof(20, 1000);
     close(27);                      /* the probe, now init's child, ends */
     CHECK_VERDICT(r);
-    CHECK(eof == 1, "%s", eof == 0 ? "the sharer exited after the other's exec, yet its "
-          "fd 21 (a pipe's write end) is still open: the shared table was never released"
-          : "reading the pipe failed");
+    CHECK(eof == 1, "%s",
+          eof == 0 ? "the sharer exited after the other's exec, yet its "
+                     "fd 21 (a pipe's write end) is still open: the shared table was never released"
+                   : "reading the pipe failed");
     PASS();
 }
 

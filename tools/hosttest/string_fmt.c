@@ -33,8 +33,7 @@ static void strlcpy_truncates_and_reports_length(void)
 
 static void string_compare_and_search(void)
 {
-    CHECK(k_strcmp("abc", "abd") < 0 && k_strcmp("b", "a") > 0 && k_strcmp("", "") == 0,
-          "strcmp");
+    CHECK(k_strcmp("abc", "abd") < 0 && k_strcmp("b", "a") > 0 && k_strcmp("", "") == 0, "strcmp");
     CHECK(k_strncmp("abcX", "abcY", 3) == 0 && k_strncmp("a", "b", 0) == 0, "strncmp");
     CHECK(k_strcmp("\xff", "a") > 0, "strcmp must compare as unsigned char");
     CHECK(k_strrchr("/bin/ls", '/') && eq(k_strrchr("/bin/ls", '/'), "/ls"), "strrchr");

@@ -19,8 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define WATCH_MS    200                 /* how often init looks at the console */
-#define RESPAWN_MS  500                 /* pause before restarting a shell that died young */
+#define WATCH_MS   200                 /* how often init looks at the console */
+#define RESPAWN_MS 500                 /* pause before restarting a shell that died young */
 
 /* The boot layout: the kernel attaches /dev and /proc, init the rest. */
 static const struct {
@@ -85,8 +85,8 @@ static void restore_layout(int announce)
             if (announce)
                 printf("init: %s was gone: attached a new %s\n", layout[i].dir, layout[i].type);
         } else if (!announce && errno != ENXIO && layout[i].source) {
-            fprintf(stderr, "init: cannot attach %s at %s: %s\n", layout[i].source,
-                    layout[i].dir, strerror(errno));
+            fprintf(stderr, "init: cannot attach %s at %s: %s\n", layout[i].source, layout[i].dir,
+                    strerror(errno));
         } else if (!announce && errno != ENXIO) {
             fprintf(stderr, "init: cannot attach %s: %s\n", layout[i].dir, strerror(errno));
         }

@@ -11,7 +11,7 @@ static const struct {
     const char *name;
     int sig;
 } names[] = {
-    { "INT", SIGINT }, { "ILL", SIGILL }, { "FPE", SIGFPE },
+    { "INT", SIGINT },   { "ILL", SIGILL },   { "FPE", SIGFPE },
     { "KILL", SIGKILL }, { "SEGV", SIGSEGV }, { "TERM", SIGTERM },
 };
 

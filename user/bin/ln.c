@@ -15,8 +15,8 @@ int main(int argc, char *argv[])
     }
     if (argc - optind != 2)
         usage("[-s] target name");
-    if ((sflag ? symlink(argv[optind], argv[optind + 1])
-               : link(argv[optind], argv[optind + 1])) < 0)
+    if ((sflag ? symlink(argv[optind], argv[optind + 1]) : link(argv[optind], argv[optind + 1])) <
+        0)
         err(1, "%s", argv[optind + 1]);
     return 0;
 }

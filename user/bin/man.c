@@ -58,9 +58,10 @@ static void out_spaces(int n)
 static const struct {
     const char *utf8, *ascii;
 } spelt[] = {
-    { "\xe2\x80\x94", "--" }, { "\xe2\x80\x93", "-" }, { "\xe2\x80\xa6", "..." },
-    { "\xe2\x89\xa4", "<=" }, { "\xe2\x89\xa5", ">=" }, { "\xe2\x88\x92", "-" },
-    { "\xc3\x97", "x" }, { "\xc2\xb2", "^2" }, { "\xc2\xb3", "^3" }, { "\xc2\xa7", "section " },
+    { "\xe2\x80\x94", "--" },   { "\xe2\x80\x93", "-" },  { "\xe2\x80\xa6", "..." },
+    { "\xe2\x89\xa4", "<=" },   { "\xe2\x89\xa5", ">=" }, { "\xe2\x88\x92", "-" },
+    { "\xc3\x97", "x" },        { "\xc2\xb2", "^2" },     { "\xc2\xb3", "^3" },
+    { "\xc2\xa7", "section " },
 };
 
 /* Copies src to dst (of size bytes), non-ASCII characters spelt as in
@@ -360,17 +361,14 @@ static int lines_for(int key, int screenful)
     switch (key) {
     case ' ':
     case 'f':
-    case KEY_PGDN:
-        return screenful;
+    case KEY_PGDN: return screenful;
     case '\n':
     case '\r':
     case 'j':
-    case KEY_DOWN:
-        return 1;
+    case KEY_DOWN: return 1;
     case 'q':
     case 'Q':
-    case -1:                        /* the console is gone */
-        return 0;
+    case -1: /* the console is gone */ return 0;
     }
     return -1;
 }

@@ -22,12 +22,12 @@
 
 /* ------------------------------------------------------------ limits and state */
 
-#define MAXLINE     1024            /* bytes in one command line, without its newline */
-#define MAXWORDS    64              /* words in one line, redirection targets included */
-#define MAXSTAGES   16              /* commands in one pipeline */
-#define MAXEXPAND   4096            /* bytes of one command's words after $ expansion */
-#define FD_LIMIT    OPEN_MAX        /* fds per process (uapi/fs.h) */
-#define SCRIPT_FD   (FD_LIMIT - 1)  /* a script being read, out of the fd builtins' way */
+#define MAXLINE   1024            /* bytes in one command line, without its newline */
+#define MAXWORDS  64              /* words in one line, redirection targets included */
+#define MAXSTAGES 16              /* commands in one pipeline */
+#define MAXEXPAND 4096            /* bytes of one command's words after $ expansion */
+#define FD_LIMIT  OPEN_MAX        /* fds per process (uapi/fs.h) */
+#define SCRIPT_FD (FD_LIMIT - 1)  /* a script being read, out of the fd builtins' way */
 
 static int last_status;             /* $? */
 static int njobs;                   /* background jobs started and not yet reported done */
@@ -224,8 +224,9 @@ static int lex(struct lexer *lx)
 static const char *token_name(const struct token *t)
 {
     static const char *const names[] = {
-        [T_PIPE] = "|", [T_OR] = "||", [T_AMP] = "&", [T_AND] = "&&",
-        [T_SEMI] = ";", [T_REDIR] = "redirection", [T_END] = "end of line",
+        [T_PIPE] = "|",          [T_OR] = "||",  [T_AMP] = "&",
+        [T_AND] = "&&",          [T_SEMI] = ";", [T_REDIR] = "redirection",
+        [T_END] = "end of line",
     };
 
     return t->type == T_WORD ? t->word : names[t->type];
@@ -403,7 +404,9 @@ static const char *expand_dollar(const char *w)
 
     if (*name == '?' || *name == '$' || *name == '#') {
         snprintf(num, sizeof(num), "%d",
-                 *name == '?' ? last_status : *name == '$' ? getpid() : nparams - 1);
+                 *name == '?'   ? last_status
+                 : *name == '$' ? getpid()
+                                : nparams - 1);
         put(num, strlen(num));
         return name + 1;
     }
@@ -597,8 +600,7 @@ static int apply_redirs(struct command *c, struct expansion *x, struct saved_fds
                 warn("%s", x->targets[i]);
                 return -1;
             }
-        } else if ((fd = open(x->targets[i], flags[r->kind], 0644)) < 0 ||
-                   move_fd(fd, r->fd) < 0) {
+        } else if ((fd = open(x->targets[i], flags[r->kind], 0644)) < 0 || move_fd(fd, r->fd) < 0) {
             warn("%s", x->targets[i]);
             return -1;
         }

@@ -36,8 +36,8 @@ static int show(const char *path)
     }
     printf("\n  Type: %s\n", type_name(st.st_mode));
     printf("  Mode: %s (%04o)\n", mode, (unsigned)st.st_mode & 07777);
-    printf("  Size: %-10u Blocks: %-8u Links: %u\n", (unsigned)st.st_size,
-           (unsigned)st.st_blocks, (unsigned)st.st_nlink);
+    printf("  Size: %-10u Blocks: %-8u Links: %u\n", (unsigned)st.st_size, (unsigned)st.st_blocks,
+           (unsigned)st.st_nlink);
     printf("Device: %-10u Inode: %u\n", (unsigned)st.st_dev, (unsigned)st.st_ino);
     if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
         printf("  Rdev: %u, %u\n", (unsigned)MAJOR(st.st_rdev), (unsigned)MINOR(st.st_rdev));

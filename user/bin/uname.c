@@ -11,7 +11,10 @@ static const struct {
     char opt;
     const char *value;
 } fields[] = {
-    { 's', ORTHOS_SYSNAME }, { 'n', "orthos" }, { 'r', ORTHOS_VERSION }, { 'm', ORTHOS_MACHINE },
+    { 's', ORTHOS_SYSNAME },
+    { 'n', "orthos" },
+    { 'r', ORTHOS_VERSION },
+    { 'm', ORTHOS_MACHINE },
 };
 #define NFIELDS ((int)(sizeof(fields) / sizeof(fields[0])))
 

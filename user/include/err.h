@@ -6,10 +6,8 @@
 
 extern const char *progname;            /* argv[0] without its directory */
 
-void err(int code, const char *fmt, ...)
-    __attribute__((noreturn, format(printf, 2, 3)));
-void errx(int code, const char *fmt, ...)
-    __attribute__((noreturn, format(printf, 2, 3)));
+void err(int code, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
+void errx(int code, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
 void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void usage(const char *synopsis) __attribute__((noreturn));
@@ -18,7 +16,6 @@ void usage(const char *synopsis) __attribute__((noreturn));
  * file (or stdin) with N and whether N counts bytes (-c) rather than
  * lines; the exit status (1 if a file could not be opened). */
 struct stdio_file;
-int filter_lines(int argc, char *argv[],
-                 void (*filter)(struct stdio_file *fp, long n, int bytes));
+int filter_lines(int argc, char *argv[], void (*filter)(struct stdio_file *fp, long n, int bytes));
 
 #endif

@@ -9,20 +9,28 @@
 
 #include <stddef.h>
 
-#define EDIT_HISTORY    64          /* lines remembered */
+#define EDIT_HISTORY 64          /* lines remembered */
 
 struct lineedit {
     int in, out;                    /* the console: keys come from in, echo goes to out */
-    const char *const *commands;    /* completed besides $PATH's programs (builtins); NULL-ended */
-    char *history[EDIT_HISTORY];    /* line number n (from 1) is history[(n - 1) % EDIT_HISTORY] */
-    int nhistory;                   /* lines entered so far; the last EDIT_HISTORY are kept */
+    const char *const *commands; /* completed besides $PATH's programs (builtins); NULL-ended */
+    char *history[EDIT_HISTORY]; /* line number n (from 1) is history[(n - 1) % EDIT_HISTORY] */
+    int nhistory; /* lines entered so far; the last EDIT_HISTORY are kept */
 };
 
 /* The keys that arrive as escape sequences (ESC [ or ESC O, parameters,
  * a final byte) from a serial terminal or the PS/2 keyboard alike. */
 enum {
-    KEY_UP = 0x100, KEY_DOWN, KEY_RIGHT, KEY_LEFT, KEY_HOME, KEY_END, KEY_DELETE,
-    KEY_PGUP, KEY_PGDN, KEY_OTHER,
+    KEY_UP = 0x100,
+    KEY_DOWN,
+    KEY_RIGHT,
+    KEY_LEFT,
+    KEY_HOME,
+    KEY_END,
+    KEY_DELETE,
+    KEY_PGUP,
+    KEY_PGDN,
+    KEY_OTHER,
 };
 
 /* The next key from fd (the console, in raw mode): a byte, a KEY_*, or -1

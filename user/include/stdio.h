@@ -9,9 +9,9 @@
 #include <stddef.h>
 #include "lib/fmt.h"
 
-#define EOF         (-1)
-#define BUFSIZ      1024
-#define FOPEN_MAX   16
+#define EOF       (-1)
+#define BUFSIZ    1024
+#define FOPEN_MAX 16
 
 typedef struct stdio_file FILE;         /* opaque: see user/lib/stdio.c */
 

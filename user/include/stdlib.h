@@ -5,10 +5,10 @@
 
 #include <stddef.h>
 
-#define EXIT_SUCCESS    0
-#define EXIT_FAILURE    1
-#define EXIT_EPIPE      141     /* wrote to a pipe nobody reads (copy.c); Unix: 128 + SIGPIPE */
-#define RAND_MAX        0x7fffffff
+#define EXIT_SUCCESS 0
+#define EXIT_FAILURE 1
+#define EXIT_EPIPE   141     /* wrote to a pipe nobody reads (copy.c); Unix: 128 + SIGPIPE */
+#define RAND_MAX     0x7fffffff
 
 void *malloc(size_t n);
 void *calloc(size_t count, size_t size);

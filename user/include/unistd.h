@@ -9,9 +9,9 @@
 #include <sys/types.h>
 #include "uapi/fs.h"
 
-#define STDIN_FILENO    0
-#define STDOUT_FILENO   1
-#define STDERR_FILENO   2
+#define STDIN_FILENO  0
+#define STDOUT_FILENO 1
+#define STDERR_FILENO 2
 
 extern char **environ;
 

@@ -21,9 +21,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define CTRL(c)     ((c) - '@')
-#define COLUMNS     80              /* the width a candidate list is laid out for */
-#define MAX_CANDS   1024            /* completions collected at most */
+#define CTRL(c)   ((c) - '@')
+#define COLUMNS   80              /* the width a candidate list is laid out for */
+#define MAX_CANDS 1024            /* completions collected at most */
 
 /* One line being edited: buf[0, len), the cursor at pos. */
 struct edit {
@@ -372,9 +372,11 @@ int edit_read_key(int fd)
     case 'F': return KEY_END;
     case '~':                       /* VT220: 1 or 7 Home, 3 Delete, 4 or 8 End, 5 6 Page */
         switch (param) {
-        case 1: case 7: return KEY_HOME;
+        case 1:
+        case 7: return KEY_HOME;
         case 3: return KEY_DELETE;
-        case 4: case 8: return KEY_END;
+        case 4:
+        case 8: return KEY_END;
         case 5: return KEY_PGUP;
         case 6: return KEY_PGDN;
         }
@@ -413,42 +415,22 @@ static int do_key(struct edit *ed, int key)
         if (ed->pos > 0)
             erase_before(ed, ed->pos - 1);
         break;
-    case CTRL('U'):
-        erase_before(ed, 0);
-        break;
-    case CTRL('K'):
-        erase_after(ed, ed->len);
-        break;
-    case CTRL('W'):
-        erase_before(ed, word_before(ed));
-        break;
+    case CTRL('U'): erase_before(ed, 0); break;
+    case CTRL('K'): erase_after(ed, ed->len); break;
+    case CTRL('W'): erase_before(ed, word_before(ed)); break;
     case KEY_LEFT:
-    case CTRL('B'):
-        move_to(ed, ed->pos > 0 ? ed->pos - 1 : 0);
-        break;
+    case CTRL('B'): move_to(ed, ed->pos > 0 ? ed->pos - 1 : 0); break;
     case KEY_RIGHT:
-    case CTRL('F'):
-        move_to(ed, ed->pos < ed->len ? ed->pos + 1 : ed->len);
-        break;
+    case CTRL('F'): move_to(ed, ed->pos < ed->len ? ed->pos + 1 : ed->len); break;
     case KEY_HOME:
-    case CTRL('A'):
-        move_to(ed, 0);
-        break;
+    case CTRL('A'): move_to(ed, 0); break;
     case KEY_END:
-    case CTRL('E'):
-        move_to(ed, ed->len);
-        break;
+    case CTRL('E'): move_to(ed, ed->len); break;
     case KEY_UP:
-    case CTRL('P'):
-        browse(ed, -1);
-        break;
+    case CTRL('P'): browse(ed, -1); break;
     case KEY_DOWN:
-    case CTRL('N'):
-        browse(ed, 1);
-        break;
-    case '\t':
-        complete(ed);
-        break;
+    case CTRL('N'): browse(ed, 1); break;
+    case '\t': complete(ed); break;
     default:
         if (key >= ' ' && key < 0x7F) {
             char c = (char)key;

@@ -15,9 +15,9 @@ struct block {
     struct block *next;         /* next free block, at a higher address */
 };
 
-#define UNIT        sizeof(struct block)
-#define GROW_MIN    (16 * 1024)         /* fewer, bigger sbrk calls */
-#define ALLOC_MAX   0x40000000u         /* more than the user address space can hold */
+#define UNIT      sizeof(struct block)
+#define GROW_MIN  (16 * 1024)         /* fewer, bigger sbrk calls */
+#define ALLOC_MAX 0x40000000u         /* more than the user address space can hold */
 
 static struct block *free_list;
 

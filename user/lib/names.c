@@ -54,9 +54,18 @@ int link(const char *old, const char *new)
     return ret;
 }
 
-int unlink(const char *path) { return unlinkat(AT_CWD, path, 0); }
-int rmdir(const char *path) { return unlinkat(AT_CWD, path, UNLINK_DIR); }
-int rename(const char *old, const char *new) { return renameat(AT_CWD, old, AT_CWD, new, 0); }
+int unlink(const char *path)
+{
+    return unlinkat(AT_CWD, path, 0);
+}
+int rmdir(const char *path)
+{
+    return unlinkat(AT_CWD, path, UNLINK_DIR);
+}
+int rename(const char *old, const char *new)
+{
+    return renameat(AT_CWD, old, AT_CWD, new, 0);
+}
 
 int readlink(const char *path, char *buf, size_t n)
 {

@@ -81,8 +81,8 @@ static int ready_fd(int pathfd, int flags, const struct stat *st)
     close(pathfd);
     if (fd >= 0)
         fd = lowest(fd);
-    if (fd >= 0 && (flags & O_TRUNC) && (flags & O_ACCMODE) != O_RDONLY &&
-        S_ISREG(st->st_mode) && ftruncate(fd, 0) < 0) {
+    if (fd >= 0 && (flags & O_TRUNC) && (flags & O_ACCMODE) != O_RDONLY && S_ISREG(st->st_mode) &&
+        ftruncate(fd, 0) < 0) {
         close(fd);
         fd = -1;
     }

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 /* The console's device number (uapi/fs.h). */
-#define CONSOLE_RDEV    MKDEV(DEV_CONSOLE, 0)
+#define CONSOLE_RDEV MKDEV(DEV_CONSOLE, 0)
 
 static int stat_walk(const char *path, struct stat *st, int flags)
 {

@@ -10,13 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#define SF_READ     0x01
-#define SF_WRITE    0x02
-#define SF_UNBUF    0x04        /* each call goes straight to write() */
-#define SF_LINE     0x08        /* flush at every '\n' */
-#define SF_EOF      0x10
-#define SF_ERR      0x20
-#define SF_MALLOC   0x40        /* buf is ours to free (fopen'd streams) */
+#define SF_READ   0x01
+#define SF_WRITE  0x02
+#define SF_UNBUF  0x04        /* each call goes straight to write() */
+#define SF_LINE   0x08        /* flush at every '\n' */
+#define SF_EOF    0x10
+#define SF_ERR    0x20
+#define SF_MALLOC 0x40        /* buf is ours to free (fopen'd streams) */
 
 struct stdio_file {
     int fd;
@@ -139,18 +139,10 @@ FILE *fopen(const char *path, const char *mode)
     FILE *fp;
 
     switch (mode[0]) {
-    case 'r':
-        flags = O_RDONLY;
-        break;
-    case 'w':
-        flags = O_WRONLY | O_CREAT | O_TRUNC;
-        break;
-    case 'a':
-        flags = O_WRONLY | O_CREAT | O_APPEND;
-        break;
-    default:
-        errno = EINVAL;
-        return NULL;
+    case 'r': flags = O_RDONLY; break;
+    case 'w': flags = O_WRONLY | O_CREAT | O_TRUNC; break;
+    case 'a': flags = O_WRONLY | O_CREAT | O_APPEND; break;
+    default: errno = EINVAL; return NULL;
     }
     if (strchr(mode, '+'))
         flags = (flags & ~O_ACCMODE) | O_RDWR;
@@ -185,10 +177,22 @@ int fflush(FILE *fp)
     return ret;
 }
 
-int fileno(FILE *fp) { return fp->fd; }
-int feof(FILE *fp) { return (fp->flags & SF_EOF) != 0; }
-int ferror(FILE *fp) { return (fp->flags & SF_ERR) != 0; }
-void clearerr(FILE *fp) { fp->flags &= ~(SF_EOF | SF_ERR); }
+int fileno(FILE *fp)
+{
+    return fp->fd;
+}
+int feof(FILE *fp)
+{
+    return (fp->flags & SF_EOF) != 0;
+}
+int ferror(FILE *fp)
+{
+    return (fp->flags & SF_ERR) != 0;
+}
+void clearerr(FILE *fp)
+{
+    fp->flags &= ~(SF_EOF | SF_ERR);
+}
 
 int fseek(FILE *fp, long off, int whence)
 {
@@ -217,8 +221,14 @@ int fgetc(FILE *fp)
     return (unsigned char)fp->buf[fp->rpos++];
 }
 
-int getc(FILE *fp) { return fgetc(fp); }
-int getchar(void) { return fgetc(stdin); }
+int getc(FILE *fp)
+{
+    return fgetc(fp);
+}
+int getchar(void)
+{
+    return fgetc(stdin);
+}
 
 /* One byte of push-back, guaranteed; more while there is room. */
 int ungetc(int c, FILE *fp)
@@ -299,9 +309,18 @@ int fputc(int c, FILE *fp)
     return put_bytes(fp, &ch, 1) ? EOF : (unsigned char)ch;
 }
 
-int putc(int c, FILE *fp) { return fputc(c, fp); }
-int putchar(int c) { return fputc(c, stdout); }
-int fputs(const char *s, FILE *fp) { return put_bytes(fp, s, strlen(s)); }
+int putc(int c, FILE *fp)
+{
+    return fputc(c, fp);
+}
+int putchar(int c)
+{
+    return fputc(c, stdout);
+}
+int fputs(const char *s, FILE *fp)
+{
+    return put_bytes(fp, s, strlen(s));
+}
 
 int puts(const char *s)
 {

@@ -71,10 +71,22 @@ long strtol(const char *s, char **end, int base)
     return neg ? -(long)(v - 1) - 1 : (long)v;
 }
 
-int atoi(const char *s) { return (int)strtol(s, NULL, 10); }
-long atol(const char *s) { return strtol(s, NULL, 10); }
-int abs(int n) { return n < 0 ? -n : n; }
-long labs(long n) { return n < 0 ? -n : n; }
+int atoi(const char *s)
+{
+    return (int)strtol(s, NULL, 10);
+}
+long atol(const char *s)
+{
+    return strtol(s, NULL, 10);
+}
+int abs(int n)
+{
+    return n < 0 ? -n : n;
+}
+long labs(long n)
+{
+    return n < 0 ? -n : n;
+}
 
 static void swap(char *a, char *b, size_t size)
 {

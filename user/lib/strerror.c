@@ -47,12 +47,8 @@ static const char *const errors[] = {
 };
 
 static const char *const signals[] = {
-    [SIGINT] = "Interrupt",
-    [SIGILL] = "Illegal instruction",
-    [SIGFPE] = "Arithmetic exception",
-    [SIGKILL] = "Killed",
-    [SIGSEGV] = "Segmentation fault",
-    [SIGTERM] = "Terminated",
+    [SIGINT] = "Interrupt", [SIGILL] = "Illegal instruction", [SIGFPE] = "Arithmetic exception",
+    [SIGKILL] = "Killed",   [SIGSEGV] = "Segmentation fault", [SIGTERM] = "Terminated",
 };
 
 #define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))

@@ -33,7 +33,7 @@ static inline int check(int ret)
     return ret;
 }
 
-#define U(x) ((uintptr_t)(x))
+#define U(x)                    ((uintptr_t)(x))
 #define SYS5(nr, a, b, c, d, e) check(trap(nr, U(a), U(b), U(c), U(d), U(e)))
 #define SYS4(nr, a, b, c, d)    SYS5(nr, a, b, c, d, 0)
 #define SYS3(nr, a, b, c)       SYS5(nr, a, b, c, 0, 0)
@@ -49,24 +49,66 @@ void _exit(int code)
         ;                               /* not reached */
 }
 
-int fork(void) { return SYS0(SYS_fork); }
-int rfork(int flags) { return SYS1(SYS_rfork, flags); }
-int waitpid(int pid, int *status, int options) { return SYS3(SYS_wait, pid, status, options); }
-int wait(int *status) { return waitpid(WAIT_ANY, status, 0); }
-int exec(int fd, char *const argv[], char *const envp[]) { return SYS3(SYS_exec, fd, argv, envp); }
-int getpid(void) { return SYS0(SYS_getpid); }
-int getppid(void) { return SYS0(SYS_getppid); }
-int kill(int pid, int sig) { return SYS2(SYS_kill, pid, sig); }
-int sleep_ms(unsigned ms) { return SYS1(SYS_sleep, ms); }
+int fork(void)
+{
+    return SYS0(SYS_fork);
+}
+int rfork(int flags)
+{
+    return SYS1(SYS_rfork, flags);
+}
+int waitpid(int pid, int *status, int options)
+{
+    return SYS3(SYS_wait, pid, status, options);
+}
+int wait(int *status)
+{
+    return waitpid(WAIT_ANY, status, 0);
+}
+int exec(int fd, char *const argv[], char *const envp[])
+{
+    return SYS3(SYS_exec, fd, argv, envp);
+}
+int getpid(void)
+{
+    return SYS0(SYS_getpid);
+}
+int getppid(void)
+{
+    return SYS0(SYS_getppid);
+}
+int kill(int pid, int sig)
+{
+    return SYS2(SYS_kill, pid, sig);
+}
+int sleep_ms(unsigned ms)
+{
+    return SYS1(SYS_sleep, ms);
+}
 unsigned sleep(unsigned sec)        /* at most 49 days: ms must fit in 32 bits */
 {
     return sleep_ms(sec > 4294967u ? 4294967295u : sec * 1000) < 0 ? sec : 0;
 }
-unsigned uptime_ms(void) { return (unsigned)trap(SYS_uptime, 0, 0, 0, 0, 0); }
-int sched_yield(void) { return SYS0(SYS_yield); }
-int setpgid(int pid, int pgid) { return SYS2(SYS_setpgid, pid, pgid); }
-int tcsetpgrp(int pgid) { return SYS1(SYS_tcsetpgrp, pgid); }
-int poweroff(int code) { return SYS1(SYS_poweroff, code); }
+unsigned uptime_ms(void)
+{
+    return (unsigned)trap(SYS_uptime, 0, 0, 0, 0, 0);
+}
+int sched_yield(void)
+{
+    return SYS0(SYS_yield);
+}
+int setpgid(int pid, int pgid)
+{
+    return SYS2(SYS_setpgid, pid, pgid);
+}
+int tcsetpgrp(int pgid)
+{
+    return SYS1(SYS_tcsetpgrp, pgid);
+}
+int poweroff(int code)
+{
+    return SYS1(SYS_poweroff, code);
+}
 
 /* The break is an address, not an error, unless it is in the errno range. */
 void *sbrk(int incr)
@@ -77,29 +119,74 @@ void *sbrk(int incr)
 }
 
 /* files and descriptors */
-int read(int fd, void *buf, size_t n) { return SYS3(SYS_read, fd, buf, n); }
-int write(int fd, const void *buf, size_t n) { return SYS3(SYS_write, fd, buf, n); }
-int close(int fd) { return SYS1(SYS_close, fd); }
-int dup(int fd) { return SYS1(SYS_dup, fd); }
-int dup2(int fd, int to) { return SYS2(SYS_dup2, fd, to); }
-int pipe(int fds[2]) { return SYS1(SYS_pipe, fds); }
-int lseek(int fd, int off, int whence) { return SYS3(SYS_lseek, fd, off, whence); }
-int fstat(int fd, struct stat *st) { return SYS2(SYS_fstat, fd, st); }
-int getdents(int fd, void *buf, size_t n) { return SYS3(SYS_getdents, fd, buf, n); }
-int ftruncate(int fd, unsigned len) { return SYS2(SYS_ftruncate, fd, len); }
-int fcntl(int fd, int cmd, int arg) { return SYS3(SYS_fcntl, fd, cmd, arg); }
-int sync(void) { return SYS0(SYS_sync); }
+int read(int fd, void *buf, size_t n)
+{
+    return SYS3(SYS_read, fd, buf, n);
+}
+int write(int fd, const void *buf, size_t n)
+{
+    return SYS3(SYS_write, fd, buf, n);
+}
+int close(int fd)
+{
+    return SYS1(SYS_close, fd);
+}
+int dup(int fd)
+{
+    return SYS1(SYS_dup, fd);
+}
+int dup2(int fd, int to)
+{
+    return SYS2(SYS_dup2, fd, to);
+}
+int pipe(int fds[2])
+{
+    return SYS1(SYS_pipe, fds);
+}
+int lseek(int fd, int off, int whence)
+{
+    return SYS3(SYS_lseek, fd, off, whence);
+}
+int fstat(int fd, struct stat *st)
+{
+    return SYS2(SYS_fstat, fd, st);
+}
+int getdents(int fd, void *buf, size_t n)
+{
+    return SYS3(SYS_getdents, fd, buf, n);
+}
+int ftruncate(int fd, unsigned len)
+{
+    return SYS2(SYS_ftruncate, fd, len);
+}
+int fcntl(int fd, int cmd, int arg)
+{
+    return SYS3(SYS_fcntl, fd, cmd, arg);
+}
+int sync(void)
+{
+    return SYS0(SYS_sync);
+}
 
 /* names: the split open() */
-int walk(int dirfd, const char *path, int flags) { return SYS3(SYS_walk, dirfd, path, flags); }
-int ready(int fd, int mode) { return SYS2(SYS_ready, fd, mode); }
+int walk(int dirfd, const char *path, int flags)
+{
+    return SYS3(SYS_walk, dirfd, path, flags);
+}
+int ready(int fd, int mode)
+{
+    return SYS2(SYS_ready, fd, mode);
+}
 
 int create(int dirfd, const char *name, int type, int perm, unsigned long arg)
 {
     return SYS5(SYS_create, dirfd, name, type, perm, arg);
 }
 
-int linkat(int fd, int dirfd, const char *name) { return SYS3(SYS_link, fd, dirfd, name); }
+int linkat(int fd, int dirfd, const char *name)
+{
+    return SYS3(SYS_link, fd, dirfd, name);
+}
 int unlinkat(int dirfd, const char *name, int flags)
 {
     return SYS3(SYS_unlink, dirfd, name, flags);
@@ -132,8 +219,23 @@ int bind(int fd, int dirfd, const char *path, int flags)
     return SYS4(SYS_bind, fd, dirfd, path, flags);
 }
 
-int unbind(int dirfd, const char *path) { return SYS2(SYS_unbind, dirfd, path); }
-int revoke(int fd) { return SYS1(SYS_revoke, fd); }
-int fchroot(int fd) { return SYS1(SYS_fchroot, fd); }
-int fchdir(int fd) { return SYS1(SYS_fchdir, fd); }
-int unshare(void) { return SYS0(SYS_unshare); }
+int unbind(int dirfd, const char *path)
+{
+    return SYS2(SYS_unbind, dirfd, path);
+}
+int revoke(int fd)
+{
+    return SYS1(SYS_revoke, fd);
+}
+int fchroot(int fd)
+{
+    return SYS1(SYS_fchroot, fd);
+}
+int fchdir(int fd)
+{
+    return SYS1(SYS_fchdir, fd);
+}
+int unshare(void)
+{
+    return SYS0(SYS_unshare);
+}

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include "t.h"
 
-#define BOUNDED_MS  3000                /* "bounded time": the old kernel took minutes */
+#define BOUNDED_MS 3000                /* "bounded time": the old kernel took minutes */
 
 static char buf[8192];
 
@@ -65,8 +65,8 @@ static unsigned sb_field(const char *name, unsigned off)
     return v;
 }
 
-#define SB_FREE_BLOCKS  12
-#define SB_FREE_INODES  16
+#define SB_FREE_BLOCKS 12
+#define SB_FREE_INODES 16
 
 /* Read a whole file under dirfd: its length, or -1 with errno. */
 static int read_file(int dirfd, const char *path, char *out, int size)
@@ -418,8 +418,10 @@ static const char *workload(const char *img)
     }
     TRY((f = walk(root, "big", 0)) >= 0 && linkat(f, root, "w/big_again") == 0, "link");
     close(f);
-    TRY(create(root, "w/slow", S_IFLNK, 0777, (unsigned long)
-               "a/symlink/target/long/enough/to/need/a/block/of/its/own/0123456789") >= 0,
+    TRY(create(
+            root, "w/slow", S_IFLNK, 0777,
+            (unsigned long)"a/symlink/target/long/enough/to/need/a/block/of/its/own/0123456789") >=
+            0,
         "symlink");
     TRY(renameat(root, "w/file_with_a_longer_name_01", root, "dir/moved", 0) == 0, "rename");
     TRY(renameat(root, "sub/deeper", root, "w/deeper", 0) == 0, "rename a directory");
@@ -439,8 +441,8 @@ static const char *workload(const char *img)
 
 static void healthy_geometries_mount_and_take_writes(void)
 {
-    static const char *imgs[] = { "healthy_1k", "healthy_2k", "healthy_4k", "healthy_rev0",
-                                  "healthy_many_groups", "healthy_sparse_groups" };
+    static const char *imgs[] = { "healthy_1k",   "healthy_2k",          "healthy_4k",
+                                  "healthy_rev0", "healthy_many_groups", "healthy_sparse_groups" };
     const char *why;
     unsigned i;
 

@@ -13,10 +13,10 @@
 #include <unistd.h>
 #include "t.h"
 
-#define BIG_MB      66                  /* through the double-indirect blocks */
-#define NFILES      24
-#define MAXLEN      (48 * 1024)
-#define NOPS        400
+#define BIG_MB 66                  /* through the double-indirect blocks */
+#define NFILES 24
+#define MAXLEN (48 * 1024)
+#define NOPS   400
 
 static char manifest[32768];
 static int mlen;

@@ -28,8 +28,8 @@ static int report(int out)
 
     for (fd = 0; fd < OPEN_MAX; fd++)
         if ((flags = fcntl(fd, F_GETFD, 0)) >= 0)
-            len += snprintf(line + len, sizeof(line) - len, " %d%s", fd,
-                            (flags & FD_KEEP) ? "k" : "");
+            len +=
+                snprintf(line + len, sizeof(line) - len, " %d%s", fd, (flags & FD_KEEP) ? "k" : "");
     line[len++] = '\n';
     return write(out, line, len) == len ? 0 : -1;
 }

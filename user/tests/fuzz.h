@@ -23,8 +23,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define BEAT_MS     1000            /* heartbeat period (the interface asks <= 2 s) */
-#define SETTLE_MS   10000           /* how long the leak check waits for teardown */
+#define BEAT_MS       1000            /* heartbeat period (the interface asks <= 2 s) */
+#define SETTLE_MS     10000           /* how long the leak check waits for teardown */
 #define UNKILLABLE_MS 20000         /* a process killed this long ago that still lives */
 
 struct fuzz {
@@ -124,7 +124,10 @@ static inline int fz_tiny_elf(char *out)
     int n = 52 + 32 + sizeof(code);
 
     memset(out, 0, n);
-    memcpy(out, "\x7f" "ELF\x01\x01\x01", 7);
+    memcpy(out,
+           "\x7f"
+           "ELF\x01\x01\x01",
+           7);
     out[16] = 2;                                /* ET_EXEC */
     out[18] = 3;                                /* EM_386 */
     w = (unsigned *)(out + 20);
@@ -268,9 +271,9 @@ static inline int fz_finish(struct fuzz *f)
     }
     if (others || now_free != f->free_at_start)
         fz_say("FAIL %s_leaves_no_leak: free pages %u at the start, %u at the end; kernel "
-               "heap blocks %u, %u, pages %u, %u; %d other processes left\n", f->name,
-               f->free_at_start, now_free, f->blocks_at_start, fz_meminfo(f, "heap_blocks"),
-               f->heap_at_start, fz_meminfo(f, "heap_pages"), others);
+               "heap blocks %u, %u, pages %u, %u; %d other processes left\n",
+               f->name, f->free_at_start, now_free, f->blocks_at_start,
+               fz_meminfo(f, "heap_blocks"), f->heap_at_start, fz_meminfo(f, "heap_pages"), others);
     else
         fz_say("PASS %s_leaves_no_leak\n", f->name);
     fz_say("%s: done seed %u count %u\n", f->name, f->seed, f->count);

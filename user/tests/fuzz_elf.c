@@ -20,11 +20,11 @@
 #include "fuzz.h"
 #include "proc/elf.h"
 
-#define IMAGE       "/tmp/fuzz_elf.img"
-#define MAX_IMAGE   (160 * 1024)
-#define NSEEDS      5
-#define EXEC_MS     300             /* a program that runs longer is killed */
-#define PAGE        4096u
+#define IMAGE     "/tmp/fuzz_elf.img"
+#define MAX_IMAGE (160 * 1024)
+#define NSEEDS    5
+#define EXEC_MS   300             /* a program that runs longer is killed */
+#define PAGE      4096u
 
 static const char *const seed_files[] = { "/bin/true", "/bin/echo", "/bin/wc", "/bin/kill" };
 
@@ -97,8 +97,9 @@ static unsigned pick(const unsigned *v, unsigned n)
 {
     return chance(85) ? v[rnd(n)] : fz_next(&rng);
 }
-#define PICK(...) pick((const unsigned[]){ __VA_ARGS__ }, \
-                       sizeof((const unsigned[]){ __VA_ARGS__ }) / sizeof(unsigned))
+#define PICK(...) \
+    pick((const unsigned[]){ __VA_ARGS__ }, \
+         sizeof((const unsigned[]){ __VA_ARGS__ }) / sizeof(unsigned))
 
 /* Change one thing the loader reads. size is the image's length so far. */
 static void mutate(unsigned *size)
@@ -113,50 +114,39 @@ static void mutate(unsigned *size)
         ph = (struct elf_phdr *)(img + sizeof(*h));
     switch (rnd(20)) {
     case 0:
-        h->phoff = PICK(0, 1, 51, 52, 53, *size - 1, *size, *size + 100, 0xFFFFFFF0,
-                        0x7FFFFFFF, h->phoff + 4);
+        h->phoff = PICK(0, 1, 51, 52, 53, *size - 1, *size, *size + 100, 0xFFFFFFF0, 0x7FFFFFFF,
+                        h->phoff + 4);
         break;
-    case 1:
-        h->phnum = PICK(0, 1, 2, 15, 16, 17, 255, 0xFFFF);
-        break;
-    case 2:
-        h->phentsize = PICK(0, 1, 31, 32, 33, 64, 0xFFFF);
-        break;
+    case 1: h->phnum = PICK(0, 1, 2, 15, 16, 17, 255, 0xFFFF); break;
+    case 2: h->phentsize = PICK(0, 1, 31, 32, 33, 64, 0xFFFF); break;
     case 3:
-        h->entry = PICK(0, 0x3FFFFF, 0x400000, 0x10000000, 0xBFFDF000 - 1, 0xBFFFFFFF,
-                        0xC0000000, 0xC0100000, 0xFFFFFFFF, ph->vaddr + ph->memsz,
-                        ph->vaddr + ph->memsz - 1);
+        h->entry = PICK(0, 0x3FFFFF, 0x400000, 0x10000000, 0xBFFDF000 - 1, 0xBFFFFFFF, 0xC0000000,
+                        0xC0100000, 0xFFFFFFFF, ph->vaddr + ph->memsz, ph->vaddr + ph->memsz - 1);
         break;
     case 4:                                     /* the identification */
         i = rnd(20);
         img[i < 16 ? i : 16 + 2 * (i - 16)] = (unsigned char)fz_next(&rng);
         break;
-    case 5:
-        ph->type = PICK(PT_LOAD, 0, 2, 3, 4, 6, 7, 0x6474E551, 0x70000000);
-        break;
+    case 5: ph->type = PICK(PT_LOAD, 0, 2, 3, 4, 6, 7, 0x6474E551, 0x70000000); break;
     case 6:
         ph->offset = PICK(0, 1, ph->offset + 1, *size - 1, *size, *size + PAGE, 0xFFFFF000,
                           0xFFFFFFFF, 0x80000000);
         break;
     case 7:
-        ph->filesz = PICK(0, 1, ph->memsz, ph->memsz + 1, *size, *size + 1, 0xFFFFFFFF,
-                          0x7FFFFFFF, ph->filesz + PAGE);
+        ph->filesz = PICK(0, 1, ph->memsz, ph->memsz + 1, *size, *size + 1, 0xFFFFFFFF, 0x7FFFFFFF,
+                          ph->filesz + PAGE);
         break;
     case 8:
-        ph->memsz = PICK(0, ph->filesz, ph->filesz - 1, ph->filesz + 1, 0x7FFFFFFF,
-                         0x80000000, 0xFFFFFFFF, 64u << 20, 200u << 20, 0xBFBFF000);
+        ph->memsz = PICK(0, ph->filesz, ph->filesz - 1, ph->filesz + 1, 0x7FFFFFFF, 0x80000000,
+                         0xFFFFFFFF, 64u << 20, 200u << 20, 0xBFBFF000);
         break;
     case 9:                                     /* the kernel, the stack, wrapping */
         ph->vaddr = PICK(0, 0x1000, 0x3FF000, 0x3FFFFF, 0x400001, 0xBFFDE000, 0xBFFDF000,
-                         0xBFFFF000, 0xC0000000, 0xC0100000, 0xBFFFFFFF, 0xFFFFF000,
-                         0 - ph->memsz, 0x80000000, ph->vaddr + 1, ph->vaddr - PAGE);
+                         0xBFFFF000, 0xC0000000, 0xC0100000, 0xBFFFFFFF, 0xFFFFF000, 0 - ph->memsz,
+                         0x80000000, ph->vaddr + 1, ph->vaddr - PAGE);
         break;
-    case 10:
-        ph->align = PICK(0, 1, 3, 16, 4096, 0x400000, 0x80000000);
-        break;
-    case 11:
-        ph->flags = fz_next(&rng);
-        break;
+    case 10: ph->align = PICK(0, 1, 3, 16, 4096, 0x400000, 0x80000000); break;
+    case 11: ph->flags = fz_next(&rng); break;
     case 12:                                    /* overlapping segments */
         if (nph >= 2 && h->phoff + 2 * sizeof(*ph) <= *size) {
             struct elf_phdr *a = (struct elf_phdr *)(img + h->phoff);
@@ -174,14 +164,17 @@ static void mutate(unsigned *size)
                 *size = h->phoff + 16 * sizeof(*ph);
         }
         break;
-    case 14: case 15:                           /* truncated */
+    case 14:
+    case 15:                           /* truncated */
         *size = PICK(0, 1, 51, 52, 53, h->phoff, h->phoff + 16, h->phoff + 32, ph->offset,
-                     ph->offset + ph->filesz / 2, *size - 1) % (*size + 1);
+                     ph->offset + ph->filesz / 2, *size - 1) %
+                (*size + 1);
         break;
-    case 16: case 17:                           /* random bytes in the headers */
+    case 16:
+    case 17:                           /* random bytes in the headers */
         for (i = rnd(8) + 1; i > 0; i--)
-            img[rnd(h->phoff + 2 * sizeof(*ph) < *size ? h->phoff + 2 * sizeof(*ph) : *size)]
-                = (unsigned char)fz_next(&rng);
+            img[rnd(h->phoff + 2 * sizeof(*ph) < *size ? h->phoff + 2 * sizeof(*ph) : *size)] =
+                (unsigned char)fz_next(&rng);
         break;
     default:                                    /* random bytes anywhere */
         for (i = rnd(16) + 1; i > 0 && *size; i--)
@@ -311,9 +304,10 @@ int main(int argc, char **argv)
     }
     unlink(IMAGE);
     fz_say("fuzz_elf: %u killed after exec, ENOEXEC %u, ENOMEM %u, EFAULT %u, EACCES %u, "
-           "E2BIG %u, other %u\n", killed, by_errno[ENOEXEC], by_errno[ENOMEM],
-           by_errno[EFAULT], by_errno[EACCES], by_errno[E2BIG],
+           "E2BIG %u, other %u\n",
+           killed, by_errno[ENOEXEC], by_errno[ENOMEM], by_errno[EFAULT], by_errno[EACCES],
+           by_errno[E2BIG],
            f.count - killed - by_errno[ENOEXEC] - by_errno[ENOMEM] - by_errno[EFAULT] -
-           by_errno[EACCES] - by_errno[E2BIG]);
+               by_errno[EACCES] - by_errno[E2BIG]);
     return fz_finish(&f);
 }

@@ -23,15 +23,15 @@
 #include <unistd.h>
 #include "t.h"
 
-#define BASE        "/etc/fuzz.ext2"
-#define IMAGE       "/tmp/fuzz_ext2.img"
-#define IMG_MAX     (128 * 1024)
-#define MAX_MUT     8                   /* mutations per image before the mount, at most */
-#define MAX_UNDO    32                  /* ... and with those made while it is mounted */
-#define MAX_NODES   48                  /* nodes collected by the walk */
-#define MAX_DEPTH   6
-#define READ_MAX    (16 * 1024)         /* bytes read from one file */
-#define WRITE_OPS   12                  /* changes tried per image */
+#define BASE         "/etc/fuzz.ext2"
+#define IMAGE        "/tmp/fuzz_ext2.img"
+#define IMG_MAX      (128 * 1024)
+#define MAX_MUT      8                   /* mutations per image before the mount, at most */
+#define MAX_UNDO     32                  /* ... and with those made while it is mounted */
+#define MAX_NODES    48                  /* nodes collected by the walk */
+#define MAX_DEPTH    6
+#define READ_MAX     (16 * 1024)         /* bytes read from one file */
+#define WRITE_OPS    12                  /* changes tried per image */
 #define HEARTBEAT_MS 1000
 
 static unsigned char base[IMG_MAX], img[IMG_MAX];
@@ -221,15 +221,9 @@ static void poke_fill(unsigned off, unsigned len, unsigned v)
 static void mutate_at(unsigned off, unsigned field)
 {
     switch (rnd(4)) {
-    case 0:                             /* a bit flip */
-        poke(off, 1, img[off] ^ (1 << rnd(8)));
-        break;
-    case 1:                             /* a random byte */
-        poke(off + rnd(field), 1, rnd32());
-        break;
-    default:                            /* a telling value, the field's width */
-        poke(off, field, telling_value(off));
-        break;
+    case 0: /* a bit flip */ poke(off, 1, img[off] ^ (1 << rnd(8))); break;
+    case 1: /* a random byte */ poke(off + rnd(field), 1, rnd32()); break;
+    default: /* a telling value, the field's width */ poke(off, field, telling_value(off)); break;
     }
 }
 
@@ -289,8 +283,8 @@ static void mutate_shaped(void)
     case 4:                             /* a block owned twice: across files, or in one */
         in = L.inode_off[rnd(L.ninodes)];
         off = L.inode_off[rnd(L.ninodes)] + 40 + 4 * rnd(15);
-        poke(in + 40 + 4 * rnd(15), 4, get32(img + off) ? get32(img + off) :
-             L.data_blocks[rnd(L.ndata)]);
+        poke(in + 40 + 4 * rnd(15), 4,
+             get32(img + off) ? get32(img + off) : L.data_blocks[rnd(L.ndata)]);
         break;
     case 5:                             /* bitmaps that free what is in use */
         if (rnd(2)) {
@@ -355,8 +349,10 @@ static void mutate_once(void)
                 pos += rec;
             switch (rnd(4)) {
             case 0: mutate_at(off + pos, 4); break;             /* inode */
-            case 1: poke(off + pos + 4, 2, rnd(3) ? get16(img + off + pos + 4) + rnd(9) - 4 :
-                         telling_value(off)); break;           /* rec_len */
+            case 1:
+                poke(off + pos + 4, 2,
+                     rnd(3) ? get16(img + off + pos + 4) + rnd(9) - 4 : telling_value(off));
+                break;           /* rec_len */
             case 2: poke(off + pos + 6, 1, rnd(256)); break;    /* name_len */
             default: poke(off + pos + 7, 1, rnd(9)); break;     /* file_type */
             }
@@ -450,8 +446,9 @@ static void visit(int i)
             if (nnodes < MAX_NODES) {
                 struct node *c = &nodes[nnodes];
                 c->depth = nodes[i].depth + 1;
-                c->dir = d->d_type == DT_DIR && c->depth < MAX_DEPTH ?
-                         open_dir(nodes[i].dir, d->d_name) : -1;
+                c->dir = d->d_type == DT_DIR && c->depth < MAX_DEPTH
+                             ? open_dir(nodes[i].dir, d->d_name)
+                             : -1;
                 strlcpy(c->name, d->d_name, sizeof(c->name));
                 c->parent = i;
                 c->mode = d->d_type;
@@ -545,9 +542,7 @@ static void change_something(void)
     new_name(name);
     switch (parent >= 0 ? rnd(9) : rnd(4)) {
     case 0:
-    case 1:
-        write_file(some_dir(), name, 1);
-        break;
+    case 1: write_file(some_dir(), name, 1); break;
     case 2:
         if ((w = create(some_dir(), name, S_IFDIR, 0755, 0)) >= 0)
             close(w);
@@ -572,9 +567,7 @@ static void change_something(void)
         renameat(parent, victim->name, some_dir(), rnd(3) ? name : nodes[rnd(nnodes)].name,
                  rnd(2) ? RENAME_NOREPLACE : 0);
         break;
-    default:
-        unlinkat(parent, victim->name, victim->mode == DT_DIR ? UNLINK_DIR : 0);
-        break;
+    default: unlinkat(parent, victim->name, victim->mode == DT_DIR ? UNLINK_DIR : 0); break;
     }
 }
 
@@ -684,8 +677,8 @@ int main(int argc, char **argv)
         rng = 1;
     if ((fd = open(BASE, O_RDONLY)) < 0 || (n = read_full(fd, base, sizeof(base))) <= 0 ||
         (unsigned)n % 1024) {
-        printf("FAIL fuzz_ext2_base_image: cannot read %s\nfuzz_ext2: done seed %u count 0\n",
-               BASE, seed);
+        printf("FAIL fuzz_ext2_base_image: cannot read %s\nfuzz_ext2: done seed %u count 0\n", BASE,
+               seed);
         return 1;
     }
     close(fd);
@@ -693,7 +686,8 @@ int main(int argc, char **argv)
     memcpy(img, base, img_len);
     if (learn_layout() < 0) {
         printf("FAIL fuzz_ext2_base_image: %s is not the image e2craft makes\n"
-               "fuzz_ext2: done seed %u count 0\n", BASE, seed);
+               "fuzz_ext2: done seed %u count 0\n",
+               BASE, seed);
         return 1;
     }
     /* One undamaged round first, so that the baseline has the kernel's
@@ -721,7 +715,8 @@ int main(int argc, char **argv)
         printf("PASS fuzz_ext2_leaves_no_leak\n");
     else
         printf("FAIL fuzz_ext2_leaves_no_leak: free pages %u at the start, %u at the end "
-               "(%u kept by the heap's buckets)\n", before, after, kept);
+               "(%u kept by the heap's buckets)\n",
+               before, after, kept);
     printf("fuzz_ext2: done seed %u count %u\n", seed, count);
     return after + kept != before;
 }

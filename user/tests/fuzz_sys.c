@@ -46,7 +46,7 @@ static int npool;
  * buffers, pages 1-4 are buf, page 5 ends at edge, after which nothing is
  * mapped. So a call that writes past what it was given hits an unmapped
  * page (EFAULT), never the worker's own variables. */
-#define BUF_SIZE    (4 * PAGE)
+#define BUF_SIZE (4 * PAGE)
 static char *edge;                  /* one past the last mapped page */
 static char *buf;
 static char (*pathbuf)[1200];
@@ -72,7 +72,9 @@ static void report(void)
     while (calls != reported) {
         unsigned char n = calls - reported > 255 ? 255 : calls - reported;
         int r;
-        asm volatile("int $0x80" : "=a"(r) : "a"(SYS_write), "b"(STATUS_FD), "c"(&n), "d"(1)
+        asm volatile("int $0x80"
+                     : "=a"(r)
+                     : "a"(SYS_write), "b"(STATUS_FD), "c"(&n), "d"(1)
                      : "memory");
         reported += n;
     }
@@ -84,18 +86,20 @@ static int sys(int nr, unsigned a, unsigned b, unsigned c, unsigned d, unsigned 
 {
     int r;
 
-    asm volatile("int $0x80" : "=a"(r) : "a"(nr), "b"(a), "c"(b), "d"(c), "S"(d), "D"(e)
+    asm volatile("int $0x80"
+                 : "=a"(r)
+                 : "a"(nr), "b"(a), "c"(b), "d"(c), "S"(d), "D"(e)
                  : "memory");
     if (++calls - reported >= 8)
         report();
     return r;
 }
 
-#define S0(nr)              sys(nr, 0, 0, 0, 0, 0)
-#define S1(nr, a)           sys(nr, (unsigned)(a), 0, 0, 0, 0)
-#define S2(nr, a, b)        sys(nr, (unsigned)(a), (unsigned)(b), 0, 0, 0)
-#define S3(nr, a, b, c)     sys(nr, (unsigned)(a), (unsigned)(b), (unsigned)(c), 0, 0)
-#define S4(nr, a, b, c, d)  sys(nr, (unsigned)(a), (unsigned)(b), (unsigned)(c), (unsigned)(d), 0)
+#define S0(nr)             sys(nr, 0, 0, 0, 0, 0)
+#define S1(nr, a)          sys(nr, (unsigned)(a), 0, 0, 0, 0)
+#define S2(nr, a, b)       sys(nr, (unsigned)(a), (unsigned)(b), 0, 0, 0)
+#define S3(nr, a, b, c)    sys(nr, (unsigned)(a), (unsigned)(b), (unsigned)(c), 0, 0)
+#define S4(nr, a, b, c, d) sys(nr, (unsigned)(a), (unsigned)(b), (unsigned)(c), (unsigned)(d), 0)
 #define S5(nr, a, b, c, d, e) \
     sys(nr, (unsigned)(a), (unsigned)(b), (unsigned)(c), (unsigned)(d), (unsigned)(e))
 
@@ -140,18 +144,14 @@ static int pool_fd(int kind)
  * STATUS_FD. */
 static int fd_arg(void)
 {
-    static const int odd[] = { -1, AT_CWD, -2, 32, 33, 100, 1000, 0x7fffffff, (int)0x80000000,
-                               0, 1, 2, 30 };
+    static const int odd[] = { -1,         AT_CWD,          -2, 32, 33, 100, 1000,
+                               0x7fffffff, (int)0x80000000, 0,  1,  2,  30 };
 
     switch (rnd(10)) {
-    case 0:
-        return odd[rnd(sizeof(odd) / sizeof(odd[0]))];
-    case 1:
-        return rnd(STATUS_FD);
-    case 2:
-        return AT_CWD;
-    default:
-        return pool_fd(chance(50) ? (int)rnd(K_OTHER) : K_OTHER);
+    case 0: return odd[rnd(sizeof(odd) / sizeof(odd[0]))];
+    case 1: return rnd(STATUS_FD);
+    case 2: return AT_CWD;
+    default: return pool_fd(chance(50) ? (int)rnd(K_OTHER) : K_OTHER);
     }
 }
 
@@ -163,7 +163,7 @@ static void edge_setup(void)
     unsigned brk = (unsigned)sbrk(0), base = (brk + PAGE - 1) & ~(PAGE - 1);
 
     sbrk(base + 6 * PAGE - brk);
-    pathbuf = (char (*)[1200])base;
+    pathbuf = (char(*)[1200])base;
     buf = (char *)base + PAGE;
     edge = (char *)base + 6 * PAGE;
 }
@@ -171,22 +171,17 @@ static void edge_setup(void)
 static unsigned bad_ptr(void)
 {
     static const unsigned odd[] = {
-        0, 1, 0xfff, 0x1000, 0x3ff000, 0x3fffff, 0x80000000, 0xBFFFFFF8, 0xBFFFFFFF,
-        0xC0000000, 0xC0100000, 0xC0400000, 0xF0000000, 0xFFFFF000, 0xFFFFFFF0, 0xFFFFFFFF,
-        0x7FFFFFFF,
+        0,          1,          0xfff,      0x1000,     0x3ff000,   0x3fffff,
+        0x80000000, 0xBFFFFFF8, 0xBFFFFFFF, 0xC0000000, 0xC0100000, 0xC0400000,
+        0xF0000000, 0xFFFFF000, 0xFFFFFFF0, 0xFFFFFFFF, 0x7FFFFFFF,
     };
 
     switch (rnd(5)) {
-    case 0:
-        return (unsigned)edge - rnd(16);            /* runs into the unmapped page */
-    case 1:
-        return (unsigned)edge + rnd(3 * PAGE);      /* unmapped */
-    case 2:
-        return (unsigned)&rnd + rnd(64);            /* read-only text */
-    case 3:
-        return fz_next(&rng);
-    default:
-        return odd[rnd(sizeof(odd) / sizeof(odd[0]))];
+    case 0: return (unsigned)edge - rnd(16);            /* runs into the unmapped page */
+    case 1: return (unsigned)edge + rnd(3 * PAGE);      /* unmapped */
+    case 2: return (unsigned)&rnd + rnd(64);            /* read-only text */
+    case 3: return fz_next(&rng);
+    default: return odd[rnd(sizeof(odd) / sizeof(odd[0]))];
     }
 }
 
@@ -200,8 +195,8 @@ static unsigned ptr_arg(void)
 
 static unsigned len_arg(void)
 {
-    static const unsigned huge[] = { 0x7fffffff, 0x80000000, 0xffffffff, 0x10000000, 0x40000001,
-                                     PAGE * 4 + 1 };
+    static const unsigned huge[] = { 0x7fffffff, 0x80000000, 0xffffffff,
+                                     0x10000000, 0x40000001, PAGE * 4 + 1 };
 
     switch (rnd(8)) {
     case 0: return 0;
@@ -225,20 +220,82 @@ static void fill(char *p, unsigned n)
 /* ---- paths */
 
 static const char *const dict[] = {
-    "", "/", ".", "..", "../..", "/..", "//", "///tmp//", "/tmp", "/tmp/", "/tmp/a",
-    "/tmp/a/b", "/tmp/../tmp/.", "/dev", "/dev/", "/dev/null", "/dev/zero", "/dev/rd0",
-    "/dev/hd0", "/dev/hd1", "/dev/nope", "/proc", "/proc/self", "/proc/self/", "/proc/self/fd",
-    "/proc/self/ns", "/proc/self/status", "/proc/1/ns", "/proc/meminfo", "/proc/99999/status",
-    "/proc/self/..", "/proc/0", "/bin/true", "/bin", "file", "file/", "file/.", "file/..",
-    "dir", "dir/", "dir/sub", "dir/sub/..", "dir/../dir/sub/", "fifo", "fifo/", "link",
-    "link/", "loop", "loop/x", "l1", "l2/", "dangling", "dangling/", "up", "up/tmp", "abs",
-    "abs/fd", "a", "b", "c", "x/y", "new", "new/", "tmp/a", "dev/null", "proc/self/fd",
-    "dir/sub/deeper", "/tmp/fifo", "/tmp/f", "/dev/zero/", "img",
+    "",
+    "/",
+    ".",
+    "..",
+    "../..",
+    "/..",
+    "//",
+    "///tmp//",
+    "/tmp",
+    "/tmp/",
+    "/tmp/a",
+    "/tmp/a/b",
+    "/tmp/../tmp/.",
+    "/dev",
+    "/dev/",
+    "/dev/null",
+    "/dev/zero",
+    "/dev/rd0",
+    "/dev/hd0",
+    "/dev/hd1",
+    "/dev/nope",
+    "/proc",
+    "/proc/self",
+    "/proc/self/",
+    "/proc/self/fd",
+    "/proc/self/ns",
+    "/proc/self/status",
+    "/proc/1/ns",
+    "/proc/meminfo",
+    "/proc/99999/status",
+    "/proc/self/..",
+    "/proc/0",
+    "/bin/true",
+    "/bin",
+    "file",
+    "file/",
+    "file/.",
+    "file/..",
+    "dir",
+    "dir/",
+    "dir/sub",
+    "dir/sub/..",
+    "dir/../dir/sub/",
+    "fifo",
+    "fifo/",
+    "link",
+    "link/",
+    "loop",
+    "loop/x",
+    "l1",
+    "l2/",
+    "dangling",
+    "dangling/",
+    "up",
+    "up/tmp",
+    "abs",
+    "abs/fd",
+    "a",
+    "b",
+    "c",
+    "x/y",
+    "new",
+    "new/",
+    "tmp/a",
+    "dev/null",
+    "proc/self/fd",
+    "dir/sub/deeper",
+    "/tmp/fifo",
+    "/tmp/f",
+    "/dev/zero/",
+    "img",
 };
 
 static const char *const parts[] = {
-    "a", "b", "dir", "sub", "file", "..", ".", "", "tmp", "dev", "proc", "self", "link",
-    "loop", "fifo", "null", "x", "new",
+    "a",   "b",    "dir",  "sub",  "file", "..",   ".",    "",  "tmp",
+    "dev", "proc", "self", "link", "loop", "fifo", "null", "x", "new",
 };
 
 /* A path in pathbuf[which]: from the dictionary, built from parts, or
@@ -265,7 +322,9 @@ static char *make_path(int which)
             p[i] = (char)(1 + rnd(255));
         p[n] = '\0';
         return p;
-    case 2: case 3: case 4:                     /* components */
+    case 2:
+    case 3:
+    case 4:                     /* components */
         p[0] = '\0';
         n = 1 + rnd(5);
         if (chance(40))
@@ -276,9 +335,7 @@ static char *make_path(int which)
                 strcat(p, "/");
         }
         return p;
-    default:
-        strlcpy(p, dict[rnd(sizeof(dict) / sizeof(dict[0]))], sizeof(*pathbuf));
-        return p;
+    default: strlcpy(p, dict[rnd(sizeof(dict) / sizeof(dict[0]))], sizeof(*pathbuf)); return p;
     }
 }
 
@@ -300,10 +357,8 @@ static unsigned path_arg(int which)
             return (unsigned)p;
         memcpy(edge - n, p, n);
         return (unsigned)(edge - n);
-    case 2:
-        return bad_ptr();
-    default:
-        return (unsigned)p;
+    case 2: return bad_ptr();
+    default: return (unsigned)p;
     }
 }
 
@@ -409,15 +464,11 @@ static void op_raw(void)
         a[0] = 0;
         a[1] = group;
         break;
-    case SYS_sleep:
-        a[0] = chance(90) ? 0 : a[0] % 4;
-        break;
+    case SYS_sleep: a[0] = chance(90) ? 0 : a[0] % 4; break;
     case SYS_sbrk:                              /* (the edge page is put back below) */
         a[0] = chance(90) ? rnd(5 * PAGE) : a[0];   /* (op_exhaust takes all memory) */
         break;
-    case SYS_wait:
-        a[2] = chance(95) ? WNOHANG : a[2];
-        break;
+    case SYS_wait: a[2] = chance(95) ? WNOHANG : a[2]; break;
     case SYS_exit:
         if (depth == 0 && chance(90))
             return;                             /* the worker has more to do */
@@ -428,8 +479,9 @@ static void op_raw(void)
         worker_child();
     if (nr == SYS_sbrk)
         sys(SYS_sbrk, (unsigned)edge - (unsigned)S1(SYS_sbrk, 0), 0, 0, 0, 0);
-    if (r >= 0 && r < STATUS_FD && (nr == SYS_walk || nr == SYS_ready || nr == SYS_create ||
-                                    nr == SYS_dup || nr == SYS_fsopen || nr == SYS_unbind))
+    if (r >= 0 && r < STATUS_FD &&
+        (nr == SYS_walk || nr == SYS_ready || nr == SYS_create || nr == SYS_dup ||
+         nr == SYS_fsopen || nr == SYS_unbind))
         pool_add(r, K_OTHER);
 }
 
@@ -460,8 +512,13 @@ static void op_ready(void)
 static void op_create(void)
 {
     static const unsigned types[] = { S_IFREG, S_IFDIR, S_IFIFO, S_IFLNK, S_IFCHR, S_IFBLK };
-    static const unsigned devs[] = { MKDEV(DEV_MEM, 0), MKDEV(DEV_MEM, 1), MKDEV(DEV_RAMDISK, 0),
-                                     MKDEV(DEV_ATA, 0), MKDEV(DEV_ATA, 7), MKDEV(99, 0), 0 };
+    static const unsigned devs[] = { MKDEV(DEV_MEM, 0),
+                                     MKDEV(DEV_MEM, 1),
+                                     MKDEV(DEV_RAMDISK, 0),
+                                     MKDEV(DEV_ATA, 0),
+                                     MKDEV(DEV_ATA, 7),
+                                     MKDEV(99, 0),
+                                     0 };
     unsigned type = chance(90) ? types[rnd(6)] : fz_next(&rng);
     unsigned arg = type == S_IFLNK ? path_arg(1) : chance(80) ? devs[rnd(7)] : fz_next(&rng);
     int fd = S5(SYS_create, fd_arg(), path_arg(0), type, chance(80) ? 0755 : fz_next(&rng), arg);
@@ -472,25 +529,15 @@ static void op_create(void)
 static void op_names(void)
 {
     switch (rnd(6)) {
-    case 0:
-        S3(SYS_link, fd_arg(), fd_arg(), path_arg(0));
-        break;
-    case 1:
-        S3(SYS_unlink, fd_arg(), path_arg(0), chance(80) ? rnd(2) : fz_next(&rng));
-        break;
+    case 0: S3(SYS_link, fd_arg(), fd_arg(), path_arg(0)); break;
+    case 1: S3(SYS_unlink, fd_arg(), path_arg(0), chance(80) ? rnd(2) : fz_next(&rng)); break;
     case 2:
         S5(SYS_rename, fd_arg(), path_arg(0), fd_arg(), path_arg(1),
            chance(80) ? rnd(2) : fz_next(&rng));
         break;
-    case 3:
-        S4(SYS_readlink, fd_arg(), path_arg(0), ptr_arg(), len_arg());
-        break;
-    case 4:
-        S2(SYS_getcwd, ptr_arg(), len_arg());
-        break;
-    default:
-        S3(SYS_walk, fd_arg(), path_arg(0), WALK_BENEATH | rnd(2));
-        break;
+    case 3: S4(SYS_readlink, fd_arg(), path_arg(0), ptr_arg(), len_arg()); break;
+    case 4: S2(SYS_getcwd, ptr_arg(), len_arg()); break;
+    default: S3(SYS_walk, fd_arg(), path_arg(0), WALK_BENEATH | rnd(2)); break;
     }
 }
 
@@ -503,40 +550,26 @@ static void op_io(void)
     if (p >= (unsigned)buf && n <= BUF_SIZE && p - (unsigned)buf <= BUF_SIZE - n)
         fill((char *)p, n);
     switch (rnd(14)) {
-    case 0: case 1:
-        S3(SYS_read, fd, p, n);
-        break;
-    case 2: case 3:
-        S3(SYS_write, fd, p, n);
-        break;
-    case 4:
-        S3(SYS_lseek, fd, chance(95) ? rnd(PAGE * 5) : fz_next(&rng), rnd(4));
-        break;
-    case 5:
-        S2(SYS_fstat, fd, chance(70) ? (unsigned)buf : bad_ptr());
-        break;
-    case 6:
-        S3(SYS_getdents, fd, p, n);
-        break;
-    case 7:
-        S2(SYS_ftruncate, fd, chance(95) ? rnd(3 * PAGE) : big[rnd(4)]);
-        break;
+    case 0:
+    case 1: S3(SYS_read, fd, p, n); break;
+    case 2:
+    case 3: S3(SYS_write, fd, p, n); break;
+    case 4: S3(SYS_lseek, fd, chance(95) ? rnd(PAGE * 5) : fz_next(&rng), rnd(4)); break;
+    case 5: S2(SYS_fstat, fd, chance(70) ? (unsigned)buf : bad_ptr()); break;
+    case 6: S3(SYS_getdents, fd, p, n); break;
+    case 7: S2(SYS_ftruncate, fd, chance(95) ? rnd(3 * PAGE) : big[rnd(4)]); break;
     case 8:
         r = chance(80) ? 1 + rnd(4) : fz_next(&rng);
-        S3(SYS_fcntl, fd, r, chance(80) ? rnd(16) | (r == F_SETFL && chance(99) ? R_NONBLOCK : 0)
-                                        : fz_next(&rng));
+        S3(SYS_fcntl, fd, r,
+           chance(80) ? rnd(16) | (r == F_SETFL && chance(99) ? R_NONBLOCK : 0) : fz_next(&rng));
         break;
-    case 9:
-        pool_add(S1(SYS_dup, fd), K_OTHER);
-        break;
+    case 9: pool_add(S1(SYS_dup, fd), K_OTHER); break;
     case 10:
         r = rnd(STATUS_FD);
         if (S2(SYS_dup2, fd, chance(90) ? r : (int)fz_next(&rng)) == r)
             pool_add(r, K_OTHER);
         break;
-    case 11:
-        S1(SYS_close, fd);
-        break;
+    case 11: S1(SYS_close, fd); break;
     case 12:
         if (S1(SYS_pipe, chance(80) ? (unsigned)fds : bad_ptr()) == 0) {
             pool_add(fds[0], K_PIPE);
@@ -558,8 +591,9 @@ static void op_io(void)
 
 static void op_ns(void)
 {
-    static const char *const types[] = { "ramfs", "devfs", "procfs", "ext2", "bogus", "",
-                                         "ramfsramfsramfsramfs" };
+    static const char *const types[] = {
+        "ramfs", "devfs", "procfs", "ext2", "bogus", "", "ramfsramfsramfsramfs"
+    };
     static const char *const opts[] = { "", "ro", "rw", "ro,ro", "x=1,ro", NULL };
     int fd;
 
@@ -569,22 +603,14 @@ static void op_ns(void)
                 chance(60) ? -1 : fd_arg(), chance(90) ? (unsigned)opts[rnd(6)] : bad_ptr());
         pool_add(fd, K_FSROOT);
         break;
-    case 1:
-        S4(SYS_bind, fd_arg(), fd_arg(), path_arg(0), chance(90) ? 0 : fz_next(&rng));
-        break;
-    case 2:
-        pool_add(S2(SYS_unbind, fd_arg(), path_arg(0)), K_UNBOUND);
-        break;
+    case 1: S4(SYS_bind, fd_arg(), fd_arg(), path_arg(0), chance(90) ? 0 : fz_next(&rng)); break;
+    case 2: pool_add(S2(SYS_unbind, fd_arg(), path_arg(0)), K_UNBOUND); break;
     case 3:
         if (chance(30))                         /* everything here is the worker's own */
             S1(SYS_revoke, fd_arg());
         break;
-    case 4:
-        S1(SYS_fchroot, fd_arg());
-        break;
-    case 5:
-        S1(SYS_fchdir, fd_arg());
-        break;
+    case 4: S1(SYS_fchroot, fd_arg()); break;
+    case 5: S1(SYS_fchdir, fd_arg()); break;
     case 6:
         if (chance(30))
             S0(SYS_unshare);
@@ -812,8 +838,9 @@ static void op_exhaust(void)
 static void op_regs(void)
 {
     static const unsigned sels[] = { 0, 0x1b, 0x23, 0x23, 0x23, 0x10, 0x2b, 0xffff };
-    static const int nrs[] = { SYS_read, SYS_write, SYS_getcwd, SYS_walk, SYS_fstat, SYS_pipe,
-                               SYS_getdents, SYS_readlink, SYS_uptime, SYS_sbrk, SYS_yield };
+    static const int nrs[] = { SYS_read,   SYS_write, SYS_getcwd,   SYS_walk,
+                               SYS_fstat,  SYS_pipe,  SYS_getdents, SYS_readlink,
+                               SYS_uptime, SYS_sbrk,  SYS_yield };
     unsigned r[10];
     int pid, i, status;
 
@@ -843,7 +870,9 @@ static void op_regs(void)
                      "movl 0(%%eax), %%eax\n\t"
                      "int $0x80\n\t"
                      "hlt"                      /* privileged: the child dies here */
-                     : : "r"(r) : "memory");
+                     :
+                     : "r"(r)
+                     : "memory");
         __builtin_unreachable();
     }
     if (pid > 0)
@@ -852,8 +881,10 @@ static void op_regs(void)
         int nr = chance(50) ? SYS_read : SYS_write, fd = chance(50) ? 1 : pool_fd(K_FILE);
         reported = calls;
         report();
-        asm volatile("std\n\tint $0x80\n\tcld" : "=a"(i) : "a"(nr), "b"(fd),
-                     "c"(buf + PAGE), "d"(16 + rnd(PAGE)) : "memory");
+        asm volatile("std\n\tint $0x80\n\tcld"
+                     : "=a"(i)
+                     : "a"(nr), "b"(fd), "c"(buf + PAGE), "d"(16 + rnd(PAGE))
+                     : "memory");
         S1(SYS_exit, 0);
     }
     if (pid > 0)
@@ -949,8 +980,8 @@ int main(int argc, char **argv)
                 stopped++;
             }
             if (killed && now - start > WORKER_MS + UNKILLABLE_MS) {
-                fz_say("fuzz_sys: worker %d (seed %u batch %d) survives SIGKILL\n", pid,
-                       f.seed, batch);
+                fz_say("fuzz_sys: worker %d (seed %u batch %d) survives SIGKILL\n", pid, f.seed,
+                       batch);
                 for (;;)
                     sleep_ms(1000);             /* no more heartbeats: a hang */
             }

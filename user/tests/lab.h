@@ -62,8 +62,7 @@ static inline void lab_run_one(const struct lab_test *t)
         return;
     }
     if (WIFSIGNALED(status)) {
-        snprintf(why, sizeof(why), "the test's process was killed by signal %d",
-                 WTERMSIG(status));
+        snprintf(why, sizeof(why), "the test's process was killed by signal %d", WTERMSIG(status));
         t_report(t->name, why);
     } else if (WEXITSTATUS(status) > 1) {
         snprintf(why, sizeof(why), "the test's process exited with status %d before reporting",
@@ -74,8 +73,8 @@ static inline void lab_run_one(const struct lab_test *t)
     }
 }
 
-static inline int lab_main(const char *prog, const struct lab_test *tests, int ntests,
-                           int argc, char **argv)
+static inline int lab_main(const char *prog, const struct lab_test *tests, int ntests, int argc,
+                           char **argv)
 {
     int i, j, named = 0;
 

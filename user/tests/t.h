@@ -65,8 +65,8 @@ static inline void t_report(const char *name, const char *why)
     do { \
         errno = 0; \
         int r_ = (call); \
-        CHECK(r_ == -1 && errno == (err), "%s gave %d, errno %d (want -1, %s)", #call, r_, \
-              errno, #err); \
+        CHECK(r_ == -1 && errno == (err), "%s gave %d, errno %d (want -1, %s)", #call, r_, errno, \
+              #err); \
     } while (0)
 
 #define PASS() t_report(__func__, NULL)

@@ -31,8 +31,7 @@ static void fsopen_gives_a_usable_fs_before_any_bind(void)
     close(f);
     CHECK((f = walk(fs, "hello", 0)) >= 0, "walk from the fs fd");
     CHECK((r = ready(f, R_READ)) >= 0, "ready for read");
-    CHECK(read(r, buf, sizeof(buf)) == 8 && memcmp(buf, "hi there", 8) == 0, "read back '%s'",
-          buf);
+    CHECK(read(r, buf, sizeof(buf)) == 8 && memcmp(buf, "hi there", 8) == 0, "read back '%s'", buf);
     close(r);
     close(f);
     close(fs);
@@ -55,8 +54,8 @@ static void bind_makes_it_visible_by_path_and_in_proc_ns(void)
     CHECK(slurp("/proc/self/ns", buf, sizeof(buf)) > 0, "read /proc/self/ns");
     CHECK(strstr(buf, "/tmp/m1 ramfs -\n") != NULL, "/proc/self/ns lacks /tmp/m1:\n%s", buf);
     CHECK(strstr(buf, "/ ramfs initrd\n") && strstr(buf, "/dev devfs -\n") &&
-          strstr(buf, "/proc procfs -\n") && strstr(buf, "/tmp ramfs -\n"), "boot attachments:\n%s",
-          buf);
+              strstr(buf, "/proc procfs -\n") && strstr(buf, "/tmp ramfs -\n"),
+          "boot attachments:\n%s", buf);
     close(fs);
     PASS();
 }
@@ -114,8 +113,8 @@ static void revoke_after_lazy_detach_fails_other_fds_with_eio(void)
     CHECK_ERR(revoke(u), EIO);
     CHECK(close(rw) == 0 && close(sub) == 0 && close(u) == 0, "close still works");
     after = free_pages();
-    CHECK(after >= before + 64, "filesystem not released: %u free pages before, %u after",
-          before, after);
+    CHECK(after >= before + 64, "filesystem not released: %u free pages before, %u after", before,
+          after);
     PASS();
 }
 
@@ -194,7 +193,8 @@ static void chroot_jail_holds_but_outside_fd_escapes(void)
     code = in_child(do_jail);
     CHECK(code == 0, "jail child failed at step %d", code);
     CHECK(symlink("/bin", "/tmp/jail/abs") == 0 && symlink("../..", "/tmp/jail/up") == 0 &&
-          symlink("sub", "/tmp/jail/rel") == 0, "symlinks");
+              symlink("sub", "/tmp/jail/rel") == 0,
+          "symlinks");
     CHECK((d = walk(AT_CWD, "/tmp/jail", 0)) >= 0, "walk jail");
     CHECK_ERR(walk(d, "..", WALK_BENEATH), EXDEV);
     CHECK_ERR(walk(d, "sub/../..", WALK_BENEATH), EXDEV);
@@ -242,8 +242,10 @@ static void ready_opens_the_walked_node_even_after_rename(void)
     CHECK(fstat(p, &st) == 0 && S_ISREG(st.st_mode), "fstat before ready");
     CHECK(rename("/tmp/b", "/tmp/a") == 0, "rename over the walked name");
     CHECK((r = ready(p, R_READ)) >= 0, "ready");
-    CHECK(read(r, buf, 3) == 3 && !memcmp(buf, "AAA", 3), "ready opened '%s', not the node "
-          "that was walked", buf);
+    CHECK(read(r, buf, 3) == 3 && !memcmp(buf, "AAA", 3),
+          "ready opened '%s', not the node "
+          "that was walked",
+          buf);
     CHECK(slurp("/tmp/a", buf, sizeof(buf)) == 3 && !strcmp(buf, "BBB"), "by name: '%s'", buf);
     close(r);
     close(p);
@@ -331,8 +333,8 @@ static void pipe_end_bound_in_namespace_is_a_named_pipe(void)
     CHECK(bind(p[1], AT_CWD, "/tmp/np", 0) == 0, "bind the pipe at /tmp/np");
     close(p[0]);
     close(p[1]);
-    CHECK(slurp("/proc/self/ns", buf, sizeof(buf)) > 0 && strstr(buf, "/tmp/np pipe -"),
-          "ns:\n%s", buf);
+    CHECK(slurp("/proc/self/ns", buf, sizeof(buf)) > 0 && strstr(buf, "/tmp/np pipe -"), "ns:\n%s",
+          buf);
     CHECK((r = open("/tmp/np", O_RDONLY)) >= 0, "open the named pipe for reading");
     fflush(stdout);
     if ((pid = fork()) == 0) {          /* knows the pipe only by its name */
@@ -410,7 +412,8 @@ static void fsopen_ext2_from_an_image_in_a_regular_file(void)
     CHECK((f = open("/tmp/loop/README.txt", O_RDONLY)) >= 0, "by path");
     close(f);
     CHECK(slurp("/proc/self/ns", ns, sizeof(ns)) > 0 &&
-          strstr(ns, "/tmp/loop ext2 /etc/sample.ext2\n"), "ns:\n%s", ns);
+              strstr(ns, "/tmp/loop ext2 /etc/sample.ext2\n"),
+          "ns:\n%s", ns);
     CHECK(umount("/tmp/loop") == 0, "umount");
     CHECK(in_child(cwd_in_revoked_ext2) == 0, "getcwd inside a revoked ext2 must be EIO");
     close(fs);
@@ -577,7 +580,8 @@ static void dotdot_stays_inside_an_unbound_subdirectory_bind(void)
     int d, u;
 
     CHECK(mkdir("/tmp/rg2", 0755) == 0 && mkdir("/tmp/rg2/in", 0755) == 0 &&
-          put_file("/tmp/rg2/secret", "s") == 0 && mkdir("/tmp/rg3", 0755) == 0, "setup");
+              put_file("/tmp/rg2/secret", "s") == 0 && mkdir("/tmp/rg3", 0755) == 0,
+          "setup");
     CHECK((d = walk(AT_CWD, "/tmp/rg2/in", 0)) >= 0 && bind(d, AT_CWD, "/tmp/rg3", 0) == 0, "bind");
     close(d);
     CHECK((u = unbind(AT_CWD, "/tmp/rg3")) >= 0, "unbind");

@@ -189,8 +189,8 @@ static void bad_opcode(void)
 
 static void divide_by_zero(void)
 {
-    __asm__ volatile("xorl %%ecx, %%ecx; movl $1, %%eax; cltd; idivl %%ecx" ::: "eax", "ecx",
-                     "edx");
+    __asm__ volatile("xorl %%ecx, %%ecx; movl $1, %%eax; cltd; idivl %%ecx" ::
+                         : "eax", "ecx", "edx");
 }
 
 static void write_to_text(void)
@@ -215,12 +215,9 @@ static void faults_kill_only_the_child(void)
         int sig;
         const char *what;
     } cases[] = {
-        { null_deref, SIGSEGV, "NULL write" },
-        { bad_opcode, SIGILL, "ud2" },
-        { divide_by_zero, SIGFPE, "divide by zero" },
-        { write_to_text, SIGSEGV, "write to text" },
-        { privileged_instruction, SIGSEGV, "cli" },
-        { kernel_address, SIGSEGV, "kernel address" },
+        { null_deref, SIGSEGV, "NULL write" },        { bad_opcode, SIGILL, "ud2" },
+        { divide_by_zero, SIGFPE, "divide by zero" }, { write_to_text, SIGSEGV, "write to text" },
+        { privileged_instruction, SIGSEGV, "cli" },   { kernel_address, SIGSEGV, "kernel address" },
     };
     unsigned i;
 
@@ -322,8 +319,8 @@ static void thousand_bad_pointers_get_efault(void)
         case 8: r = waitpid(-1, p, WNOHANG); break;
         case 9: r = bind(nul, AT_CWD, p, 0); break;
         }
-        CHECK(r == -1 && errno == EFAULT, "call %d (kind %d) with %p gave %d errno %d", i,
-              i % 10, p, r, errno);
+        CHECK(r == -1 && errno == EFAULT, "call %d (kind %d) with %p gave %d errno %d", i, i % 10,
+              p, r, errno);
     }
     CHECK(fstat(nul, &st) == 0 && S_ISCHR(st.st_mode), "the kernel is still fine");
     close(nul);
@@ -358,11 +355,13 @@ static void rfork_shares_the_fd_table_both_ways(void)
         _exit(0);
     }
     CHECK(pid > 0 && waitpid(pid, &status, 0) == pid, "rfork/wait");
-    CHECK(status == 0, "child: %s", status == W_EXITCODE(1) ? "the parent's fd 21 was not there"
-          : "open/dup2/fcntl failed");
+    CHECK(status == 0, "child: %s",
+          status == W_EXITCODE(1) ? "the parent's fd 21 was not there" : "open/dup2/fcntl failed");
     CHECK(fd_state(21) == -1, "the child closed fd 21, yet the parent still has it");
-    CHECK(fd_state(20) == FD_KEEP, "fd 20 the child opened and kept is not in the parent's "
-          "table after the child exited (state %d)", fd_state(20));
+    CHECK(fd_state(20) == FD_KEEP,
+          "fd 20 the child opened and kept is not in the parent's "
+          "table after the child exited (state %d)",
+          fd_state(20));
     CHECK(read(20, buf, 10) == 10 && strncmp(buf, "free_pages", 10) == 0, "fd 20 does not read");
     close(20);
     PASS();
@@ -439,8 +438,10 @@ static void a_read_in_progress_survives_the_sharer_closing_its_fd(void)
     }
     CHECK(write(p[1], "x", 1) == 1, "write");
     close(p[1]);
-    CHECK(waitpid(pid, &status, 0) == pid && status == 0, "the reader's read() did not get "
-          "the byte (status %x)", status);
+    CHECK(waitpid(pid, &status, 0) == pid && status == 0,
+          "the reader's read() did not get "
+          "the byte (status %x)",
+          status);
     PASS();
 }
 
@@ -467,8 +468,10 @@ static void exec_that_fails_leaves_the_shared_table_shared(void)
     if (i == 200)
         kill(pid, SIGKILL);
     CHECK(waitpid(pid, &status, 0) == pid, "wait");
-    CHECK(i < 200, "fd 25, made by the child after its exec failed, never showed here: the "
-          "failed exec took the child out of the shared table (status %x)", status);
+    CHECK(i < 200,
+          "fd 25, made by the child after its exec failed, never showed here: the "
+          "failed exec took the child out of the shared table (status %x)",
+          status);
     CHECK(status == 0, "child status %x (1: exec did not fail with ENOEXEC)", status);
     close(25);
     close(hold[0]);
@@ -555,8 +558,8 @@ static int starved_exec(char *report, int size)
     int rep[2], hold[2], code;
 
     memset(report, 0, size);
-    if (pipe(rep) < 0 || dup2(rep[1], 9) != 9 || fcntl(9, F_SETFD, FD_KEEP) < 0 ||
-        pipe(hold) < 0 || dup2(hold[0], 13) != 13)
+    if (pipe(rep) < 0 || dup2(rep[1], 9) != 9 || fcntl(9, F_SETFD, FD_KEEP) < 0 || pipe(hold) < 0 ||
+        dup2(hold[0], 13) != 13)
         return 1;
     close(rep[1]);
     close(hold[0]);
@@ -573,8 +576,12 @@ static int starved_exec(char *report, int size)
 
 static void exec_out_of_memory_changes_no_fd(void)
 {
-    static const char *const why[] = { "ok", "setup failed", "a failed exec changed the fd table",
-        "exec failed, but not with ENOMEM", "sbrk(-4096) failed", "exec never succeeded" };
+    static const char *const why[] = { "ok",
+                                       "setup failed",
+                                       "a failed exec changed the fd table",
+                                       "exec failed, but not with ENOMEM",
+                                       "sbrk(-4096) failed",
+                                       "exec never succeeded" };
     char report[64];
     unsigned before;
     int code, run, i;
@@ -585,8 +592,10 @@ static void exec_out_of_memory_changes_no_fd(void)
         before = free_pages();
         code = starved_exec(report, sizeof(report));
         CHECK(code == 0, "child: %s (code %d)", code > 0 && code < 6 ? why[code] : "died", code);
-        CHECK(strcmp(report, "fds 9k 12k\n") == 0, "the program finally run holds \"%s\", "
-              "want \"fds 9k 12k\\n\"", report);
+        CHECK(strcmp(report, "fds 9k 12k\n") == 0,
+              "the program finally run holds \"%s\", "
+              "want \"fds 9k 12k\\n\"",
+              report);
     }
     for (i = 0; i < 100 && free_pages() != before; i++)
         sleep_ms(10);                   /* the sharer is init's to reap */

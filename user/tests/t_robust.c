@@ -16,18 +16,18 @@
 #include "t.h"
 #include "uapi/syscall.h"
 
-#define EFLAGS_TF   0x0100
-#define EFLAGS_DF   0x0400
-#define EFLAGS_NT   0x4000
-#define EFLAGS_AC   0x40000
+#define EFLAGS_TF 0x0100
+#define EFLAGS_DF 0x0400
+#define EFLAGS_NT 0x4000
+#define EFLAGS_AC 0x40000
 
-#define FCW_DEFAULT 0x037F              /* what fninit leaves: every exception masked */
-#define FCW_CHOP    0x0F7F              /* the same, rounding toward zero */
+#define FCW_DEFAULT   0x037F              /* what fninit leaves: every exception masked */
+#define FCW_CHOP      0x0F7F              /* the same, rounding toward zero */
 #define MXCSR_DEFAULT 0x1F80
-#define MXCSR_CHOP  0x7F80
+#define MXCSR_CHOP    0x7F80
 
-#define PI_BITS     0x400921FB54442D18ull   /* pi as an IEEE double */
-#define TWO_BITS    0x4000000000000000ull   /* 2.0 */
+#define PI_BITS  0x400921FB54442D18ull   /* pi as an IEEE double */
+#define TWO_BITS 0x4000000000000000ull   /* 2.0 */
 
 static const char *only;                /* run only tests whose name contains this */
 
@@ -139,8 +139,8 @@ static void a_big_writer_and_small_writers_share_a_full_pipe(void)
     close(p[0]);
     for (i = 0; i < 3; i++) {
         status = wait_bounded(pids[i], 3000);
-        CHECK(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
-              "writer %d: status %x", i, status);
+        CHECK(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0, "writer %d: status %x",
+              i, status);
     }
     CHECK(total == (int)sizeof(big) + 100 * 9, "read %d bytes", total);
     CHECK(smalls == 100 && bad == 0, "%d small records, %d torn", smalls, bad);
@@ -181,8 +181,8 @@ static int calls_with_df_set(void)
         return 2;                       /* copyout of 16 bytes */
     if (!(fl & EFLAGS_DF))
         return 3;                       /* the caller's flags come back as they were */
-    if (syscall_std(SYS_write, p[1], (uint32_t)msg, 16, &fl) != 16 ||
-        read(p[0], buf, 16) != 16 || memcmp(buf, msg, 16))
+    if (syscall_std(SYS_write, p[1], (uint32_t)msg, 16, &fl) != 16 || read(p[0], buf, 16) != 16 ||
+        memcmp(buf, msg, 16))
         return 4;                       /* copyin */
     if (fstat(p[0], &want) < 0 || syscall_std(SYS_fstat, p[0], (uint32_t)&got, 0, &fl) != 0 ||
         memcmp(&want, &got, sizeof(got)))
@@ -266,7 +266,9 @@ static int calls_with_odd_flags_and_segments(void)
                      "movl %%ecx, %%fs\n\tmovl %%ecx, %%gs\n\t"
                      "int $0x80\n\t"
                      "popl %%es\n\tpopl %%ds"
-                     : "=a"(r2) : "a"(SYS_getpid) : "ecx", "memory");
+                     : "=a"(r2)
+                     : "a"(SYS_getpid)
+                     : "ecx", "memory");
     if (r2 != pid)
         return 2;
     return 0;
@@ -558,8 +560,9 @@ int main(int argc, char *argv[])
         return fpu_state_is_clean();
     if (argc > 1 && strcmp(argv[1], "--args") == 0)
         return argc == 4 && strcmp(argv[2], "hello") == 0 && strcmp(argv[3], "world") == 0 &&
-               getenv("K") && strcmp(getenv("K"), "v") == 0 && !(get_eflags() & EFLAGS_DF)
-                   ? 0 : 1;
+                       getenv("K") && strcmp(getenv("K"), "v") == 0 && !(get_eflags() & EFLAGS_DF)
+                   ? 0
+                   : 1;
     only = argc > 1 ? argv[1] : NULL;
     RUN(system_calls_with_the_direction_flag_set_work);
     RUN(odd_flags_and_segments_harm_only_the_caller);

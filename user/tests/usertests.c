@@ -18,13 +18,13 @@
 #include "t.h"
 
 /* Kernel limits this suite pushes against (not ABI, so not in uapi). */
-#define NPROC       64          /* kernel/proc/proc.h: process slots */
-#define NOFILE      32          /* kernel/fs/vfs.h: fds per process */
-#define NFILE       512         /* kernel/fs/vfs.h: open files in the system */
-#define PIPE_SIZE   4096        /* kernel/fs/pipe.c: a pipe's buffer */
-#define MAXARG      64          /* kernel/proc/exec.h: argv entries */
-#define ARG_MAX     32768       /* kernel/proc/exec.h: bytes of argv + envp */
-#define RAMFS_MAX   (16 << 20)  /* kernel/fs/ramfs.c: largest ramfs file */
+#define NPROC     64          /* kernel/proc/proc.h: process slots */
+#define NOFILE    32          /* kernel/fs/vfs.h: fds per process */
+#define NFILE     512         /* kernel/fs/vfs.h: open files in the system */
+#define PIPE_SIZE 4096        /* kernel/fs/pipe.c: a pipe's buffer */
+#define MAXARG    64          /* kernel/proc/exec.h: argv entries */
+#define ARG_MAX   32768       /* kernel/proc/exec.h: bytes of argv + envp */
+#define RAMFS_MAX (16 << 20)  /* kernel/fs/ramfs.c: largest ramfs file */
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -198,8 +198,8 @@ static void kill_of_a_negative_pgid_kills_the_whole_group_and_no_one_else(void)
     CHECK(i == 0, "kill(-pgid, SIGTERM) gave errno %d", err);
     CHECK(killed == 4, "%d of 4 group members died of SIGTERM", killed);
     CHECK(r_alive == 0, "the process outside the group was hit (waitpid gave %d)", r_alive);
-    CHECK(r_again == -1 && e_again == ESRCH, "kill of an emptied group gave %d errno %d",
-          r_again, e_again);
+    CHECK(r_again == -1 && e_again == ESRCH, "kill of an emptied group gave %d errno %d", r_again,
+          e_again);
     CHECK(r_zero == -1 && e_zero == EINVAL, "kill(-pgid, 0) gave %d errno %d", r_zero, e_zero);
     CHECK(r_none == -1 && e_none == ESRCH, "kill of a group that never was gave %d errno %d",
           r_none, e_none);
@@ -240,8 +240,7 @@ static void kill_ends_children_blocked_in_pipe_read_pipe_write_and_wait(void)
         strcpy(st[0], proc_state(rd, buf, sizeof(buf)));
         strcpy(st[1], proc_state(wr, buf, sizeof(buf)));
         strcpy(st[2], proc_state(waiter, buf, sizeof(buf)));
-        if (!strcmp(st[0], "sleeping") && !strcmp(st[1], "sleeping") &&
-            !strcmp(st[2], "sleeping"))
+        if (!strcmp(st[0], "sleeping") && !strcmp(st[1], "sleeping") && !strcmp(st[2], "sleeping"))
             break;
     }
     t0 = uptime_ms();
@@ -256,16 +255,12 @@ static void kill_ends_children_blocked_in_pipe_read_pipe_write_and_wait(void)
     close(empty[0]);
     close(full[0]);
     close(full[1]);
-    CHECK(!strcmp(st[0], "sleeping") && !strcmp(st[1], "sleeping") &&
-          !strcmp(st[2], "sleeping"), "before the kills: reader %s, writer %s, waiter %s",
-          st[0], st[1], st[2]);
+    CHECK(!strcmp(st[0], "sleeping") && !strcmp(st[1], "sleeping") && !strcmp(st[2], "sleeping"),
+          "before the kills: reader %s, writer %s, waiter %s", st[0], st[1], st[2]);
     CHECK(ok == 3, "kill failed");
-    CHECK(WIFSIGNALED(status[0]) && WTERMSIG(status[0]) == SIGTERM, "reader: status %x",
-          status[0]);
-    CHECK(WIFSIGNALED(status[1]) && WTERMSIG(status[1]) == SIGKILL, "writer: status %x",
-          status[1]);
-    CHECK(WIFSIGNALED(status[2]) && WTERMSIG(status[2]) == SIGINT, "waiter: status %x",
-          status[2]);
+    CHECK(WIFSIGNALED(status[0]) && WTERMSIG(status[0]) == SIGTERM, "reader: status %x", status[0]);
+    CHECK(WIFSIGNALED(status[1]) && WTERMSIG(status[1]) == SIGKILL, "writer: status %x", status[1]);
+    CHECK(WIFSIGNALED(status[2]) && WTERMSIG(status[2]) == SIGINT, "waiter: status %x", status[2]);
     CHECK(t1 - t0 < 1000, "the kills took %u ms to land", t1 - t0);
     PASS();
 }
@@ -297,8 +292,7 @@ static void dup_fills_the_fd_table_exactly_then_emfile(void)
     CHECK(err == EMFILE, "dup on a full table: errno %d, want EMFILE", err);
     CHECK(reused == freed, "after closing fd %d, dup gave %d", freed, reused);
     CHECK(r2 == -1 && err2 == EMFILE, "full again: dup gave %d errno %d", r2, err2);
-    CHECK(open_fds() == open0, "%d fds open after closing them all, %d before", open_fds(),
-          open0);
+    CHECK(open_fds() == open0, "%d fds open after closing them all, %d before", open_fds(), open0);
     PASS();
 }
 
@@ -407,8 +401,7 @@ static void file_table_fills_to_enfile_and_every_file_comes_back(void)
     CHECK(!bad, "a child's pipe() failed with errno %d", bad);
     CHECK(total > NFILE - NOFILE && total <= NFILE, "%d files made, the table holds %d", total,
           NFILE);
-    CHECK(walks <= 1 && ew == ENFILE, "%d walks worked on a full table, then errno %d", walks,
-          ew);
+    CHECK(walks <= 1 && ew == ENFILE, "%d walks worked on a full table, then errno %d", walks, ew);
     CHECK(rp == -1 && ep == ENFILE, "pipe on a full table gave %d errno %d", rp, ep);
     CHECK(reaped == n, "%d of %d children reaped", reaped, n);
     CHECK(rp2 == 0, "pipe after the children left: errno %d", errno);
@@ -455,8 +448,7 @@ static void open_close_and_walk_close_2000_times_leak_no_fds_or_pages(void)
     fd = dup(0);
     close(fd);
     unlink("/tmp/churn");
-    CHECK(bad < 0, "round %d: an fd other than %d, or a failed call (errno %d)", bad, low,
-          errno);
+    CHECK(bad < 0, "round %d: an fd other than %d, or a failed call (errno %d)", bad, low, errno);
     CHECK(got == 2000, "%d rounds", got);
     CHECK(fd == low, "lowest free fd is %d after the loop, was %d", fd, low);
     CHECK(after == before, "free pages %u before, %u after 2000 rounds", before, after);
@@ -540,9 +532,13 @@ static int exhaust_with_malloc(void)
 static void malloc_until_null_gives_enomem_then_the_heap_recovers(void)
 {
     static const char *const why[] = {
-        "ok", "malloc never returned NULL", "errno was not ENOMEM",
-        "malloc gave up with over a tenth of memory free", "blocks overlap",
-        "sbrk(1 MiB) with no memory did not fail with ENOMEM", "malloc after free failed",
+        "ok",
+        "malloc never returned NULL",
+        "errno was not ENOMEM",
+        "malloc gave up with over a tenth of memory free",
+        "blocks overlap",
+        "sbrk(1 MiB) with no memory did not fail with ENOMEM",
+        "malloc after free failed",
         "malloc(4 MiB) after freeing 64 KiB neighbours failed",
     };
     CHECK_CHILD_LEAKS_NOTHING(exhaust_with_malloc, why);
@@ -575,9 +571,12 @@ static int sbrk_past_memory(void)
 static void sbrk_past_physical_memory_fails_with_enomem_and_keeps_nothing(void)
 {
     static const char *const why[] = {
-        "ok", "no total_pages in /proc/meminfo", "sbrk beyond RAM succeeded",
-        "errno was not ENOMEM", "the break moved", "half the free memory could not be had "
-        "afterwards: the failed sbrk kept pages",
+        "ok",
+        "no total_pages in /proc/meminfo",
+        "sbrk beyond RAM succeeded",
+        "errno was not ENOMEM",
+        "the break moved",
+        "half the free memory could not be had afterwards: the failed sbrk kept pages",
     };
     CHECK_CHILD_LEAKS_NOTHING(sbrk_past_memory, why);
     PASS();
@@ -611,8 +610,11 @@ static int fork_with_no_memory(void)
 static void fork_with_no_free_memory_fails_cleanly_and_works_once_memory_is_back(void)
 {
     static const char *const why[] = {
-        "ok", "fork succeeded with no free memory", "fork failed, but not with ENOMEM/EAGAIN",
-        "fork failed after 4 MiB were given back", "the child of the second fork failed",
+        "ok",
+        "fork succeeded with no free memory",
+        "fork failed, but not with ENOMEM/EAGAIN",
+        "fork failed after 4 MiB were given back",
+        "the child of the second fork failed",
     };
     CHECK_CHILD_LEAKS_NOTHING(fork_with_no_memory, why);
     PASS();
@@ -652,7 +654,12 @@ static int cow_write_with_no_memory(void)
 static void cow_write_with_no_free_memory_kills_only_the_writer(void)
 {
     static const char *const why[] = {
-        "ok", "pipe", "fork", "wait", "the writer was not killed", "killed by an odd signal",
+        "ok",
+        "pipe",
+        "fork",
+        "wait",
+        "the writer was not killed",
+        "killed by an odd signal",
         "the write reached the parent's page",
     };
     CHECK_CHILD_LEAKS_NOTHING(cow_write_with_no_memory, why);
@@ -682,7 +689,7 @@ static void stack_overflow_kills_only_the_child_with_sigsegv(void)
 
 /* ------------------------------------------------------------ directories */
 
-#define DEPTH   100
+#define DEPTH 100
 
 static void level_name(char *buf, int i)
 {
@@ -740,8 +747,7 @@ static void deep_directory_tree_of_100_levels_is_walkable_and_removable(void)
             strcat(want, name);
         }
         if (i == 29)
-            CHECK(getcwd(cwd, sizeof(cwd)) && !strcmp(cwd, want), "getcwd at depth 30: %s",
-                  cwd);
+            CHECK(getcwd(cwd, sizeof(cwd)) && !strcmp(cwd, want), "getcwd at depth 30: %s", cwd);
     }
     CHECK(put_file("leaf", "the bottom of the tree") == 0, "file at depth 100");
     strcat(longname, "/leaf");
@@ -826,8 +832,8 @@ static void four_hundred_files_in_one_directory_are_listed_once_and_removed(void
         left += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
     closedir(d);
     CHECK(rmdir("/tmp/many") == 0, "rmdir");
-    CHECK(n == 400 && dots == 2 && !dup && !odd, "listed %d names (%d dots, %d twice, %d odd)",
-          n, dots, dup, odd);
+    CHECK(n == 400 && dots == 2 && !dup && !odd, "listed %d names (%d dots, %d twice, %d odd)", n,
+          dots, dup, odd);
     CHECK(left == 0, "%d names left after unlinking all", left);
     PASS();
 }
@@ -937,14 +943,14 @@ static void dotdot_of_a_removed_directory_never_reaches_freed_memory(void)
     CHECK(r >= 0 || e == ENOENT, "walk(..) gave %d errno %d", r, e);
     if (r >= 0)
         CHECK(sr == 0 && S_ISDIR(st.st_mode) && st.st_ino == gone.st_ino && st.st_nlink == 0,
-              ".. is inode %u (nlink %u, mode %o), not the removed parent (inode %u)",
-              st.st_ino, st.st_nlink, st.st_mode, gone.st_ino);
+              ".. is inode %u (nlink %u, mode %o), not the removed parent (inode %u)", st.st_ino,
+              st.st_nlink, st.st_mode, gone.st_ino);
     PASS();
 }
 
 /* ---------------------------------------------------------------- pipes */
 
-#define BIG_PIPE    (1 << 20)
+#define BIG_PIPE (1 << 20)
 
 static void pipe_carries_1_mib_in_odd_chunks_with_the_right_crc32(void)
 {
@@ -1049,8 +1055,10 @@ static void eight_writers_on_one_pipe_lose_no_bytes_and_keep_their_order(void)
         CHECK(got[w] == RECORDS * RECLEN, "writer %d: %d bytes, want %d", w, got[w],
               RECORDS * RECLEN);
     CHECK(bad < 0, "byte %d is out of its writer's order", bad);
-    CHECK(split == 0, "%d of %d 64-byte writes were split by another writer: writes of at "
-          "most 4096 bytes must be atomic", split, WRITERS * RECORDS);
+    CHECK(split == 0,
+          "%d of %d 64-byte writes were split by another writer: writes of at "
+          "most 4096 bytes must be atomic",
+          split, WRITERS * RECORDS);
     PASS();
 }
 
@@ -1114,8 +1122,10 @@ static void nonblocking_pipe_holds_exactly_4096_bytes_then_eagain(void)
     close(p[0]);
     CHECK(w1 == PIPE_SIZE, "a big non-blocking write took %d bytes, want %d", w1, PIPE_SIZE);
     CHECK(w2 == -1 && e2 == EAGAIN, "write to a full pipe gave %d errno %d", w2, e2);
-    CHECK(r1 == 1 && w3 == -1 && ew3 == EAGAIN, "after reading 1 byte a 2-byte write gave %d "
-          "errno %d: a small write must not be split", w3, ew3);
+    CHECK(r1 == 1 && w3 == -1 && ew3 == EAGAIN,
+          "after reading 1 byte a 2-byte write gave %d "
+          "errno %d: a small write must not be split",
+          w3, ew3);
     CHECK(w4 == 1, "a 1-byte write into the 1 free byte gave %d", w4);
     CHECK(r2 == PIPE_SIZE && !memcmp(back, big + 1, PIPE_SIZE - 1) && back[PIPE_SIZE - 1] == 'y',
           "read back %d bytes, or the wrong ones", r2);
@@ -1320,8 +1330,9 @@ static int raw_syscall(unsigned nr)
 
 static void unknown_system_call_numbers_give_enosys(void)
 {
-    static const unsigned nrs[] = { 0, 16, 19, 32, 39, 48, 57, NSYSCALLS - 1, NSYSCALLS, 1000,
-                                    0x80000000u, 0xFFFFFFFFu };
+    static const unsigned nrs[] = { 0,         16,   19,          32,
+                                    39,        48,   57,          NSYSCALLS - 1,
+                                    NSYSCALLS, 1000, 0x80000000u, 0xFFFFFFFFu };
     unsigned i;
     int r;
 

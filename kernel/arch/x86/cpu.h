@@ -22,21 +22,21 @@ struct context {
     uint32_t edi, esi, ebx, ebp, eip;
 };
 
-#define T_DIVIDE    0
-#define T_DEBUG     1
-#define T_BRKPT     3
-#define T_ILLOP     6
-#define T_GPFLT     13
-#define T_PGFLT     14
-#define T_FPERR     16                  /* x87 error (#MF) */
-#define T_SIMDERR   19                  /* SSE error (#XM) */
-#define T_IRQ0      32
-#define T_SYSCALL   0x80
+#define T_DIVIDE  0
+#define T_DEBUG   1
+#define T_BRKPT   3
+#define T_ILLOP   6
+#define T_GPFLT   13
+#define T_PGFLT   14
+#define T_FPERR   16                  /* x87 error (#MF) */
+#define T_SIMDERR 19                  /* SSE error (#XM) */
+#define T_IRQ0    32
+#define T_SYSCALL 0x80
 
-#define IRQ_TIMER   0
-#define IRQ_KBD     1
-#define IRQ_COM1    4
-#define IRQ_ATA     14
+#define IRQ_TIMER 0
+#define IRQ_KBD   1
+#define IRQ_COM1  4
+#define IRQ_ATA   14
 
 static inline int trap_from_user(const struct trapframe *tf)
 {

@@ -8,17 +8,17 @@
 #include "lib/kprintf.h"
 #include "lib/string.h"
 
-#define CPUID_FXSR  (1u << 24)          /* CPUID.1:EDX: fxsave/fxrstor */
-#define CPUID_SSE   (1u << 25)
+#define CPUID_FXSR (1u << 24)          /* CPUID.1:EDX: fxsave/fxrstor */
+#define CPUID_SSE  (1u << 25)
 
-#define CR0_MP      (1u << 1)           /* wait/fwait honour TS */
-#define CR0_EM      (1u << 2)           /* no FPU: emulate (must be off) */
-#define CR0_TS      (1u << 3)           /* task switched: next FPU use traps */
-#define CR0_NE      (1u << 5)           /* FPU errors as #MF, not an IRQ 13 nobody handles */
-#define CR4_OSFXSR  (1u << 9)           /* the OS saves SSE state: SSE allowed */
+#define CR0_MP         (1u << 1)           /* wait/fwait honour TS */
+#define CR0_EM         (1u << 2)           /* no FPU: emulate (must be off) */
+#define CR0_TS         (1u << 3)           /* task switched: next FPU use traps */
+#define CR0_NE         (1u << 5)           /* FPU errors as #MF, not an IRQ 13 nobody handles */
+#define CR4_OSFXSR     (1u << 9)           /* the OS saves SSE state: SSE allowed */
 #define CR4_OSXMMEXCPT (1u << 10)       /* unmasked SSE errors raise #XM */
 
-#define FCW_DEFAULT 0x037F              /* fninit: 64-bit precision, every exception masked */
+#define FCW_DEFAULT   0x037F              /* fninit: 64-bit precision, every exception masked */
 #define MXCSR_DEFAULT 0x1F80            /* every SSE exception masked, round to nearest */
 
 _Static_assert(sizeof(struct fpu_state) == 512, "fxsave writes 512 bytes");

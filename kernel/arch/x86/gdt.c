@@ -49,18 +49,19 @@ void gdt_init(void)
 
     p.limit = sizeof(gdt) - 1;
     p.base = (uint32_t)gdt;
-    __asm__ volatile(
-        "lgdt (%0)\n\t"
-        "ljmp %1, $1f\n"
-        "1:\n\t"
-        "movw %w2, %%ax\n\t"
-        "movw %%ax, %%ds\n\t"
-        "movw %%ax, %%es\n\t"
-        "movw %%ax, %%fs\n\t"
-        "movw %%ax, %%gs\n\t"
-        "movw %%ax, %%ss\n\t"
-        "ltr %w3\n\t"
-        : : "r"(&p), "i"(SEL_KCODE), "r"(SEL_KDATA), "r"(SEL_TSS) : "eax", "memory");
+    __asm__ volatile("lgdt (%0)\n\t"
+                     "ljmp %1, $1f\n"
+                     "1:\n\t"
+                     "movw %w2, %%ax\n\t"
+                     "movw %%ax, %%ds\n\t"
+                     "movw %%ax, %%es\n\t"
+                     "movw %%ax, %%fs\n\t"
+                     "movw %%ax, %%gs\n\t"
+                     "movw %%ax, %%ss\n\t"
+                     "ltr %w3\n\t"
+                     :
+                     : "r"(&p), "i"(SEL_KCODE), "r"(SEL_KDATA), "r"(SEL_TSS)
+                     : "eax", "memory");
     /* No LDT. After reset the LDTR still describes 64 KiB at linear 0, so a
      * user selector with the table bit set would be looked up there; a
      * null LDTR makes every such selector simply invalid. */

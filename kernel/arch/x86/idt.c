@@ -17,8 +17,8 @@ struct idt_gate {
 static struct idt_gate idt[256];
 extern uint32_t trap_vectors[256];
 
-#define GATE_INTERRUPT  0x8E            /* present, 32-bit, clears IF */
-#define GATE_TRAP       0x8F            /* present, 32-bit, leaves IF alone */
+#define GATE_INTERRUPT 0x8E            /* present, 32-bit, clears IF */
+#define GATE_TRAP      0x8F            /* present, 32-bit, leaves IF alone */
 
 static void idt_set(int n, uint32_t handler, int type, int dpl)
 {

@@ -6,10 +6,10 @@
 #include <stdint.h>
 
 #define MULTIBOOT_BOOTLOADER_MAGIC 0x2BADB002u
-#define MBI_FLAG_MEM        (1u << 0)
-#define MBI_FLAG_CMDLINE    (1u << 2)
-#define MBI_FLAG_MODS       (1u << 3)
-#define MBI_FLAG_MMAP       (1u << 6)
+#define MBI_FLAG_MEM               (1u << 0)
+#define MBI_FLAG_CMDLINE           (1u << 2)
+#define MBI_FLAG_MODS              (1u << 3)
+#define MBI_FLAG_MMAP              (1u << 6)
 
 struct multiboot_info {
     uint32_t flags;

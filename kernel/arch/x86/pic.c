@@ -4,11 +4,11 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/x86.h"
 
-#define PIC1_CMD    0x20
-#define PIC1_DATA   0x21
-#define PIC2_CMD    0xA0
-#define PIC2_DATA   0xA1
-#define PIC_EOI     0x20
+#define PIC1_CMD  0x20
+#define PIC1_DATA 0x21
+#define PIC2_CMD  0xA0
+#define PIC2_DATA 0xA1
+#define PIC_EOI   0x20
 
 static uint16_t irq_mask = 0xFFFF & ~(1u << 2);     /* cascade line stays open */
 

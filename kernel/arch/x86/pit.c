@@ -3,9 +3,9 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/x86.h"
 
-#define PIT_HZ      1193182u
-#define PIT_CH0     0x40
-#define PIT_CMD     0x43
+#define PIT_HZ  1193182u
+#define PIT_CH0 0x40
+#define PIT_CMD 0x43
 
 void pit_init(unsigned hz)
 {

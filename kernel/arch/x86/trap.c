@@ -13,6 +13,8 @@
 
 static irq_handler_t irq_handlers[NIRQ];
 
+/* Laid out by hand (packed, in vector order): */
+/* clang-format off */
 static const char *const exception_names[] = {
     "divide error", "debug", "NMI", "breakpoint", "overflow", "bound range",
     "invalid opcode", "device not available", "double fault", "coprocessor overrun",
@@ -20,6 +22,7 @@ static const char *const exception_names[] = {
     "page fault", "reserved", "x87 FP error", "alignment check", "machine check",
     "SIMD FP error",
 };
+/* clang-format on */
 
 const char *trap_name(uint32_t trapno)
 {

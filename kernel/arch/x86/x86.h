@@ -53,9 +53,18 @@ static inline uint32_t read_eflags(void)
     return f;
 }
 
-static inline void cli(void) { __asm__ volatile("cli" ::: "memory"); }
-static inline void sti(void) { __asm__ volatile("sti" ::: "memory"); }
-static inline void hlt(void) { __asm__ volatile("hlt"); }
+static inline void cli(void)
+{
+    __asm__ volatile("cli" ::: "memory");
+}
+static inline void sti(void)
+{
+    __asm__ volatile("sti" ::: "memory");
+}
+static inline void hlt(void)
+{
+    __asm__ volatile("hlt");
+}
 
 static inline uint32_t read_cr2(void)
 {

@@ -6,25 +6,25 @@
 
 #include <stdint.h>
 
-#define AT_CWD          (-100)      /* dirfd meaning "the current directory" */
-#define NAME_MAX        255
-#define OPEN_MAX        32          /* fds per process */
-#define PATH_MAX        1024
+#define AT_CWD   (-100)      /* dirfd meaning "the current directory" */
+#define NAME_MAX 255
+#define OPEN_MAX 32          /* fds per process */
+#define PATH_MAX 1024
 
 /* Node types: the S_IFMT bits of st_mode, and create()'s `type`. */
-#define S_IFMT          0170000
-#define S_IFIFO         0010000
-#define S_IFCHR         0020000
-#define S_IFDIR         0040000
-#define S_IFBLK         0060000
-#define S_IFREG         0100000
-#define S_IFLNK         0120000
-#define S_ISDIR(m)      (((m) & S_IFMT) == S_IFDIR)
-#define S_ISREG(m)      (((m) & S_IFMT) == S_IFREG)
-#define S_ISLNK(m)      (((m) & S_IFMT) == S_IFLNK)
-#define S_ISFIFO(m)     (((m) & S_IFMT) == S_IFIFO)
-#define S_ISCHR(m)      (((m) & S_IFMT) == S_IFCHR)
-#define S_ISBLK(m)      (((m) & S_IFMT) == S_IFBLK)
+#define S_IFMT      0170000
+#define S_IFIFO     0010000
+#define S_IFCHR     0020000
+#define S_IFDIR     0040000
+#define S_IFBLK     0060000
+#define S_IFREG     0100000
+#define S_IFLNK     0120000
+#define S_ISDIR(m)  (((m) & S_IFMT) == S_IFDIR)
+#define S_ISREG(m)  (((m) & S_IFMT) == S_IFREG)
+#define S_ISLNK(m)  (((m) & S_IFMT) == S_IFLNK)
+#define S_ISFIFO(m) (((m) & S_IFMT) == S_IFIFO)
+#define S_ISCHR(m)  (((m) & S_IFMT) == S_IFCHR)
+#define S_ISBLK(m)  (((m) & S_IFMT) == S_IFBLK)
 
 struct stat {
     uint32_t st_dev;        /* which filesystem instance */
@@ -44,56 +44,56 @@ struct dirent {
     uint8_t d_type;         /* DT_* */
     char d_name[];          /* NUL-terminated */
 };
-#define DT_UNKNOWN  0
-#define DT_FIFO     1
-#define DT_CHR      2
-#define DT_DIR      4
-#define DT_BLK      6
-#define DT_REG      8
-#define DT_LNK      10
+#define DT_UNKNOWN 0
+#define DT_FIFO    1
+#define DT_CHR     2
+#define DT_DIR     4
+#define DT_BLK     6
+#define DT_REG     8
+#define DT_LNK     10
 
 /* walk(dirfd, path, flags) */
-#define WALK_NOFOLLOW   0x1     /* a final symlink is returned, not followed */
-#define WALK_BENEATH    0x2     /* never leave dirfd: no "/", no ".." above, no symlink out */
+#define WALK_NOFOLLOW 0x1     /* a final symlink is returned, not followed */
+#define WALK_BENEATH  0x2     /* never leave dirfd: no "/", no ".." above, no symlink out */
 
 /* ready(fd, mode): access, plus status flags */
-#define R_READ          0x1
-#define R_WRITE         0x2
-#define R_RDWR          (R_READ | R_WRITE)
-#define R_APPEND        0x4
-#define R_NONBLOCK      0x8
+#define R_READ     0x1
+#define R_WRITE    0x2
+#define R_RDWR     (R_READ | R_WRITE)
+#define R_APPEND   0x4
+#define R_NONBLOCK 0x8
 
 /* fcntl(fd, cmd, arg) */
-#define F_GETFD         1
-#define F_SETFD         2
-#define F_GETFL         3       /* access (R_READ/R_WRITE) | R_APPEND | R_NONBLOCK */
-#define F_SETFL         4       /* only R_APPEND and R_NONBLOCK can change */
-#define F_GETTTY        5       /* the console's input mode: TTY_RAW or 0 (cooked) */
-#define F_SETTTY        6       /* set it; only on a console fd readied for I/O */
-#define FD_KEEP         0x1     /* keep this fd across exec (default: closed) */
-#define TTY_RAW         0x1     /* keys as typed: no echo, no line editing (fcntl(2)) */
+#define F_GETFD  1
+#define F_SETFD  2
+#define F_GETFL  3       /* access (R_READ/R_WRITE) | R_APPEND | R_NONBLOCK */
+#define F_SETFL  4       /* only R_APPEND and R_NONBLOCK can change */
+#define F_GETTTY 5       /* the console's input mode: TTY_RAW or 0 (cooked) */
+#define F_SETTTY 6       /* set it; only on a console fd readied for I/O */
+#define FD_KEEP  0x1     /* keep this fd across exec (default: closed) */
+#define TTY_RAW  0x1     /* keys as typed: no echo, no line editing (fcntl(2)) */
 
 /* lseek */
-#define SEEK_SET        0
-#define SEEK_CUR        1
-#define SEEK_END        2
+#define SEEK_SET 0
+#define SEEK_CUR 1
+#define SEEK_END 2
 
 /* unlink(dirfd, name, flags) */
-#define UNLINK_DIR      0x1     /* remove a directory (must be empty) */
+#define UNLINK_DIR 0x1     /* remove a directory (must be empty) */
 
 /* rename(odirfd, old, ndirfd, new, flags) */
 #define RENAME_NOREPLACE 0x1
 
 /* bind(fd, dirfd, path, flags) */
-#define BIND_REPLACE    0x0     /* cover what is there (the default) */
+#define BIND_REPLACE 0x0     /* cover what is there (the default) */
 
 /* Device numbers of the device nodes devfs and create() know about. */
 #define MKDEV(major, minor) (((major) << 8) | (minor))
-#define MAJOR(dev)      (((dev) >> 8) & 0xFF)
-#define MINOR(dev)      ((dev) & 0xFF)
-#define DEV_CONSOLE     1   /* minor 0: the console tty */
-#define DEV_MEM         2   /* minor 0: null, 1: zero */
-#define DEV_ATA         3   /* minor n: ATA disk n (hd0 .. hd3) */
-#define DEV_RAMDISK     4   /* minor 0: the boot archive, read-only */
+#define MAJOR(dev)          (((dev) >> 8) & 0xFF)
+#define MINOR(dev)          ((dev) & 0xFF)
+#define DEV_CONSOLE         1   /* minor 0: the console tty */
+#define DEV_MEM             2   /* minor 0: null, 1: zero */
+#define DEV_ATA             3   /* minor n: ATA disk n (hd0 .. hd3) */
+#define DEV_RAMDISK         4   /* minor 0: the boot archive, read-only */
 
 #endif

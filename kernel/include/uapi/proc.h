@@ -4,26 +4,26 @@
 #ifndef UAPI_PROC_H
 #define UAPI_PROC_H
 
-#define SIGINT      2   /* ^C on the console */
-#define SIGILL      4   /* invalid opcode */
-#define SIGFPE      8   /* divide error */
-#define SIGKILL     9
-#define SIGSEGV     11  /* page fault, protection fault */
-#define SIGTERM     15
-#define NSIG        32
+#define SIGINT  2   /* ^C on the console */
+#define SIGILL  4   /* invalid opcode */
+#define SIGFPE  8   /* divide error */
+#define SIGKILL 9
+#define SIGSEGV 11  /* page fault, protection fault */
+#define SIGTERM 15
+#define NSIG    32
 
 /* status from wait(): exit code in bits 8-15, or the killing signal in 0-6. */
-#define W_EXITCODE(code)    (((code) & 0xFF) << 8)
-#define W_SIGNALED(sig)     ((sig) & 0x7F)
-#define WIFEXITED(s)        (((s) & 0x7F) == 0)
-#define WEXITSTATUS(s)      (((s) >> 8) & 0xFF)
-#define WIFSIGNALED(s)      (((s) & 0x7F) != 0)
-#define WTERMSIG(s)         ((s) & 0x7F)
+#define W_EXITCODE(code) (((code) & 0xFF) << 8)
+#define W_SIGNALED(sig)  ((sig) & 0x7F)
+#define WIFEXITED(s)     (((s) & 0x7F) == 0)
+#define WEXITSTATUS(s)   (((s) >> 8) & 0xFF)
+#define WIFSIGNALED(s)   (((s) & 0x7F) != 0)
+#define WTERMSIG(s)      ((s) & 0x7F)
 
 /* rfork(flags): what the child shares with its parent (rfork(0) = fork). */
-#define RFORK_SHAREFDS  1   /* one fd table for both, as threads have (Plan 9: no RFFDG) */
+#define RFORK_SHAREFDS 1   /* one fd table for both, as threads have (Plan 9: no RFFDG) */
 
-#define WAIT_ANY    (-1)
-#define WNOHANG     1   /* wait(): return 0 at once if no child has exited */
+#define WAIT_ANY (-1)
+#define WNOHANG  1   /* wait(): return 0 at once if no child has exited */
 
 #endif

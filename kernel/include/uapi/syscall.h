@@ -7,55 +7,55 @@
 #define UAPI_SYSCALL_H
 
 /* processes */
-#define SYS_exit        1
-#define SYS_fork        2
-#define SYS_wait        3
-#define SYS_exec        4
-#define SYS_getpid      5
-#define SYS_getppid     6
-#define SYS_kill        7
-#define SYS_sbrk        8
-#define SYS_sleep       9
-#define SYS_uptime      10
-#define SYS_yield       11
-#define SYS_setpgid     12
-#define SYS_tcsetpgrp   13
-#define SYS_poweroff    14
-#define SYS_rfork       15
+#define SYS_exit      1
+#define SYS_fork      2
+#define SYS_wait      3
+#define SYS_exec      4
+#define SYS_getpid    5
+#define SYS_getppid   6
+#define SYS_kill      7
+#define SYS_sbrk      8
+#define SYS_sleep     9
+#define SYS_uptime    10
+#define SYS_yield     11
+#define SYS_setpgid   12
+#define SYS_tcsetpgrp 13
+#define SYS_poweroff  14
+#define SYS_rfork     15
 
 /* files and descriptors */
-#define SYS_read        20
-#define SYS_write       21
-#define SYS_close       22
-#define SYS_dup         23
-#define SYS_dup2        24
-#define SYS_pipe        25
-#define SYS_lseek       26
-#define SYS_fstat       27
-#define SYS_getdents    28
-#define SYS_ftruncate   29
-#define SYS_fcntl       30
-#define SYS_sync        31
+#define SYS_read      20
+#define SYS_write     21
+#define SYS_close     22
+#define SYS_dup       23
+#define SYS_dup2      24
+#define SYS_pipe      25
+#define SYS_lseek     26
+#define SYS_fstat     27
+#define SYS_getdents  28
+#define SYS_ftruncate 29
+#define SYS_fcntl     30
+#define SYS_sync      31
 
 /* names: the split open() */
-#define SYS_walk        40
-#define SYS_ready       41
-#define SYS_create      42
-#define SYS_link        43
-#define SYS_unlink      44
-#define SYS_rename      45
-#define SYS_readlink    46
-#define SYS_getcwd      47
+#define SYS_walk     40
+#define SYS_ready    41
+#define SYS_create   42
+#define SYS_link     43
+#define SYS_unlink   44
+#define SYS_rename   45
+#define SYS_readlink 46
+#define SYS_getcwd   47
 
 /* namespace: the split mount() */
-#define SYS_fsopen      50
-#define SYS_bind        51
-#define SYS_unbind      52
-#define SYS_revoke      53
-#define SYS_fchroot     54
-#define SYS_fchdir      55
-#define SYS_unshare     56
+#define SYS_fsopen  50
+#define SYS_bind    51
+#define SYS_unbind  52
+#define SYS_revoke  53
+#define SYS_fchroot 54
+#define SYS_fchdir  55
+#define SYS_unshare 56
 
-#define NSYSCALLS       64
+#define NSYSCALLS 64
 
 #endif

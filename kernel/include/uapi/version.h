@@ -3,8 +3,8 @@
 #ifndef UAPI_VERSION_H
 #define UAPI_VERSION_H
 
-#define ORTHOS_SYSNAME  "Orthos"
-#define ORTHOS_VERSION  "0.1"
-#define ORTHOS_MACHINE  "i686"      /* what the tree is compiled for (-march=i686) */
+#define ORTHOS_SYSNAME "Orthos"
+#define ORTHOS_VERSION "0.1"
+#define ORTHOS_MACHINE "i686"      /* what the tree is compiled for (-march=i686) */
 
 #endif
