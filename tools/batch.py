@@ -167,14 +167,8 @@ def fixture_files(lab, kind, root=ROOT):
                                'write(1, "%s", %d);' % (fake, len(fake.replace("\\n", "\n"))))
         elif kind != "correct":
             raise ValueError("no fixture kind %s" % kind)
-        out[rel] = unmark(text, lab).encode()
+        out[rel] = handout.unmark(text, lab.num).encode()
     return out
-
-
-def unmark(text, lab):
-    """text with lab's BEGIN/END markers gone and their bodies kept, as in a
-    student's file."""
-    return handout.map_regions(text, lab.num, lambda m: m.group(4))[0]
 
 
 def stub_keep_markers(text, lab, rel):
