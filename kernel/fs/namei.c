@@ -20,41 +20,6 @@ struct walker {
     int depth;                  /* WALK_BENEATH: components below the start */
 };
 
-void path_get(const struct path *p)
-{
-    vnode_get(p->vn);
-    fs_get(p->vn->fs);
-    if (p->mnt)
-        mount_get(p->mnt);
-}
-
-void path_put(struct path *p)
-{
-    struct fs *fs;
-
-    if (!p->vn)
-        return;
-    fs = p->vn->fs;
-    if (p->mnt)
-        mount_put(p->mnt);
-    vnode_put(p->vn);
-    fs_put(fs);
-    p->vn = NULL;
-    p->mnt = NULL;
-}
-
-int path_copy(struct path *dst, const struct path *src)
-{
-    *dst = *src;
-    path_get(dst);
-    return 0;
-}
-
-static int path_equal(const struct path *a, const struct path *b)
-{
-    return a->vn == b->vn && a->mnt == b->mnt;
-}
-
 /* Copy the next component of *pp into name, advance *pp past it and any
  * slashes. Returns 1, 0 at the end, or -ENAMETOOLONG. */
 static int next_component(const char **pp, char *name)
@@ -85,12 +50,14 @@ static int walk_start(struct proc *p, int dirfd, const char *path, struct path *
     int err;
 
     if (path[0] == '/')
-        return path_copy(out, p->root);
-    if (dirfd == AT_CWD)
-        return path_copy(out, p->cwd);
-    if (!(f = fd_get(dirfd, &err)))
+        path_copy(out, &p->root);
+    else if (dirfd == AT_CWD)
+        path_copy(out, &p->cwd);
+    else if ((f = fd_get(dirfd, &err)))
+        path_copy(out, &f->path);
+    else
         return err;
-    return path_copy(out, &f->path);
+    return 0;
 }
 
 static int resolve(struct walker *w, struct path *cur, const char *path, int follow_last);
@@ -159,11 +126,7 @@ static int resolve(struct walker *w, struct path *cur, const char *path, int fol
             return -ENOTDIR;
         if ((err = cur->vn->ops->lookup(cur->vn, name, &child)) < 0)
             return err;
-        next.mnt = cur->mnt;
-        next.vn = child;                /* lookup gave us a vnode reference */
-        fs_get(child->fs);
-        if (next.mnt)
-            mount_get(next.mnt);
+        path_child(cur, child, &next);
         ns_cross(w->ns, &next);
         if (S_ISLNK(next.vn->mode) && (!last || follow_last)) {
             err = follow_link(w, cur, &next);
@@ -187,7 +150,7 @@ static int resolve(struct walker *w, struct path *cur, const char *path, int fol
  * component, like "/", passes through none). */
 int vfs_walk_from(struct proc *p, int dirfd, const char *path, int flags, struct path *out)
 {
-    struct walker w = { p->ns, p->root, flags, 0, 0 };
+    struct walker w = { p->ns, &p->root, flags, 0, 0 };
     int err;
 
     if (!path[0])
@@ -302,7 +265,7 @@ int vfs_path_name(const struct path *p, char *buf, size_t size)
         struct path up;
         size_t n;
 
-        if (proc && path_equal(&cur, proc->root))
+        if (proc && path_equal(&cur, &proc->root))
             break;
         if ((err = fs_check(cur.vn)) < 0)
             break;                      /* revoked: nothing to ask it */
@@ -312,24 +275,20 @@ int vfs_path_name(const struct path *p, char *buf, size_t size)
         }
         if (ns_climb(&cur))             /* stepped onto a mountpoint */
             continue;
-        if (ns_is_top(&cur) || cur.vn == cur.vn->fs->root ||
-            !cur.vn->ops->lookup) {             /* the top of something not below our root */
+        if ((err = path_parent(&cur, &up)) == 0) {  /* the top of something not below our root */
             if (strlcpy(tmp, "?", size) >= size || strlcat(tmp, buf, size) >= size)
                 err = -ERANGE;
             strlcpy(buf, tmp, size);
             break;
         }
-        if ((err = cur.vn->ops->lookup(cur.vn, "..", &up.vn)) < 0)
+        if (err < 0)
             break;
+        err = 0;
         if (up.vn == cur.vn) {          /* ".." is itself below the fs root: damaged */
-            vnode_put(up.vn);
+            path_put(&up);
             err = -EIO;
             break;
         }
-        up.mnt = cur.mnt;
-        fs_get(up.vn->fs);
-        if (up.mnt)
-            mount_get(up.mnt);
         if ((err = name_in_dir(up.vn, cur.vn, name)) < 0) {
             path_put(&up);
             break;
@@ -353,5 +312,5 @@ int vfs_path_name(const struct path *p, char *buf, size_t size)
 
 int vfs_getcwd(char *buf, size_t size)
 {
-    return vfs_path_name(curproc()->cwd, buf, size);
+    return vfs_path_name(&curproc()->cwd, buf, size);
 }

@@ -232,7 +232,7 @@ int ns_is_top(const struct path *p)
 /* "..": never above root; out of attachments; then the filesystem's own. */
 int ns_dotdot(struct namespace *ns, const struct path *root, struct path *p)
 {
-    struct vnode *up;
+    struct path up;
     int err;
 
     /* The root is recognised by its vnode alone: a directory fd made
@@ -244,14 +244,10 @@ int ns_dotdot(struct namespace *ns, const struct path *root, struct path *p)
         if (!ns_climb(p))
             break;
     }
-    if (ns_is_top(p))
-        return 0;                       /* top of a namespace or detached tree: stay */
-    if (p->vn == p->vn->fs->root || !p->vn->ops->lookup)
-        return 0;                       /* top of a filesystem reached by fd: stay */
-    if ((err = p->vn->ops->lookup(p->vn, "..", &up)) < 0)
-        return err;
-    vnode_put(p->vn);
-    p->vn = up;
+    if ((err = path_parent(p, &up)) <= 0)
+        return err;                     /* a top: stay */
+    path_put(p);
+    *p = up;
     ns_cross(ns, p);
     return 0;
 }

@@ -190,7 +190,7 @@ static int make_text(struct vnode *v, char *buf, size_t size)
                         p->parent ? p->parent->pid : 0, p->name, state_name(p->state),
                         p->pgdir ? vm_user_pages(p->pgdir) : 0);
     case PF_FD: return fd_text(p, buf, size);
-    case PF_NS: return p->ns ? ns_format(p->ns, p->root ? p->root->mnt : NULL, buf, size) : 0;
+    case PF_NS: return p->ns ? ns_format(p->ns, p->root.mnt, buf, size) : 0;
     }
     return -EINVAL;
 }

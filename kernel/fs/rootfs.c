@@ -31,10 +31,10 @@ static int boot_mount(struct proc *p, const char *type, const char *where)
 
     if ((err = fs_new(type, NULL, "", &fs)) < 0)
         return err;
-    root.mnt = NULL;
-    root.vn = fs->root;
+    path_root(fs, &root);
+    fs_put(fs);                         /* the path holds it now */
     f = file_alloc(&root, FA_PATH, 0);
-    fs_put(fs);
+    path_put(&root);
     if (!f)
         return -ENFILE;
     if ((err = vfs_walk_from(p, AT_CWD, where, 0, &at)) == 0) {
@@ -84,10 +84,8 @@ int vfs_boot_namespace(struct proc *p)
     fs_put(rootfs);                     /* the namespace holds it now */
     root.mnt = ns_root_mount(p->ns);
     root.vn = root.mnt ? rootfs->root : NULL;
-    if (!(p->root = kmalloc(sizeof(struct path))) || !(p->cwd = kmalloc(sizeof(struct path))))
-        return -ENOMEM;
-    path_copy(p->root, &root);
-    path_copy(p->cwd, &root);
+    path_copy(&p->root, &root);
+    path_copy(&p->cwd, &root);
     if ((err = boot_mount(p, "devfs", "/dev")) < 0 || (err = boot_mount(p, "procfs", "/proc")) < 0)
         return err;
     return 0;

@@ -450,10 +450,7 @@ int sys_create(const uint32_t *arg)
         goto out_parent;
     if ((err = parent.vn->ops->create(parent.vn, name, type | perm, rdev, target, &v)) < 0)
         goto out_parent;
-    made.mnt = parent.mnt;
-    made.vn = v;
-    path_get(&made);
-    vnode_put(v);
+    path_child(&parent, v, &made);
     err = install_path(&made, FA_PATH, NULL);
 out_parent:
     path_put(&parent);
@@ -469,13 +466,9 @@ static int name_busy(struct path *parent, const char *name)
     struct vnode *v;
     int busy;
 
-    if (parent->vn->ops->lookup(parent->vn, name, &v) < 0)
+    if (vnode_lookup(parent->vn, name, &v) < 0)
         return 0;
-    p.mnt = parent->mnt;
-    p.vn = v;
-    fs_get(v->fs);
-    if (p.mnt)
-        mount_get(p.mnt);
+    path_child(parent, v, &p);
     ns_cross(curproc()->ns, &p);
     busy = p.vn != v;
     path_put(&p);
@@ -710,7 +703,7 @@ int sys_revoke(const uint32_t *arg)
     fs = f->path.vn->fs;
     if (fs->revoked)
         return -EIO;
-    if (!fs->type->mount || fs == curproc()->root->vn->fs || fs == vfs_boot_root())
+    if (!fs->type->mount || fs == curproc()->root.vn->fs || fs == vfs_boot_root())
         return -EBUSY;                  /* pipes, the caller's own root, init's root */
     if (fs->type->sync)
         fs->type->sync(fs);
@@ -752,18 +745,18 @@ static int set_dir(struct path *slot, int fd, int is_root)
 
 int sys_fchroot(const uint32_t *arg)
 {
-    return set_dir(curproc()->root, (int)arg[0], 1);
+    return set_dir(&curproc()->root, (int)arg[0], 1);
 }
 
 int sys_fchdir(const uint32_t *arg)
 {
-    return set_dir(curproc()->cwd, (int)arg[0], 0);
+    return set_dir(&curproc()->cwd, (int)arg[0], 0);
 }
 
 int sys_unshare(const uint32_t *arg)
 {
     struct proc *p = curproc();
-    struct namespace *ns = ns_copy(p->ns, p->root, p->cwd);
+    struct namespace *ns = ns_copy(p->ns, &p->root, &p->cwd);
 
     if (!ns)
         return -ENOMEM;

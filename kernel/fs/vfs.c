@@ -112,6 +112,15 @@ int fs_check(struct vnode *v)
     return v->fs && v->fs->revoked ? -EIO : 0;
 }
 
+int vnode_lookup(struct vnode *dir, const char *name, struct vnode **out)
+{
+    int err;
+
+    if ((err = fs_check(dir)) < 0)
+        return err;
+    return dir->ops->lookup ? dir->ops->lookup(dir, name, out) : -EPERM;
+}
+
 /* fsopen(): make a filesystem of `type` from `src` (may be NULL). On
  * success *out holds one reference, for the caller's fd. */
 int fs_new(const char *type, struct file *src, const char *opts, struct fs **out)

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "fs/path.h"
 #include "include/uapi/fs.h"
 
 struct fs;
@@ -76,14 +77,6 @@ struct fs {
     int depth;                      /* images inside images: bounded, see fs_new */
 };
 
-/* A place in a namespace: the vnode, and the attachment it was reached
- * through (NULL when reached through a detached filesystem fd). `..` and
- * attachment crossing need both. */
-struct path {
-    struct mount *mnt;
-    struct vnode *vn;
-};
-
 /* An open file description. Access FA_PATH = walk() result: names the node
  * but can't read or write. ready() makes a new one with FA_READ/FA_WRITE. */
 #define FA_PATH  0
@@ -109,15 +102,13 @@ void fs_get(struct fs *fs);
 void fs_put(struct fs *fs);
 int fs_new(const char *type, struct file *src, const char *opts, struct fs **out);
 int fs_check(struct vnode *v);      /* -EIO if revoked */
+int vnode_lookup(struct vnode *dir, const char *name, struct vnode **out);
 void vfs_sync_all(void);
 void register_fs_type(const struct fs_type *t);
 int vnode_type_dt(uint32_t mode);
 int opt_has(const char *opts, const char *word);
 
-/* ---- paths (namei.c) */
-void path_get(const struct path *p);
-void path_put(struct path *p);
-int path_copy(struct path *dst, const struct path *src);
+/* ---- name resolution (namei.c) */
 struct proc;
 int vfs_walk(int dirfd, const char *path, int flags, struct path *out);
 int vfs_walk_from(struct proc *p, int dirfd, const char *path, int flags, struct path *out);
