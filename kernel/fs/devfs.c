@@ -30,8 +30,8 @@ static int devfs_mount(struct fs *fs, struct file *src, const char *opts)
         return err;
     for (i = 0; i < sizeof(devnodes) / sizeof(devnodes[0]); i++) {
         struct vnode *v;
-        err = fs->root->ops->create(fs->root, devnodes[i].name, devnodes[i].mode, devnodes[i].rdev,
-                                    NULL, &v);
+        err =
+            vnode_create(fs->root, devnodes[i].name, devnodes[i].mode, devnodes[i].rdev, NULL, &v);
         if (err < 0) {
             ramfs_release(fs);
             return err;

@@ -1115,8 +1115,6 @@ static int create_node(struct ext2_fs *e, struct vnode *dir, const char *name, u
         return err;
     if (strlen(name) > NAME_MAX)
         return -ENAMETOOLONG;
-    if (dir->nlink == 0)
-        return -ENOENT;                 /* a removed directory takes no new names */
     if ((err = dir_find(e, dir, name, 0, &ino)) != -ENOENT)
         return err == 0 ? -EEXIST : err;
     if (S_ISDIR(mode) && dir->nlink >= EXT2_LINK_MAX)
@@ -1173,12 +1171,8 @@ static int link_node(struct ext2_fs *e, struct vnode *dir, const char *name, str
 
     if ((err = writable(e)) < 0)
         return err;
-    if (dir->nlink == 0)
-        return -ENOENT;
     if ((err = dir_find(e, dir, name, 0, &ino)) != -ENOENT)
         return err == 0 ? -EEXIST : err;
-    if (S_ISDIR(v->mode))
-        return -EPERM;
     if (v->nlink >= EXT2_LINK_MAX)
         return -EMLINK;
     if ((err = dir_add(e, dir, name, v)) < 0)
@@ -1195,11 +1189,12 @@ static int ext2_link(struct vnode *dir, const char *name, struct vnode *v)
     return fs_leave(e, link_node(e, dir, name, v));
 }
 
-/* Check that `name` in dir may go, and return its vnode. An empty
- * directory has exactly two links (its name and its "."): more means
- * other names point at it, and removing it would leave them dangling. */
-static int victim(struct ext2_fs *e, struct vnode *dir, const char *name, int flags,
-                  struct vnode **out)
+/* Check that `name` in dir may go, and return its vnode: a directory
+ * only when it is empty. An empty directory has exactly two links (its
+ * name and its "."): more means other names point at it, and removing it
+ * would leave them dangling. (Whether the caller may remove a directory
+ * at all, the VFS has decided.) */
+static int victim(struct ext2_fs *e, struct vnode *dir, const char *name, struct vnode **out)
 {
     struct vnode *v;
     uint32_t ino;
@@ -1208,11 +1203,7 @@ static int victim(struct ext2_fs *e, struct vnode *dir, const char *name, int fl
     if ((err = dir_find(e, dir, name, 0, &ino)) < 0 || (err = iget(e, ino, &v)) < 0)
         return err;
     err = 0;
-    if (S_ISDIR(v->mode) && !(flags & UNLINK_DIR))
-        err = -EISDIR;
-    else if (!S_ISDIR(v->mode) && (flags & UNLINK_DIR))
-        err = -ENOTDIR;
-    else if (S_ISDIR(v->mode) && (err = dir_is_empty(e, v)) >= 0)
+    if (S_ISDIR(v->mode) && (err = dir_is_empty(e, v)) >= 0)
         err = !err ? -ENOTEMPTY : v->nlink == 2 ? 0 : damaged(e, "links of directory", v->ino);
     if (err) {
         vnode_put(v);
@@ -1241,14 +1232,14 @@ static int drop_name(struct ext2_fs *e, struct vnode *dir, const char *name, str
     return write_inode(e, N(v));
 }
 
-static int ext2_unlink(struct vnode *dir, const char *name, int flags)
+static int ext2_unlink(struct vnode *dir, const char *name)
 {
     struct ext2_fs *e = E(dir);
     struct vnode *v;
     int err;
 
     fs_enter(e);
-    if ((err = writable(e)) == 0 && (err = victim(e, dir, name, flags, &v)) == 0) {
+    if ((err = writable(e)) == 0 && (err = victim(e, dir, name, &v)) == 0) {
         err = drop_name(e, dir, name, v);
         vnode_put(v);
     }
@@ -1287,8 +1278,10 @@ static int is_above(struct ext2_fs *e, struct vnode *anc, struct vnode *d, int *
     return ino == anc->ino;
 }
 
+/* Move oname to nname, replacing what nname names (the VFS has checked
+ * that it is another node of v's kind, and RENAME_NOREPLACE). */
 static int rename_node(struct ext2_fs *e, struct vnode *odir, const char *oname, struct vnode *ndir,
-                       const char *nname, int flags)
+                       const char *nname)
 {
     struct vnode *v, *old = NULL;
     uint32_t ino, nino;
@@ -1296,8 +1289,6 @@ static int rename_node(struct ext2_fs *e, struct vnode *odir, const char *oname,
 
     if ((err = writable(e)) < 0)
         return err;
-    if (ndir->nlink == 0)
-        return -ENOENT;
     if ((err = dir_find(e, odir, oname, 0, &ino)) < 0 || (err = iget(e, ino, &v)) < 0)
         return err;
     if (S_ISDIR(v->mode) && (is_above(e, v, ndir, &err) || err)) {
@@ -1305,13 +1296,7 @@ static int rename_node(struct ext2_fs *e, struct vnode *odir, const char *oname,
         goto out;
     }
     if ((err = dir_find(e, ndir, nname, 0, &nino)) == 0) {
-        if (nino == ino)
-            goto out;                   /* the same node: nothing to do */
-        if (flags & RENAME_NOREPLACE) {
-            err = -EEXIST;
-            goto out;
-        }
-        if ((err = victim(e, ndir, nname, S_ISDIR(v->mode) ? UNLINK_DIR : 0, &old)) < 0)
+        if ((err = victim(e, ndir, nname, &old)) < 0)
             goto out;
         if ((err = drop_name(e, ndir, nname, old)) < 0)
             goto out;
@@ -1336,13 +1321,12 @@ out:
     return err;
 }
 
-static int ext2_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const char *nname,
-                       int flags)
+static int ext2_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const char *nname)
 {
     struct ext2_fs *e = E(odir);
 
     fs_enter(e);
-    return fs_leave(e, rename_node(e, odir, oname, ndir, nname, flags));
+    return fs_leave(e, rename_node(e, odir, oname, ndir, nname));
 }
 
 static int ext2_read(struct vnode *v, void *buf, uint32_t off, uint32_t n)
@@ -1423,8 +1407,6 @@ static int ext2_readlink(struct vnode *v, char *buf, uint32_t n)
     struct ext2_fs *e = E(v);
     int r;
 
-    if (!S_ISLNK(v->mode))
-        return -EINVAL;
     if (n > v->size)
         n = v->size;
     fs_enter(e);

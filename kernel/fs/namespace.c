@@ -10,6 +10,7 @@
 #include "lib/kprintf.h"
 #include "lib/string.h"
 #include "mm/page.h"
+#include "proc/proc.h"
 
 struct mount {
     int refs;                   /* the namespace list's, plus one per path */
@@ -188,23 +189,36 @@ void ns_put(struct namespace *ns)
     kfree(ns);
 }
 
-/* Follow attachments down: while something is bound on p, go to it. */
+/* The newest attachment of ns on p, or NULL. */
+static struct mount *covering(struct namespace *ns, const struct path *p)
+{
+    struct mount *m;
+
+    for (m = ns ? ns->mounts : NULL; m; m = m->next)
+        if (m->mp && m->mp == p->vn && m->parent == p->mnt)
+            return m;
+    return NULL;
+}
+
+/* Follow attachments down: while something is bound on p, go to it
+ * (something may be stacked on what is bound there). */
 void ns_cross(struct namespace *ns, struct path *p)
 {
     struct mount *m;
 
-    if (!ns)
-        return;
-again:
-    for (m = ns->mounts; m; m = m->next) {
-        if (m->mp && m->mp == p->vn && m->parent == p->mnt) {
-            struct path next = { m, m->root };
-            path_get(&next);
-            path_put(p);
-            *p = next;
-            goto again;                 /* something may be stacked on it */
-        }
+    while ((m = covering(ns, p))) {
+        struct path next = { m, m->root };
+        path_get(&next);
+        path_put(p);
+        *p = next;
     }
+}
+
+/* Is something attached on p in ns? Such a name cannot go away: unlink
+ * and rename say EBUSY. */
+int ns_name_busy(struct namespace *ns, const struct path *p)
+{
+    return covering(ns, p) != NULL;
 }
 
 /* If p is the root of an attachment, step out onto the mountpoint. */
@@ -456,6 +470,19 @@ nomem:
     }
     kfree(n);
     return NULL;
+}
+
+/* unshare(): p gets a private copy of its namespace; its root and cwd
+ * move into the copy. */
+int ns_unshare(struct proc *p)
+{
+    struct namespace *ns = ns_copy(p->ns, &p->root, &p->cwd);
+
+    if (!ns)
+        return -ENOMEM;
+    ns_put(p->ns);
+    p->ns = ns;
+    return 0;
 }
 
 /* /proc/<pid>/ns: one line per attachment, parents before children:

@@ -48,10 +48,10 @@ static int boot_mount(struct proc *p, const char *type, const char *where)
 static int ensure_dir(struct vnode *root, const char *name)
 {
     struct vnode *v;
-    int err = root->ops->lookup(root, name, &v);
+    int err = vnode_lookup(root, name, &v);
 
     if (err == -ENOENT)
-        err = root->ops->create(root, name, S_IFDIR | 0755, 0, NULL, &v);
+        err = vnode_create(root, name, S_IFDIR | 0755, 0, NULL, &v);
     if (err == 0)
         vnode_put(v);
     return err;

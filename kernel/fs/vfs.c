@@ -112,13 +112,108 @@ int fs_check(struct vnode *v)
     return v->fs && v->fs->revoked ? -EIO : 0;
 }
 
+/* May v's filesystem change - its names, its files' bytes? The read-only
+ * rule, written once: -EIO once revoked, -EROFS for a read-only instance.
+ * Every change of names or of a regular file's bytes asks (the vfs_
+ * operations, file_write_at, vfs_ready for write access); devices and
+ * FIFOs in a read-only filesystem still work, their bytes are not its. */
+int fs_may_change(struct vnode *v)
+{
+    int err = fs_check(v);
+
+    return err ? err : v->fs->readonly ? -EROFS : 0;
+}
+
+/* ---- calling the filesystem
+ *
+ * The one place a vnode's operations are called. Two answers are given
+ * here for every operation: -EIO once the instance is revoked (after
+ * revoke() no filesystem code runs for it again, only inactive and
+ * release), and NO_OP for an operation the filesystem does not implement
+ * (doc/man/intro.2.md). Every other rule - types, read-only, attachments,
+ * permissions - is the vfs_ function's of the system call (namei.c,
+ * file.c, namespace.c); the boot code (rootfs.c, initrd.c), building its
+ * own root before there is anyone to refuse, calls these directly. */
+#define NO_OP (-EPERM)
+
+/* 0 if v's filesystem may be called for an operation it does or (when
+ * `implemented` is 0) does not have. */
+static int callable(struct vnode *v, int implemented)
+{
+    int err = fs_check(v);
+
+    return err ? err : implemented ? 0 : NO_OP;
+}
+
 int vnode_lookup(struct vnode *dir, const char *name, struct vnode **out)
 {
-    int err;
+    int err = callable(dir, dir->ops->lookup != NULL);
 
-    if ((err = fs_check(dir)) < 0)
-        return err;
-    return dir->ops->lookup ? dir->ops->lookup(dir, name, out) : -EPERM;
+    return err ? err : dir->ops->lookup(dir, name, out);
+}
+
+int vnode_create(struct vnode *dir, const char *name, uint32_t mode, uint32_t rdev,
+                 const char *symlink, struct vnode **out)
+{
+    int err = callable(dir, dir->ops->create != NULL);
+
+    return err ? err : dir->ops->create(dir, name, mode, rdev, symlink, out);
+}
+
+int vnode_link(struct vnode *dir, const char *name, struct vnode *v)
+{
+    int err = callable(dir, dir->ops->link != NULL);
+
+    return err ? err : dir->ops->link(dir, name, v);
+}
+
+int vnode_unlink(struct vnode *dir, const char *name)
+{
+    int err = callable(dir, dir->ops->unlink != NULL);
+
+    return err ? err : dir->ops->unlink(dir, name);
+}
+
+int vnode_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const char *nname)
+{
+    int err = callable(odir, odir->ops->rename != NULL);
+
+    return err ? err : odir->ops->rename(odir, oname, ndir, nname);
+}
+
+int vnode_read(struct vnode *v, void *buf, uint32_t off, uint32_t n)
+{
+    int err = callable(v, v->ops->read != NULL);
+
+    return err ? err : v->ops->read(v, buf, off, n);
+}
+
+int vnode_write(struct vnode *v, const void *buf, uint32_t off, uint32_t n)
+{
+    int err = callable(v, v->ops->write != NULL);
+
+    return err ? err : v->ops->write(v, buf, off, n);
+}
+
+int vnode_truncate(struct vnode *v, uint32_t len)
+{
+    int err = callable(v, v->ops->truncate != NULL);
+
+    return err ? err : v->ops->truncate(v, len);
+}
+
+int vnode_readdir(struct vnode *dir, uint32_t *cookie, char *name, uint32_t *ino, uint32_t *type)
+{
+    int err = callable(dir, dir->ops->readdir != NULL);
+
+    return err ? err : dir->ops->readdir(dir, cookie, name, ino, type);
+}
+
+int vnode_readlink(struct vnode *v, char *buf, uint32_t n)
+{
+    int err = callable(v, v->ops->readlink != NULL);
+
+    return err ? err : v->ops->readlink(v, buf, n);
 }
 
 /* fsopen(): make a filesystem of `type` from `src` (may be NULL). On

@@ -17,17 +17,25 @@ struct mount;
 struct pipe;
 struct file;
 
-/* What a filesystem implements for its nodes. Missing entries mean the
- * operation is not supported (-EPERM or -EINVAL, see each caller). All
- * return 0 / a count, or -errno. Name arguments are single components. */
+/* What a filesystem implements for its nodes: storage, and only that.
+ * Every rule (types, read-only, revoked, attachments, permissions) is
+ * checked by the VFS before an operation is called (vfs_create, ...), and
+ * a missing entry makes the VFS answer -EPERM (the vnode_ calls in
+ * vfs.c). All return 0 / a count, or -errno. Name arguments are single
+ * components, never "." or "..", at most NAME_MAX bytes. */
 struct vnode_ops {
     int (*lookup)(struct vnode *dir, const char *name, struct vnode **out);
     int (*create)(struct vnode *dir, const char *name, uint32_t mode, uint32_t rdev,
                   const char *symlink, struct vnode **out);
     int (*link)(struct vnode *dir, const char *name, struct vnode *v);
-    int (*unlink)(struct vnode *dir, const char *name, int flags);
-    int (*rename)(struct vnode *odir, const char *oname, struct vnode *ndir, const char *nname,
-                  int flags);
+    /* name is there, and a directory is removed only when empty
+     * (-ENOTEMPTY): the VFS has checked its type against the caller's wish */
+    int (*unlink)(struct vnode *dir, const char *name);
+    /* oname is there; nname is replaced if there (the VFS checked that its
+     * type matches, that it is another node, and RENAME_NOREPLACE); the
+     * filesystem refuses a directory into itself (-EINVAL), a non-empty
+     * victim directory (-ENOTEMPTY) */
+    int (*rename)(struct vnode *odir, const char *oname, struct vnode *ndir, const char *nname);
     int (*read)(struct vnode *v, void *buf, uint32_t off, uint32_t n);
     int (*write)(struct vnode *v, const void *buf, uint32_t off, uint32_t n);
     int (*truncate)(struct vnode *v, uint32_t len);
@@ -102,15 +110,34 @@ void fs_get(struct fs *fs);
 void fs_put(struct fs *fs);
 int fs_new(const char *type, struct file *src, const char *opts, struct fs **out);
 int fs_check(struct vnode *v);      /* -EIO if revoked */
+int fs_may_change(struct vnode *v); /* and -EROFS if read-only */
 int vnode_lookup(struct vnode *dir, const char *name, struct vnode **out);
+int vnode_create(struct vnode *dir, const char *name, uint32_t mode, uint32_t rdev,
+                 const char *symlink, struct vnode **out);
+int vnode_link(struct vnode *dir, const char *name, struct vnode *v);
+int vnode_unlink(struct vnode *dir, const char *name);
+int vnode_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const char *nname);
+int vnode_read(struct vnode *v, void *buf, uint32_t off, uint32_t n);
+int vnode_write(struct vnode *v, const void *buf, uint32_t off, uint32_t n);
+int vnode_truncate(struct vnode *v, uint32_t len);
+int vnode_readdir(struct vnode *dir, uint32_t *cookie, char *name, uint32_t *ino, uint32_t *type);
+int vnode_readlink(struct vnode *v, char *buf, uint32_t n);
 void vfs_sync_all(void);
 void register_fs_type(const struct fs_type *t);
 int vnode_type_dt(uint32_t mode);
 int opt_has(const char *opts, const char *word);
 
-/* ---- name resolution (namei.c) */
+/* ---- names: resolution and the operations on names (namei.c) */
 struct proc;
 int vfs_walk(int dirfd, const char *path, int flags, struct path *out);
+int vfs_create(int dirfd, const char *path, uint32_t type, uint32_t perm, uint32_t rdev,
+               const char *symlink, struct path *out);
+int vfs_link(int fd, int dirfd, const char *path);
+int vfs_unlink(int dirfd, const char *path, int flags);
+int vfs_rename(int odirfd, const char *old, int ndirfd, const char *new, int flags);
+int vfs_readlink(int dirfd, const char *path, char *buf, uint32_t n);
+int vfs_fchroot(int fd);
+int vfs_fchdir(int fd);
 int vfs_walk_from(struct proc *p, int dirfd, const char *path, int flags, struct path *out);
 int vfs_boot_namespace(struct proc *init);
 struct fs *vfs_boot_root(void);         /* init's root: revoke refuses it */
@@ -133,13 +160,17 @@ int ns_bind(struct namespace *ns, struct file *f, const struct path *where, cons
 int ns_unbind(struct namespace *ns, struct path *where, struct path *out);
 int ns_revoke_fs(struct fs *fs);
 int ns_dotdot(struct namespace *ns, const struct path *root, struct path *p);
+int ns_name_busy(struct namespace *ns, const struct path *p);
+int ns_unshare(struct proc *p);
 int ns_format(struct namespace *ns, struct mount *top, char *buf, size_t size);
 int ns_attach_root(struct namespace *ns, struct path *p);
 struct mount *ns_root_mount(struct namespace *ns);
 
 /* ---- open files and fd tables (file.c) */
-#define NOFILE OPEN_MAX
-#define NFILE  512
+#define NOFILE       OPEN_MAX
+#define NFILE        512
+#define OFF_MAX      INT32_MAX          /* a file position: what lseek's int result holds */
+#define DIRENT_ALIGN 4                  /* getdents records start at multiples of this */
 
 /* A process's descriptors. rfork(RFORK_SHAREFDS) lets several processes
  * use one table (refs counts them): what one opens, closes or marks, the
@@ -158,8 +189,12 @@ int file_write(struct file *f, const void *kbuf, uint32_t n);
 int file_read_at(struct file *f, void *kbuf, uint32_t off, uint32_t n);
 int file_write_at(struct file *f, const void *kbuf, uint32_t off, uint32_t n);
 int file_sync(struct file *f);
-int file_ready(struct file *f, int mode, struct file **out);
 int file_stat(struct file *f, struct stat *st);
+int vfs_ready(int fd, int mode, struct file **out);
+int vfs_truncate(int fd, uint32_t len);
+int vfs_readdir(int fd, void *buf, uint32_t n);
+int vfs_stat(int fd, struct stat *st);
+int vfs_seek(int fd, int32_t off, int whence);
 struct fdtable *fdtable_new(void);                  /* empty, one reference */
 struct fdtable *fdtable_dup(struct fdtable *t);     /* a copy (fork) */
 struct fdtable *fdtable_share(struct fdtable *t);   /* one more reference (rfork) */
@@ -170,6 +205,9 @@ int fd_install(struct file *f, int keep);       /* the lowest free fd, or -EMFIL
 int fd_room(void);                              /* 0, or -EMFILE / -ENFILE */
 struct file *fd_get(int fd, int *err);          /* borrowed, not counted */
 int fd_close(int fd);
+int fd_dup(int fd);
+int fd_dup2(int from, int to);
+int fd_fcntl(int fd, int cmd, uint32_t arg);
 
 /* ---- pipes and FIFOs (pipe.c) */
 int pipe_open(struct vnode *v, int access);
