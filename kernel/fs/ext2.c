@@ -1579,7 +1579,7 @@ static int ext2_mount(struct fs *fs, struct file *src, const char *opts)
     unknown = e->ro_compat &
               ~(EXT2_RO_COMPAT_SPARSE_SUPER | EXT2_RO_COMPAT_LARGE_FILE | EXT2_RO_COMPAT_BTREE_DIR);
     if (unknown && !fs->readonly) {
-        kprintf("ext2: %s: unsupported ro_compat features 0x%x: read-only\n", fs->source_name,
+        kprintf("ext2: %s: unsupported ro_compat features 0x%x: read-only\n", fs_source_name(fs),
                 unknown);
         fs->readonly = 1;
     }

@@ -96,8 +96,7 @@ int vfs_ready(int fd, int mode, struct file **out)
             pipe_close(v, access);
         return -ENFILE;
     }
-    if (f->name && (nf->name = kmalloc(strlen(f->name) + 1)))
-        strlcpy(nf->name, f->name, strlen(f->name) + 1);
+    nf->name = kstrdup(f->name);        /* for display only: NULL will do */
     *out = nf;
     return 0;
 }

@@ -460,13 +460,12 @@ static int name_in_dir(struct vnode *dir, struct vnode *child, char *name)
     return -ENOENT;
 }
 
-/* Write the name of p as seen from the caller's root into buf, the way
- * getcwd() does: climb with "..", naming each step from its parent. A path
- * not below the root (a detached fs, a dir outside a chroot) is prefixed
- * with "?". Returns the length or -ERANGE. */
-int vfs_path_name(const struct path *p, char *buf, size_t size)
+/* Write the name of p as seen from `root` (a process's root) into buf,
+ * the way getcwd() does: climb with "..", naming each step from its
+ * parent. A path not below the root (a detached fs, a dir outside a
+ * chroot) is prefixed with "?". Returns the length or -ERANGE. */
+int vfs_path_name(const struct path *root, const struct path *p, char *buf, size_t size)
 {
-    struct proc *proc = curproc();
     struct path cur;
     char *name, *tmp;
     int err = 0, steps;
@@ -486,7 +485,7 @@ int vfs_path_name(const struct path *p, char *buf, size_t size)
         struct path up;
         size_t n;
 
-        if (proc && path_equal(&cur, &proc->root))
+        if (path_equal(&cur, root))
             break;
         if ((err = fs_check(cur.vn)) < 0)
             break;                      /* revoked: nothing to ask it */
@@ -533,5 +532,34 @@ int vfs_path_name(const struct path *p, char *buf, size_t size)
 
 int vfs_getcwd(char *buf, size_t size)
 {
-    return vfs_path_name(&curproc()->cwd, buf, size);
+    return vfs_path_name(&curproc()->root, &curproc()->cwd, buf, size);
+}
+
+/* The name (dirfd, path) is given by, made absolute for display: the one
+ * name a resolution records, for /proc and for what is made from its
+ * result (an fd's file, an attachment of a non-directory, a filesystem's
+ * source). Not cleaned up, and it may name something else tomorrow; a
+ * relative path starts from the cwd's name or dirfd's own recorded name.
+ * A kmalloc'd string of at most PATH_MAX bytes, or NULL without memory. */
+char *vfs_display_name(int dirfd, const char *path)
+{
+    char *buf = kmalloc(PATH_MAX), *name;
+    struct file *d;
+    int err;
+
+    if (!buf)
+        return NULL;
+    buf[0] = '\0';
+    if (path[0] != '/') {
+        if (dirfd == AT_CWD)
+            vfs_getcwd(buf, PATH_MAX);
+        else if ((d = fd_get(dirfd, &err)) && d->name)
+            strlcpy(buf, d->name, PATH_MAX);
+        if (buf[0] && strcmp(buf, "/") != 0)
+            strlcat(buf, "/", PATH_MAX);
+    }
+    strlcat(buf, path, PATH_MAX);
+    name = kstrdup(buf);
+    kfree(buf);
+    return name;
 }

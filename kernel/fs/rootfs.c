@@ -23,9 +23,7 @@ struct fs *vfs_boot_root(void)
 /* fsopen(type) + bind(fd, "/where"), for the boot path. */
 static int boot_mount(struct proc *p, const char *type, const char *where)
 {
-    struct path at;
-    struct file *f;
-    struct path root;
+    struct path root, at;
     struct fs *fs;
     int err;
 
@@ -33,15 +31,11 @@ static int boot_mount(struct proc *p, const char *type, const char *where)
         return err;
     path_root(fs, &root);
     fs_put(fs);                         /* the path holds it now */
-    f = file_alloc(&root, FA_PATH, 0);
-    path_put(&root);
-    if (!f)
-        return -ENFILE;
     if ((err = vfs_walk_from(p, AT_CWD, where, 0, &at)) == 0) {
-        err = ns_bind(p->ns, f, &at, NULL);
+        err = ns_bind(p->ns, &root, &at, NULL);
         path_put(&at);
     }
-    file_put(f);
+    path_put(&root);
     return err;
 }
 
@@ -65,7 +59,7 @@ int vfs_boot_namespace(struct proc *p)
 
     if ((err = fs_new("ramfs", NULL, "", &rootfs)) < 0)
         return err;
-    strlcpy(rootfs->source_name, "initrd", sizeof(rootfs->source_name));
+    rootfs->source_name = kstrdup("initrd");  /* for /proc/<pid>/ns; NULL shows "-" */
     if (initrd_size) {
         if ((n = initrd_unpack(rootfs->root, initrd_start, initrd_size)) < 0)
             kprintf("initrd: could not unpack the boot archive (error %d)\n", n);

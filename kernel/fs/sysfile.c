@@ -1,8 +1,9 @@
-/* sysfile.c - the file and namespace system calls. Each is a thin
- * wrapper in the Plan 9 manner: copy the arguments in, check them, call
- * the vfs_/ns_/file_ function that does the work, install the result as
- * an fd. Manual pages: doc/man/<call>.2.md. */
-#include "dev/tty.h"
+/* sysfile.c - the file and namespace system calls, each in the Plan 9
+ * manner: name the arguments, copy the user's memory in, call the one
+ * function that does the call's work - vfs_* for names, open files and
+ * the namespace, fd_* for the fd table - and install its result as an fd
+ * or copy it out. The rules are the work functions' (doc/decisions.md,
+ * "The VFS layers"). Manual pages: doc/man/<call>.2.md. */
 #include "fs/vfs.h"
 #include "include/uapi/errno.h"
 #include "lib/string.h"
@@ -27,42 +28,6 @@ static int get_path(uint32_t upath, char **out)
     }
     *out = k;
     return 0;
-}
-
-/* Resolve a user (dirfd, path) pair. */
-static int walk_user(int dirfd, uint32_t upath, int flags, struct path *out)
-{
-    char *path;
-    int err;
-
-    if ((err = get_path(upath, &path)) < 0)
-        return err;
-    err = vfs_walk(dirfd, path, flags, out);
-    kfree(path);
-    return err;
-}
-
-/* The absolute name (dirfd, path) was given as, for display only: it is
- * not cleaned up and may name something else tomorrow. */
-static char *display_name(int dirfd, const char *path)
-{
-    char *name = kmalloc(PATH_MAX);
-    struct file *d;
-    int err;
-
-    if (!name)
-        return NULL;
-    name[0] = '\0';
-    if (path[0] != '/') {
-        if (dirfd == AT_CWD)
-            vfs_getcwd(name, PATH_MAX);
-        else if ((d = fd_get(dirfd, &err)) && d->name)
-            strlcpy(name, d->name, PATH_MAX);
-        if (name[0] && strcmp(name, "/") != 0)
-            strlcat(name, "/", PATH_MAX);
-    }
-    strlcat(name, path, PATH_MAX);
-    return name;
 }
 
 /* Make an fd from a path: the common tail of walk, create, unbind, fsopen.
@@ -257,7 +222,7 @@ int sys_walk(const uint32_t *arg)
     if ((err = get_path(upath, &path)) < 0)
         return err;
     if ((err = vfs_walk(dirfd, path, flags, &p)) == 0)
-        err = install_path(&p, FA_PATH, display_name(dirfd, path));
+        err = install_path(&p, FA_PATH, vfs_display_name(dirfd, path));
     kfree(path);
     return err;
 }
@@ -285,11 +250,12 @@ int sys_create(const uint32_t *arg)
     if (type == S_IFLNK && (err = get_path(extra, &target)) < 0)
         return err;
     if ((err = get_path(upath, &path)) == 0) {
-        err = vfs_create(dirfd, path, type, perm, extra, target, &made);
+        if ((err = vfs_create(dirfd, path, type, perm, extra, target, &made)) == 0)
+            err = install_path(&made, FA_PATH, vfs_display_name(dirfd, path));
         kfree(path);
     }
     kfree(target);
-    return err < 0 ? err : install_path(&made, FA_PATH, NULL);
+    return err;
 }
 
 int sys_link(const uint32_t *arg)
@@ -371,127 +337,59 @@ int sys_getcwd(const uint32_t *arg)
 
 /* ---- the namespace: the split mount() */
 
-/* fsopen(type, srcfd, opts): a new filesystem, attached nowhere; returns
- * a path fd on its root. srcfd -1: no source; else it must be readable.
- * Lab 03 builds this and bind(). */
+/* fsopen(type, srcfd, opts): a type name longer than any type is no type
+ * (ENODEV), options longer than FSOPTS_MAX - 1 bytes are EINVAL, and no
+ * options pointer means none. */
 int sys_fsopen(const uint32_t *arg)
 {
-    /* LAB 03: BEGIN */
-    char type[16], opts[64] = "";
-    struct file *src = NULL;
+    uint32_t utype = arg[0], uopts = arg[2];
+    int srcfd = (int)arg[1], err;
+    char type[FSTYPE_MAX], opts[FSOPTS_MAX] = "";
     struct path root;
-    struct fs *fs;
-    int err;
 
-    if ((err = copyinstr(type, arg[0], sizeof(type))) < 0)
+    if ((err = copyinstr(type, utype, sizeof(type))) < 0)
         return err == -ENAMETOOLONG ? -ENODEV : err;
-    if (arg[2] && (err = copyinstr(opts, arg[2], sizeof(opts))) < 0)
+    if (uopts && (err = copyinstr(opts, uopts, sizeof(opts))) < 0)
         return err == -ENAMETOOLONG ? -EINVAL : err;
-    if ((int)arg[1] != -1) {
-        if (!(src = fd_get((int)arg[1], &err)))
-            return err;
-        if (!(src->access & FA_READ))
-            return -EBADF;              /* ready() the source first */
-        if (!S_ISREG(src->path.vn->mode) && !S_ISBLK(src->path.vn->mode))
-            return -ENOTBLK;
-    }
-    if ((err = fd_room()) < 0 || (err = fs_new(type, src, opts, &fs)) < 0)
+    if ((err = vfs_fsopen(type, srcfd, opts, &root)) < 0)
         return err;
-    root.mnt = NULL;
-    root.vn = fs->root;
-    path_get(&root);
-    fs_put(fs);                         /* the path holds it now */
     return install_path(&root, FA_PATH, NULL);
-    /* LAB 03: END */
 }
 
-/* The absolute name of path in (dirfd, path), for labelling a
- * non-directory attachment: its directory's name plus the last component. */
-static void label_of(int dirfd, const char *path, char *label, size_t size)
-{
-    char name[NAME_MAX + 1];
-    struct path dir;
-    int n;
-
-    label[0] = '\0';
-    if (vfs_walk_parent(dirfd, path, &dir, name) < 0)
-        return;
-    n = vfs_path_name(&dir, label, size);
-    path_put(&dir);
-    if (n >= 0 && strlcat(label, n > 1 ? "/" : "", size) < size)
-        strlcat(label, name, size);
-}
-
-/* bind(fd, dirfd, path, flags): show what fd names at path. */
 int sys_bind(const uint32_t *arg)
 {
-    /* LAB 03: BEGIN (stub:
-    (void)label_of;                     // a helper you will want
-    return -ENOSYS;
-    ) */
-    char label[64] = "", *path;
-    struct path where;
-    struct file *f;
+    int fd = (int)arg[0], dirfd = (int)arg[1], flags = (int)arg[3];
+    uint32_t upath = arg[2];
+    char *path;
     int err;
 
-    if (arg[3] != BIND_REPLACE)
-        return -EINVAL;
-    if (!(f = fd_get((int)arg[0], &err)))
+    if ((err = get_path(upath, &path)) < 0)
         return err;
-    if ((err = get_path(arg[2], &path)) < 0)
-        return err;
-    if ((err = vfs_walk((int)arg[1], path, 0, &where)) == 0) {
-        if (!S_ISDIR(where.vn->mode))
-            label_of((int)arg[1], path, label, sizeof(label));
-        err = ns_bind(curproc()->ns, f, &where, label);
-        path_put(&where);
-    }
+    err = vfs_bind(fd, dirfd, path, flags);
     kfree(path);
     return err;
-    /* LAB 03: END */
 }
 
-/* unbind(dirfd, path): detach what is attached at path; an fd on it. */
 int sys_unbind(const uint32_t *arg)
 {
-    struct path where, what;
+    int dirfd = (int)arg[0];
+    uint32_t upath = arg[1];
+    struct path what;
+    char *path;
     int err;
 
-    if ((err = fd_room()) < 0 || (err = walk_user((int)arg[0], arg[1], 0, &where)) < 0)
+    if ((err = get_path(upath, &path)) < 0)
         return err;
-    err = ns_unbind(curproc()->ns, &where, &what);
-    path_put(&where);
+    err = vfs_unbind(dirfd, path, &what);
+    kfree(path);
     return err < 0 ? err : install_path(&what, FA_PATH, NULL);
 }
 
-/* revoke(fd): forced unmount of the filesystem fd is in, attached or not:
- * sync it, mark it revoked (fs_check then fails every other fd with -EIO),
- * detach it everywhere, and let go of its device. Lab 04 builds this. */
 int sys_revoke(const uint32_t *arg)
 {
-    /* LAB 04: BEGIN */
-    struct file *f;
-    struct fs *fs;
-    int err;
+    int fd = (int)arg[0];
 
-    if (!(f = fd_get((int)arg[0], &err)))
-        return err;
-    fs = f->path.vn->fs;
-    if (fs->revoked)
-        return -EIO;
-    if (!fs->type->mount || fs == curproc()->root.vn->fs || fs == vfs_boot_root())
-        return -EBUSY;                  /* pipes, the caller's own root, init's root */
-    if (fs->type->sync)
-        fs->type->sync(fs);
-    fs->revoked = 1;
-    ns_revoke_fs(fs);
-    wakeup_all();                       /* sleepers on its FIFOs must see -EIO */
-    if (fs->source) {
-        file_put(fs->source);           /* the device is free again */
-        fs->source = NULL;
-    }
-    return 0;
-    /* LAB 04: END */
+    return vfs_revoke(fd);
 }
 
 int sys_fchroot(const uint32_t *arg)

@@ -8,6 +8,7 @@
 #include "lib/kprintf.h"
 #include "lib/string.h"
 #include "mm/page.h"
+#include "proc/proc.h"
 
 #define NFSTYPES     8
 #define MAX_FS_DEPTH 4                  /* filesystems from images inside images */
@@ -104,7 +105,15 @@ void fs_put(struct fs *fs)
         fs->type->release(fs);
     if (fs->source)
         file_put(fs->source);
+    kfree(fs->source_name);
     kfree(fs);
+}
+
+/* The name fs was made from, for messages and /proc/<pid>/ns: the name its
+ * source was walked by ("?" if it had none), "-" for no source. */
+const char *fs_source_name(const struct fs *fs)
+{
+    return fs->source_name ? fs->source_name : "-";
 }
 
 int fs_check(struct vnode *v)
@@ -246,16 +255,12 @@ int fs_new(const char *type, struct file *src, const char *opts, struct fs **out
     if (src) {
         file_get(src);
         fs->source = src;
-        if (src->name)
-            strlcpy(fs->source_name, src->name, sizeof(fs->source_name));
-        else if (vfs_path_name(&src->path, fs->source_name, sizeof(fs->source_name)) < 0)
-            strlcpy(fs->source_name, "?", sizeof(fs->source_name));
-    } else {
-        strlcpy(fs->source_name, "-", sizeof(fs->source_name));
+        fs->source_name = kstrdup(src->name ? src->name : "?");
     }
     if ((err = t->mount(fs, src, opts ? opts : "")) < 0) {
         if (fs->source)
             file_put(fs->source);
+        kfree(fs->source_name);
         kfree(fs);
         return err;
     }
@@ -263,6 +268,70 @@ int fs_new(const char *type, struct file *src, const char *opts, struct fs **out
     live_fs = fs;
     *out = fs;
     return 0;
+}
+
+/* fsopen(): a new instance of `type` made from the file srcfd names (-1:
+ * from nothing), attached nowhere; *out is its root, a path that holds
+ * the instance. The source must be readied for reading, and be a regular
+ * file (an image) or a block device. The caller makes an fd of *out, so a
+ * full fd table is refused before the instance is made. Lab 03. */
+int vfs_fsopen(const char *type, int srcfd, const char *opts, struct path *out)
+{
+    /* LAB 03: BEGIN */
+    struct file *src = NULL;
+    struct fs *fs;
+    int err;
+
+    if (srcfd != -1) {
+        if (!(src = fd_get(srcfd, &err)))
+            return err;
+        if (!(src->access & FA_READ))
+            return -EBADF;              /* ready() the source first */
+        if (!S_ISREG(src->path.vn->mode) && !S_ISBLK(src->path.vn->mode))
+            return -ENOTBLK;
+    }
+    if ((err = fd_room()) < 0 || (err = fs_new(type, src, opts, &fs)) < 0)
+        return err;
+    path_root(fs, out);
+    fs_put(fs);                         /* the path holds it now */
+    return 0;
+    /* LAB 03: END */
+}
+
+/* revoke(): force off the filesystem the node fd names is in (fs_revoke). */
+int vfs_revoke(int fd)
+{
+    struct file *f;
+    int err;
+
+    return (f = fd_get(fd, &err)) ? fs_revoke(f->path.vn->fs) : err;
+}
+
+/* Forced unmount of fs, attached or not: sync it, mark it revoked (every
+ * other fd on it then fails with -EIO: the vnode_ calls and fs_check
+ * refuse), detach it from every namespace, wake every sleeper (a reader
+ * of one of its FIFOs must see -EIO) and let go of its source, so the
+ * device is free at once. The instance itself lives on until its last
+ * reference goes. Never for a pipe, the caller's own root or init's root
+ * (-EBUSY). Lab 04. */
+int fs_revoke(struct fs *fs)
+{
+    /* LAB 04: BEGIN */
+    if (fs->revoked)
+        return -EIO;
+    if (!fs->type->mount || fs == curproc()->root.vn->fs || fs == vfs_boot_root())
+        return -EBUSY;                  /* pipes, the caller's own root, init's root */
+    if (fs->type->sync)
+        fs->type->sync(fs);
+    fs->revoked = 1;
+    ns_detach_fs(fs);
+    wakeup_all();                       /* sleepers on its FIFOs must see -EIO */
+    if (fs->source) {
+        file_put(fs->source);           /* the device is free again */
+        fs->source = NULL;
+    }
+    return 0;
+    /* LAB 04: END */
 }
 
 /* sync(2): write back every live filesystem, then whatever the devices

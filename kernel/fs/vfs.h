@@ -60,6 +60,9 @@ struct vnode {
     void *priv;                     /* the filesystem's own per-node data */
 };
 
+#define FSTYPE_MAX 16                   /* a filesystem type's name, its NUL included */
+#define FSOPTS_MAX 64                   /* fsopen's options, their NUL included */
+
 /* A kind of filesystem: "ramfs", "ext2", ... (registered in vfs.c). */
 struct fs_type {
     const char *name;
@@ -79,7 +82,7 @@ struct fs {
     int readonly;
     int revoked;                    /* revoke(): every operation now -EIO */
     struct file *source;            /* the device or image file, or NULL */
-    char source_name[32];
+    char *source_name;              /* the source's recorded name; NULL: no source */
     void *priv;
     struct fs *next;                /* the list of live instances */
     int depth;                      /* images inside images: bounded, see fs_new */
@@ -109,6 +112,10 @@ struct vnode *vnode_alloc(struct fs *fs, uint32_t mode, const struct vnode_ops *
 void fs_get(struct fs *fs);
 void fs_put(struct fs *fs);
 int fs_new(const char *type, struct file *src, const char *opts, struct fs **out);
+int fs_revoke(struct fs *fs);                                       /* Lab 04 */
+const char *fs_source_name(const struct fs *fs);
+int vfs_fsopen(const char *type, int srcfd, const char *opts, struct path *out);  /* Lab 03 */
+int vfs_revoke(int fd);
 int fs_check(struct vnode *v);      /* -EIO if revoked */
 int fs_may_change(struct vnode *v); /* and -EROFS if read-only */
 int vnode_lookup(struct vnode *dir, const char *name, struct vnode **out);
@@ -143,7 +150,8 @@ int vfs_boot_namespace(struct proc *init);
 struct fs *vfs_boot_root(void);         /* init's root: revoke refuses it */
 int vfs_walk_parent(int dirfd, const char *path, struct path *parent, char *name);
 int vfs_getcwd(char *buf, size_t size);
-int vfs_path_name(const struct path *p, char *buf, size_t size);
+int vfs_path_name(const struct path *root, const struct path *p, char *buf, size_t size);
+char *vfs_display_name(int dirfd, const char *path);
 
 /* ---- namespaces (namespace.c) */
 struct namespace;
@@ -156,13 +164,16 @@ int ns_climb(struct path *p);
 int ns_is_top(const struct path *p);
 void mount_get(struct mount *m);
 void mount_put(struct mount *m);
-int ns_bind(struct namespace *ns, struct file *f, const struct path *where, const char *label);
-int ns_unbind(struct namespace *ns, struct path *where, struct path *out);
-int ns_revoke_fs(struct fs *fs);
+int ns_bind(struct namespace *ns, const struct path *what, const struct path *where,
+            const char *name);
+int ns_unbind(struct namespace *ns, struct path *where, struct path *out);  /* Lab 04 */
+void ns_detach_fs(struct fs *fs);
+int vfs_bind(int fd, int dirfd, const char *path, int flags);              /* Lab 03 */
+int vfs_unbind(int dirfd, const char *path, struct path *out);
 int ns_dotdot(struct namespace *ns, const struct path *root, struct path *p);
 int ns_name_busy(struct namespace *ns, const struct path *p);
 int ns_unshare(struct proc *p);
-int ns_format(struct namespace *ns, struct mount *top, char *buf, size_t size);
+int ns_format(struct namespace *ns, const struct path *root, char *buf, size_t size);
 int ns_attach_root(struct namespace *ns, struct path *p);
 struct mount *ns_root_mount(struct namespace *ns);
 

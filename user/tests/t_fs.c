@@ -860,6 +860,102 @@ static void nobody_can_revoke_inits_root(void)
     PASS();
 }
 
+/* /proc/<pid>/ns names each attachment as that process names it, from
+ * its own root, whoever reads it: read from another namespace every name
+ * used to come out as "?/...". */
+static void proc_ns_names_another_namespaces_attachments(void)
+{
+    static char buf[2048];
+    int up[2], down[2], pid, fs, n, status;
+    char path[32], c;
+
+    CHECK(pipe(up) == 0 && pipe(down) == 0, "pipes");
+    CHECK(mkdir("/tmp/nsother", 0755) == 0, "mkdir");
+    if ((pid = fork()) == 0) {
+        close(up[0]);
+        close(down[1]);
+        if (unshare() < 0 || (fs = fsopen("ramfs", -1, NULL)) < 0 ||
+            bind(fs, AT_CWD, "/tmp/nsother", 0) < 0 || write(up[1], "x", 1) != 1)
+            _exit(1);
+        read(down[0], &c, 1);           /* until the parent has looked */
+        _exit(0);
+    }
+    close(up[1]);
+    close(down[0]);
+    snprintf(path, sizeof(path), "/proc/%d/ns", pid);
+    n = read(up[0], &c, 1) == 1 ? slurp(path, buf, sizeof(buf)) : -2;
+    close(down[1]);
+    close(up[0]);
+    waitpid(pid, &status, 0);
+    CHECK(n != -2, "the child could not bind in its own namespace");
+    CHECK(n > 0, "read %s", path);
+    CHECK(strstr(buf, "/tmp/nsother ramfs -\n") && strstr(buf, "/ ramfs initrd\n") &&
+              strstr(buf, "/dev devfs -\n") && !strchr(buf, '?'),
+          "%s read from another namespace:\n%s", path, buf);
+    PASS();
+}
+
+#define LONG_NS_BINDS 48
+
+/* In a namespace of its own: LONG_NS_BINDS attachments with 100-byte
+ * names, then the whole of /proc/self/ns and of what `ns` prints. */
+static int bind_many_long_names(void)
+{
+    static char text[16384];
+    char name[160];
+    int i, fs, fd, out, status, pid, n;
+
+    if (unshare() < 0 || mkdir("/tmp/nslong", 0755) < 0)
+        return 1;
+    for (i = 0; i < LONG_NS_BINDS; i++) {
+        snprintf(name, sizeof(name), "/tmp/nslong/%090d", i);
+        if (mkdir(name, 0755) < 0 || (fs = fsopen("ramfs", -1, NULL)) < 0 ||
+            bind(fs, AT_CWD, name, 0) < 0)
+            return 2;
+        close(fs);
+    }
+    if ((fd = open("/proc/self/ns", O_RDONLY)) < 0 ||
+        (n = read_full(fd, text, sizeof(text) - 1)) <= 4096)
+        return 3;                       /* it must be longer than 4 KiB */
+    close(fd);
+    text[n] = '\0';
+    snprintf(name, sizeof(name), "/tmp/nslong/%090d ramfs -\n", LONG_NS_BINDS - 1);
+    if (!strstr(text, name) || text[n - 1] != '\n')
+        return 4;
+    if ((out = open("/tmp/nslong.out", O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0)
+        return 5;
+    if ((pid = fork()) == 0) {
+        char *argv[] = { "ns", NULL };
+        dup2(out, 1);
+        fcntl(1, F_SETFD, FD_KEEP);
+        execv("/bin/ns", argv);
+        _exit(127);
+    }
+    close(out);
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return 6;
+    if ((fd = open("/tmp/nslong.out", O_RDONLY)) < 0 ||
+        (n = read_full(fd, text, sizeof(text) - 1)) <= 0)
+        return 7;
+    text[n] = '\0';
+    snprintf(name, sizeof(name), "/tmp/nslong/%090d", LONG_NS_BINDS - 1);
+    return strstr(text, name) ? 0 : 8;
+}
+
+/* A namespace whose /proc/<pid>/ns passes 4 KiB is read whole, and `ns`
+ * shows all of it: the read used to fail (ERANGE), and `ns` printed
+ * nothing and exited 0. */
+static void proc_ns_longer_than_4k_is_read_whole(void)
+{
+    int code;
+
+    CHECK((code = in_child(bind_many_long_names)) == 0,
+          "step %d (3: /proc/self/ns not read whole, 4: the last attachment missing, "
+          "6-8: ns did not print it)",
+          code);
+    PASS();
+}
+
 int main(void)
 {
     fsopen_gives_a_usable_fs_before_any_bind();
@@ -894,6 +990,8 @@ int main(void)
     walk_of_a_revoked_root_is_eio();
     revoke_fails_a_writer_blocked_on_a_full_fifo_with_eio();
     nobody_can_revoke_inits_root();
+    proc_ns_names_another_namespaces_attachments();
+    proc_ns_longer_than_4k_is_read_whole();
     printf("t_fs: done\n");
     return t_failures != 0;
 }
