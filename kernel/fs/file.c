@@ -15,7 +15,7 @@
 #include "mm/page.h"
 #include "proc/proc.h"
 
-static int nfiles;                     /* changed only by code that never sleeps */
+static int nfiles; /* changed only by code that never sleeps, never by an IRQ */
 
 struct file *file_alloc(const struct path *p, int access, int flags)
 {
@@ -75,7 +75,7 @@ int vfs_ready(int fd, int mode, struct file **out)
     if (S_ISDIR(v->mode) && (access & FA_WRITE))
         return -EISDIR;
     if (S_ISLNK(v->mode))
-        return -ELOOP;                  /* a symlink itself has no contents to ready */
+        return -ELOOP; /* a symlink itself has no contents to ready */
     if ((access & FA_WRITE) && S_ISREG(v->mode) && (err = fs_may_change(v)) < 0)
         return err;
     if ((access & FA_WRITE) && !(v->mode & 0222))
@@ -96,7 +96,7 @@ int vfs_ready(int fd, int mode, struct file **out)
             pipe_close(v, access);
         return -ENFILE;
     }
-    nf->name = kstrdup(f->name);        /* for display only: NULL will do */
+    nf->name = kstrdup(f->name); /* for display only: NULL will do */
     *out = nf;
     return 0;
 }
@@ -247,7 +247,7 @@ int vfs_seek(int fd, int32_t off, int whence)
     default: return -EINVAL;
     }
     if (base + off < 0 || base + off > OFF_MAX)
-        return -EINVAL;                 /* the result must fit lseek's int */
+        return -EINVAL; /* the result must fit lseek's int */
     f->off = (uint32_t)(base + off);
     return (int)f->off;
 }
@@ -284,7 +284,7 @@ static uint16_t dirent_size(size_t len)
  * end. The position moves past exactly the entries returned. */
 int vfs_readdir(int fd, void *buf, uint32_t n)
 {
-    char rec[sizeof(struct dirent) + NAME_MAX + DIRENT_ALIGN] = { 0 };  /* no stale bytes out */
+    char rec[sizeof(struct dirent) + NAME_MAX + DIRENT_ALIGN] = { 0 }; /* no stale bytes out */
     struct dirent *de = (struct dirent *)rec;
     uint32_t used = 0, ino, type;
     struct file *f;
@@ -301,14 +301,14 @@ int vfs_readdir(int fd, void *buf, uint32_t n)
         size_t len;
         if ((err = vnode_readdir(f->path.vn, &cookie, de->d_name, &ino, &type)) <= 0) {
             if (err < 0 && used == 0)
-                return err;             /* a read error, not the end */
+                return err; /* a read error, not the end */
             break;
         }
         len = strlen(de->d_name);
         memset(de->d_name + len, 0, dirent_size(len) - sizeof(struct dirent) - len);
         if (used + dirent_size(len) > n) {
             if (used == 0)
-                return -EINVAL;         /* the buffer can't hold even one */
+                return -EINVAL; /* the buffer can't hold even one */
             break;
         }
         de->d_ino = ino;
@@ -515,9 +515,9 @@ int fd_dup2(int from, int to)
     if (from == to)
         return to;
     file_get(f);
-    old = t->fd[to];                    /* fill the slot before the old file's */
-    t->fd[to] = f;                      /* last close, so that no sharer of the */
-    t->fdflags[to] = 0;                 /* table can see a file being torn down */
+    old = t->fd[to]; /* fill the slot before the old file's */
+    t->fd[to] = f; /* last close, so that no sharer of the */
+    t->fdflags[to] = 0; /* table can see a file being torn down */
     file_put(old);
     return to;
 }

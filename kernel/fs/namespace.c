@@ -34,7 +34,9 @@ struct namespace {
 };
 /* clang-format on */
 
-static struct namespace *all_ns;
+/* Both changed only by system calls, never by an interrupt, and none
+ * sleeps while it changes them (one CPU, no kernel preemption). */
+static struct namespace *all_ns;        /* every namespace, for revoke */
 static int next_mount_id = 1;
 
 void mount_get(struct mount *m)

@@ -3,6 +3,7 @@
  * pid), /proc/meminfo. Nodes are made on lookup and freed on last put;
  * their inode numbers encode (pid, file) so names stay stable. */
 #include "fs/vfs.h"
+#include "include/array_size.h"
 #include "include/uapi/errno.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
@@ -23,7 +24,6 @@ static const struct {
     const char *name;
     int kind;
 } pid_files[] = { { "status", PF_STATUS }, { "fd", PF_FD }, { "ns", PF_NS } };
-#define NPIDFILES 3
 
 static struct vnode *proc_node(struct fs *fs, int pid, int kind)
 {
@@ -74,7 +74,7 @@ static int procfs_lookup(struct vnode *dir, const char *name, struct vnode **out
             return -ENOENT;
         return *out ? 0 : -ENOMEM;
     }
-    for (i = 0; i < NPIDFILES; i++) {
+    for (i = 0; i < (int)ARRAY_SIZE(pid_files); i++) {
         if (strcmp(name, pid_files[i].name) == 0) {
             *out = proc_node(dir->fs, INO_PID(dir->ino), pid_files[i].kind);
             return *out ? 0 : -ENOMEM;
@@ -96,7 +96,7 @@ static int procfs_readdir(struct vnode *dir, uint32_t *cookie, char *name, uint3
     }
     c -= 2;
     if (INO_KIND(dir->ino) == PF_PIDDIR) {
-        if (c >= NPIDFILES)
+        if (c >= ARRAY_SIZE(pid_files))
             return 0;
         strlcpy(name, pid_files[c].name, NAME_MAX + 1);
         *ino = INO(INO_PID(dir->ino), pid_files[c].kind);

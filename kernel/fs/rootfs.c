@@ -13,7 +13,7 @@
 /* The filesystem init runs from. It holds /bin/sh, so revoke refuses it
  * (EBUSY) for everyone: init could give the console no shell without it
  * (doc/decisions.md). Set once, at boot; init never changes its root. */
-static struct fs *boot_root;
+static struct fs *boot_root;            /* set once at boot */
 
 struct fs *vfs_boot_root(void)
 {

@@ -13,9 +13,12 @@
 #define NFSTYPES     8
 #define MAX_FS_DEPTH 4                  /* filesystems from images inside images */
 
-static const struct fs_type *fs_types[NFSTYPES];
+static const struct fs_type *fs_types[NFSTYPES]; /* filled at boot (vfs_init), read-only after */
+/* Both changed only by system calls (fsopen, a last fs_put), never by an
+ * interrupt, and none sleeps while it changes them (one CPU, no kernel
+ * preemption: doc/decisions.md). */
 static int next_fs_id = 1;
-static struct fs *live_fs;          /* every instance, for sync() */
+static struct fs *live_fs; /* every instance, for sync() */
 
 extern const struct fs_type ramfs_type, devfs_type, procfs_type, ext2_type;
 
@@ -240,7 +243,7 @@ int fs_new(const char *type, struct file *src, const char *opts, struct fs **out
         return -ENODEV;
     for (fs = live_fs; src && fs; fs = fs->next)
         if (fs->source && fs->source->path.vn == src->path.vn && !fs->revoked)
-            return -EBUSY;              /* two instances writing one disk would wreck it */
+            return -EBUSY; /* two instances writing one disk would wreck it */
     /* An image in an image in ...: each level is a kernel stack frame chain
      * on every read. */
     if (src && src->path.vn->fs->depth >= MAX_FS_DEPTH)
@@ -286,14 +289,14 @@ int vfs_fsopen(const char *type, int srcfd, const char *opts, struct path *out)
         if (!(src = fd_get(srcfd, &err)))
             return err;
         if (!(src->access & FA_READ))
-            return -EBADF;              /* ready() the source first */
+            return -EBADF; /* ready() the source first */
         if (!S_ISREG(src->path.vn->mode) && !S_ISBLK(src->path.vn->mode))
             return -ENOTBLK;
     }
     if ((err = fd_room()) < 0 || (err = fs_new(type, src, opts, &fs)) < 0)
         return err;
     path_root(fs, out);
-    fs_put(fs);                         /* the path holds it now */
+    fs_put(fs); /* the path holds it now */
     return 0;
     /* LAB 03: END */
 }
@@ -320,14 +323,14 @@ int fs_revoke(struct fs *fs)
     if (fs->revoked)
         return -EIO;
     if (!fs->type->mount || fs == curproc()->root.vn->fs || fs == vfs_boot_root())
-        return -EBUSY;                  /* pipes, the caller's own root, init's root */
+        return -EBUSY; /* pipes, the caller's own root, init's root */
     if (fs->type->sync)
         fs->type->sync(fs);
     fs->revoked = 1;
     ns_detach_fs(fs);
-    wakeup_all();                       /* sleepers on its FIFOs must see -EIO */
+    wakeup_all(); /* sleepers on its FIFOs must see -EIO */
     if (fs->source) {
-        file_put(fs->source);           /* the device is free again */
+        file_put(fs->source); /* the device is free again */
         fs->source = NULL;
     }
     return 0;

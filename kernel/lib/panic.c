@@ -115,7 +115,7 @@ static void __attribute__((noreturn)) halt_forever(void)
  * frame pointer in the backtrace may point anywhere, so a fault while
  * panicking ends the report (once) instead of recursing until the stack
  * is gone and the machine resets without a word. */
-static int panicking;
+static int panicking;                   /* counted with interrupts off (panic turns them off) */
 
 static void panic_enter(void)
 {

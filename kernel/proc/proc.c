@@ -13,14 +13,12 @@
 #include "proc/exec.h"
 #include "proc/proc.h"
 
+/* A slot's state is shared with interrupt handlers (wakeup): changed inside
+ * irq_save. The rest of a slot belongs to its process, or to whoever holds
+ * an EMBRYO or ZOMBIE slot (fork, wait). */
 struct proc proc_table[NPROC];
-static int next_pid = 1;
-static struct proc *init_proc;
-
-void proc_init(void)
-{
-    clock_tick();
-}
+static int next_pid = 1;                /* changed only by proc_alloc, which never sleeps */
+static struct proc *init_proc;          /* set once at boot */
 
 void proc_set_name(struct proc *p, const char *name)
 {

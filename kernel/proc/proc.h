@@ -44,7 +44,6 @@ extern struct proc proc_table[NPROC];
 extern volatile uint32_t ticks;
 
 struct proc *curproc(void);
-void proc_init(void);
 struct proc *proc_alloc(void);
 void proc_free(struct proc *p);
 int proc_fork(int flags); /* RFORK_* (uapi/proc.h) */
@@ -65,7 +64,7 @@ void sleep_on(void *chan); /* call with interrupts off */
 void wakeup(void *chan);
 void wakeup_all(void);
 int sleep_ms(uint32_t ms); /* -EINTR if killed while asleep */
-void clock_tick(void);
+void clock_init(void);                  /* the timer interrupt's handler */
 uint32_t uptime_ms(void);
 
 #endif

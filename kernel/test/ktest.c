@@ -17,8 +17,9 @@
 #include "mm/page.h"
 #include "mm/vm.h"
 #include "proc/proc.h"
+#include "include/array_size.h"
 
-static int failures, passes;
+static int failures, passes;            /* the tests run one after another, in one process */
 
 #define CHECK(cond, ...) \
     do { \
@@ -300,7 +301,7 @@ void ktest_run(const char *which)
         kprintf("ktest: faulting on purpose, with DF set and a wild frame pointer\n");
         ktest_fault_with_hostile_registers();
     }
-    for (i = 0; i < sizeof(panics) / sizeof(panics[0]); i++) {
+    for (i = 0; i < ARRAY_SIZE(panics); i++) {
         if (strcmp(which, panics[i].name) == 0) {
             kprintf("ktest: %s on purpose (heapcheck %s)\n", which, kheap_checking ? "on" : "off");
             panics[i].fn();
@@ -308,7 +309,7 @@ void ktest_run(const char *which)
             machine_poweroff(1);
         }
     }
-    for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+    for (i = 0; i < ARRAY_SIZE(tests); i++)
         if (strcmp(which, "all") == 0 || strcmp(which, tests[i].name) == 0)
             tests[i].fn();
     kprintf("ktest: %d passed, %d failed\n", passes, failures);

@@ -11,6 +11,7 @@
 #include <sys/mount.h>
 #include <unistd.h>
 #include "lab.h"
+#include "array_size.h"
 
 /* A copy of the boot archive's ext2 image at path (an image of one's own:
  * a second live instance on the same file would be EBUSY); 0 or -1. */
@@ -458,5 +459,5 @@ static const struct lab_test tests[] = {
 
 int main(int argc, char **argv)
 {
-    return lab_main("lab03", tests, sizeof(tests) / sizeof(tests[0]), argc, argv);
+    return lab_main("lab03", tests, ARRAY_SIZE(tests), argc, argv);
 }
