@@ -41,7 +41,7 @@ void file_put(struct file *f)
 {
     struct vnode *v;
 
-    if (!f || --f->refs > 0)
+    if (!f || !ref_drop(&f->refs))
         return;
     v = f->path.vn;
     if (f->access != FA_PATH && !v->fs->revoked) {
@@ -386,7 +386,7 @@ void fdtable_put(struct fdtable *t)
 {
     int i;
 
-    if (!t || --t->refs > 0)
+    if (!t || !ref_drop(&t->refs))
         return;
     for (i = 0; i < NOFILE; i++)
         file_put(t->fd[i]);

@@ -46,10 +46,7 @@ void mount_get(struct mount *m)
 
 void mount_put(struct mount *m)
 {
-    if (!m)
-        return;
-    KASSERT(m->refs > 0);
-    if (--m->refs > 0)
+    if (!m || !ref_drop(&m->refs))
         return;
     if (m->mp) {
         struct fs *fs = m->mp->fs;
@@ -182,7 +179,7 @@ void ns_put(struct namespace *ns)
 {
     struct namespace **pp;
 
-    if (--ns->refs > 0)
+    if (!ref_drop(&ns->refs))
         return;
     for (pp = &all_ns; *pp; pp = &(*pp)->next) {
         if (*pp == ns) {

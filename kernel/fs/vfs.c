@@ -66,10 +66,7 @@ void vnode_get(struct vnode *v)
  * (ramfs keeps linked nodes, ext2 writes the inode back and forgets it). */
 void vnode_put(struct vnode *v)
 {
-    if (!v)
-        return;
-    KASSERT(v->refs > 0);
-    if (--v->refs > 0)
+    if (!v || !ref_drop(&v->refs))
         return;
     if (v->pipe) {
         pipe_free(v->pipe);
@@ -91,10 +88,7 @@ void fs_put(struct fs *fs)
 {
     struct fs **pp;
 
-    if (!fs)
-        return;
-    KASSERT(fs->refs > 0);
-    if (--fs->refs > 0)
+    if (!fs || !ref_drop(&fs->refs))
         return;
     if (!fs->revoked && fs->type->sync)
         fs->type->sync(fs);

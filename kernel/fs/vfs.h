@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "fs/path.h"
 #include "include/uapi/fs.h"
+#include "lib/kprintf.h"
 
 struct fs;
 struct vnode;
@@ -103,6 +104,16 @@ struct file {
     uint32_t dircookie;             /* getdents position */
     char *name;                     /* the name it was walked by, for display; may be NULL */
 };
+
+/* Drop one of the references counted in *refs: 1 if it was the last (the
+ * caller then releases the object), else 0. One rule for every counted
+ * object here (vnode, fs, mount, file, fd table, namespace); dropping a
+ * reference nobody holds is a kernel bug. */
+static inline int ref_drop(int *refs)
+{
+    KASSERT(*refs > 0);
+    return --*refs == 0;
+}
 
 /* ---- vnodes and filesystems (vfs.c) */
 void vfs_init(void);

@@ -163,10 +163,13 @@ void __attribute__((noinline)) ktest_heap_double_free(void)
     kfree(p);
 }
 
-static const struct {
+/* A test (or a deliberate crash) the command line names: test=NAME. */
+struct ktest {
     const char *name;
     void (*fn)(void);
-} panics[] = {
+};
+
+static const struct ktest panics[] = {
     { "heap_overflow", ktest_heap_overflow },
     { "heap_use_after_free", ktest_heap_use_after_free },
     { "heap_double_free", ktest_heap_double_free },
@@ -278,10 +281,7 @@ static void __attribute__((noinline)) ktest_fault_with_hostile_registers(void)
                          : "memory");
 }
 
-static const struct {
-    const char *name;
-    void (*fn)(void);
-} tests[] = {
+static const struct ktest tests[] = {
     { "page_alloc", test_page_alloc_returns_every_page },
     { "pages_alloc", test_pages_alloc_is_contiguous },
     { "kmalloc", test_kmalloc_blocks_do_not_overlap },
