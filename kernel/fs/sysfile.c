@@ -172,15 +172,16 @@ int sys_fstat(const uint32_t *arg)
 int sys_getdents(const uint32_t *arg)
 {
     int fd = (int)arg[0];
-    uint32_t ubuf = arg[1], n = arg[2] < IO_CHUNK ? arg[2] : IO_CHUNK;
+    uint32_t ubuf = arg[1], n = arg[2];
     char *kbuf;
     int got;
 
-    if (!uaccess_ok(ubuf, arg[2], 1))
+    if (!uaccess_ok(ubuf, n, 1))
         return -EFAULT;
     if (!(kbuf = kmalloc(IO_CHUNK)))
         return -ENOMEM;
-    if ((got = vfs_readdir(fd, kbuf, n)) > 0 && copyout(ubuf, kbuf, got) < 0)
+    if ((got = vfs_readdir(fd, kbuf, n < IO_CHUNK ? n : IO_CHUNK)) > 0 &&
+        copyout(ubuf, kbuf, got) < 0)
         got = -EFAULT;
     kfree(kbuf);
     return got;

@@ -1,8 +1,11 @@
 /* vfs.h - the virtual filesystem: vnodes (a node in some filesystem),
- * filesystem instances, paths (a vnode *as reached through* an attachment
- * in a namespace), open files and fd tables. Every Orthos name operation
- * takes and returns these; the split system calls in sysfile.c are thin
- * wrappers around the vfs_ and ns_ functions declared here. */
+ * filesystem instances, paths (path.h: a vnode *as reached through* an
+ * attachment), namespaces, open files and fd tables. The layers, top
+ * down, one prefix each: the system calls (sysfile.c) call a vfs_
+ * function, the work of one call with every rule of it; below are the
+ * mechanisms fs_ (instances), ns_ (attachments), file_/fd_ (open files,
+ * the fd table), vnode_ (the one way into a filesystem's operations) and
+ * path_ (doc/decisions.md, "The VFS layers"). */
 #ifndef FS_VFS_H
 #define FS_VFS_H
 
@@ -102,7 +105,7 @@ struct file {
     struct path path;
     uint32_t off;
     uint32_t dircookie;             /* getdents position */
-    char *name;                     /* the name it was walked by, for display; may be NULL */
+    char *name;                     /* its display name (vfs_display_name), or NULL */
 };
 
 /* Drop one of the references counted in *refs: 1 if it was the last (the

@@ -773,20 +773,21 @@ static void proc_ns_names_another_namespaces_attachments(void)
     PASS();
 }
 
-#define LONG_NS_BINDS 48
+#define LONG_NS_BINDS 20
 
-/* In a namespace of its own: LONG_NS_BINDS attachments with 100-byte
- * names, then the whole of /proc/self/ns and of what `ns` prints. */
+/* In a namespace of its own: LONG_NS_BINDS attachments with names of
+ * 262 bytes (lines longer than 256), then the whole of /proc/self/ns and
+ * of what `ns` prints. */
 static int bind_many_long_names(void)
 {
     static char text[16384];
-    char name[160];
+    char name[300];
     int i, fs, fd, out, status, pid, n;
 
     if (unshare() < 0 || mkdir("/tmp/nslong", 0755) < 0)
         return 1;
     for (i = 0; i < LONG_NS_BINDS; i++) {
-        snprintf(name, sizeof(name), "/tmp/nslong/%090d", i);
+        snprintf(name, sizeof(name), "/tmp/nslong/%0250d", i);
         if (mkdir(name, 0755) < 0 || (fs = fsopen("ramfs", -1, NULL)) < 0 ||
             bind(fs, AT_CWD, name, 0) < 0)
             return 2;
@@ -797,7 +798,7 @@ static int bind_many_long_names(void)
         return 3;                       /* it must be longer than 4 KiB */
     close(fd);
     text[n] = '\0';
-    snprintf(name, sizeof(name), "/tmp/nslong/%090d ramfs -\n", LONG_NS_BINDS - 1);
+    snprintf(name, sizeof(name), "/tmp/nslong/%0250d ramfs -\n", LONG_NS_BINDS - 1);
     if (!strstr(text, name) || text[n - 1] != '\n')
         return 4;
     if ((out = open("/tmp/nslong.out", O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0)
@@ -816,7 +817,7 @@ static int bind_many_long_names(void)
         (n = read_full(fd, text, sizeof(text) - 1)) <= 0)
         return 7;
     text[n] = '\0';
-    snprintf(name, sizeof(name), "/tmp/nslong/%090d", LONG_NS_BINDS - 1);
+    snprintf(name, sizeof(name), "/tmp/nslong/%0250d", LONG_NS_BINDS - 1);
     return strstr(text, name) ? 0 : 8;
 }
 
