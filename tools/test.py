@@ -1345,21 +1345,23 @@ def grading_units_suite():
                             not os.path.exists("/tmp/orthos-abs-open.c"), "unpacked: %s" % bad))
 
             # H1/H3: only the regions are taken; what lies outside is named
-            lab = handout.find_lab("03")
+            # (vfs.c holds a region of lab 03 and one of lab 04: lab 04's own file)
+            lab = handout.find_lab("04")
             if lab:
-                rel = "kernel/fs/sysfile.c"
+                rel = "kernel/fs/vfs.c"
                 ref = handout.course_tree(lab.num, lab.num)[rel][0].decode()
                 mine = handout.unmark(handout.pristine_tree(lab)[rel][0].decode())
                 found, changed, lacking = handout.student_regions(mine, ref, rel)
-                ok = found[("03", 1)] and found[("03", 2)] and not changed and not lacking
-                helper = edit_first(mine, "int sys_fsopen(", "static int helper(void)\n{\n"
-                                    "    return 0;\n}\n\nint sys_fsopen(")
+                ok = found[("03", 1)] and found[("04", 1)] and not changed and not lacking
+                helper = edit_first(mine, "int vfs_fsopen(", "static int helper(void)\n{\n"
+                                    "    return 0;\n}\n\nint vfs_fsopen(")
                 found2, changed2, _ = handout.student_regions(helper, ref, rel)
-                sig = edit_first(mine, "int sys_fsopen(const uint32_t *arg)\n{\n",
-                                 "int sys_fsopen(const uint32_t *arg) {\n")
+                sig = edit_first(mine, "int vfs_fsopen(const char *type, int srcfd, const char "
+                                 "*opts, struct path *out)\n{\n", "int vfs_fsopen(const char "
+                                 "*type, int srcfd, const char *opts, struct path *out) {\n")
                 found3, _, _ = handout.student_regions(sig, ref, rel)
                 ok = ok and found2[("03", 1)] == found[("03", 1)] and len(changed2) == 5 and \
-                    found3[("03", 1)] is None and found3[("03", 2)] == found[("03", 2)]
+                    found3[("03", 1)] is None and found3[("04", 1)] == found[("04", 1)]
                 res.append(("grading/units/regions_are_found_and_text_outside_them_named", bool(ok),
                             "changed %s; %s" % (changed2, found3.get(("03", 1)))))
         return res
@@ -1389,7 +1391,8 @@ class ZeroReader:
 def grading_kernel_suite():
     """Kernel labs graded from hand-ins that attack the grading: a console
     hook inside the lab's region that rewrites FAIL into PASS (H1), and a
-    correct lab 04 whose sysfile.c still has lab 03 as the stub (H3)."""
+    correct lab 04 whose vfs.c and namespace.c still have lab 03 as the stub
+    (H3)."""
     def run():
         import batch
         res = []
@@ -1409,17 +1412,19 @@ def grading_kernel_suite():
             three = handout.find_lab("03")
             if lab and three:
                 files = batch.fixture_files(lab, "correct")
-                rel = "kernel/fs/sysfile.c"
-                text = handout.pristine_tree(lab)[rel][0].decode()
-                text = batch.stub_keep_markers(text, three, rel)
-                files[rel] = handout.unmark(text).encode()
+                shared = [rel for rel in lab.files() if rel in three.files()]
+                for rel in shared:          # lab 04's files that hold lab 03's regions
+                    text = handout.pristine_tree(lab)[rel][0].decode()
+                    text = batch.stub_keep_markers(text, three, rel)
+                    files[rel] = handout.unmark(text).encode()
                 path = os.path.join(tmp, "lab04")
                 batch.write_fixture(path, files)
                 r, out = grade_cli(lab, path, os.path.join(tmp, "lab04.json"))
                 full = sum(t[1] for t in lab.points())
                 res.append(("grading/kernel/h3_lab_04_is_graded_on_the_reference_lab_03_not_"
-                            "the_hand_ins", r["score"] == full, "score %s of %s\n%s" % (
-                                r["score"], full, tail(out, 20))))
+                            "the_hand_ins", bool(shared) and r["score"] == full,
+                            "files shared %s; score %s of %s\n%s" % (shared, r["score"], full,
+                                                                     tail(out, 20))))
         return res
     return "grading/kernel", run
 
