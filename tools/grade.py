@@ -78,6 +78,9 @@ ARCHIVE_MAX = 64 << 20  # bytes unpacked from one archive, at most
 UNPACK_MAX = 2 * ARCHIVE_MAX    # bytes decompressed while reading one archive, at most
 ARCHIVE_FILES = 20000   # members of one archive looked at, at most
 TAG_DIGITS = 12         # hex digits of a boot's public tag
+VOIDED = ("not counted: the key was asked for twice in this boot (the test program's harness "
+          "asks once, so code that ran before it or beside it asked first): no result of this "
+          "boot counts")
 KEY_BYTES = 16          # a boot's secret SipHash key, typed on the console as hex
 # "TAG READY", or "TAG MAC VERB name[: reason]", anywhere in a line (bytes).
 LINE = rb"%s (?:(READY)|([0-9a-f]{16}) ((START|PASS|FAIL|DONE) ([\w.-]+)(?:: (.*))?))$"
@@ -316,7 +319,7 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
     cmd = "panic=exit run=/bin/%s --graded %s%s" % (prog, tag,
                                                     "".join(" " + n for n in names or []))
     line_re = re.compile(LINE % tag.encode())
-    results, current, done, note, warnings = {}, None, False, "", []
+    results, current, done, note, warnings, voided = {}, None, False, "", [], False
     console, partial, keyed = Console(), b"", False
     start = time.monotonic()
     deadline = start + boot_limit
@@ -335,13 +338,25 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
         if on_result:
             on_result(name, outcome)
 
+    def void(now):
+        """The key was asked for a second time: only the harness asks, once,
+        so something else (code that ran before it, or beside it) asked
+        first and may hold the key. Nothing this boot said counts."""
+        nonlocal current, note, voided
+        warnings.append("the key was asked for twice in one boot (only the test program's "
+                        "harness asks, once): look at this submission")
+        note = VOIDED
+        for name in list(results) + ([current] if current else []):
+            finish(name, Outcome(False, VOIDED, keep_output(console.take()), now - start))
+        current, voided = None, True
+
     def event(m, now):
         """One tagged line; True when the boot may end here."""
         nonlocal current, start, deadline, done, keyed
         if m.group(1):                          # READY: the program asks for the key
             if keyed:
-                warnings.append("the key was asked for twice in one boot (only the test "
-                                "program's harness asks, once): look at this submission")
+                void(now)
+                return True
             else:
                 keyed = True
                 try:
@@ -403,6 +418,8 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
             gone = (ready and not chunk) or proc.poll() is not None
             if not gone and now < deadline:
                 continue
+            if voided:
+                break
             console.add(partial.decode("utf-8", "replace"))
             said = console.take()
             where = "" if gone else cpu_samples(sock, build, prog)
@@ -414,7 +431,7 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
                     why = "the machine stopped (QEMU status %s) before the test reported" \
                         % proc.poll()
                 else:
-                    why = "no result within its time limit of %g s (a hang)%s" % (
+                    why = "timed out: no result within its time limit of %g s (a hang)%s" % (
                         limits.get(current, handout.DEFAULT_LIMIT), where)
                 finish(current, Outcome(False, why, keep_output(said), now - start))
             elif "panic:" in said:
@@ -436,7 +453,7 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
         except OSError:
             pass
         shutil.rmtree(mon, ignore_errors=True)
-    return results, done, note, list(dict.fromkeys(warnings))
+    return results, done and not voided, note, list(dict.fromkeys(warnings))
 
 
 def name_batches(names, prog, table):
@@ -488,6 +505,10 @@ def run_program(build, prog, names, limits, table=None, on_result=None, boot_lim
         notes += [w for w in warnings if w not in notes]
         results.update((n, o) for n, o in got.items() if n in remaining)
         if stop_at_failure and not all(o.ok for o in got.values()):
+            break
+        if note == VOIDED:                      # booting again would only repeat it
+            notes.append(note)
+            fail_rest(VOIDED)
             break
         asked = remaining if batch is None else batch
         remaining = [n for n in remaining if n not in results]
