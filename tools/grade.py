@@ -959,8 +959,11 @@ def suspicious(taken):
         if re.search(r'"[^"\n]*\b(PASS|FAIL|START|DONE|READY) ', text):
             notes.append("%s prints text like a test result (it cannot count)" % rel)
         if re.search(r"--graded|\blab_(key|tag|graded|print_signed)\b|\bt_print_line\b|"
-                     r"\bboot_arg\b|\bsiphash|F_SETTTY|TTY_RAW|/dev/console", text):
-            notes.append("%s refers to the grader's key, tag or console input: look at it" % rel)
+                     r"\bboot_arg\b|\bsiphash|F_SETTTY|TTY_RAW|/dev/console|\bdevsw\b|"
+                     r"DEV_CONSOLE|\b(console|tty)_\w+\s*\(|(?i:736f6d6570736575|"
+                     r"646f72616e646f6d|6c7967656e657261|7465646279746573)", text):
+            notes.append("%s refers to the grader's key, tag or console input (or to the "
+                         "console's driver, or SipHash): look at it" % rel)
         if re.search(r"^[ \t]*#", text, re.M):
             notes.append("%s has a preprocessor line (#include, #define...) in the lab's code: "
                          "look at it (#include and #embed can read the grading machine's "
