@@ -1121,6 +1121,15 @@ static void peek(void)
 INCBIN = r"""
 __asm__(".section .rodata\n.globl tidy_blob\ntidy_blob:\n.incbin \"%s\"\n.byte 0\n.previous");
 extern const char tidy_blob[];
+
+static int tidy_len(void)
+{
+    int n = 0;
+
+    while (tidy_blob[n])
+        n++;
+    return n;
+}
 """
 
 
@@ -1231,7 +1240,7 @@ def grading_submissions_suite():
                 r = check("h6_incbin_of_an_instructor_file_shows_nothing_and_is_flagged",
                           sub("incbin", files=openat_fixture(
                               lab, False, INCBIN % ("../../../../%s/key.md" % lab.folder),
-                              "    write(1, tidy_blob, 40000);\n")), 0,
+                              "    write(1, tidy_blob, tidy_len());\n")), 0,
                           pred=lambda r: notes(r, "has assembly in the lab's code"))
                 leaked = [x for x in secret if x in json.dumps(r)]
                 res.append(("grading/submissions/h6_no_output_holds_key_md", not leaked,
