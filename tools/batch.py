@@ -6,9 +6,10 @@
 
 Each subfolder, .zip, .tar.gz, .tgz or .tar of SUBMISSIONS is one student's
 submission (named after it). They are graded as tools/grade.py
---submission grades one (only the lab's files and answers.md are taken, into
-a pristine tree), in parallel: one worker per core, each with its own
-prebuilt pristine tree under build/grade/NN/wK/ and one QEMU at a time.
+--submission grades one (only the code in the lab's regions and answers.md
+are taken, into a pristine tree), in parallel: one worker per core, each
+with its own prebuilt work tree (grade.worker_dir: outside the full tree)
+and one QEMU at a time.
 Writes, under DIR (default build/grade-batch-NN/):
 
     grades.csv                  student, score, max, one column per test,

@@ -1586,7 +1586,8 @@ def autograder_suite():
         import batch
         sys.path.insert(0, os.path.join(qemu.ROOT, "tools", "autograder"))
         import package
-        lab = harness_lab()
+        four = handout.find_lab("04")           # issue 10's must-show: LAB=04
+        lab = four if four and four.uses_harness() and four.points() else harness_lab()
         if not lab:
             return [("grading/autograder/a_lab_uses_lab_h", False, "no lab on lab.h")]
         res = []
