@@ -1250,9 +1250,10 @@ def grading_submissions_suite():
                 r = check("d1_a_recursing_openat_is_shown_with_its_fault_in_openat",
                           sub("recursion", files=openat_fixture(
                               lab, True, inside="    if (dirfd == AT_CWD)\n"
-                              "        return open(path, flags, 0644);\n")), 0,
-                          pred=lambda r: any("page fault" in t["output"] and
-                                             "openat+0x" in t["output"] for t in r["tests"]))
+                              "        return open(path, flags, 0644);\n")), None,
+                          pred=lambda r: r["score"] < full and any(
+                              "page fault" in t["output"] and "openat+0x" in t["output"]
+                              for t in r["tests"]))
                 # D2: a NULL dereference in one case: the test's output names the line
                 r = check("d2_a_segfault_in_a_test_names_the_function_and_line", sub(
                     "segv", files=openat_fixture(
