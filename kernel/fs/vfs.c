@@ -83,21 +83,24 @@ void fs_get(struct fs *fs)
     fs->refs++;
 }
 
-/* The last reference: sync, let the type free its state, drop the source. */
+/* The last reference: off the list of live instances at once, before
+ * anything that may sleep (so that sync(2) and fsopen never find, and
+ * never take, a dying instance), then sync, let the type free its state,
+ * drop the source. */
 void fs_put(struct fs *fs)
 {
     struct fs **pp;
 
     if (!fs || !ref_drop(&fs->refs))
         return;
-    if (!fs->revoked && fs->type->sync)
-        fs->type->sync(fs);
     for (pp = &live_fs; *pp; pp = &(*pp)->next) {
         if (*pp == fs) {
             *pp = fs->next;
             break;
         }
     }
+    if (!fs->revoked && fs->type->sync)
+        fs->type->sync(fs);
     if (fs->type->release)
         fs->type->release(fs);
     if (fs->source)
@@ -332,14 +335,23 @@ int fs_revoke(struct fs *fs)
 }
 
 /* sync(2): write back every live filesystem, then whatever the devices
- * still cache (raw writes to /dev/hdN included). */
+ * still cache (raw writes to /dev/hdN included). A sync may sleep (ext2
+ * waits for its turn), and meanwhile an instance may lose its last user:
+ * each is held while it syncs, and the next one is taken before it is
+ * let go (an instance we hold stays on the list, so its next is live). */
 void vfs_sync_all(void)
 {
-    struct fs *fs;
+    struct fs *fs = live_fs, *next;
 
-    for (fs = live_fs; fs; fs = fs->next)
+    if (fs)
+        fs_get(fs);
+    for (; fs; fs = next) {
         if (!fs->revoked && fs->type->sync)
             fs->type->sync(fs);
+        if ((next = fs->next))
+            fs_get(next);
+        fs_put(fs);
+    }
     dev_sync_all();
 }
 

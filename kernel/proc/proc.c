@@ -74,20 +74,31 @@ struct proc *proc_alloc(void)
     return p;
 }
 
-/* Release what a process holds besides its slot and kernel stack. */
+/* Release what a process holds besides its slot and kernel stack. Each
+ * is unhooked from p before it is let go: letting go may sleep (a last
+ * close or unmount waits inside ext2), and meanwhile /proc/<pid>/fd and
+ * /proc/<pid>/ns may read p; they find NULL or empty, never what is
+ * being freed. */
 static void proc_release_resources(struct proc *p)
 {
-    fdtable_put(p->fds);
+    struct fdtable *fds = p->fds;
+    struct namespace *ns = p->ns;
+    struct path cwd = p->cwd, root = p->root;
+
+    fd_end_call(p);                     /* exit's own call never returns */
     p->fds = NULL;
-    path_put(&p->cwd);
-    path_put(&p->root);
-    if (p->ns) {
-        ns_put(p->ns);
-        p->ns = NULL;
-    }
-    if (p->pgdir) {
-        vm_destroy(p->pgdir);
+    p->ns = NULL;
+    p->cwd.vn = p->root.vn = NULL;
+    p->cwd.mnt = p->root.mnt = NULL;
+    fdtable_put(fds);
+    path_put(&cwd);
+    path_put(&root);
+    if (ns)
+        ns_put(ns);
+    if (p->pgdir) {                     /* last: switching back to p needs it */
+        pde_t *pgdir = p->pgdir;
         p->pgdir = NULL;
+        vm_destroy(pgdir);
     }
 }
 
