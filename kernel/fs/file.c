@@ -183,12 +183,21 @@ int file_read(struct file *f, void *buf, uint32_t n)
     return r;
 }
 
+/* write() at the position. Nothing goes past OFF_MAX, the last position
+ * lseek can return: a write that would is cut short there, and one that
+ * starts there is EFBIG (doc/decisions.md, "Offsets"). */
 int file_write(struct file *f, const void *buf, uint32_t n)
 {
     int r;
 
     if ((f->flags & R_APPEND) && S_ISREG(f->path.vn->mode))
         f->off = f->path.vn->size;
+    if (seekable(f) && n > 0) {
+        if (f->off >= OFF_MAX)
+            return -EFBIG;
+        if (n > OFF_MAX - f->off)
+            n = OFF_MAX - f->off;
+    }
     r = file_write_at(f, buf, f->off, n);
     if (r > 0 && seekable(f))
         f->off += r;

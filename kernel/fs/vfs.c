@@ -225,6 +225,18 @@ int vnode_readlink(struct vnode *v, char *buf, uint32_t n)
     return err ? err : v->ops->readlink(v, buf, n);
 }
 
+/* Do a and b hold the same bytes? One vnode; or two block device nodes
+ * of one device (any devfs's hd1, a node made with create(S_IFBLK)); or
+ * one file reached twice (its filesystem and inode number). */
+static int same_storage(const struct vnode *a, const struct vnode *b)
+{
+    if (a == b)
+        return 1;
+    if (S_ISBLK(a->mode) && S_ISBLK(b->mode))
+        return a->rdev == b->rdev;
+    return S_ISREG(a->mode) && S_ISREG(b->mode) && a->fs == b->fs && a->ino == b->ino;
+}
+
 /* fsopen(): make a filesystem of `type` from `src` (may be NULL). On
  * success *out holds one reference, for the caller's fd. */
 int fs_new(const char *type, struct file *src, const char *opts, struct fs **out)
@@ -239,7 +251,7 @@ int fs_new(const char *type, struct file *src, const char *opts, struct fs **out
     if (!t)
         return -ENODEV;
     for (fs = live_fs; src && fs; fs = fs->next)
-        if (fs->source && fs->source->path.vn == src->path.vn && !fs->revoked)
+        if (fs->source && !fs->revoked && same_storage(fs->source->path.vn, src->path.vn))
             return -EBUSY; /* two instances writing one disk would wreck it */
     /* An image in an image in ...: each level is a kernel stack frame chain
      * on every read. */

@@ -249,6 +249,38 @@ int proc_kill_group(int pgid, int sig)
     return n ? 0 : -ESRCH;
 }
 
+/* No page for p's copy-on-write fault (trap.c retries the write after
+ * this). The OOM policy (doc/decisions.md): the process holding the most
+ * user pages is killed - p itself, if that is p - but never init, whose
+ * death would take the system down; the others wait (yield) while a
+ * victim is dying, so one shortage kills one process. If init is all
+ * there is, it waits for memory to come back. */
+void proc_out_of_memory(struct proc *p)
+{
+    struct proc *victim = NULL;
+    unsigned most = 0, n;
+    int i, dying = 0;
+
+    for (i = 0; i < NPROC; i++) {
+        struct proc *q = &proc_table[i];
+        if (q->state == P_UNUSED || q->state == P_EMBRYO || q->state == P_ZOMBIE || !q->pgdir)
+            continue;
+        if (q->killed)
+            dying = 1;
+        else if (q != init_proc && (n = vm_user_pages(q->pgdir)) > most) {
+            most = n;
+            victim = q;
+        }
+    }
+    if (!dying && victim) {
+        kprintf("out of memory (pid %d's copy-on-write fault): killed pid %d (%s), %u pages\n",
+                p->pid, victim->pid, victim->name, most);
+        kill_one(victim, SIGKILL);
+    }
+    if (!p->killed)
+        yield();                        /* let the victim die, then retry */
+}
+
 /* A fault in user mode: say who, where and what, then kill just them. */
 void proc_user_fault(struct trapframe *tf, uint32_t addr)
 {

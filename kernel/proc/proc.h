@@ -62,6 +62,7 @@ int proc_kill(int pid, int sig);
 int proc_kill_group(int pgid, int sig);
 struct proc *proc_find(int pid);
 void proc_user_fault(struct trapframe *tf, uint32_t addr);
+void proc_out_of_memory(struct proc *p); /* a COW fault found no page */
 void proc_return_to_user(struct trapframe *tf);
 void proc_start_init(const char *path, const char *const *args);
 void proc_set_name(struct proc *p, const char *name);

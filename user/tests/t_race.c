@@ -92,9 +92,12 @@ static void victim(int fs, int round, int go, int hold)
     char name[32];
     int i, p, fd;
 
-    for (i = 0; i < 16; i++)
-        if (ready(walk(AT_CWD, "/tmp/race_low", 0), R_READ) < 0)
+    if ((p = walk(AT_CWD, "/tmp/race_low", 0)) < 0)
+        _exit(3);
+    for (i = 0; i < 16; i++)            /* ramfs files, closed before the ext2 one */
+        if (ready(p, R_READ) < 0)
             _exit(3);
+    close(p);
     snprintf(name, sizeof(name), "v%d", round);
     if ((p = create(fs, name, S_IFREG, 0644, 0)) < 0 || (fd = ready(p, R_RDWR)) < 0)
         _exit(4);
@@ -110,14 +113,14 @@ static void victim(int fs, int round, int go, int hold)
 
 static void proc_fd_can_be_read_while_its_process_exits(void)
 {
-    int fs = fresh_instance("/tmp/race1.img"), hog, r, reads = 0;
+    int fs = fresh_instance("/tmp/race1.img"), hog, r, reads = 0, killed = 0;
     char path[32];
     static char buf[2048];
 
     CHECK(fs >= 0 && put_file("/tmp/race_low", "low") == 0, "setup");
     hog = start_hog(fs);
     for (r = 0; r < 40; r++) {
-        int go[2], hold[2], pid, st, fd;
+        int go[2], hold[2], pid, st = 0, fd, p = 0;
         char c;
         pipe(go);
         pipe(hold);
@@ -133,8 +136,7 @@ static void proc_fd_can_be_read_while_its_process_exits(void)
         kill(pid, SIGKILL);
         sched_yield();
         for (;;) {                      /* read its fd list while it dies */
-            int p = walk(AT_CWD, path, 0);
-            if (p < 0)
+            if ((p = walk(AT_CWD, path, 0)) < 0)
                 break;
             fd = ready(p, R_READ);
             close(p);
@@ -143,12 +145,16 @@ static void proc_fd_can_be_read_while_its_process_exits(void)
             if (waitpid(pid, &st, WNOHANG) == pid)
                 break;
         }
+        if (p < 0)
+            waitpid(pid, &st, 0);
+        killed += WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL;
         close(hold[1]);
     }
     stop(hog);
     close(fs);
     unlinkat(AT_CWD, "/tmp/race1.img", 0);
     unlinkat(AT_CWD, "/tmp/race_low", 0);
+    CHECK(killed == 40, "only %d of 40 victims were set up and killed", killed);
     CHECK(reads > 0, "never read /proc/<pid>/fd");
     PASS();
 }
@@ -289,7 +295,7 @@ static void proc_ns_can_be_read_while_a_sharer_unbinds(void)
         if (fs < 0 || bind(fs, AT_CWD, "/tmp/race5", 0) < 0)
             _exit(2);
         hog = start_hog(fs);
-        for (r = 0; r < 30; r++) {
+        for (r = 0; r < 60; r++) {
             int go[2], pid, ram = fsopen("ramfs", -1, ""), p, nsfd;
             char c;
             bind(ram, AT_CWD, "/tmp/race5/x", 0);
@@ -313,7 +319,7 @@ static void proc_ns_can_be_read_while_a_sharer_unbinds(void)
         stop(hog);
         close(unbind(AT_CWD, "/tmp/race5"));
         close(fs);
-        _exit(got == 30 ? 0 : 1);
+        _exit(got == 60 ? 0 : 1);
     }
     waitpid(pid0, &st0, 0);
     unlinkat(AT_CWD, "/tmp/race5.img", 0);
