@@ -55,8 +55,8 @@ static void a_huge_ramfs_directory_lists_and_names_in_linear_time(void)
     CHECK(got && strcmp(where, "?/first") == 0, "getcwd gave %s", got ? where : "nothing");
     printf("t_bounds: %d entries: made in %u ms, listed in %u ms, getcwd in %u ms\n", NENTRIES,
            t_make, t_list, t_cwd);
-    CHECK(t_list * 10 <= t_make, "listing took %u ms, making %u ms", t_list, t_make);
-    CHECK(t_cwd * 10 <= t_make, "getcwd took %u ms, making %u ms", t_cwd, t_make);
+    CHECK(t_list * 25 <= t_make, "listing took %u ms, making %u ms", t_list, t_make);
+    CHECK(t_cwd * 25 <= t_make, "getcwd took %u ms, making %u ms", t_cwd, t_make);
     close(f);
     close(d);
     close(fs);
@@ -68,7 +68,7 @@ static void a_huge_ramfs_directory_lists_and_names_in_linear_time(void)
  * is not killed for it when another holds most of the memory: that one
  * is (init was killed this way, and the system with it). */
 #define COWPAGES 64
-static char cow[COWPAGES * 4096];
+static volatile char cow[COWPAGES * 4096]; /* volatile: every store happens */
 
 static int fault_while_memory_is_gone(void)
 {
@@ -79,26 +79,26 @@ static int fault_while_memory_is_gone(void)
         cow[i * 4096] = 1;              /* our own pages... */
     pipe(hold);
     if ((sharer = fork()) == 0) {       /* ...shared, copy-on-write, with a child */
+        close(hold[1]);
         read(hold[0], &c, 1);
         _exit(0);
     }
     pipe(ready_p);
     if ((eater = fork()) == 0) {        /* takes every page but a few */
-        unsigned left;
-        while ((left = free_pages()) > 24) {
-            for (i = 0; i < (left > 300 ? 16 : 1); i++) {
-                char *p = sbrk(4096);
-                if (p == (char *)-1)
-                    break;
-                p[0] = 1;
-            }
-        }
-        write(ready_p[1], "r", 1);
+        errno = 0;                      /* its own copy of what it writes, first */
+        close(hold[1]);
+        while (sbrk(64 * 4096) != (void *)-1)
+            ;
+        while (sbrk(4096) != (void *)-1)
+            ;
+        sbrk(-16 * 4096);               /* fewer than we need for our copies */
+        close(ready_p[1]);              /* "ready": a close needs no memory */
         read(hold[0], &c, 1);           /* until killed */
         _exit(0);
     }
     close(ready_p[1]);
-    if (read(ready_p[0], &c, 1) != 1)
+    read(ready_p[0], &c, 1);            /* end of file: the eater is full */
+    if (waitpid(eater, &st, WNOHANG) != 0)
         return 4;                       /* the eater died before it had eaten */
     for (i = 0; i < COWPAGES; i++)
         cow[i * 4096] = 2;              /* a copy each: more than there is */
