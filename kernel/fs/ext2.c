@@ -41,6 +41,7 @@ struct ext2_fs {
     int damaged;                        /* damage seen: nothing more is written */
     struct proc *holder;                /* the process inside the instance (fs_enter) */
     int holds;                          /* how deep it is nested; 0: nobody inside */
+    uint32_t next_ticket, serving;      /* fs_enter's queue: next to give, next in */
     uint32_t walked;                    /* blocks walked, for walk_step's yields */
     struct ext2_node *nodes; /* the inode cache: iget (inside), inactive (never sleeps) */
 };
@@ -62,16 +63,27 @@ static const struct vnode_ops ext2_ops;
 
 /* One process at a time inside an instance. Long walks yield the CPU
  * (walk_step), and meanwhile nobody else may change the blocks they hold
- * in their buffers. Re-entrant: an unlink ends in inactive, which frees. */
+ * in their buffers. Re-entrant: an unlink ends in inactive, which frees.
+ * First come, first served (a ticket each): a process that leaves and
+ * comes straight back queues behind those already waiting, or one that
+ * calls in a loop would keep the others out for good. A waiter never
+ * gives its ticket up (a kill takes effect after the call), so the queue
+ * cannot stall. */
 static void fs_enter(struct ext2_fs *e)
 {
     struct proc *me = curproc();
-    uint32_t s = irq_save();
+    uint32_t s = irq_save(), ticket;
 
-    while (e->holds && e->holder != me)
+    if (e->holds && e->holder == me) {
+        e->holds++;
+        irq_restore(s);
+        return;
+    }
+    ticket = e->next_ticket++;
+    while (e->holds || e->serving != ticket)
         sleep_on(e);
     e->holder = me;
-    e->holds++;
+    e->holds = 1;
     irq_restore(s);
 }
 
@@ -81,6 +93,7 @@ static int fs_leave(struct ext2_fs *e, int ret)
 
     if (--e->holds == 0) {
         e->holder = NULL;
+        e->serving++;
         wakeup(e);
     }
     irq_restore(s);
