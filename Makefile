@@ -340,8 +340,10 @@ grade-batch:
 mutants: all
 	$(PYTHON) tools/mutants.py $(LAB)
 
+# make bench [RUNS=n] [BASE=commit]: tools/bench.py; BASE= also measures that
+# commit (built in a temporary worktree), turn about with this tree.
 bench: all $(B)/orthos.iso
-	$(PYTHON) tools/bench.py
+	$(PYTHON) tools/bench.py $(if $(RUNS),--runs $(RUNS)) $(if $(BASE),--base $(BASE))
 
 # ---------------------------------------------------------------- fuzzing
 # make fuzz [FUZZ_S=seconds] [FUZZ=sys|elf|ext2] [SEED=n]: every fuzzer (or
@@ -398,7 +400,7 @@ help:
 	@echo "make autograder LAB=NN  the Gradescope package build/autograder-NN.zip"
 	@echo "make course     the course repository (a branch per lab) in build/course"
 	@echo "make grade-batch LAB=NN SUBMISSIONS=dir  grade a folder of submissions (CSV)"
-	@echo "make bench      boot timings and guest microbenchmarks (numbers, not tests)"
+	@echo "make bench      boot timings and guest benchmarks (RUNS=n, BASE=commit to compare)"
 	@echo "make reset-disk a fresh data disk (build/disk.img, ext2, /mnt in the guest)"
 	@echo "make compile_commands.json  for clangd and other editors"
 	@echo "make format     reformat the C sources (.clang-format); check-format: list misfits"
