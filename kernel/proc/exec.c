@@ -32,7 +32,10 @@ static int check_header(const struct elf_header *h)
     return 0;
 }
 
-/* Map and fill one PT_LOAD segment: 0 or -errno. */
+/* Map and fill one PT_LOAD segment: 0 or -errno. The pages that hold
+ * bytes of the file are filled now; those of pure bss, past the last file
+ * byte, are lazy (vm.c): reserved now, zeroed when the program first
+ * touches them, which for most of a big bss is never. */
 static int load_segment(pde_t *pgdir, struct vnode *v, const struct elf_phdr *ph)
 {
     uint32_t va, perm = PTE_U | ((ph->flags & PF_W) ? PTE_W : 0);
@@ -43,9 +46,13 @@ static int load_segment(pde_t *pgdir, struct vnode *v, const struct elf_phdr *ph
         ph->offset + ph->filesz < ph->offset || ph->offset + ph->filesz > v->size)
         return -ENOEXEC;
     for (va = PGROUNDDOWN(ph->vaddr); va < ph->vaddr + ph->memsz; va += PAGE_SIZE) {
-        if (vm_user_page(pgdir, va, 0))
+        if (vm_mapped(pgdir, va))
             continue;                   /* shared with the previous segment */
-        if ((err = vm_alloc_range(pgdir, va, va + PAGE_SIZE, perm)) < 0)
+        if (va < ph->vaddr + ph->filesz)
+            err = vm_alloc_range(pgdir, va, va + PAGE_SIZE, perm);
+        else
+            err = vm_lazy_range(pgdir, va, va + PAGE_SIZE, perm);
+        if (err < 0)
             return err;
     }
     /* Copy the file bytes page by page through the kernel's direct map. */
@@ -140,7 +147,7 @@ int exec_file(struct proc *p, struct file *f, const char *const *argv, const cha
     err = -ENOEXEC;
     if (top == 0)
         goto fail;
-    if ((err = vm_alloc_range(pgdir, USER_STACK_BOTTOM, USER_TOP, PTE_U | PTE_W)) < 0 ||
+    if ((err = vm_lazy_range(pgdir, USER_STACK_BOTTOM, USER_TOP, PTE_U | PTE_W)) < 0 ||
         (err = build_stack(pgdir, argv, envp, &esp)) < 0)
         goto fail;
 

@@ -44,14 +44,15 @@ static void irq_dispatch(int irq)
         irq_handlers[irq]();
 }
 
-/* A user page fault may just be a write to a copy-on-write page. */
+/* A user page fault may just be the first touch of a lazy page or a write
+ * to a copy-on-write page (vm_fault). */
 static int user_fault_fixed(struct trapframe *tf, uint32_t addr)
 {
     struct proc *p = curproc();
 
-    if (tf->trapno != T_PGFLT || !(tf->err & PF_WRITE) || !(tf->err & PF_PRESENT))
+    if (tf->trapno != T_PGFLT)
         return 0;
-    return p && vm_resolve_cow(p->pgdir, addr) == 0;
+    return p && vm_fault(p->pgdir, addr, (tf->err & PF_WRITE) != 0) == 0;
 }
 
 void trap(struct trapframe *tf)
