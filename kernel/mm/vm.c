@@ -46,9 +46,18 @@ pde_t *vm_create(void)
     return pd;
 }
 
+/* Load an address space. Loading the one already there is skipped: every
+ * CR3 write empties the TLB, and under QEMU its whole translation cache of
+ * jumps too, which costs more than the switch itself (the scheduler keeps
+ * the last process's space while it looks for the next, which is often
+ * the same one). */
 void vm_switch(pde_t *pgdir)
 {
-    active = pgdir ? pgdir : kpgdir;
+    pde_t *next = pgdir ? pgdir : kpgdir;
+
+    if (next == active)
+        return;
+    active = next;
     write_cr3(V2P(active));
 }
 
@@ -203,7 +212,7 @@ pde_t *vm_fork(pde_t *src)
         }
     }
     if (src == active)
-        vm_switch(src);                 /* we removed write access: flush all */
+        write_cr3(V2P(src));            /* we removed write access: flush all */
     return dst;
 }
 
