@@ -138,20 +138,34 @@ static int dev_write(struct ext2_fs *e, uint32_t off, const void *buf, uint32_t 
     return r == (int)n ? 0 : r < 0 ? r : -EIO;
 }
 
-/* Whole blocks. Callers have checked the block number already (bitmaps at
- * mount, pointers by check_ptr); the range test is a last guard. */
-static int bread(struct ext2_fs *e, uint32_t blk, void *buf)
+/* n bytes at byte `in` of block blk (whole blocks: bread, bwrite). The
+ * block cache below takes any byte range, so file data goes straight
+ * between it and the caller's buffer, and a block map lookup reads one
+ * pointer, not its whole table. Callers have checked the block number
+ * already (bitmaps at mount, pointers by check_ptr); the range test is a
+ * last guard. */
+static int bread_part(struct ext2_fs *e, uint32_t blk, uint32_t in, void *buf, uint32_t n)
 {
     if (blk == 0 || blk >= e->sb.blocks_count)
         return -EIO;
-    return dev_read(e, blk * e->bsize, buf, e->bsize);
+    return dev_read(e, blk * e->bsize + in, buf, n);
+}
+
+static int bwrite_part(struct ext2_fs *e, uint32_t blk, uint32_t in, const void *buf, uint32_t n)
+{
+    if (blk == 0 || blk >= e->sb.blocks_count)
+        return -EIO;
+    return dev_write(e, blk * e->bsize + in, buf, n);
+}
+
+static int bread(struct ext2_fs *e, uint32_t blk, void *buf)
+{
+    return bread_part(e, blk, 0, buf, e->bsize);
 }
 
 static int bwrite(struct ext2_fs *e, uint32_t blk, const void *buf)
 {
-    if (blk == 0 || blk >= e->sb.blocks_count)
-        return -EIO;
-    return dev_write(e, blk * e->bsize, buf, e->bsize);
+    return bwrite_part(e, blk, 0, buf, e->bsize);
 }
 
 static int bzero_block(struct ext2_fs *e, uint32_t blk)
@@ -251,12 +265,16 @@ static int take_bit(struct ext2_fs *e, uint32_t map, uint32_t g, uint32_t count,
         goto out;
     err = -ENOSPC;
     for (i = 0; i < count; i++) {       /* count <= 8 * bsize: checked at mount */
+        if (i % 8 == 0 && buf[i / 8] == 0xFF) {
+            i += 7;                     /* a full byte: skip it whole */
+            continue;
+        }
         if (buf[i / 8] & (1 << (i % 8)))
             continue;
         if ((err = in_use(e, g, i)) == 0) {
             buf[i / 8] |= 1 << (i % 8);
             *bit = i;
-            err = bwrite(e, map, buf);
+            err = bwrite_part(e, map, i / 8, &buf[i / 8], 1);
         }
         break;
     }
@@ -279,7 +297,7 @@ static int clear_bit(struct ext2_fs *e, uint32_t map, uint32_t bit, const char *
             err = damaged(e, what, n);
         } else {
             buf[bit / 8] &= ~(1 << (bit % 8));
-            err = bwrite(e, map, buf);
+            err = bwrite_part(e, map, bit / 8, &buf[bit / 8], 1);
         }
     }
     kfree(buf);
@@ -512,7 +530,7 @@ static int fast_symlink(struct ext2_fs *e, struct ext2_node *n)
 static int bmap(struct ext2_fs *e, struct ext2_node *n, uint32_t lbn, int alloc, uint32_t *out,
                 int *fresh)
 {
-    uint32_t idx[3], *slot, blk, tblk = 0, *tbl = NULL;
+    uint32_t idx[3], blk, cur, tblk = 0;
     uint32_t goal = (n->ino - 1) / e->sb.inodes_per_group;
     int levels, i, err = 0, root, changed = 0;
 
@@ -540,11 +558,11 @@ static int bmap(struct ext2_fs *e, struct ext2_node *n, uint32_t lbn, int alloc,
     } else {
         return -EFBIG;
     }
-    slot = &n->raw.block[root];
-    for (i = 0;; i++) {
-        if ((err = check_ptr(e, *slot)) < 0)
+    cur = n->raw.block[root];
+    for (i = 0;; i++) { /* cur: the pointer at level i (in tblk, below the inode) */
+        if ((err = check_ptr(e, cur)) < 0)
             goto out;
-        if (!*slot) {
+        if (!cur) {
             if (!alloc)
                 goto out;
             if ((err = balloc(e, goal, &blk)) < 0)
@@ -553,29 +571,25 @@ static int bmap(struct ext2_fs *e, struct ext2_node *n, uint32_t lbn, int alloc,
                 bfree(e, blk);
                 goto out;
             }
-            *slot = blk;
+            cur = blk;
             n->raw.blocks += SECTORS(e);
             changed = 1;
             if (i == levels && fresh)
                 *fresh = 1;
-            if (tblk && (err = bwrite(e, tblk, tbl)) < 0)
+            if (i == 0)
+                n->raw.block[root] = blk;
+            else if ((err = bwrite_part(e, tblk, idx[i - 1] * 4, &blk, 4)) < 0)
                 goto out;
         }
         if (i == levels)
             break;
-        tblk = *slot;                   /* descend into the next table */
-        if (!tbl && !(tbl = kmalloc(e->bsize))) {
-            err = -ENOMEM;
+        tblk = cur; /* descend: read the one pointer we need */
+        if ((err = bread_part(e, tblk, idx[i] * 4, &cur, 4)) < 0)
             goto out;
-        }
-        if ((err = bread(e, tblk, tbl)) < 0)
-            goto out;
-        slot = &tbl[idx[i]];
     }
-    *out = *slot;
+    *out = cur;
 out:
-    kfree(tbl);
-    if (changed) {                      /* i_block[] or i_blocks moved */
+    if (changed) { /* i_block[] or i_blocks moved */
         int werr = write_inode(e, n);
         if (!err)
             err = werr;
@@ -656,7 +670,7 @@ static int trim_tree(struct ext2_fs *e, struct ext2_node *n, uint32_t *slot, int
                 err = trim_tree(e, n, &tbl[i], level - 1, keep - start);
             changed |= tbl[i] != was;
         }
-        if (changed) {                  /* what was freed, even if not all of it */
+        if (changed) { /* what was freed, even if not all of it */
             int werr = bwrite(e, *slot, tbl);
             if (!err)
                 err = werr;
@@ -692,67 +706,64 @@ static int free_blocks_from(struct ext2_fs *e, struct ext2_node *n, uint32_t kee
 
 /* ---------------------------------------------------------------- file data */
 
+/* File data goes straight between the block cache and buf (which may be
+ * the user's own buffer: see transfer in sysfile.c). Blocks that lie one
+ * after the other on the disk are read in one call. */
 static int read_data(struct ext2_fs *e, struct vnode *v, void *buf, uint32_t off, uint32_t n)
 {
-    uint32_t done = 0, blk;
-    char *tmp;
+    uint32_t done = 0, blk, next;
     int err = 0;
 
     if (off >= v->size)
         return 0;
     if (n > v->size - off)
         n = v->size - off;
-    if (!(tmp = kmalloc(e->bsize)))
-        return -ENOMEM;
     while (done < n) {
         uint32_t in = (off + done) % e->bsize, chunk = e->bsize - in;
         if (chunk > n - done)
             chunk = n - done;
         if ((err = bmap(e, N(v), (off + done) / e->bsize, 0, &blk, NULL)) < 0)
             break;
-        if (!blk)
-            memset(tmp, 0, e->bsize);   /* a hole reads as zeros */
-        else if ((err = bread(e, blk, tmp)) < 0)
+        if (!blk) {
+            memset((char *)buf + done, 0, chunk); /* a hole reads as zeros */
+            done += chunk;
+            continue;
+        }
+        /* Grow the read while the next file block is the next disk block. */
+        while (done + chunk < n && (in + chunk) % e->bsize == 0 &&
+               bmap(e, N(v), (off + done + chunk) / e->bsize, 0, &next, NULL) == 0 &&
+               next == blk + (in + chunk) / e->bsize)
+            chunk += n - done - chunk < e->bsize ? n - done - chunk : e->bsize;
+        if ((err = bread_part(e, blk, in, (char *)buf + done, chunk)) < 0)
             break;
-        memcpy((char *)buf + done, tmp + in, chunk);
         done += chunk;
     }
-    kfree(tmp);
     return done ? (int)done : err;
 }
 
 static int write_data(struct ext2_fs *e, struct vnode *v, const void *buf, uint32_t off, uint32_t n)
 {
     uint32_t done = 0, blk;
-    char *tmp;
     int err, fresh;
 
     if ((err = writable(e)) < 0)
         return err;
     if (off + n < off)
         return -EFBIG;
-    if (!(tmp = kmalloc(e->bsize)))
-        return -ENOMEM;
     while (done < n) {
         uint32_t in = (off + done) % e->bsize, chunk = e->bsize - in;
         if (chunk > n - done)
             chunk = n - done;
         if ((err = bmap(e, N(v), (off + done) / e->bsize, 1, &blk, &fresh)) < 0)
             break;
-        if (chunk < e->bsize) {         /* part of a block: keep the rest */
-            if (fresh)
-                memset(tmp, 0, e->bsize);
-            else if ((err = bread(e, blk, tmp)) < 0)
-                break;
-        }
-        memcpy(tmp + in, (const char *)buf + done, chunk);
-        if ((err = bwrite(e, blk, tmp)) < 0)
+        if (fresh && chunk < e->bsize && (err = bzero_block(e, blk)) < 0)
+            break; /* a new block's other bytes are zeros */
+        if ((err = bwrite_part(e, blk, in, (const char *)buf + done, chunk)) < 0)
             break;
         done += chunk;
         if (off + done > v->size)
             v->size = off + done;
     }
-    kfree(tmp);
     if (done) {
         v->mtime = rtc_now();
         write_inode(e, N(v));
@@ -806,7 +817,7 @@ static int dirent_ok(struct ext2_fs *e, const char *buf, uint32_t off)
 
     if (off + 8 > e->bsize || d->rec_len < 8 || d->rec_len % 4 || d->rec_len > e->bsize - off ||
         DIRENT_SIZE(d->name_len) > d->rec_len || (!e->filetype && d->file_type))
-        return 0;                       /* (no filetype: that byte is name_len's high byte) */
+        return 0; /* (no filetype: that byte is name_len's high byte) */
     if (!d->inode)
         return 1;
     if (d->name_len == 0 || d->inode > e->sb.inodes_count ||
@@ -900,9 +911,9 @@ static int find_fn(struct ext2_dirent *d, struct ext2_dirent *prev, void *arg)
     if (!f->remove)
         return 1;
     if (prev)
-        prev->rec_len += d->rec_len;    /* the previous entry swallows this one */
+        prev->rec_len += d->rec_len; /* the previous entry swallows this one */
     else
-        d->inode = 0;                   /* first in its block: just mark it unused */
+        d->inode = 0; /* first in its block: just mark it unused */
     return 2;
 }
 
@@ -981,7 +992,7 @@ static int dir_add(struct ext2_fs *e, struct vnode *dir, const char *name, struc
     if (a.len > NAME_MAX)
         return -ENAMETOOLONG;
     if (N(dir)->raw.flags & EXT2_INDEX_FL) {
-        N(dir)->raw.flags &= ~EXT2_INDEX_FL;    /* we keep no htree: a plain list again */
+        N(dir)->raw.flags &= ~EXT2_INDEX_FL; /* we keep no htree: a plain list again */
         if ((err = write_inode(e, N(dir))) < 0)
             return err;
     }
@@ -1067,12 +1078,12 @@ static int new_inode(struct ext2_fs *e, struct vnode *dir, uint32_t mode, struct
         err = -ENOMEM;
         goto undo;
     }
-    err = dev_write(e, inode_offset(e, ino), zero, e->inode_size);  /* no stale extra fields */
+    err = dev_write(e, inode_offset(e, ino), zero, e->inode_size); /* no stale extra fields */
     kfree(zero);
     if (err < 0 || (err = node_new(e, ino, &raw, out)) < 0)
         goto undo;
     if ((err = write_inode(e, N(*out))) < 0) {
-        (*out)->nlink = 0;              /* inactive gives it back */
+        (*out)->nlink = 0; /* inactive gives it back */
         vnode_put(*out);
     }
     return err;
@@ -1116,7 +1127,7 @@ static int create_node(struct ext2_fs *e, struct vnode *dir, const char *name, u
     if (strlen(name) > NAME_MAX)
         return -ENAMETOOLONG;
     if (dir->nlink == 0)
-        return -ENOENT;                 /* a removed directory takes no new names */
+        return -ENOENT; /* a removed directory takes no new names */
     if ((err = dir_find(e, dir, name, 0, &ino)) != -ENOENT)
         return err == 0 ? -EEXIST : err;
     if (S_ISDIR(mode) && dir->nlink >= EXT2_LINK_MAX)
@@ -1133,7 +1144,7 @@ static int create_node(struct ext2_fs *e, struct vnode *dir, const char *name, u
     } else if (S_ISLNK(mode)) {
         size_t len = strlen(symlink);
         if (len < sizeof(N(v)->raw.block)) {
-            memcpy(N(v)->raw.block, symlink, len);  /* a fast symlink */
+            memcpy(N(v)->raw.block, symlink, len); /* a fast symlink */
             v->size = len;
         } else if ((err = write_data(e, v, symlink, 0, len)) < 0) {
             goto undo;
@@ -1152,7 +1163,7 @@ undo:
         dir->nlink--;
         write_inode(e, N(dir));
     }
-    v->nlink = 0;                       /* inactive frees blocks and inode */
+    v->nlink = 0; /* inactive frees blocks and inode */
     vnode_put(v);
     return err;
 }
@@ -1301,12 +1312,12 @@ static int rename_node(struct ext2_fs *e, struct vnode *odir, const char *oname,
     if ((err = dir_find(e, odir, oname, 0, &ino)) < 0 || (err = iget(e, ino, &v)) < 0)
         return err;
     if (S_ISDIR(v->mode) && (is_above(e, v, ndir, &err) || err)) {
-        err = err ? err : -EINVAL;      /* a directory into itself */
+        err = err ? err : -EINVAL; /* a directory into itself */
         goto out;
     }
     if ((err = dir_find(e, ndir, nname, 0, &nino)) == 0) {
         if (nino == ino)
-            goto out;                   /* the same node: nothing to do */
+            goto out; /* the same node: nothing to do */
         if (flags & RENAME_NOREPLACE) {
             err = -EEXIST;
             goto out;
@@ -1406,7 +1417,7 @@ static int readdir_at(struct ext2_fs *e, struct vnode *dir, uint32_t *cookie, ch
     }
 out:
     kfree(buf);
-    return err;                         /* a damaged block is an error, not the end */
+    return err; /* a damaged block is an error, not the end */
 }
 
 static int ext2_readdir(struct vnode *dir, uint32_t *cookie, char *name, uint32_t *ino,
@@ -1523,18 +1534,18 @@ static int check_super(struct ext2_fs *e, uint32_t size)
     e->ro_compat = s->rev_level ? s->feature_ro_compat : 0;
     if (s->first_data_block != (e->bsize == 1024 ? 1u : 0u) ||
         s->blocks_count <= s->first_data_block ||
-        (uint64_t)s->blocks_count * e->bsize > size)   /* also keeps offsets within 32 bits */
+        (uint64_t)s->blocks_count * e->bsize > size) /* also keeps offsets within 32 bits */
         return -EINVAL;
     if (s->blocks_per_group < 8 || s->blocks_per_group > 8 * e->bsize || s->blocks_per_group % 8 ||
         s->inodes_per_group == 0 || s->inodes_per_group > 8 * e->bsize)
-        return -EINVAL;                 /* a group's bitmap is one block */
+        return -EINVAL; /* a group's bitmap is one block */
     if (e->inode_size < EXT2_OLD_INODE_SIZE || e->inode_size > e->bsize ||
         (e->inode_size & (e->inode_size - 1)))
         return -EINVAL;
     n = s->blocks_count - s->first_data_block;
     groups = n / s->blocks_per_group + (n % s->blocks_per_group != 0);
     if (groups > EXT2_MAX_GROUPS || groups * s->inodes_per_group != s->inodes_count)
-        return -EINVAL;                 /* every inode number lies in a group */
+        return -EINVAL; /* every inode number lies in a group */
     e->ngroups = groups;
     if (e->first_ino < EXT2_OLD_FIRST_INO || e->first_ino > s->inodes_count)
         return -EINVAL;
@@ -1582,7 +1593,7 @@ static int ext2_mount(struct fs *fs, struct file *src, const char *opts)
     int err;
 
     if (!src)
-        return -EINVAL;                 /* ext2 needs a disk or an image */
+        return -EINVAL; /* ext2 needs a disk or an image */
     if (!(e = kzalloc(sizeof(*e))))
         return -ENOMEM;
     e->fs = fs;
@@ -1591,7 +1602,7 @@ static int ext2_mount(struct fs *fs, struct file *src, const char *opts)
         goto fail;
     err = file_read_at(src, &e->sb, EXT2_SB_OFFSET, sizeof(e->sb));
     if (err >= 0 && (err != sizeof(e->sb) || e->sb.magic != EXT2_MAGIC))
-        err = -EINVAL;                  /* too short, or not ext2 at all */
+        err = -EINVAL; /* too short, or not ext2 at all */
     if (err < 0 || (err = check_super(e, st.st_size)) < 0)
         goto fail;
     unknown = e->ro_compat &
