@@ -21,7 +21,10 @@
 
 extern char kernel_end[];
 
-static char cmdline[1024];
+#define CMDLINE_MAX 1024                /* the part of the command line we keep */
+
+/* Set once at boot, from the multiboot information, before anything runs. */
+static char cmdline[CMDLINE_MAX];
 const void *initrd_start;
 size_t initrd_size;
 
@@ -161,7 +164,7 @@ void kmain(uint32_t magic, uint32_t mbi_pa)
     rtc_init();
     pit_init(HZ);
     console_enable_input();
-    proc_init();
+    clock_init();
     dev_init();
     vfs_init();
 

@@ -8,7 +8,7 @@
 #include "include/uapi/fs.h"
 #include "lib/string.h"
 
-const struct devsw *devsw[NDEV];
+const struct devsw *devsw[NDEV];        /* filled at boot by the drivers, read-only after */
 
 void dev_register(int major, const struct devsw *d)
 {

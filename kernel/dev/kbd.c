@@ -40,7 +40,7 @@ static const char *const extended[128] = {
 
 /* clang-format on */
 
-static int shift, ctrl, prefixed;
+static int shift, ctrl, prefixed;       /* touched only by the keyboard interrupt */
 
 void kbd_init(void)
 {

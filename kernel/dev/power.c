@@ -8,7 +8,7 @@
 #define QEMU_ACPI_PM    0x604       /* PIIX4 PM1a control on QEMU's pc machine */
 #define PANIC_STATUS    0x7F
 
-int panic_exits;
+int panic_exits;                        /* set once at boot, from the command line */
 
 void machine_poweroff(int code)
 {

@@ -8,7 +8,7 @@
 #define CMOS_ADDR 0x70
 #define CMOS_DATA 0x71
 
-static uint32_t boot_epoch;
+static uint32_t boot_epoch;             /* set once at boot */
 
 static uint8_t cmos(uint8_t reg)
 {

@@ -64,11 +64,6 @@ void tty_set_foreground(int pgid)
     irq_restore(s);
 }
 
-int tty_foreground(void)
-{
-    return tty.fg_pgid;
-}
-
 /* fcntl(F_GETTTY): TTY_RAW or 0. */
 int tty_mode(void)
 {

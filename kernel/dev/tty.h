@@ -10,7 +10,6 @@ void tty_input(char c);
 int tty_read(char *buf, size_t n, int nonblock);
 int tty_write(const char *buf, size_t n);
 void tty_set_foreground(int pgid);     /* 0: no foreground job */
-int tty_foreground(void);
 int tty_mode(void);                    /* TTY_RAW or 0 */
 int tty_set_mode(int mode);            /* TTY_RAW: raw for the caller; 0: cooked */
 

@@ -15,7 +15,7 @@
 #define LSR_RX_READY 0x01
 #define LSR_TX_EMPTY 0x20
 
-static int uart_present;
+static int uart_present;                /* set once at boot */
 
 void uart_init(void)
 {

@@ -13,7 +13,7 @@
 #define CRTC 0x3D4
 
 static uint16_t *const screen = (uint16_t *)P2V(0xB8000);
-static int pos;
+static int pos;                         /* touched inside console_putc's irq_save */
 
 static void vga_cursor(void)
 {

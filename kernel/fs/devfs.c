@@ -5,6 +5,7 @@
 #include "dev/dev.h"
 #include "fs/vfs.h"
 #include "include/uapi/errno.h"
+#include "include/array_size.h"
 
 static const struct {
     const char *name;
@@ -28,10 +29,10 @@ static int devfs_mount(struct fs *fs, struct file *src, const char *opts)
 
     if ((err = ramfs_mount(fs, src, opts)) < 0)
         return err;
-    for (i = 0; i < sizeof(devnodes) / sizeof(devnodes[0]); i++) {
+    for (i = 0; i < ARRAY_SIZE(devnodes); i++) {
         struct vnode *v;
-        err = fs->root->ops->create(fs->root, devnodes[i].name, devnodes[i].mode, devnodes[i].rdev,
-                                    NULL, &v);
+        err =
+            vnode_create(fs->root, devnodes[i].name, devnodes[i].mode, devnodes[i].rdev, NULL, &v);
         if (err < 0) {
             ramfs_release(fs);
             return err;

@@ -42,7 +42,7 @@ struct ext2_fs {
     struct proc *holder;                /* the process inside the instance (fs_enter) */
     int holds;                          /* how deep it is nested; 0: nobody inside */
     uint32_t walked;                    /* blocks walked, for walk_step's yields */
-    struct ext2_node *nodes;            /* the inode cache */
+    struct ext2_node *nodes; /* the inode cache: iget (inside), inactive (never sleeps) */
 };
 
 struct ext2_node {
@@ -455,7 +455,7 @@ static int check_inode(struct ext2_fs *e, uint32_t ino, const struct ext2_inode 
     if (raw->links_count == 0)
         return damaged(e, "a name for the free inode", ino);
     if (type == S_IFREG && raw->size_high)
-        return -EFBIG;                  /* 4 GiB or more: offsets are 32-bit here */
+        return -EFBIG; /* 4 GiB or more: offsets are 32-bit here */
     if (type == S_IFDIR && (raw->size % e->bsize || nblocks == 0 || nblocks > e->sb.blocks_count ||
                             nblocks > raw->blocks / SECTORS(e)))
         return damaged(e, "size of directory", ino);
@@ -804,7 +804,10 @@ static int truncate_data(struct ext2_fs *e, struct vnode *v, uint32_t len)
 
 /* ---------------------------------------------------------------- directories */
 
-#define DIRENT_SIZE(len) ((8 + (len) + 3) & ~3u)
+/* The room an entry with a name of len bytes takes: the header and the
+ * name, rounded up to EXT2_DIRENT_ALIGN. */
+#define DIRENT_SIZE(len) \
+    ((sizeof(struct ext2_dirent) + (len) + EXT2_DIRENT_ALIGN - 1) & ~(EXT2_DIRENT_ALIGN - 1u))
 
 /* Is the entry at byte `off` of directory block buf whole and sane? Its
  * header inside the block; rec_len a multiple of 4 that ends inside the
@@ -815,8 +818,9 @@ static int dirent_ok(struct ext2_fs *e, const char *buf, uint32_t off)
     const struct ext2_dirent *d = (const struct ext2_dirent *)(buf + off);
     uint32_t i;
 
-    if (off + 8 > e->bsize || d->rec_len < 8 || d->rec_len % 4 || d->rec_len > e->bsize - off ||
-        DIRENT_SIZE(d->name_len) > d->rec_len || (!e->filetype && d->file_type))
+    if (off + sizeof(*d) > e->bsize || d->rec_len < sizeof(*d) || d->rec_len % EXT2_DIRENT_ALIGN ||
+        d->rec_len > e->bsize - off || DIRENT_SIZE(d->name_len) > d->rec_len ||
+        (!e->filetype && d->file_type))
         return 0; /* (no filetype: that byte is name_len's high byte) */
     if (!d->inode)
         return 1;
@@ -865,30 +869,31 @@ static int dir_write(struct ext2_fs *e, struct vnode *dir, uint32_t blk, const c
     return bwrite(e, blk, buf);
 }
 
-/* Call fn on each entry of dir (stop when it returns non-zero). fn gets
- * the block buffer, so it may change it and ask for a write-back (2).
+/* Call fn on each entry of dir until it says stop. fn gets the block
+ * buffer, so it may change it and ask for the block to be written back.
  * The walk covers the directory's size, which check_inode bounded. */
-typedef int (*dirent_fn)(struct ext2_dirent *d, struct ext2_dirent *prev, void *arg);
+enum scan { SCAN_ON, SCAN_STOP, SCAN_WRITE_STOP }; /* what a dirent_fn answers */
+typedef enum scan (*dirent_fn)(struct ext2_dirent *d, struct ext2_dirent *prev, void *arg);
 
 static int dir_scan(struct ext2_fs *e, struct vnode *dir, dirent_fn fn, void *arg)
 {
     uint32_t lbn, blk, off;
     char *buf = kmalloc(e->bsize);
-    int r = 0;
+    int r = SCAN_ON; /* or -errno */
 
     if (!buf)
         return -ENOMEM;
-    for (lbn = 0; r == 0 && lbn < dir->size / e->bsize; lbn++) {
+    for (lbn = 0; r == SCAN_ON && lbn < dir->size / e->bsize; lbn++) {
         struct ext2_dirent *prev = NULL, *d;
         if ((r = dir_read(e, dir, lbn, buf, &blk)) < 0)
             break;
-        for (off = 0; off < e->bsize && r == 0; off += d->rec_len) {
+        for (off = 0; off < e->bsize && r == SCAN_ON; off += d->rec_len) {
             d = (struct ext2_dirent *)(buf + off);
             r = fn(d, prev, arg);
             prev = d;
         }
-        if (r == 2 && (r = dir_write(e, dir, blk, buf)) == 0)
-            r = 1;
+        if (r == SCAN_WRITE_STOP && (r = dir_write(e, dir, blk, buf)) == 0)
+            r = SCAN_STOP;
     }
     kfree(buf);
     return r < 0 ? r : 0;
@@ -901,20 +906,20 @@ struct find {
     int remove;
 };
 
-static int find_fn(struct ext2_dirent *d, struct ext2_dirent *prev, void *arg)
+static enum scan find_fn(struct ext2_dirent *d, struct ext2_dirent *prev, void *arg)
 {
     struct find *f = arg;
 
     if (!d->inode || d->name_len != f->len || memcmp(d->name, f->name, f->len) != 0)
-        return 0;
+        return SCAN_ON;
     f->ino = d->inode;
     if (!f->remove)
-        return 1;
+        return SCAN_STOP;
     if (prev)
         prev->rec_len += d->rec_len; /* the previous entry swallows this one */
     else
         d->inode = 0; /* first in its block: just mark it unused */
-    return 2;
+    return SCAN_WRITE_STOP;
 }
 
 /* Find `name` in dir (and with remove, take it out): 0 and *ino, -ENOENT,
@@ -964,13 +969,13 @@ static void fill_dirent(struct ext2_dirent *d, const struct add *a)
 
 /* Put the new entry into the slack of an existing one, if it fits. The
  * block was checked, so used <= rec_len and the split stays inside it. */
-static int add_fn(struct ext2_dirent *d, struct ext2_dirent *prev, void *arg)
+static enum scan add_fn(struct ext2_dirent *d, struct ext2_dirent *prev, void *arg)
 {
     struct add *a = arg;
     uint32_t used = d->inode ? DIRENT_SIZE(d->name_len) : 0;
 
     if (d->rec_len - used < DIRENT_SIZE(a->len))
-        return 0;
+        return SCAN_ON;
     if (used) {
         struct ext2_dirent *n = (struct ext2_dirent *)((char *)d + used);
         n->rec_len = d->rec_len - used;
@@ -979,7 +984,7 @@ static int add_fn(struct ext2_dirent *d, struct ext2_dirent *prev, void *arg)
     }
     fill_dirent(d, a);
     a->done = 1;
-    return 2;
+    return SCAN_WRITE_STOP;
 }
 
 static int dir_add(struct ext2_fs *e, struct vnode *dir, const char *name, struct vnode *v)
@@ -1013,13 +1018,13 @@ static int dir_add(struct ext2_fs *e, struct vnode *dir, const char *name, struc
     return write_inode(e, N(dir));
 }
 
-static int empty_fn(struct ext2_dirent *d, struct ext2_dirent *prev, void *arg)
+static enum scan empty_fn(struct ext2_dirent *d, struct ext2_dirent *prev, void *arg)
 {
     if (!d->inode || (d->name_len == 1 && d->name[0] == '.') ||
         (d->name_len == 2 && d->name[0] == '.' && d->name[1] == '.'))
-        return 0;
+        return SCAN_ON;
     *(int *)arg = 0;
-    return 1;
+    return SCAN_STOP;
 }
 
 /* 1 if dir holds nothing but . and .., 0 if it holds more, or an error. */
@@ -1030,12 +1035,12 @@ static int dir_is_empty(struct ext2_fs *e, struct vnode *dir)
     return err < 0 ? err : empty;
 }
 
-static int dotdot_fn(struct ext2_dirent *d, struct ext2_dirent *prev, void *arg)
+static enum scan dotdot_fn(struct ext2_dirent *d, struct ext2_dirent *prev, void *arg)
 {
     if (d->name_len != 2 || d->name[0] != '.' || d->name[1] != '.')
-        return 0;
+        return SCAN_ON;
     d->inode = *(uint32_t *)arg;
-    return 2;
+    return SCAN_WRITE_STOP;
 }
 
 /* ---------------------------------------------------------------- vnode ops */
@@ -1126,8 +1131,6 @@ static int create_node(struct ext2_fs *e, struct vnode *dir, const char *name, u
         return err;
     if (strlen(name) > NAME_MAX)
         return -ENAMETOOLONG;
-    if (dir->nlink == 0)
-        return -ENOENT; /* a removed directory takes no new names */
     if ((err = dir_find(e, dir, name, 0, &ino)) != -ENOENT)
         return err == 0 ? -EEXIST : err;
     if (S_ISDIR(mode) && dir->nlink >= EXT2_LINK_MAX)
@@ -1184,12 +1187,8 @@ static int link_node(struct ext2_fs *e, struct vnode *dir, const char *name, str
 
     if ((err = writable(e)) < 0)
         return err;
-    if (dir->nlink == 0)
-        return -ENOENT;
     if ((err = dir_find(e, dir, name, 0, &ino)) != -ENOENT)
         return err == 0 ? -EEXIST : err;
-    if (S_ISDIR(v->mode))
-        return -EPERM;
     if (v->nlink >= EXT2_LINK_MAX)
         return -EMLINK;
     if ((err = dir_add(e, dir, name, v)) < 0)
@@ -1206,11 +1205,12 @@ static int ext2_link(struct vnode *dir, const char *name, struct vnode *v)
     return fs_leave(e, link_node(e, dir, name, v));
 }
 
-/* Check that `name` in dir may go, and return its vnode. An empty
- * directory has exactly two links (its name and its "."): more means
- * other names point at it, and removing it would leave them dangling. */
-static int victim(struct ext2_fs *e, struct vnode *dir, const char *name, int flags,
-                  struct vnode **out)
+/* Check that `name` in dir may go, and return its vnode: a directory
+ * only when it is empty. An empty directory has exactly two links (its
+ * name and its "."): more means other names point at it, and removing it
+ * would leave them dangling. (Whether the caller may remove a directory
+ * at all, the VFS has decided.) */
+static int victim(struct ext2_fs *e, struct vnode *dir, const char *name, struct vnode **out)
 {
     struct vnode *v;
     uint32_t ino;
@@ -1219,11 +1219,7 @@ static int victim(struct ext2_fs *e, struct vnode *dir, const char *name, int fl
     if ((err = dir_find(e, dir, name, 0, &ino)) < 0 || (err = iget(e, ino, &v)) < 0)
         return err;
     err = 0;
-    if (S_ISDIR(v->mode) && !(flags & UNLINK_DIR))
-        err = -EISDIR;
-    else if (!S_ISDIR(v->mode) && (flags & UNLINK_DIR))
-        err = -ENOTDIR;
-    else if (S_ISDIR(v->mode) && (err = dir_is_empty(e, v)) >= 0)
+    if (S_ISDIR(v->mode) && (err = dir_is_empty(e, v)) >= 0)
         err = !err ? -ENOTEMPTY : v->nlink == 2 ? 0 : damaged(e, "links of directory", v->ino);
     if (err) {
         vnode_put(v);
@@ -1252,14 +1248,14 @@ static int drop_name(struct ext2_fs *e, struct vnode *dir, const char *name, str
     return write_inode(e, N(v));
 }
 
-static int ext2_unlink(struct vnode *dir, const char *name, int flags)
+static int ext2_unlink(struct vnode *dir, const char *name)
 {
     struct ext2_fs *e = E(dir);
     struct vnode *v;
     int err;
 
     fs_enter(e);
-    if ((err = writable(e)) == 0 && (err = victim(e, dir, name, flags, &v)) == 0) {
+    if ((err = writable(e)) == 0 && (err = victim(e, dir, name, &v)) == 0) {
         err = drop_name(e, dir, name, v);
         vnode_put(v);
     }
@@ -1298,8 +1294,10 @@ static int is_above(struct ext2_fs *e, struct vnode *anc, struct vnode *d, int *
     return ino == anc->ino;
 }
 
+/* Move oname to nname, replacing what nname names (the VFS has checked
+ * that it is another node of v's kind, and RENAME_NOREPLACE). */
 static int rename_node(struct ext2_fs *e, struct vnode *odir, const char *oname, struct vnode *ndir,
-                       const char *nname, int flags)
+                       const char *nname)
 {
     struct vnode *v, *old = NULL;
     uint32_t ino, nino;
@@ -1307,8 +1305,6 @@ static int rename_node(struct ext2_fs *e, struct vnode *odir, const char *oname,
 
     if ((err = writable(e)) < 0)
         return err;
-    if (ndir->nlink == 0)
-        return -ENOENT;
     if ((err = dir_find(e, odir, oname, 0, &ino)) < 0 || (err = iget(e, ino, &v)) < 0)
         return err;
     if (S_ISDIR(v->mode) && (is_above(e, v, ndir, &err) || err)) {
@@ -1316,13 +1312,7 @@ static int rename_node(struct ext2_fs *e, struct vnode *odir, const char *oname,
         goto out;
     }
     if ((err = dir_find(e, ndir, nname, 0, &nino)) == 0) {
-        if (nino == ino)
-            goto out; /* the same node: nothing to do */
-        if (flags & RENAME_NOREPLACE) {
-            err = -EEXIST;
-            goto out;
-        }
-        if ((err = victim(e, ndir, nname, S_ISDIR(v->mode) ? UNLINK_DIR : 0, &old)) < 0)
+        if ((err = victim(e, ndir, nname, &old)) < 0)
             goto out;
         if ((err = drop_name(e, ndir, nname, old)) < 0)
             goto out;
@@ -1347,13 +1337,12 @@ out:
     return err;
 }
 
-static int ext2_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const char *nname,
-                       int flags)
+static int ext2_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const char *nname)
 {
     struct ext2_fs *e = E(odir);
 
     fs_enter(e);
-    return fs_leave(e, rename_node(e, odir, oname, ndir, nname, flags));
+    return fs_leave(e, rename_node(e, odir, oname, ndir, nname));
 }
 
 static int ext2_read(struct vnode *v, void *buf, uint32_t off, uint32_t n)
@@ -1434,8 +1423,6 @@ static int ext2_readlink(struct vnode *v, char *buf, uint32_t n)
     struct ext2_fs *e = E(v);
     int r;
 
-    if (!S_ISLNK(v->mode))
-        return -EINVAL;
     if (n > v->size)
         n = v->size;
     fs_enter(e);
@@ -1608,7 +1595,7 @@ static int ext2_mount(struct fs *fs, struct file *src, const char *opts)
     unknown = e->ro_compat &
               ~(EXT2_RO_COMPAT_SPARSE_SUPER | EXT2_RO_COMPAT_LARGE_FILE | EXT2_RO_COMPAT_BTREE_DIR);
     if (unknown && !fs->readonly) {
-        kprintf("ext2: %s: unsupported ro_compat features 0x%x: read-only\n", fs->source_name,
+        kprintf("ext2: %s: unsupported ro_compat features 0x%x: read-only\n", fs_source_name(fs),
                 unknown);
         fs->readonly = 1;
     }

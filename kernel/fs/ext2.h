@@ -75,6 +75,8 @@ struct ext2_inode {
     uint8_t osd2[12];
 };
 
+#define EXT2_DIRENT_ALIGN 4         /* entries (rec_len) are multiples of 4 bytes */
+
 struct ext2_dirent {
     uint32_t inode;
     uint16_t rec_len;

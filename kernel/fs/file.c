@@ -7,6 +7,7 @@
  * marked FD_KEEP, and exec takes the process out of a shared table
  * (fdtable_exec, Lab 06). */
 #include "dev/dev.h"
+#include "dev/tty.h"
 #include "fs/vfs.h"
 #include "include/uapi/errno.h"
 #include "lib/kprintf.h"
@@ -14,7 +15,7 @@
 #include "mm/page.h"
 #include "proc/proc.h"
 
-static int nfiles;                     /* changed only by code that never sleeps */
+static int nfiles; /* changed only by code that never sleeps, never by an IRQ */
 
 struct file *file_alloc(const struct path *p, int access, int flags)
 {
@@ -40,7 +41,7 @@ void file_put(struct file *f)
 {
     struct vnode *v;
 
-    if (!f || --f->refs > 0)
+    if (!f || !ref_drop(&f->refs))
         return;
     v = f->path.vn;
     if (f->access != FA_PATH && !v->fs->revoked) {
@@ -56,14 +57,17 @@ void file_put(struct file *f)
     nfiles--;
 }
 
-/* ready(): a new file with `mode` access on f's node. Permission checks
- * and open side effects happen here and only here. */
-int file_ready(struct file *f, int mode, struct file **out)
+/* ready(): a new file with `mode` access on the node fd names. Permission
+ * checks and open side effects happen here and only here. */
+int vfs_ready(int fd, int mode, struct file **out)
 {
-    struct vnode *v = f->path.vn;
     int access = mode & R_RDWR, err;
-    struct file *nf;
+    struct file *f, *nf;
+    struct vnode *v;
 
+    if (!(f = fd_get(fd, &err)))
+        return err;
+    v = f->path.vn;
     if ((mode & ~(R_RDWR | R_APPEND | R_NONBLOCK)) || !access)
         return -EINVAL;
     if ((err = fs_check(v)) < 0)
@@ -71,9 +75,9 @@ int file_ready(struct file *f, int mode, struct file **out)
     if (S_ISDIR(v->mode) && (access & FA_WRITE))
         return -EISDIR;
     if (S_ISLNK(v->mode))
-        return -ELOOP;                  /* a symlink itself has no contents to ready */
-    if ((access & FA_WRITE) && v->fs->readonly && (S_ISREG(v->mode) || S_ISDIR(v->mode)))
-        return -EROFS;
+        return -ELOOP; /* a symlink itself has no contents to ready */
+    if ((access & FA_WRITE) && S_ISREG(v->mode) && (err = fs_may_change(v)) < 0)
+        return err;
     if ((access & FA_WRITE) && !(v->mode & 0222))
         return -EACCES;
     if ((access & FA_READ) && !(v->mode & 0444))
@@ -92,8 +96,7 @@ int file_ready(struct file *f, int mode, struct file **out)
             pipe_close(v, access);
         return -ENFILE;
     }
-    if (f->name && (nf->name = kmalloc(strlen(f->name) + 1)))
-        strlcpy(nf->name, f->name, strlen(f->name) + 1);
+    nf->name = kstrdup(f->name); /* for display only: NULL will do */
     *out = nf;
     return 0;
 }
@@ -118,7 +121,7 @@ int file_read_at(struct file *f, void *buf, uint32_t off, uint32_t n)
         if (!(d = dev_lookup(v->rdev)) || !d->read)
             return -ENXIO;
         return d->read(MINOR(v->rdev), buf, off, n, f->flags & R_NONBLOCK);
-    default: return v->ops->read ? v->ops->read(v, buf, off, n) : -EINVAL;
+    default: return vnode_read(v, buf, off, n);
     }
 }
 
@@ -140,10 +143,7 @@ int file_write_at(struct file *f, const void *buf, uint32_t off, uint32_t n)
         if (!(d = dev_lookup(v->rdev)) || !d->write)
             return -ENXIO;
         return d->write(MINOR(v->rdev), buf, off, n, f->flags & R_NONBLOCK);
-    default:
-        if (v->fs->readonly)
-            return -EROFS;
-        return v->ops->write ? v->ops->write(v, buf, off, n) : -EINVAL;
+    default: return (err = fs_may_change(v)) < 0 ? err : vnode_write(v, buf, off, n);
     }
 }
 
@@ -158,6 +158,7 @@ int file_sync(struct file *f)
     return 0;
 }
 
+/* Has f a position? Not a FIFO or a character device: a stream. */
 static int seekable(struct file *f)
 {
     return !S_ISFIFO(f->path.vn->mode) && !S_ISCHR(f->path.vn->mode);
@@ -205,6 +206,135 @@ int file_stat(struct file *f, struct stat *st)
     st->st_rdev = v->rdev;
     st->st_atime = st->st_mtime = st->st_ctime = v->mtime;
     return 0;
+}
+
+/* fstat(): the node fd names, path-only fds included. */
+int vfs_stat(int fd, struct stat *st)
+{
+    struct file *f;
+    int err;
+
+    return (f = fd_get(fd, &err)) ? file_stat(f, st) : err;
+}
+
+/* lseek(): a new position, from the start, the position or the end (a
+ * device's size too); a directory only rewinds (its position is opaque). */
+int vfs_seek(int fd, int32_t off, int whence)
+{
+    struct stat st;
+    struct file *f;
+    int64_t base;
+    int err;
+
+    if (!(f = fd_get(fd, &err)))
+        return err;
+    if (f->access == FA_PATH)
+        return -EBADF;
+    if (!seekable(f))
+        return -ESPIPE;
+    if (S_ISDIR(f->path.vn->mode)) {
+        if (whence != SEEK_SET || off != 0)
+            return -EINVAL;
+        f->dircookie = 0;
+        return 0;
+    }
+    if ((err = file_stat(f, &st)) < 0)
+        return err;
+    switch (whence) {
+    case SEEK_SET: base = 0; break;
+    case SEEK_CUR: base = f->off; break;
+    case SEEK_END: base = st.st_size; break;
+    default: return -EINVAL;
+    }
+    if (base + off < 0 || base + off > OFF_MAX)
+        return -EINVAL; /* the result must fit lseek's int */
+    f->off = (uint32_t)(base + off);
+    return (int)f->off;
+}
+
+/* ftruncate(): the only way to change a regular file's length, to any
+ * length, through an fd readied for writing. */
+int vfs_truncate(int fd, uint32_t len)
+{
+    struct file *f;
+    struct vnode *v;
+    int err;
+
+    if (!(f = fd_get(fd, &err)))
+        return err;
+    v = f->path.vn;
+    if (!(f->access & FA_WRITE))
+        return -EBADF;
+    if (!S_ISREG(v->mode))
+        return S_ISDIR(v->mode) ? -EISDIR : -EINVAL;
+    if ((err = fs_may_change(v)) < 0)
+        return err;
+    return vnode_truncate(v, len);
+}
+
+/* The size of a directory entry record holding a name of `len` bytes:
+ * the header, the name and its NUL, rounded up to DIRENT_ALIGN. */
+static uint16_t dirent_size(size_t len)
+{
+    return (sizeof(struct dirent) + len + 1 + DIRENT_ALIGN - 1) & ~(DIRENT_ALIGN - 1u);
+}
+
+/* getdents(): as many whole entries of the directory fd names as fit in
+ * buf (n bytes), from where the last call stopped; their size, 0 at the
+ * end. The position moves past exactly the entries returned. */
+int vfs_readdir(int fd, void *buf, uint32_t n)
+{
+    char rec[sizeof(struct dirent) + NAME_MAX + DIRENT_ALIGN] = { 0 }; /* no stale bytes out */
+    struct dirent *de = (struct dirent *)rec;
+    uint32_t used = 0, ino, type;
+    struct file *f;
+    int err;
+
+    if (!(f = fd_get(fd, &err)))
+        return err;
+    if (!(f->access & FA_READ))
+        return -EBADF;
+    if (!S_ISDIR(f->path.vn->mode))
+        return -ENOTDIR;
+    for (;;) {
+        uint32_t cookie = f->dircookie;
+        size_t len;
+        if ((err = vnode_readdir(f->path.vn, &cookie, de->d_name, &ino, &type)) <= 0) {
+            if (err < 0 && used == 0)
+                return err; /* a read error, not the end */
+            break;
+        }
+        len = strlen(de->d_name);
+        memset(de->d_name + len, 0, dirent_size(len) - sizeof(struct dirent) - len);
+        if (used + dirent_size(len) > n) {
+            if (used == 0)
+                return -EINVAL; /* the buffer can't hold even one */
+            break;
+        }
+        de->d_ino = ino;
+        de->d_reclen = dirent_size(len);
+        de->d_type = type;
+        memcpy((char *)buf + used, rec, de->d_reclen);
+        used += de->d_reclen;
+        f->dircookie = cookie;
+    }
+    return (int)used;
+}
+
+/* F_GETTTY/F_SETTTY: the console's input mode, through an fd readied on
+ * it (the device is one tty; the fd says the caller may use it). */
+static int console_mode(struct file *f, int cmd, int mode)
+{
+    struct vnode *v = f->path.vn;
+    int err;
+
+    if (f->access == FA_PATH)
+        return -EBADF;
+    if ((err = fs_check(v)) < 0)
+        return err;
+    if (!S_ISCHR(v->mode) || v->rdev != MKDEV(DEV_CONSOLE, 0))
+        return -ENOTTY;
+    return cmd == F_GETTTY ? tty_mode() : tty_set_mode(mode);
 }
 
 /* ---- fd tables
@@ -256,7 +386,7 @@ void fdtable_put(struct fdtable *t)
 {
     int i;
 
-    if (!t || --t->refs > 0)
+    if (!t || !ref_drop(&t->refs))
         return;
     for (i = 0; i < NOFILE; i++)
         file_put(t->fd[i]);
@@ -356,4 +486,70 @@ int fd_close(int fd)
     t->fdflags[fd] = 0;
     file_put(f);
     return 0;
+}
+
+/* dup(): the lowest free fd on fd's open file, closed on exec like every
+ * new fd (the FD_KEEP mark belongs to the slot, not to the file). */
+int fd_dup(int fd)
+{
+    struct file *f;
+    int err;
+
+    if (!(f = fd_get(fd, &err)))
+        return err;
+    file_get(f);
+    return fd_install(f, 0);
+}
+
+/* dup2(): fd `to` on from's open file, unmarked; what `to` held is closed. */
+int fd_dup2(int from, int to)
+{
+    struct fdtable *t = curproc()->fds;
+    struct file *f, *old;
+    int err;
+
+    if (!(f = fd_get(from, &err)))
+        return err;
+    if (to < 0 || to >= NOFILE)
+        return -EBADF;
+    if (from == to)
+        return to;
+    file_get(f);
+    old = t->fd[to]; /* fill the slot before the old file's */
+    t->fd[to] = f; /* last close, so that no sharer of the */
+    t->fdflags[to] = 0; /* table can see a file being torn down */
+    file_put(old);
+    return to;
+}
+
+/* fcntl(): the slot's mark (F_GETFD/F_SETFD: FD_KEEP), the open file's
+ * I/O modes (F_GETFL/F_SETFL: R_APPEND, R_NONBLOCK; the access is fixed
+ * by ready), the console's input mode (F_GETTTY/F_SETTTY). */
+int fd_fcntl(int fd, int cmd, uint32_t arg)
+{
+    struct fdtable *t = curproc()->fds;
+    struct file *f;
+    int err;
+
+    if (!(f = fd_get(fd, &err)))
+        return err;
+    switch (cmd) {
+    case F_GETFD: return t->fdflags[fd];
+    case F_SETFD:
+        if (arg & ~FD_KEEP)
+            return -EINVAL;
+        t->fdflags[fd] = arg;
+        return 0;
+    case F_GETFL: return f->access | f->flags;
+    case F_SETFL:
+        if (arg & ~(R_RDWR | R_APPEND | R_NONBLOCK))
+            return -EINVAL;
+        if (f->access == FA_PATH)
+            return -EBADF;
+        f->flags = arg & (R_APPEND | R_NONBLOCK);
+        return 0;
+    case F_GETTTY:
+    case F_SETTTY: return console_mode(f, cmd, (int)arg);
+    }
+    return -EINVAL;
 }

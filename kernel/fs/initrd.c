@@ -9,10 +9,10 @@
 /* Find or make the directory `name` in dir; returns it with a reference. */
 static int subdir(struct vnode *dir, const char *name, struct vnode **out)
 {
-    int err = dir->ops->lookup(dir, name, out);
+    int err = vnode_lookup(dir, name, out);
 
     if (err == -ENOENT)
-        err = dir->ops->create(dir, name, S_IFDIR | 0755, 0, NULL, out);
+        err = vnode_create(dir, name, S_IFDIR | 0755, 0, NULL, out);
     if (err == 0 && !S_ISDIR((*out)->mode)) {
         vnode_put(*out);
         err = -ENOTDIR;
@@ -55,10 +55,10 @@ static int unpack_one(struct vnode *root, const struct ustar_entry *e)
     if (e->type == '5') {
         err = subdir(dir, name, &v);
     } else if (e->type == '2') {
-        err = dir->ops->create(dir, name, S_IFLNK | 0777, 0, e->link, &v);
+        err = vnode_create(dir, name, S_IFLNK | 0777, 0, e->link, &v);
     } else if (e->type == '0') {
-        err = dir->ops->create(dir, name, S_IFREG | (e->mode & 0777), 0, NULL, &v);
-        if (err == 0 && e->size && (err = v->ops->write(v, e->data, 0, e->size)) > 0)
+        err = vnode_create(dir, name, S_IFREG | (e->mode & 0777), 0, NULL, &v);
+        if (err == 0 && e->size && (err = vnode_write(v, e->data, 0, e->size)) > 0)
             err = 0;
     } else {
         vnode_put(dir);

@@ -20,41 +20,6 @@ struct walker {
     int depth;                  /* WALK_BENEATH: components below the start */
 };
 
-void path_get(const struct path *p)
-{
-    vnode_get(p->vn);
-    fs_get(p->vn->fs);
-    if (p->mnt)
-        mount_get(p->mnt);
-}
-
-void path_put(struct path *p)
-{
-    struct fs *fs;
-
-    if (!p->vn)
-        return;
-    fs = p->vn->fs;
-    if (p->mnt)
-        mount_put(p->mnt);
-    vnode_put(p->vn);
-    fs_put(fs);
-    p->vn = NULL;
-    p->mnt = NULL;
-}
-
-int path_copy(struct path *dst, const struct path *src)
-{
-    *dst = *src;
-    path_get(dst);
-    return 0;
-}
-
-static int path_equal(const struct path *a, const struct path *b)
-{
-    return a->vn == b->vn && a->mnt == b->mnt;
-}
-
 /* Copy the next component of *pp into name, advance *pp past it and any
  * slashes. Returns 1, 0 at the end, or -ENAMETOOLONG. */
 static int next_component(const char **pp, char *name)
@@ -85,12 +50,14 @@ static int walk_start(struct proc *p, int dirfd, const char *path, struct path *
     int err;
 
     if (path[0] == '/')
-        return path_copy(out, p->root);
-    if (dirfd == AT_CWD)
-        return path_copy(out, p->cwd);
-    if (!(f = fd_get(dirfd, &err)))
+        path_copy(out, &p->root);
+    else if (dirfd == AT_CWD)
+        path_copy(out, &p->cwd);
+    else if ((f = fd_get(dirfd, &err)))
+        path_copy(out, &f->path);
+    else
         return err;
-    return path_copy(out, &f->path);
+    return 0;
 }
 
 static int resolve(struct walker *w, struct path *cur, const char *path, int follow_last);
@@ -104,11 +71,9 @@ static int follow_link(struct walker *w, struct path *dir, struct path *cur)
 
     if (++w->links > MAXSYMLINKS)
         return -ELOOP;
-    if (!cur->vn->ops->readlink)
-        return -EINVAL;
     if (!(target = kmalloc(PATH_MAX)))
         return -ENOMEM;
-    n = cur->vn->ops->readlink(cur->vn, target, PATH_MAX - 1);
+    n = vnode_readlink(cur->vn, target, PATH_MAX - 1);
     if (n < 0) {
         kfree(target);
         return n;
@@ -142,8 +107,6 @@ static int resolve(struct walker *w, struct path *cur, const char *path, int fol
 
         if (!S_ISDIR(cur->vn->mode))
             return -ENOTDIR;
-        if ((err = fs_check(cur->vn)) < 0)
-            return err;
         if (strcmp(name, ".") == 0)
             continue;
         if (strcmp(name, "..") == 0) {
@@ -155,15 +118,9 @@ static int resolve(struct walker *w, struct path *cur, const char *path, int fol
                 w->depth--;
             continue;
         }
-        if (!cur->vn->ops->lookup)
-            return -ENOTDIR;
-        if ((err = cur->vn->ops->lookup(cur->vn, name, &child)) < 0)
+        if ((err = vnode_lookup(cur->vn, name, &child)) < 0)
             return err;
-        next.mnt = cur->mnt;
-        next.vn = child;                /* lookup gave us a vnode reference */
-        fs_get(child->fs);
-        if (next.mnt)
-            mount_get(next.mnt);
+        path_child(cur, child, &next);
         ns_cross(w->ns, &next);
         if (S_ISLNK(next.vn->mode) && (!last || follow_last)) {
             err = follow_link(w, cur, &next);
@@ -182,14 +139,16 @@ static int resolve(struct walker *w, struct path *cur, const char *path, int fol
 }
 
 /* Resolve (dirfd, path) for process p to a path with a reference. The
- * result is never on a revoked filesystem: resolve checks each directory
- * it passes through, and the end is checked here (a path with no
- * component, like "/", passes through none). */
+ * result is never on a revoked filesystem: every lookup on the way asks
+ * its filesystem (vnode_lookup: -EIO once revoked), and the end is checked
+ * here (a path with no component, like "/", asks none). */
 int vfs_walk_from(struct proc *p, int dirfd, const char *path, int flags, struct path *out)
 {
-    struct walker w = { p->ns, p->root, flags, 0, 0 };
+    struct walker w = { p->ns, &p->root, flags, 0, 0 };
     int err;
 
+    if (flags & ~(WALK_NOFOLLOW | WALK_BENEATH))
+        return -EINVAL;
     if (!path[0])
         return -ENOENT;
     if ((err = walk_start(p, dirfd, path, out)) < 0)
@@ -242,7 +201,7 @@ int vfs_walk_parent(int dirfd, const char *path, struct path *parent, char *name
     }
     if (err == 0 && len < strlen(path)) {   /* "name/": only a directory, or nothing yet */
         struct vnode *v;
-        if (parent->vn->ops->lookup(parent->vn, name, &v) == 0) {
+        if (vnode_lookup(parent->vn, name, &v) == 0) {
             int dir_ok = S_ISDIR(v->mode);  /* the last name is never followed: a */
             vnode_put(v);                   /* symlink to a directory is no directory */
             if (!dir_ok) {
@@ -254,19 +213,244 @@ int vfs_walk_parent(int dirfd, const char *path, struct path *parent, char *name
     return err;
 }
 
+/* ---- the operations on names
+ *
+ * One function per system call, each holding every rule of its call
+ * once; the filesystem is called (vnode_ in vfs.c) only after them, to
+ * store. The permission checks of the authority issue go here too. */
+
+static int creatable(uint32_t type)
+{
+    return type == S_IFREG || type == S_IFDIR || type == S_IFIFO || type == S_IFLNK ||
+           type == S_IFCHR || type == S_IFBLK;
+}
+
+/* Is v, found by a lookup in dir, covered by an attachment of the
+ * caller's namespace? Such a name cannot go away (EBUSY). */
+static int covered(const struct path *dir, struct vnode *v)
+{
+    struct path p = { dir->mnt, v };
+
+    return ns_name_busy(curproc()->ns, &p);
+}
+
+/* create(): a new node of `type` with permission bits `perm` at (dirfd,
+ * path), always exclusive: the name must be free. *out is its path. rdev
+ * is the device of an S_IFCHR or S_IFBLK, symlink the target of an
+ * S_IFLNK. The caller makes an fd of it, so a full fd table is refused
+ * before anything is made. */
+int vfs_create(int dirfd, const char *path, uint32_t type, uint32_t perm, uint32_t rdev,
+               const char *symlink, struct path *out)
+{
+    uint32_t mode = type | (perm & 07777);
+    char name[NAME_MAX + 1];
+    struct path dir;
+    struct vnode *v;
+    int err;
+
+    if (!creatable(type))
+        return -EINVAL;
+    if ((err = fd_room()) < 0)
+        return err;
+    if (!S_ISDIR(mode) && path[0] && path[strlen(path) - 1] == '/')
+        return -ENOTDIR;                /* "name/" can only be a directory */
+    if ((err = vfs_walk_parent(dirfd, path, &dir, name)) < 0)
+        return err;
+    if ((err = fs_may_change(dir.vn)) == 0 && dir.vn->nlink == 0)
+        err = -ENOENT;                  /* a removed directory takes no new names */
+    if (err == 0 &&
+        (err = vnode_create(dir.vn, name, mode, S_ISCHR(mode) || S_ISBLK(mode) ? rdev : 0,
+                            S_ISLNK(mode) ? symlink : NULL, &v)) == 0)
+        path_child(&dir, v, out);
+    path_put(&dir);
+    return err;
+}
+
+/* link(): a new name (dirfd, path) for the node fd names, in the same
+ * filesystem; exclusive. Never for a directory: it has one name (and its
+ * children's ".."), or a cycle could cut a tree loose. */
+int vfs_link(int fd, int dirfd, const char *path)
+{
+    char name[NAME_MAX + 1];
+    struct path dir;
+    struct file *f;
+    int err;
+
+    if (!(f = fd_get(fd, &err)))
+        return err;
+    if ((err = vfs_walk_parent(dirfd, path, &dir, name)) < 0)
+        return err;
+    if (dir.vn->fs != f->path.vn->fs)
+        err = -EXDEV;
+    else if ((err = fs_may_change(dir.vn)) < 0)
+        ;
+    else if (S_ISDIR(f->path.vn->mode))
+        err = -EPERM;                   /* no hard link to a directory */
+    else if (dir.vn->nlink == 0)
+        err = -ENOENT;                  /* a removed directory takes no new names */
+    else
+        err = vnode_link(dir.vn, name, f->path.vn);
+    path_put(&dir);
+    return err;
+}
+
+/* unlink(): take the name (dirfd, path) away. A directory goes only with
+ * UNLINK_DIR (and only when empty, which its filesystem knows), anything
+ * else only without; a name something is attached on cannot go. */
+int vfs_unlink(int dirfd, const char *path, int flags)
+{
+    char name[NAME_MAX + 1];
+    struct path dir;
+    struct vnode *v;
+    int err;
+
+    if (flags & ~UNLINK_DIR)
+        return -EINVAL;
+    if ((err = vfs_walk_parent(dirfd, path, &dir, name)) < 0)
+        return err;
+    if ((err = fs_may_change(dir.vn)) == 0 && (err = vnode_lookup(dir.vn, name, &v)) == 0) {
+        if (covered(&dir, v))
+            err = -EBUSY;
+        else if (S_ISDIR(v->mode) && !(flags & UNLINK_DIR))
+            err = -EISDIR;
+        else if (!S_ISDIR(v->mode) && (flags & UNLINK_DIR))
+            err = -ENOTDIR;
+        else
+            err = vnode_unlink(dir.vn, name);
+        vnode_put(v);
+    }
+    path_put(&dir);
+    return err;
+}
+
+/* May v, named in odir, take the place of victim (NULL: nothing there)
+ * in ndir? 0, 1 when they are one node (nothing to do), or -errno. A
+ * name something is attached on cannot go; a victim goes only without
+ * RENAME_NOREPLACE, and only for a node of its own kind. */
+static int may_replace(const struct path *odir, struct vnode *v, const struct path *ndir,
+                       struct vnode *victim, int flags)
+{
+    if (covered(odir, v) || (victim && covered(ndir, victim)))
+        return -EBUSY;
+    if (ndir->vn->nlink == 0)
+        return -ENOENT;                 /* a removed directory takes no new names */
+    if (!victim)
+        return 0;
+    if (victim == v)
+        return 1;
+    if (flags & RENAME_NOREPLACE)
+        return -EEXIST;
+    if (S_ISDIR(victim->mode) != S_ISDIR(v->mode))
+        return S_ISDIR(v->mode) ? -ENOTDIR : -EISDIR;
+    return 0;
+}
+
+/* rename's work between two resolved directories of one filesystem. */
+static int rename_in(const struct path *odir, const char *oname, const struct path *ndir,
+                     const char *nname, int flags)
+{
+    struct vnode *v, *victim;
+    int err;
+
+    if (odir->vn->fs != ndir->vn->fs)
+        return -EXDEV;
+    if ((err = fs_may_change(odir->vn)) < 0 || (err = vnode_lookup(odir->vn, oname, &v)) < 0)
+        return err;
+    if ((err = vnode_lookup(ndir->vn, nname, &victim)) == -ENOENT) {
+        victim = NULL;                  /* nothing there: a plain move */
+        err = 0;
+    }
+    if (err < 0) {
+        vnode_put(v);
+        return err;
+    }
+    if ((err = may_replace(odir, v, ndir, victim, flags)) == 0)
+        err = vnode_rename(odir->vn, oname, ndir->vn, nname);
+    vnode_put(victim);
+    vnode_put(v);
+    return err > 0 ? 0 : err;
+}
+
+/* rename(): move the name (odirfd, old) to (ndirfd, new), replacing what
+ * is there unless RENAME_NOREPLACE (rename_in has the rules). */
+int vfs_rename(int odirfd, const char *old, int ndirfd, const char *new, int flags)
+{
+    char oname[NAME_MAX + 1], nname[NAME_MAX + 1];
+    struct path odir, ndir;
+    int err;
+
+    if (flags & ~RENAME_NOREPLACE)
+        return -EINVAL;
+    if ((err = vfs_walk_parent(odirfd, old, &odir, oname)) < 0)
+        return err;
+    if ((err = vfs_walk_parent(ndirfd, new, &ndir, nname)) == 0) {
+        err = rename_in(&odir, oname, &ndir, nname, flags);
+        path_put(&ndir);
+    }
+    path_put(&odir);
+    return err;
+}
+
+/* readlink(): the target of the symlink (dirfd, path), not followed, into
+ * buf (at most n bytes, no NUL); its length. */
+int vfs_readlink(int dirfd, const char *path, char *buf, uint32_t n)
+{
+    struct path p;
+    int err;
+
+    if ((err = vfs_walk(dirfd, path, WALK_NOFOLLOW, &p)) < 0)
+        return err;
+    err = S_ISLNK(p.vn->mode) ? vnode_readlink(p.vn, buf, n) : -EINVAL;
+    path_put(&p);
+    return err;
+}
+
+/* fchroot/fchdir: point the root or cwd at the directory fd names. A
+ * root in a detached tree becomes a root attachment of the namespace
+ * (ns_attach_root), which is what lets pivot_root be built in user space. */
+static int set_dir(struct path *slot, int fd, int is_root)
+{
+    struct file *f;
+    struct path p;
+    int err;
+
+    if (!(f = fd_get(fd, &err)))
+        return err;
+    if (!S_ISDIR(f->path.vn->mode))
+        return -ENOTDIR;
+    if ((err = fs_check(f->path.vn)) < 0)
+        return err;
+    path_copy(&p, &f->path);
+    if (is_root && (err = ns_attach_root(curproc()->ns, &p)) < 0) {
+        path_put(&p);
+        return err;
+    }
+    path_put(slot);
+    *slot = p;
+    return 0;
+}
+
+int vfs_fchroot(int fd)
+{
+    return set_dir(&curproc()->root, fd, 1);
+}
+
+int vfs_fchdir(int fd)
+{
+    return set_dir(&curproc()->cwd, fd, 0);
+}
+
 /* Find the name under which `child` (not an attachment root) appears in
  * directory `dir`. */
 static int name_in_dir(struct vnode *dir, struct vnode *child, char *name)
 {
     uint32_t cookie = 0, ino, type;
 
-    if (!dir->ops->readdir)
-        return -ENOENT;
-    while (dir->ops->readdir(dir, &cookie, name, &ino, &type) > 0) {
+    while (vnode_readdir(dir, &cookie, name, &ino, &type) > 0) {
         struct vnode *v;
         if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
             continue;
-        if (ino == child->ino && dir->ops->lookup(dir, name, &v) == 0) {
+        if (ino == child->ino && vnode_lookup(dir, name, &v) == 0) {
             int same = v == child || (v->fs == child->fs && v->ino == child->ino);
             vnode_put(v);
             if (same)
@@ -276,13 +460,12 @@ static int name_in_dir(struct vnode *dir, struct vnode *child, char *name)
     return -ENOENT;
 }
 
-/* Write the name of p as seen from the caller's root into buf, the way
- * getcwd() does: climb with "..", naming each step from its parent. A path
- * not below the root (a detached fs, a dir outside a chroot) is prefixed
- * with "?". Returns the length or -ERANGE. */
-int vfs_path_name(const struct path *p, char *buf, size_t size)
+/* Write the name of p as seen from `root` (a process's root) into buf,
+ * the way getcwd() does: climb with "..", naming each step from its
+ * parent. A path not below the root (a detached fs, a dir outside a
+ * chroot) is prefixed with "?". Returns the length or -ERANGE. */
+int vfs_path_name(const struct path *root, const struct path *p, char *buf, size_t size)
 {
-    struct proc *proc = curproc();
     struct path cur;
     char *name, *tmp;
     int err = 0, steps;
@@ -302,7 +485,7 @@ int vfs_path_name(const struct path *p, char *buf, size_t size)
         struct path up;
         size_t n;
 
-        if (proc && path_equal(&cur, proc->root))
+        if (path_equal(&cur, root))
             break;
         if ((err = fs_check(cur.vn)) < 0)
             break;                      /* revoked: nothing to ask it */
@@ -312,24 +495,20 @@ int vfs_path_name(const struct path *p, char *buf, size_t size)
         }
         if (ns_climb(&cur))             /* stepped onto a mountpoint */
             continue;
-        if (ns_is_top(&cur) || cur.vn == cur.vn->fs->root ||
-            !cur.vn->ops->lookup) {             /* the top of something not below our root */
+        if ((err = path_parent(&cur, &up)) == 0) {  /* the top of something not below our root */
             if (strlcpy(tmp, "?", size) >= size || strlcat(tmp, buf, size) >= size)
                 err = -ERANGE;
             strlcpy(buf, tmp, size);
             break;
         }
-        if ((err = cur.vn->ops->lookup(cur.vn, "..", &up.vn)) < 0)
+        if (err < 0)
             break;
+        err = 0;
         if (up.vn == cur.vn) {          /* ".." is itself below the fs root: damaged */
-            vnode_put(up.vn);
+            path_put(&up);
             err = -EIO;
             break;
         }
-        up.mnt = cur.mnt;
-        fs_get(up.vn->fs);
-        if (up.mnt)
-            mount_get(up.mnt);
         if ((err = name_in_dir(up.vn, cur.vn, name)) < 0) {
             path_put(&up);
             break;
@@ -353,5 +532,34 @@ int vfs_path_name(const struct path *p, char *buf, size_t size)
 
 int vfs_getcwd(char *buf, size_t size)
 {
-    return vfs_path_name(curproc()->cwd, buf, size);
+    return vfs_path_name(&curproc()->root, &curproc()->cwd, buf, size);
+}
+
+/* The name (dirfd, path) is given by, made absolute for display: the one
+ * name a resolution records, for /proc and for what is made from its
+ * result (an fd's file, an attachment of a non-directory, a filesystem's
+ * source). Not cleaned up, and it may name something else tomorrow; a
+ * relative path starts from the cwd's name or dirfd's own recorded name.
+ * A kmalloc'd string of at most PATH_MAX bytes, or NULL without memory. */
+char *vfs_display_name(int dirfd, const char *path)
+{
+    char *buf = kmalloc(PATH_MAX), *name;
+    struct file *d;
+    int err;
+
+    if (!buf)
+        return NULL;
+    buf[0] = '\0';
+    if (path[0] != '/') {
+        if (dirfd == AT_CWD)
+            vfs_getcwd(buf, PATH_MAX);
+        else if ((d = fd_get(dirfd, &err)) && d->name)
+            strlcpy(buf, d->name, PATH_MAX);
+        if (buf[0] && strcmp(buf, "/") != 0)
+            strlcat(buf, "/", PATH_MAX);
+    }
+    strlcat(buf, path, PATH_MAX);
+    name = kstrdup(buf);
+    kfree(buf);
+    return name;
 }

@@ -10,6 +10,7 @@
 #include "lib/kprintf.h"
 #include "lib/string.h"
 #include "mm/page.h"
+#include "proc/proc.h"
 
 struct mount {
     int refs;                   /* the namespace list's, plus one per path */
@@ -20,7 +21,7 @@ struct mount {
     struct vnode *root;         /* what is shown there */
     struct mount *next;         /* in the namespace list */
     struct mount *copy;         /* scratch for ns_copy */
-    char label[64];             /* where a non-directory is attached (for ns_format) */
+    char *name;                 /* a non-directory's: the name it was bound at, or NULL */
 };
 
 /* Laid out by hand (clang-format reads C++'s namespace keyword): */
@@ -33,7 +34,9 @@ struct namespace {
 };
 /* clang-format on */
 
-static struct namespace *all_ns;
+/* Both changed only by system calls, never by an interrupt, and none
+ * sleeps while it changes them (one CPU, no kernel preemption). */
+static struct namespace *all_ns;        /* every namespace, for revoke */
 static int next_mount_id = 1;
 
 void mount_get(struct mount *m)
@@ -43,10 +46,7 @@ void mount_get(struct mount *m)
 
 void mount_put(struct mount *m)
 {
-    if (!m)
-        return;
-    KASSERT(m->refs > 0);
-    if (--m->refs > 0)
+    if (!m || !ref_drop(&m->refs))
         return;
     if (m->mp) {
         struct fs *fs = m->mp->fs;
@@ -59,16 +59,24 @@ void mount_put(struct mount *m)
         fs_put(fs);
     }
     mount_put(m->parent);
+    kfree(m->name);
     kfree(m);
 }
 
-/* A new attached mount showing `root` at (parent, mp), taking references. */
-static struct mount *mount_new(struct mount *parent, struct vnode *mp, struct vnode *root)
+/* A new attached mount showing `root` at (parent, mp), taking references.
+ * A non-directory keeps `name`, the name it is attached at (ns_format
+ * cannot find a file's name by climbing, as it does a directory's). */
+static struct mount *mount_new(struct mount *parent, struct vnode *mp, struct vnode *root,
+                               const char *name)
 {
     struct mount *m = kzalloc(sizeof(*m));
 
     if (!m)
         return NULL;
+    if (name && !S_ISDIR(root->mode) && !(m->name = kstrdup(name))) {
+        kfree(m);
+        return NULL;
+    }
     m->refs = 1;
     m->id = next_mount_id++;
     m->attached = 1;
@@ -90,7 +98,7 @@ struct namespace *ns_create(struct vnode *root)
 
     if (!ns)
         return NULL;
-    if (!(ns->root = ns->mounts = mount_new(NULL, NULL, root))) {
+    if (!(ns->root = ns->mounts = mount_new(NULL, NULL, root, NULL))) {
         kfree(ns);
         return NULL;
     }
@@ -171,7 +179,7 @@ void ns_put(struct namespace *ns)
 {
     struct namespace **pp;
 
-    if (--ns->refs > 0)
+    if (!ref_drop(&ns->refs))
         return;
     for (pp = &all_ns; *pp; pp = &(*pp)->next) {
         if (*pp == ns) {
@@ -188,23 +196,36 @@ void ns_put(struct namespace *ns)
     kfree(ns);
 }
 
-/* Follow attachments down: while something is bound on p, go to it. */
+/* The newest attachment of ns on p, or NULL. */
+static struct mount *covering(struct namespace *ns, const struct path *p)
+{
+    struct mount *m;
+
+    for (m = ns ? ns->mounts : NULL; m; m = m->next)
+        if (m->mp && m->mp == p->vn && m->parent == p->mnt)
+            return m;
+    return NULL;
+}
+
+/* Follow attachments down: while something is bound on p, go to it
+ * (something may be stacked on what is bound there). */
 void ns_cross(struct namespace *ns, struct path *p)
 {
     struct mount *m;
 
-    if (!ns)
-        return;
-again:
-    for (m = ns->mounts; m; m = m->next) {
-        if (m->mp && m->mp == p->vn && m->parent == p->mnt) {
-            struct path next = { m, m->root };
-            path_get(&next);
-            path_put(p);
-            *p = next;
-            goto again;                 /* something may be stacked on it */
-        }
+    while ((m = covering(ns, p))) {
+        struct path next = { m, m->root };
+        path_get(&next);
+        path_put(p);
+        *p = next;
     }
+}
+
+/* Is something attached on p in ns? Such a name cannot go away: unlink
+ * and rename say EBUSY. */
+int ns_name_busy(struct namespace *ns, const struct path *p)
+{
+    return covering(ns, p) != NULL;
 }
 
 /* If p is the root of an attachment, step out onto the mountpoint. */
@@ -232,7 +253,7 @@ int ns_is_top(const struct path *p)
 /* "..": never above root; out of attachments; then the filesystem's own. */
 int ns_dotdot(struct namespace *ns, const struct path *root, struct path *p)
 {
-    struct vnode *up;
+    struct path up;
     int err;
 
     /* The root is recognised by its vnode alone: a directory fd made
@@ -244,14 +265,10 @@ int ns_dotdot(struct namespace *ns, const struct path *root, struct path *p)
         if (!ns_climb(p))
             break;
     }
-    if (ns_is_top(p))
-        return 0;                       /* top of a namespace or detached tree: stay */
-    if (p->vn == p->vn->fs->root || !p->vn->ops->lookup)
-        return 0;                       /* top of a filesystem reached by fd: stay */
-    if ((err = p->vn->ops->lookup(p->vn, "..", &up)) < 0)
-        return err;
-    vnode_put(p->vn);
-    p->vn = up;
+    if ((err = path_parent(p, &up)) <= 0)
+        return err;                     /* a top: stay */
+    path_put(p);
+    *p = up;
     ns_cross(ns, p);
     return 0;
 }
@@ -296,9 +313,8 @@ static int copy_below(struct namespace *ns, struct mount *src, struct mount *dst
         after = m->id;
         if (count_mounts(ns) >= MAX_MOUNTS)
             return -ENOSPC;
-        if (!(c = mount_new(m->parent->copy, m->mp, m->root)))
+        if (!(c = mount_new(m->parent->copy, m->mp, m->root, m->name)))
             return -ENOMEM;
-        strlcpy(c->label, m->label, sizeof(c->label));
         m->copy = c;
         c->next = ns->mounts;
         ns->mounts = c;
@@ -310,7 +326,7 @@ static int copy_below(struct namespace *ns, struct mount *src, struct mount *dst
  * mount and put it at the head of the namespace's list, so that ns_cross
  * finds it before anything it covers. */
 static int attach(struct namespace *ns, struct vnode *what, const struct path *where,
-                  struct mount **out)
+                  const char *name, struct mount **out)
 {
     struct mount *m;
     int err;
@@ -325,7 +341,7 @@ static int attach(struct namespace *ns, struct vnode *what, const struct path *w
         return -EINVAL;                 /* target must be in this namespace */
     if (count_mounts(ns) >= MAX_MOUNTS)
         return -ENOSPC;
-    if (!(m = mount_new(where->mnt, where->vn, what)))
+    if (!(m = mount_new(where->mnt, where->vn, what, name)))
         return -ENOMEM;
     m->next = ns->mounts;
     ns->mounts = m;
@@ -333,25 +349,51 @@ static int attach(struct namespace *ns, struct vnode *what, const struct path *w
     return 0;
 }
 
-/* bind(): show what f names at `where`. Directories go on directories,
- * everything else on non-directories. Stacking on an existing attachment
- * covers it (the newest wins in ns_cross). Binding the root of an
- * attachment brings along what is attached below it (copy_below). */
-int ns_bind(struct namespace *ns, struct file *f, const struct path *where, const char *label)
+/* Attach `what` at `where` in ns: directories on directories, everything
+ * else on non-directories, never on a revoked filesystem, and only at a
+ * place of this namespace. Stacking on an existing attachment covers it
+ * (the newest wins in ns_cross). Binding the root of an attachment brings
+ * along what is attached below it (copy_below). `name` is the name where
+ * was given by, kept for a non-directory (ns_format); may be NULL. */
+int ns_bind(struct namespace *ns, const struct path *what, const struct path *where,
+            const char *name)
 {
     int limit = next_mount_id, err;
     struct mount *m;
 
-    if ((err = attach(ns, f->path.vn, where, &m)) < 0)
+    if ((err = attach(ns, what->vn, where, name, &m)) < 0)
         return err;
-    if (label)
-        strlcpy(m->label, label, sizeof(m->label));
-    if (f->path.mnt && f->path.vn == f->path.mnt->root &&
-        (err = copy_below(ns, f->path.mnt, m, limit)) < 0) {
+    if (what->mnt && what->vn == what->mnt->root &&
+        (err = copy_below(ns, what->mnt, m, limit)) < 0) {
         detach_tree(ns, m);
         return err;
     }
     return 0;
+}
+
+/* bind(): attach what fd names at (dirfd, path) in the caller's
+ * namespace. The target is resolved once, and the name it was given by
+ * goes with it to ns_bind, which keeps it for a non-directory. Lab 03. */
+int vfs_bind(int fd, int dirfd, const char *path, int flags)
+{
+    /* LAB 03: BEGIN */
+    struct path where;
+    struct file *f;
+    char *name;
+    int err;
+
+    if (flags != BIND_REPLACE)
+        return -EINVAL;
+    if (!(f = fd_get(fd, &err)))
+        return err;
+    if ((err = vfs_walk(dirfd, path, 0, &where)) < 0)
+        return err;
+    name = vfs_display_name(dirfd, path);
+    err = ns_bind(curproc()->ns, &f->path, &where, name);
+    kfree(name);
+    path_put(&where);
+    return err;
+    /* LAB 03: END */
 }
 
 /* fchroot() on a detached tree (fsopen, unbind): make it a root of the
@@ -373,7 +415,7 @@ int ns_attach_root(struct namespace *ns, struct path *p)
     }
     if (count_mounts(ns) >= MAX_MOUNTS)
         return -ENOSPC;
-    if (!(m = mount_new(NULL, NULL, p->vn)))
+    if (!(m = mount_new(NULL, NULL, p->vn, NULL)))
         return -ENOMEM;
     m->next = ns->mounts;
     ns->mounts = m;
@@ -400,8 +442,23 @@ int ns_unbind(struct namespace *ns, struct path *where, struct path *out)
     /* LAB 04: END */
 }
 
+/* unbind(): detach what is attached at (dirfd, path) in the caller's
+ * namespace; *out is a path on it, for an fd (so a full fd table is
+ * refused before anything is detached). */
+int vfs_unbind(int dirfd, const char *path, struct path *out)
+{
+    struct path where;
+    int err;
+
+    if ((err = fd_room()) < 0 || (err = vfs_walk(dirfd, path, 0, &where)) < 0)
+        return err;
+    err = ns_unbind(curproc()->ns, &where, out);
+    path_put(&where);
+    return err;
+}
+
 /* revoke(): detach every attachment of fs in every namespace. */
-int ns_revoke_fs(struct fs *fs)
+void ns_detach_fs(struct fs *fs)
 {
     struct namespace *ns;
     struct mount *m;
@@ -415,7 +472,6 @@ int ns_revoke_fs(struct fs *fs)
             }
         }
     }
-    return 0;
 }
 
 /* unshare(): a private copy of ns; root and cwd are moved to the copy. */
@@ -430,10 +486,9 @@ struct namespace *ns_copy(struct namespace *ns, struct path *root, struct path *
         return NULL;
     tail = &n->mounts;
     for (m = ns->mounts; m; m = m->next) {
-        if (!(m->copy = mount_new(NULL, m->mp, m->root)))
+        if (!(m->copy = mount_new(NULL, m->mp, m->root, m->name)))
             goto nomem;
         m->copy->id = m->id;            /* same order as the original */
-        strlcpy(m->copy->label, m->label, sizeof(m->label));
         *tail = m->copy;
         tail = &m->copy->next;
     }
@@ -462,42 +517,53 @@ nomem:
     return NULL;
 }
 
-/* /proc/<pid>/ns: one line per attachment, parents before children:
- * "<where> <fstype> <source>[ bind]". */
-static int format_one(struct mount *m, char *where, size_t wsize, char *buf, size_t size,
-                      size_t *len)
+/* unshare(): p gets a private copy of its namespace; its root and cwd
+ * move into the copy. */
+int ns_unshare(struct proc *p)
 {
-    struct path p = { m, m->root };
-    int n;
+    struct namespace *ns = ns_copy(p->ns, &p->root, &p->cwd);
 
-    /* A directory's name can be found by climbing ".."; a file's can't, so
-     * non-directory attachments carry the name they were bound under. */
-    if (m->label[0])
-        strlcpy(where, m->label, wsize);
-    else if (vfs_path_name(&p, where, wsize) < 0)
-        strlcpy(where, "?", wsize);
-    n = snprintf(buf + *len, size - *len, "%s %s %s%s\n", where, m->root->fs->type->name,
-                 m->root->fs->source_name, m->root == m->root->fs->root ? "" : " bind");
-    if (n < 0 || (size_t)n >= size - *len)
-        return -ERANGE;
-    *len += n;
+    if (!ns)
+        return -ENOMEM;
+    ns_put(p->ns);
+    p->ns = ns;
     return 0;
 }
 
-int ns_format(struct namespace *ns, struct mount *top, char *buf, size_t size)
+/* One line of /proc/<pid>/ns for m into buf (size bytes, of which len
+ * are used), like snprintf: the line's length, whether it fit or not. */
+static size_t format_one(struct mount *m, const struct path *root, char *where, char *buf,
+                         size_t size, size_t len)
 {
+    struct path p = { m, m->root };
+    struct fs *fs = m->root->fs;
+
+    if (m->name)
+        strlcpy(where, m->name, PATH_MAX);
+    else if (vfs_path_name(root, &p, where, PATH_MAX) < 0)
+        strlcpy(where, "?", PATH_MAX);
+    return snprintf(len < size ? buf + len : NULL, len < size ? size - len : 0, "%s %s %s%s\n",
+                    where, fs->type->name, fs_source_name(fs), m->root == fs->root ? "" : " bind");
+}
+
+/* /proc/<pid>/ns: one line per attachment, "<where> <fstype> <source>[
+ * bind]", from the process's root down, parents before children, each
+ * named as that process names it (from `root`, its root), whoever reads.
+ * Like snprintf: returns the length of the whole text, of which what
+ * fits is in buf, so a caller can ask again with room for all of it. */
+int ns_format(struct namespace *ns, const struct path *root, char *buf, size_t size)
+{
+    struct mount *top = root->mnt ? root->mnt : ns->root, *m;
     char *where = kmalloc(PATH_MAX);
-    struct mount *m;
-    size_t len = 0;
-    int err;
+    size_t len;
 
     if (!where)
         return -ENOMEM;
-    buf[0] = '\0';
-    top = top ? top : ns->root;
-    err = format_one(top, where, PATH_MAX, buf, size, &len);
-    for (m = top; err == 0 && (m = next_below(ns, top, m == top ? 0 : m->id, 0x7FFFFFFF));)
-        err = format_one(m, where, PATH_MAX, buf, size, &len);
+    if (size)
+        buf[0] = '\0';
+    len = format_one(top, root, where, buf, size, 0);
+    for (m = top; (m = next_below(ns, top, m == top ? 0 : m->id, INT32_MAX));)
+        len += format_one(m, root, where, buf, size, len);
     kfree(where);
-    return err < 0 ? err : (int)len;
+    return (int)len;
 }

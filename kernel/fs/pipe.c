@@ -31,7 +31,7 @@ struct pipe {
 };
 
 static const struct fs_type pipefs_type = { "pipe", NULL, NULL, NULL };
-static struct fs pipefs = { .type = &pipefs_type, .refs = 1, .source_name = "-" };
+static struct fs pipefs = { .type = &pipefs_type, .refs = 1 };  /* refs: by system calls only */
 static const struct vnode_ops pipe_ops;
 
 void pipe_free(struct pipe *p)

@@ -3,6 +3,7 @@
  * pid), /proc/meminfo. Nodes are made on lookup and freed on last put;
  * their inode numbers encode (pid, file) so names stay stable. */
 #include "fs/vfs.h"
+#include "include/array_size.h"
 #include "include/uapi/errno.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
@@ -23,7 +24,6 @@ static const struct {
     const char *name;
     int kind;
 } pid_files[] = { { "status", PF_STATUS }, { "fd", PF_FD }, { "ns", PF_NS } };
-#define NPIDFILES 3
 
 static struct vnode *proc_node(struct fs *fs, int pid, int kind)
 {
@@ -75,7 +75,7 @@ static int procfs_lookup(struct vnode *dir, const char *name, struct vnode **out
             return -ENOENT;
         return *out ? 0 : -ENOMEM;
     }
-    for (i = 0; i < NPIDFILES; i++) {
+    for (i = 0; i < (int)ARRAY_SIZE(pid_files); i++) {
         if (strcmp(name, pid_files[i].name) == 0) {
             *out = proc_node(dir->fs, INO_PID(dir->ino), pid_files[i].kind);
             return *out ? 0 : -ENOMEM;
@@ -97,7 +97,7 @@ static int procfs_readdir(struct vnode *dir, uint32_t *cookie, char *name, uint3
     }
     c -= 2;
     if (INO_KIND(dir->ino) == PF_PIDDIR) {
-        if (c >= NPIDFILES)
+        if (c >= ARRAY_SIZE(pid_files))
             return 0;
         strlcpy(name, pid_files[c].name, NAME_MAX + 1);
         *ino = INO(INO_PID(dir->ino), pid_files[c].kind);
@@ -157,16 +157,16 @@ static int fd_text(struct proc *p, char *buf, size_t size)
         struct file *f = p->fds->fd[i];
         if (!f)
             continue;
-        len += snprintf(buf + len, size - len, "%d %s %s%s%s\n", i, fd_kind(f),
-                        access[f->access & 3], (p->fds->fdflags[i] & FD_KEEP) ? " keep" : "",
+        len += snprintf(len < size ? buf + len : NULL, len < size ? size - len : 0,
+                        "%d %s %s%s%s\n", i, fd_kind(f), access[f->access & 3],
+                        (p->fds->fdflags[i] & FD_KEEP) ? " keep" : "",
                         (f->flags & R_NONBLOCK) ? " nonblock" : "");
-        if (len >= size)
-            return -ERANGE;
     }
     return (int)len;
 }
 
-/* The whole text of a /proc file, into buf. */
+/* The whole text of a /proc file into buf, like snprintf: its length,
+ * whether or not all of it fit in size bytes. */
 static int make_text(struct vnode *v, char *buf, size_t size)
 {
     int kind = INO_KIND(v->ino);
@@ -193,21 +193,28 @@ static int make_text(struct vnode *v, char *buf, size_t size)
                         p->parent ? p->parent->pid : 0, p->name, state_name(p->state),
                         p->pgdir ? vm_user_pages(p->pgdir) : 0);
     case PF_FD: return fd_text(p, buf, size);
-    case PF_NS: return p->ns ? ns_format(p->ns, p->root ? p->root->mnt : NULL, buf, size) : 0;
+    case PF_NS: return p->ns ? ns_format(p->ns, &p->root, buf, size) : 0;
     }
     return -EINVAL;
 }
 
+/* The text is made anew for each read, into TEXT_MAX bytes, or into
+ * exactly enough when it is longer (a namespace of many attachments):
+ * never cut short. */
 static int procfs_read(struct vnode *v, void *buf, uint32_t off, uint32_t n)
 {
-    char *text = kmalloc(TEXT_MAX);
+    size_t size = TEXT_MAX;
+    char *text;
     int len;
 
-    if (!text)
-        return -ENOMEM;
-    len = make_text(v, text, TEXT_MAX);
-    if (len > TEXT_MAX - 1)
-        len = TEXT_MAX - 1;
+    for (;;) {
+        if (!(text = kmalloc(size)))
+            return -ENOMEM;
+        if ((len = make_text(v, text, size)) < 0 || (size_t)len < size)
+            break;
+        kfree(text);
+        size = (size_t)len + 1;         /* it grew: ask again with room for all of it */
+    }
     if (len >= 0) {
         if (off >= (uint32_t)len)
             len = 0;

@@ -113,8 +113,6 @@ static int ramfs_create(struct vnode *dir, const char *name, uint32_t mode, uint
     struct vnode *v;
     int err;
 
-    if (dir->nlink == 0)
-        return -ENOENT;                 /* the directory was removed */
     if (find(dir, name))
         return -EEXIST;
     if (!(v = ramfs_node_new(dir->fs, mode)))
@@ -135,13 +133,7 @@ fail:
 
 static int ramfs_link(struct vnode *dir, const char *name, struct vnode *v)
 {
-    if (dir->nlink == 0)
-        return -ENOENT;
-    if (find(dir, name))
-        return -EEXIST;
-    if (S_ISDIR(v->mode))
-        return -EPERM;                  /* no hard links to directories */
-    return add_entry(dir, name, v);
+    return find(dir, name) ? -EEXIST : add_entry(dir, name, v);
 }
 
 static void drop_entry(struct vnode *dir, struct ramfs_dirent *e)
@@ -162,20 +154,20 @@ static void drop_entry(struct vnode *dir, struct ramfs_dirent *e)
     dir->mtime = rtc_now();
 }
 
-static int ramfs_unlink(struct vnode *dir, const char *name, int flags)
+/* Does e name a directory that still has entries? */
+static int full_dir(struct ramfs_dirent *e)
+{
+    return S_ISDIR(e->v->mode) && NODE(e->v)->entries;
+}
+
+static int ramfs_unlink(struct vnode *dir, const char *name)
 {
     struct ramfs_dirent *e = find(dir, name);
 
     if (!e)
         return -ENOENT;
-    if (S_ISDIR(e->v->mode)) {
-        if (!(flags & UNLINK_DIR))
-            return -EISDIR;
-        if (NODE(e->v)->entries)
-            return -ENOTEMPTY;
-    } else if (flags & UNLINK_DIR) {
-        return -ENOTDIR;
-    }
+    if (full_dir(e))
+        return -ENOTEMPTY;
     drop_entry(dir, e);
     return 0;
 }
@@ -190,27 +182,19 @@ static int is_ancestor(struct vnode *a, struct vnode *d)
 }
 
 static int ramfs_rename(struct vnode *odir, const char *oname, struct vnode *ndir,
-                        const char *nname, int flags)
+                        const char *nname)
 {
-    struct ramfs_dirent *e = find(odir, oname), *victim;
+    struct ramfs_dirent *e = find(odir, oname), *victim = find(ndir, nname);
     struct vnode *v;
     int err;
 
-    if (!e || ndir->nlink == 0)
+    if (!e)
         return -ENOENT;
     v = e->v;
     if (S_ISDIR(v->mode) && is_ancestor(v, ndir))
         return -EINVAL;                 /* a directory into itself */
-    if ((victim = find(ndir, nname))) {
-        if (victim->v == v)
-            return 0;
-        if (flags & RENAME_NOREPLACE)
-            return -EEXIST;
-        if (S_ISDIR(victim->v->mode) != S_ISDIR(v->mode))
-            return S_ISDIR(v->mode) ? -ENOTDIR : -EISDIR;
-        if (S_ISDIR(victim->v->mode) && NODE(victim->v)->entries)
-            return -ENOTEMPTY;
-    }
+    if (victim && full_dir(victim))
+        return -ENOTEMPTY;
     vnode_get(v);                       /* keep it alive between the two steps */
     if ((err = add_entry(ndir, nname, v)) < 0) {
         vnode_put(v);
@@ -227,8 +211,6 @@ static int ramfs_rename(struct vnode *odir, const char *oname, struct vnode *ndi
 
 static int ramfs_read(struct vnode *v, void *buf, uint32_t off, uint32_t n)
 {
-    if (S_ISDIR(v->mode))
-        return -EISDIR;
     if (off >= v->size)
         return 0;
     if (n > v->size - off)
@@ -321,9 +303,7 @@ static int ramfs_readdir(struct vnode *dir, uint32_t *cookie, char *name, uint32
 
 static int ramfs_readlink(struct vnode *v, char *buf, uint32_t n)
 {
-    if (!S_ISLNK(v->mode))
-        return -EINVAL;
-    return ramfs_read(v, buf, 0, n);
+    return ramfs_read(v, buf, 0, n);    /* a symlink keeps its target as its bytes */
 }
 
 /* The last reference to a node: free it (no name refers to it either, or

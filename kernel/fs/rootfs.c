@@ -13,7 +13,7 @@
 /* The filesystem init runs from. It holds /bin/sh, so revoke refuses it
  * (EBUSY) for everyone: init could give the console no shell without it
  * (doc/decisions.md). Set once, at boot; init never changes its root. */
-static struct fs *boot_root;
+static struct fs *boot_root;            /* set once at boot */
 
 struct fs *vfs_boot_root(void)
 {
@@ -23,35 +23,29 @@ struct fs *vfs_boot_root(void)
 /* fsopen(type) + bind(fd, "/where"), for the boot path. */
 static int boot_mount(struct proc *p, const char *type, const char *where)
 {
-    struct path at;
-    struct file *f;
-    struct path root;
+    struct path root, at;
     struct fs *fs;
     int err;
 
     if ((err = fs_new(type, NULL, "", &fs)) < 0)
         return err;
-    root.mnt = NULL;
-    root.vn = fs->root;
-    f = file_alloc(&root, FA_PATH, 0);
-    fs_put(fs);
-    if (!f)
-        return -ENFILE;
+    path_root(fs, &root);
+    fs_put(fs);                         /* the path holds it now */
     if ((err = vfs_walk_from(p, AT_CWD, where, 0, &at)) == 0) {
-        err = ns_bind(p->ns, f, &at, NULL);
+        err = ns_bind(p->ns, &root, &at, NULL);
         path_put(&at);
     }
-    file_put(f);
+    path_put(&root);
     return err;
 }
 
 static int ensure_dir(struct vnode *root, const char *name)
 {
     struct vnode *v;
-    int err = root->ops->lookup(root, name, &v);
+    int err = vnode_lookup(root, name, &v);
 
     if (err == -ENOENT)
-        err = root->ops->create(root, name, S_IFDIR | 0755, 0, NULL, &v);
+        err = vnode_create(root, name, S_IFDIR | 0755, 0, NULL, &v);
     if (err == 0)
         vnode_put(v);
     return err;
@@ -65,7 +59,7 @@ int vfs_boot_namespace(struct proc *p)
 
     if ((err = fs_new("ramfs", NULL, "", &rootfs)) < 0)
         return err;
-    strlcpy(rootfs->source_name, "initrd", sizeof(rootfs->source_name));
+    rootfs->source_name = kstrdup("initrd");  /* for /proc/<pid>/ns; NULL shows "-" */
     if (initrd_size) {
         if ((n = initrd_unpack(rootfs->root, initrd_start, initrd_size)) < 0)
             kprintf("initrd: could not unpack the boot archive (error %d)\n", n);
@@ -84,10 +78,8 @@ int vfs_boot_namespace(struct proc *p)
     fs_put(rootfs);                     /* the namespace holds it now */
     root.mnt = ns_root_mount(p->ns);
     root.vn = root.mnt ? rootfs->root : NULL;
-    if (!(p->root = kmalloc(sizeof(struct path))) || !(p->cwd = kmalloc(sizeof(struct path))))
-        return -ENOMEM;
-    path_copy(p->root, &root);
-    path_copy(p->cwd, &root);
+    path_copy(&p->root, &root);
+    path_copy(&p->cwd, &root);
     if ((err = boot_mount(p, "devfs", "/dev")) < 0 || (err = boot_mount(p, "procfs", "/proc")) < 0)
         return err;
     return 0;

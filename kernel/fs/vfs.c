@@ -8,13 +8,17 @@
 #include "lib/kprintf.h"
 #include "lib/string.h"
 #include "mm/page.h"
+#include "proc/proc.h"
 
 #define NFSTYPES     8
 #define MAX_FS_DEPTH 4                  /* filesystems from images inside images */
 
-static const struct fs_type *fs_types[NFSTYPES];
+static const struct fs_type *fs_types[NFSTYPES]; /* filled at boot (vfs_init), read-only after */
+/* Both changed only by system calls (fsopen, a last fs_put), never by an
+ * interrupt, and none sleeps while it changes them (one CPU, no kernel
+ * preemption: doc/decisions.md). */
 static int next_fs_id = 1;
-static struct fs *live_fs;          /* every instance, for sync() */
+static struct fs *live_fs; /* every instance, for sync() */
 
 extern const struct fs_type ramfs_type, devfs_type, procfs_type, ext2_type;
 
@@ -62,10 +66,7 @@ void vnode_get(struct vnode *v)
  * (ramfs keeps linked nodes, ext2 writes the inode back and forgets it). */
 void vnode_put(struct vnode *v)
 {
-    if (!v)
-        return;
-    KASSERT(v->refs > 0);
-    if (--v->refs > 0)
+    if (!v || !ref_drop(&v->refs))
         return;
     if (v->pipe) {
         pipe_free(v->pipe);
@@ -87,10 +88,7 @@ void fs_put(struct fs *fs)
 {
     struct fs **pp;
 
-    if (!fs)
-        return;
-    KASSERT(fs->refs > 0);
-    if (--fs->refs > 0)
+    if (!fs || !ref_drop(&fs->refs))
         return;
     if (!fs->revoked && fs->type->sync)
         fs->type->sync(fs);
@@ -104,12 +102,124 @@ void fs_put(struct fs *fs)
         fs->type->release(fs);
     if (fs->source)
         file_put(fs->source);
+    kfree(fs->source_name);
     kfree(fs);
+}
+
+/* The name fs was made from, for messages and /proc/<pid>/ns: the name its
+ * source was walked by ("?" if it had none), "-" for no source. */
+const char *fs_source_name(const struct fs *fs)
+{
+    return fs->source_name ? fs->source_name : "-";
 }
 
 int fs_check(struct vnode *v)
 {
     return v->fs && v->fs->revoked ? -EIO : 0;
+}
+
+/* May v's filesystem change - its names, its files' bytes? The read-only
+ * rule, written once: -EIO once revoked, -EROFS for a read-only instance.
+ * Every change of names or of a regular file's bytes asks (the vfs_
+ * operations, file_write_at, vfs_ready for write access); devices and
+ * FIFOs in a read-only filesystem still work, their bytes are not its. */
+int fs_may_change(struct vnode *v)
+{
+    int err = fs_check(v);
+
+    return err ? err : v->fs->readonly ? -EROFS : 0;
+}
+
+/* ---- calling the filesystem
+ *
+ * The one place a vnode's operations are called. Two answers are given
+ * here for every operation: -EIO once the instance is revoked (after
+ * revoke() no filesystem code runs for it again, only inactive and
+ * release), and NO_OP for an operation the filesystem does not implement
+ * (doc/man/intro.2.md). Every other rule - types, read-only, attachments,
+ * permissions - is the vfs_ function's of the system call (namei.c,
+ * file.c, namespace.c); the boot code (rootfs.c, initrd.c), building its
+ * own root before there is anyone to refuse, calls these directly. */
+#define NO_OP (-EPERM)
+
+/* 0 if v's filesystem may be called for an operation it does or (when
+ * `implemented` is 0) does not have. */
+static int callable(struct vnode *v, int implemented)
+{
+    int err = fs_check(v);
+
+    return err ? err : implemented ? 0 : NO_OP;
+}
+
+int vnode_lookup(struct vnode *dir, const char *name, struct vnode **out)
+{
+    int err = callable(dir, dir->ops->lookup != NULL);
+
+    return err ? err : dir->ops->lookup(dir, name, out);
+}
+
+int vnode_create(struct vnode *dir, const char *name, uint32_t mode, uint32_t rdev,
+                 const char *symlink, struct vnode **out)
+{
+    int err = callable(dir, dir->ops->create != NULL);
+
+    return err ? err : dir->ops->create(dir, name, mode, rdev, symlink, out);
+}
+
+int vnode_link(struct vnode *dir, const char *name, struct vnode *v)
+{
+    int err = callable(dir, dir->ops->link != NULL);
+
+    return err ? err : dir->ops->link(dir, name, v);
+}
+
+int vnode_unlink(struct vnode *dir, const char *name)
+{
+    int err = callable(dir, dir->ops->unlink != NULL);
+
+    return err ? err : dir->ops->unlink(dir, name);
+}
+
+int vnode_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const char *nname)
+{
+    int err = callable(odir, odir->ops->rename != NULL);
+
+    return err ? err : odir->ops->rename(odir, oname, ndir, nname);
+}
+
+int vnode_read(struct vnode *v, void *buf, uint32_t off, uint32_t n)
+{
+    int err = callable(v, v->ops->read != NULL);
+
+    return err ? err : v->ops->read(v, buf, off, n);
+}
+
+int vnode_write(struct vnode *v, const void *buf, uint32_t off, uint32_t n)
+{
+    int err = callable(v, v->ops->write != NULL);
+
+    return err ? err : v->ops->write(v, buf, off, n);
+}
+
+int vnode_truncate(struct vnode *v, uint32_t len)
+{
+    int err = callable(v, v->ops->truncate != NULL);
+
+    return err ? err : v->ops->truncate(v, len);
+}
+
+int vnode_readdir(struct vnode *dir, uint32_t *cookie, char *name, uint32_t *ino, uint32_t *type)
+{
+    int err = callable(dir, dir->ops->readdir != NULL);
+
+    return err ? err : dir->ops->readdir(dir, cookie, name, ino, type);
+}
+
+int vnode_readlink(struct vnode *v, char *buf, uint32_t n)
+{
+    int err = callable(v, v->ops->readlink != NULL);
+
+    return err ? err : v->ops->readlink(v, buf, n);
 }
 
 /* fsopen(): make a filesystem of `type` from `src` (may be NULL). On
@@ -127,7 +237,7 @@ int fs_new(const char *type, struct file *src, const char *opts, struct fs **out
         return -ENODEV;
     for (fs = live_fs; src && fs; fs = fs->next)
         if (fs->source && fs->source->path.vn == src->path.vn && !fs->revoked)
-            return -EBUSY;              /* two instances writing one disk would wreck it */
+            return -EBUSY; /* two instances writing one disk would wreck it */
     /* An image in an image in ...: each level is a kernel stack frame chain
      * on every read. */
     if (src && src->path.vn->fs->depth >= MAX_FS_DEPTH)
@@ -142,16 +252,12 @@ int fs_new(const char *type, struct file *src, const char *opts, struct fs **out
     if (src) {
         file_get(src);
         fs->source = src;
-        if (src->name)
-            strlcpy(fs->source_name, src->name, sizeof(fs->source_name));
-        else if (vfs_path_name(&src->path, fs->source_name, sizeof(fs->source_name)) < 0)
-            strlcpy(fs->source_name, "?", sizeof(fs->source_name));
-    } else {
-        strlcpy(fs->source_name, "-", sizeof(fs->source_name));
+        fs->source_name = kstrdup(src->name ? src->name : "?");
     }
     if ((err = t->mount(fs, src, opts ? opts : "")) < 0) {
         if (fs->source)
             file_put(fs->source);
+        kfree(fs->source_name);
         kfree(fs);
         return err;
     }
@@ -159,6 +265,70 @@ int fs_new(const char *type, struct file *src, const char *opts, struct fs **out
     live_fs = fs;
     *out = fs;
     return 0;
+}
+
+/* fsopen(): a new instance of `type` made from the file srcfd names (-1:
+ * from nothing), attached nowhere; *out is its root, a path that holds
+ * the instance. The source must be readied for reading, and be a regular
+ * file (an image) or a block device. The caller makes an fd of *out, so a
+ * full fd table is refused before the instance is made. Lab 03. */
+int vfs_fsopen(const char *type, int srcfd, const char *opts, struct path *out)
+{
+    /* LAB 03: BEGIN */
+    struct file *src = NULL;
+    struct fs *fs;
+    int err;
+
+    if (srcfd != -1) {
+        if (!(src = fd_get(srcfd, &err)))
+            return err;
+        if (!(src->access & FA_READ))
+            return -EBADF; /* ready() the source first */
+        if (!S_ISREG(src->path.vn->mode) && !S_ISBLK(src->path.vn->mode))
+            return -ENOTBLK;
+    }
+    if ((err = fd_room()) < 0 || (err = fs_new(type, src, opts, &fs)) < 0)
+        return err;
+    path_root(fs, out);
+    fs_put(fs); /* the path holds it now */
+    return 0;
+    /* LAB 03: END */
+}
+
+/* revoke(): force off the filesystem the node fd names is in (fs_revoke). */
+int vfs_revoke(int fd)
+{
+    struct file *f;
+    int err;
+
+    return (f = fd_get(fd, &err)) ? fs_revoke(f->path.vn->fs) : err;
+}
+
+/* Forced unmount of fs, attached or not: sync it, mark it revoked (every
+ * other fd on it then fails with -EIO: the vnode_ calls and fs_check
+ * refuse), detach it from every namespace, wake every sleeper (a reader
+ * of one of its FIFOs must see -EIO) and let go of its source, so the
+ * device is free at once. The instance itself lives on until its last
+ * reference goes. Never for a pipe, the caller's own root or init's root
+ * (-EBUSY). Lab 04. */
+int fs_revoke(struct fs *fs)
+{
+    /* LAB 04: BEGIN */
+    if (fs->revoked)
+        return -EIO;
+    if (!fs->type->mount || fs == curproc()->root.vn->fs || fs == vfs_boot_root())
+        return -EBUSY; /* pipes, the caller's own root, init's root */
+    if (fs->type->sync)
+        fs->type->sync(fs);
+    fs->revoked = 1;
+    ns_detach_fs(fs);
+    wakeup_all(); /* sleepers on its FIFOs must see -EIO */
+    if (fs->source) {
+        file_put(fs->source); /* the device is free again */
+        fs->source = NULL;
+    }
+    return 0;
+    /* LAB 04: END */
 }
 
 /* sync(2): write back every live filesystem, then whatever the devices

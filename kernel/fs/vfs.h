@@ -1,14 +1,19 @@
 /* vfs.h - the virtual filesystem: vnodes (a node in some filesystem),
- * filesystem instances, paths (a vnode *as reached through* an attachment
- * in a namespace), open files and fd tables. Every Orthos name operation
- * takes and returns these; the split system calls in sysfile.c are thin
- * wrappers around the vfs_ and ns_ functions declared here. */
+ * filesystem instances, paths (path.h: a vnode *as reached through* an
+ * attachment), namespaces, open files and fd tables. The layers, top
+ * down, one prefix each: the system calls (sysfile.c) call a vfs_
+ * function, the work of one call with every rule of it; below are the
+ * mechanisms fs_ (instances), ns_ (attachments), file_/fd_ (open files,
+ * the fd table), vnode_ (the one way into a filesystem's operations) and
+ * path_ (doc/decisions.md, "The VFS layers"). */
 #ifndef FS_VFS_H
 #define FS_VFS_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include "fs/path.h"
 #include "include/uapi/fs.h"
+#include "lib/kprintf.h"
 
 struct fs;
 struct vnode;
@@ -16,17 +21,25 @@ struct mount;
 struct pipe;
 struct file;
 
-/* What a filesystem implements for its nodes. Missing entries mean the
- * operation is not supported (-EPERM or -EINVAL, see each caller). All
- * return 0 / a count, or -errno. Name arguments are single components. */
+/* What a filesystem implements for its nodes: storage, and only that.
+ * Every rule (types, read-only, revoked, attachments, permissions) is
+ * checked by the VFS before an operation is called (vfs_create, ...), and
+ * a missing entry makes the VFS answer -EPERM (the vnode_ calls in
+ * vfs.c). All return 0 / a count, or -errno. Name arguments are single
+ * components, never "." or "..", at most NAME_MAX bytes. */
 struct vnode_ops {
     int (*lookup)(struct vnode *dir, const char *name, struct vnode **out);
     int (*create)(struct vnode *dir, const char *name, uint32_t mode, uint32_t rdev,
                   const char *symlink, struct vnode **out);
     int (*link)(struct vnode *dir, const char *name, struct vnode *v);
-    int (*unlink)(struct vnode *dir, const char *name, int flags);
-    int (*rename)(struct vnode *odir, const char *oname, struct vnode *ndir, const char *nname,
-                  int flags);
+    /* name is there, and a directory is removed only when empty
+     * (-ENOTEMPTY): the VFS has checked its type against the caller's wish */
+    int (*unlink)(struct vnode *dir, const char *name);
+    /* oname is there; nname is replaced if there (the VFS checked that its
+     * type matches, that it is another node, and RENAME_NOREPLACE); the
+     * filesystem refuses a directory into itself (-EINVAL), a non-empty
+     * victim directory (-ENOTEMPTY) */
+    int (*rename)(struct vnode *odir, const char *oname, struct vnode *ndir, const char *nname);
     int (*read)(struct vnode *v, void *buf, uint32_t off, uint32_t n);
     int (*write)(struct vnode *v, const void *buf, uint32_t off, uint32_t n);
     int (*truncate)(struct vnode *v, uint32_t len);
@@ -51,6 +64,9 @@ struct vnode {
     void *priv;                     /* the filesystem's own per-node data */
 };
 
+#define FSTYPE_MAX 16                   /* a filesystem type's name, its NUL included */
+#define FSOPTS_MAX 64                   /* fsopen's options, their NUL included */
+
 /* A kind of filesystem: "ramfs", "ext2", ... (registered in vfs.c). */
 struct fs_type {
     const char *name;
@@ -70,18 +86,10 @@ struct fs {
     int readonly;
     int revoked;                    /* revoke(): every operation now -EIO */
     struct file *source;            /* the device or image file, or NULL */
-    char source_name[32];
+    char *source_name;              /* the source's recorded name; NULL: no source */
     void *priv;
     struct fs *next;                /* the list of live instances */
     int depth;                      /* images inside images: bounded, see fs_new */
-};
-
-/* A place in a namespace: the vnode, and the attachment it was reached
- * through (NULL when reached through a detached filesystem fd). `..` and
- * attachment crossing need both. */
-struct path {
-    struct mount *mnt;
-    struct vnode *vn;
 };
 
 /* An open file description. Access FA_PATH = walk() result: names the node
@@ -97,8 +105,18 @@ struct file {
     struct path path;
     uint32_t off;
     uint32_t dircookie;             /* getdents position */
-    char *name;                     /* the name it was walked by, for display; may be NULL */
+    char *name;                     /* its display name (vfs_display_name), or NULL */
 };
+
+/* Drop one of the references counted in *refs: 1 if it was the last (the
+ * caller then releases the object), else 0. One rule for every counted
+ * object here (vnode, fs, mount, file, fd table, namespace); dropping a
+ * reference nobody holds is a kernel bug. */
+static inline int ref_drop(int *refs)
+{
+    KASSERT(*refs > 0);
+    return --*refs == 0;
+}
 
 /* ---- vnodes and filesystems (vfs.c) */
 void vfs_init(void);
@@ -108,24 +126,46 @@ struct vnode *vnode_alloc(struct fs *fs, uint32_t mode, const struct vnode_ops *
 void fs_get(struct fs *fs);
 void fs_put(struct fs *fs);
 int fs_new(const char *type, struct file *src, const char *opts, struct fs **out);
+int fs_revoke(struct fs *fs);                                       /* Lab 04 */
+const char *fs_source_name(const struct fs *fs);
+int vfs_fsopen(const char *type, int srcfd, const char *opts, struct path *out);  /* Lab 03 */
+int vfs_revoke(int fd);
 int fs_check(struct vnode *v);      /* -EIO if revoked */
+int fs_may_change(struct vnode *v); /* and -EROFS if read-only */
+int vnode_lookup(struct vnode *dir, const char *name, struct vnode **out);
+int vnode_create(struct vnode *dir, const char *name, uint32_t mode, uint32_t rdev,
+                 const char *symlink, struct vnode **out);
+int vnode_link(struct vnode *dir, const char *name, struct vnode *v);
+int vnode_unlink(struct vnode *dir, const char *name);
+int vnode_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const char *nname);
+int vnode_read(struct vnode *v, void *buf, uint32_t off, uint32_t n);
+int vnode_write(struct vnode *v, const void *buf, uint32_t off, uint32_t n);
+int vnode_truncate(struct vnode *v, uint32_t len);
+int vnode_readdir(struct vnode *dir, uint32_t *cookie, char *name, uint32_t *ino, uint32_t *type);
+int vnode_readlink(struct vnode *v, char *buf, uint32_t n);
 void vfs_sync_all(void);
 void register_fs_type(const struct fs_type *t);
 int vnode_type_dt(uint32_t mode);
 int opt_has(const char *opts, const char *word);
 
-/* ---- paths (namei.c) */
-void path_get(const struct path *p);
-void path_put(struct path *p);
-int path_copy(struct path *dst, const struct path *src);
+/* ---- names: resolution and the operations on names (namei.c) */
 struct proc;
 int vfs_walk(int dirfd, const char *path, int flags, struct path *out);
+int vfs_create(int dirfd, const char *path, uint32_t type, uint32_t perm, uint32_t rdev,
+               const char *symlink, struct path *out);
+int vfs_link(int fd, int dirfd, const char *path);
+int vfs_unlink(int dirfd, const char *path, int flags);
+int vfs_rename(int odirfd, const char *old, int ndirfd, const char *new, int flags);
+int vfs_readlink(int dirfd, const char *path, char *buf, uint32_t n);
+int vfs_fchroot(int fd);
+int vfs_fchdir(int fd);
 int vfs_walk_from(struct proc *p, int dirfd, const char *path, int flags, struct path *out);
 int vfs_boot_namespace(struct proc *init);
 struct fs *vfs_boot_root(void);         /* init's root: revoke refuses it */
 int vfs_walk_parent(int dirfd, const char *path, struct path *parent, char *name);
 int vfs_getcwd(char *buf, size_t size);
-int vfs_path_name(const struct path *p, char *buf, size_t size);
+int vfs_path_name(const struct path *root, const struct path *p, char *buf, size_t size);
+char *vfs_display_name(int dirfd, const char *path);
 
 /* ---- namespaces (namespace.c) */
 struct namespace;
@@ -138,17 +178,24 @@ int ns_climb(struct path *p);
 int ns_is_top(const struct path *p);
 void mount_get(struct mount *m);
 void mount_put(struct mount *m);
-int ns_bind(struct namespace *ns, struct file *f, const struct path *where, const char *label);
-int ns_unbind(struct namespace *ns, struct path *where, struct path *out);
-int ns_revoke_fs(struct fs *fs);
+int ns_bind(struct namespace *ns, const struct path *what, const struct path *where,
+            const char *name);
+int ns_unbind(struct namespace *ns, struct path *where, struct path *out);  /* Lab 04 */
+void ns_detach_fs(struct fs *fs);
+int vfs_bind(int fd, int dirfd, const char *path, int flags);              /* Lab 03 */
+int vfs_unbind(int dirfd, const char *path, struct path *out);
 int ns_dotdot(struct namespace *ns, const struct path *root, struct path *p);
-int ns_format(struct namespace *ns, struct mount *top, char *buf, size_t size);
+int ns_name_busy(struct namespace *ns, const struct path *p);
+int ns_unshare(struct proc *p);
+int ns_format(struct namespace *ns, const struct path *root, char *buf, size_t size);
 int ns_attach_root(struct namespace *ns, struct path *p);
 struct mount *ns_root_mount(struct namespace *ns);
 
 /* ---- open files and fd tables (file.c) */
-#define NOFILE OPEN_MAX
-#define NFILE  512
+#define NOFILE       OPEN_MAX
+#define NFILE        512
+#define OFF_MAX      INT32_MAX          /* a file position: what lseek's int result holds */
+#define DIRENT_ALIGN 4                  /* getdents records start at multiples of this */
 
 /* A process's descriptors. rfork(RFORK_SHAREFDS) lets several processes
  * use one table (refs counts them): what one opens, closes or marks, the
@@ -167,8 +214,12 @@ int file_write(struct file *f, const void *kbuf, uint32_t n);
 int file_read_at(struct file *f, void *kbuf, uint32_t off, uint32_t n);
 int file_write_at(struct file *f, const void *kbuf, uint32_t off, uint32_t n);
 int file_sync(struct file *f);
-int file_ready(struct file *f, int mode, struct file **out);
 int file_stat(struct file *f, struct stat *st);
+int vfs_ready(int fd, int mode, struct file **out);
+int vfs_truncate(int fd, uint32_t len);
+int vfs_readdir(int fd, void *buf, uint32_t n);
+int vfs_stat(int fd, struct stat *st);
+int vfs_seek(int fd, int32_t off, int whence);
 struct fdtable *fdtable_new(void);                  /* empty, one reference */
 struct fdtable *fdtable_dup(struct fdtable *t);     /* a copy (fork) */
 struct fdtable *fdtable_share(struct fdtable *t);   /* one more reference (rfork) */
@@ -179,6 +230,9 @@ int fd_install(struct file *f, int keep);       /* the lowest free fd, or -EMFIL
 int fd_room(void);                              /* 0, or -EMFILE / -ENFILE */
 struct file *fd_get(int fd, int *err);          /* borrowed, not counted */
 int fd_close(int fd);
+int fd_dup(int fd);
+int fd_dup2(int from, int to);
+int fd_fcntl(int fd, int cmd, uint32_t arg);
 
 /* ---- pipes and FIFOs (pipe.c) */
 int pipe_open(struct vnode *v, int access);

@@ -10,13 +10,18 @@ static void console_sink(char c, void *arg)
     console_putc(c);
 }
 
+int vkprintf(const char *fmt, va_list ap)
+{
+    return vfmt(console_sink, NULL, fmt, ap);
+}
+
 int kprintf(const char *fmt, ...)
 {
     va_list ap;
     int n;
 
     va_start(ap, fmt);
-    n = vfmt(console_sink, NULL, fmt, ap);
+    n = vkprintf(fmt, ap);
     va_end(ap);
     return n;
 }

@@ -2,11 +2,13 @@
 #ifndef LIB_KPRINTF_H
 #define LIB_KPRINTF_H
 
+#include <stdarg.h>
 #include <stdint.h>
 
 struct trapframe;
 
 int kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int vkprintf(const char *fmt, va_list ap);
 
 /* Print the message and a symbolised backtrace, then stop the machine.
  * Only for broken kernel invariants: bad user input is an error code. */

@@ -4,6 +4,7 @@
  * kernel's own symbols and DWARF line program (a second link adds them;
  * .text does not move, see linker.ld). */
 #include <stdarg.h>
+#include <stddef.h>
 #include "arch/x86/cpu.h"
 #include "arch/x86/x86.h"
 #include "dev/power.h"
@@ -32,43 +33,45 @@ extern const char kline_files[];
 
 #define BACKTRACE_MAX 16
 
-const char *ksym_lookup(uint32_t addr, uint32_t *offset)
+/* The last entry of a table sorted by address whose address is at most
+ * addr: its index, or -1. Both tables start each entry with its address
+ * (a uint32_t) and are `size` bytes an entry, so one search serves both. */
+static int32_t last_at_or_below(const void *table, uint32_t n, size_t size, uint32_t addr)
 {
-    uint32_t lo = 0, hi = nksyms;
+    const char *t = table;
+    uint32_t lo = 0, hi = n;
 
-    if (nksyms == 0 || addr < ksyms[0].addr)
-        return NULL;
-    while (hi - lo > 1) {           /* last symbol with ksyms[i].addr <= addr */
+    if (n == 0 || *(const uint32_t *)t > addr)
+        return -1;
+    while (hi - lo > 1) {
         uint32_t mid = (lo + hi) / 2;
-        if (ksyms[mid].addr <= addr)
+        if (*(const uint32_t *)(t + mid * size) <= addr)
             lo = mid;
         else
             hi = mid;
     }
-    if (lo == nksyms - 1 && addr - ksyms[lo].addr > 0x10000)
-        return NULL;
-    *offset = addr - ksyms[lo].addr;
-    return ksym_names + ksyms[lo].name;
+    return (int32_t)lo;
+}
+
+const char *ksym_lookup(uint32_t addr, uint32_t *offset)
+{
+    int32_t i = last_at_or_below(ksyms, nksyms, sizeof(ksyms[0]), addr);
+
+    if (i < 0 || ((uint32_t)i == nksyms - 1 && addr - ksyms[i].addr > 0x10000))
+        return NULL;                    /* before the first, or far past the last */
+    *offset = addr - ksyms[i].addr;
+    return ksym_names + ksyms[i].name;
 }
 
 /* The source line holding addr: its file (NULL if unknown) and *line. */
 static const char *kline_lookup(uint32_t addr, uint32_t *line)
 {
-    uint32_t lo = 0, hi = nklines;
+    int32_t i = last_at_or_below(klines, nklines, sizeof(klines[0]), addr);
 
-    if (nklines == 0 || addr < klines[0].addr)
+    if (i < 0 || kline_files[klines[i].file] == '\0')
         return NULL;
-    while (hi - lo > 1) {           /* last entry with klines[i].addr <= addr */
-        uint32_t mid = (lo + hi) / 2;
-        if (klines[mid].addr <= addr)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    if (kline_files[klines[lo].file] == '\0')
-        return NULL;
-    *line = klines[lo].line;
-    return kline_files + klines[lo].file;
+    *line = klines[i].line;
+    return kline_files + klines[i].file;
 }
 
 /* One backtrace line: address, function+offset, (file:line). */
@@ -115,7 +118,7 @@ static void __attribute__((noreturn)) halt_forever(void)
  * frame pointer in the backtrace may point anywhere, so a fault while
  * panicking ends the report (once) instead of recursing until the stack
  * is gone and the machine resets without a word. */
-static int panicking;
+static int panicking;                   /* counted with interrupts off (panic turns them off) */
 
 static void panic_enter(void)
 {

@@ -6,6 +6,32 @@
 
 #define BLOCK 512
 
+/* A header block, field by field (POSIX.1-1988): every offset the reader
+ * uses is a field's, so none is written as a number. */
+struct ustar_header {
+    char name[100];
+    char mode[8];
+    char uid[8];
+    char gid[8];
+    char size[12];
+    char mtime[12];
+    char chksum[8];
+    char typeflag;
+    char linkname[100];
+    char magic[6];                      /* "ustar" */
+    char version[2];
+    char uname[32];
+    char gname[32];
+    char devmajor[8];
+    char devminor[8];
+    char prefix[155];
+    char pad[12];
+};
+
+_Static_assert(sizeof(struct ustar_header) == BLOCK, "a ustar header is one block");
+_Static_assert(offsetof(struct ustar_header, chksum) == 148, "the checksum's offset");
+_Static_assert(offsetof(struct ustar_header, prefix) == 345, "the prefix's offset");
+
 static int octal(const char *s, size_t n, uint32_t *out)
 {
     uint32_t v = 0;
@@ -24,39 +50,42 @@ static int octal(const char *s, size_t n, uint32_t *out)
     return 0;
 }
 
-static int checksum_ok(const unsigned char *h)
+/* The checksum: every byte of the header, its own field counted as
+ * spaces. */
+static int checksum_ok(const struct ustar_header *h)
 {
+    const unsigned char *b = (const unsigned char *)h;
+    size_t at = offsetof(struct ustar_header, chksum), i;
     uint32_t want, sum = 0;
-    int i;
 
-    if (octal((const char *)h + 148, 8, &want) < 0)
+    if (octal(h->chksum, sizeof(h->chksum), &want) < 0)
         return 0;
     for (i = 0; i < BLOCK; i++)
-        sum += (i >= 148 && i < 156) ? ' ' : h[i];
+        sum += (i >= at && i < at + sizeof(h->chksum)) ? ' ' : b[i];
     return sum == want;
 }
 
 int ustar_next(const void *tar, size_t size, size_t *off, struct ustar_entry *e)
 {
-    const unsigned char *h = (const unsigned char *)tar + *off;
-    char name[101], prefix[156];
+    const struct ustar_header *h = (const struct ustar_header *)((const char *)tar + *off);
+    char name[sizeof(h->name) + 1], prefix[sizeof(h->prefix) + 1];
     const char *n;
 
     if (*off + BLOCK > size)
         return *off == size ? 0 : -1;
-    if (h[0] == '\0')
+    if (h->name[0] == '\0')
         return 0;                       /* the zero blocks that end it */
-    if (!checksum_ok(h) || memcmp(h + 257, "ustar", 5) != 0)
+    if (!checksum_ok(h) || memcmp(h->magic, "ustar", 5) != 0)
         return -1;
-    if (octal((const char *)h + 124, 12, &e->size) < 0 ||
-        octal((const char *)h + 100, 8, &e->mode) < 0)
+    if (octal(h->size, sizeof(h->size), &e->size) < 0 ||
+        octal(h->mode, sizeof(h->mode), &e->mode) < 0)
         return -1;
     if (e->size > size - *off - BLOCK)
         return -1;                      /* data runs past the end */
-    memcpy(name, h, 100);
-    name[100] = '\0';
-    memcpy(prefix, h + 345, 155);
-    prefix[155] = '\0';
+    memcpy(name, h->name, sizeof(h->name));
+    name[sizeof(h->name)] = '\0';
+    memcpy(prefix, h->prefix, sizeof(h->prefix));
+    prefix[sizeof(h->prefix)] = '\0';
     e->name[0] = '\0';
     if (prefix[0]) {
         strlcpy(e->name, prefix, sizeof(e->name));
@@ -67,10 +96,10 @@ int ustar_next(const void *tar, size_t size, size_t *off, struct ustar_entry *e)
     while (n[0] == '.' && n[1] == '/')
         n += 2;
     memmove(e->name, n, strlen(n) + 1);
-    e->type = h[156] ? (char)h[156] : '0';
-    memcpy(e->link, h + 157, 100);
-    e->link[100] = '\0';
-    e->data = h + BLOCK;
+    e->type = h->typeflag ? h->typeflag : '0';
+    memcpy(e->link, h->linkname, sizeof(h->linkname));
+    e->link[sizeof(h->linkname)] = '\0';
+    e->data = (const char *)h + BLOCK;
     *off += BLOCK + ((e->size + BLOCK - 1) / BLOCK) * BLOCK;
     return 1;
 }

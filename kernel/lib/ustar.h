@@ -12,7 +12,7 @@ struct ustar_entry {
     uint32_t mode;
     uint32_t size;
     const void *data;       /* size bytes, inside the archive */
-    char link[101];         /* symlink target */
+    char link[101];         /* symlink target: the header's 100 bytes and a NUL */
 };
 
 /* Parse the entry at *off and advance *off past it. Returns 1 for an

@@ -311,6 +311,21 @@ void *kzalloc(size_t n)
     return p;
 }
 
+/* A copy of the string s in a block of its own size; NULL for NULL, or
+ * when memory runs out. */
+char *kstrdup(const char *s)
+{
+    size_t n;
+    char *p;
+
+    if (!s)
+        return NULL;
+    n = strlen(s) + 1;
+    if ((p = alloc(n, (uint32_t)__builtin_return_address(0))))
+        memcpy(p, s, n);
+    return p;
+}
+
 /* The header of p, which must be a block kmalloc gave out and nobody has
  * freed: anything else is a kernel bug, and the panic says which. */
 static struct block_hdr *header_of(void *p, uint32_t caller)

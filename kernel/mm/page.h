@@ -39,6 +39,7 @@ unsigned pmm_total_pages(void);
 void kheap_init(void);                  /* reads the `heapcheck` boot argument */
 void *kmalloc(size_t n);                /* NULL when memory runs out */
 void *kzalloc(size_t n);                /* kmalloc + zero */
+char *kstrdup(const char *s);           /* a kmalloc'd copy; NULL for NULL */
 void kfree(void *p);                    /* panics on a double or bad free */
 /* Check every free block now (panics on damage) and empty the checker's
  * quarantine, so that the free page count is what it would be without it. */

@@ -18,7 +18,7 @@
 
 static int read_exact(struct vnode *v, void *buf, uint32_t off, uint32_t n)
 {
-    int r = v->ops->read(v, buf, off, n);
+    int r = vnode_read(v, buf, off, n);
 
     return r == (int)n ? 0 : r < 0 ? r : -ENOEXEC;
 }

@@ -13,14 +13,12 @@
 #include "proc/exec.h"
 #include "proc/proc.h"
 
+/* A slot's state is shared with interrupt handlers (wakeup): changed inside
+ * irq_save. The rest of a slot belongs to its process, or to whoever holds
+ * an EMBRYO or ZOMBIE slot (fork, wait). */
 struct proc proc_table[NPROC];
-static int next_pid = 1;
-static struct proc *init_proc;
-
-void proc_init(void)
-{
-    clock_tick();
-}
+static int next_pid = 1;                /* changed only by proc_alloc, which never sleeps */
+static struct proc *init_proc;          /* set once at boot */
 
 void proc_set_name(struct proc *p, const char *name)
 {
@@ -81,16 +79,8 @@ static void proc_release_resources(struct proc *p)
 {
     fdtable_put(p->fds);
     p->fds = NULL;
-    if (p->cwd) {
-        path_put(p->cwd);
-        kfree(p->cwd);
-        p->cwd = NULL;
-    }
-    if (p->root) {
-        path_put(p->root);
-        kfree(p->root);
-        p->root = NULL;
-    }
+    path_put(&p->cwd);
+    path_put(&p->root);
     if (p->ns) {
         ns_put(p->ns);
         p->ns = NULL;
@@ -124,15 +114,6 @@ struct proc *proc_find(int pid)
     return NULL;
 }
 
-static struct path *path_dup(const struct path *p)
-{
-    struct path *n = kmalloc(sizeof(*n));
-
-    if (n)
-        path_copy(n, p);
-    return n;
-}
-
 /* fork (flags 0) and rfork: RFORK_SHAREFDS gives the child the parent's
  * fd table itself instead of a copy. */
 int proc_fork(int flags)
@@ -143,12 +124,12 @@ int proc_fork(int flags)
         return -EAGAIN;
     child->pgdir = vm_fork(parent->pgdir);
     child->fds = (flags & RFORK_SHAREFDS) ? fdtable_share(parent->fds) : fdtable_dup(parent->fds);
-    child->root = path_dup(parent->root);
-    child->cwd = path_dup(parent->cwd);
-    if (!child->pgdir || !child->fds || !child->root || !child->cwd) {
+    if (!child->pgdir || !child->fds) {
         proc_free(child);
         return -ENOMEM;
     }
+    path_copy(&child->root, &parent->root);
+    path_copy(&child->cwd, &parent->cwd);
     child->ns = parent->ns;
     ns_get(child->ns);
     *child->tf = *parent->tf;

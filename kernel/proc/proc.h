@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include "arch/x86/cpu.h"
 #include "arch/x86/mmu.h"
+#include "fs/path.h"
 
 #define NPROC       64
 #define KSTACK_SIZE 16384
@@ -17,7 +18,6 @@ enum proc_state { P_UNUSED, P_EMBRYO, P_RUNNABLE, P_RUNNING, P_SLEEPING, P_ZOMBI
 
 struct fdtable;
 struct namespace;
-struct path;
 
 struct proc {
     int pid;
@@ -36,18 +36,17 @@ struct proc {
     uint32_t start_tick;
     struct fdtable *fds;
     struct namespace *ns;
-    struct path *root, *cwd;
-    struct fpu_state fpu;               /* its FPU/SSE registers while it is not running */
+    struct path root, cwd; /* "/" and "." for its names; empty before init has them */
+    struct fpu_state fpu; /* its FPU/SSE registers while it is not running */
 };
 
 extern struct proc proc_table[NPROC];
 extern volatile uint32_t ticks;
 
 struct proc *curproc(void);
-void proc_init(void);
 struct proc *proc_alloc(void);
 void proc_free(struct proc *p);
-int proc_fork(int flags);               /* RFORK_* (uapi/proc.h) */
+int proc_fork(int flags); /* RFORK_* (uapi/proc.h) */
 void proc_exit(int status) __attribute__((noreturn));
 int proc_wait(int pid, int flags, int *status);
 int proc_kill(int pid, int sig);
@@ -61,11 +60,11 @@ void proc_set_name(struct proc *p, const char *name);
 void scheduler(void) __attribute__((noreturn));
 void sched(void);
 void yield(void);
-void sleep_on(void *chan);              /* call with interrupts off */
+void sleep_on(void *chan); /* call with interrupts off */
 void wakeup(void *chan);
 void wakeup_all(void);
-int sleep_ms(uint32_t ms);              /* -EINTR if killed while asleep */
-void clock_tick(void);
+int sleep_ms(uint32_t ms); /* -EINTR if killed while asleep */
+void clock_init(void);                  /* the timer interrupt's handler */
 uint32_t uptime_ms(void);
 
 #endif

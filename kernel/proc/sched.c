@@ -10,10 +10,11 @@
 #include "mm/vm.h"
 #include "proc/proc.h"
 
+/* The scheduler's own: changed only with interrupts off (sched, scheduler). */
 static struct context *scheduler_ctx;
 static struct proc *current;
-static int need_resched;
-volatile uint32_t ticks;
+static int need_resched;                /* set by the timer interrupt */
+volatile uint32_t ticks;                /* counted by the timer interrupt; read anywhere */
 
 struct proc *curproc(void)
 {
@@ -120,7 +121,8 @@ static void timer_intr(void)
     need_resched = 1;
 }
 
-void clock_tick(void)
+/* Give the timer interrupt its handler: from now on time passes. */
+void clock_init(void)
 {
     irq_register(IRQ_TIMER, timer_intr);
 }

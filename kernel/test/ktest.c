@@ -9,6 +9,7 @@
 #include "arch/x86/x86.h"
 #include "boot.h"
 #include "dev/power.h"
+#include "include/check.h"
 #include "lib/fmt.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
@@ -17,23 +18,27 @@
 #include "mm/page.h"
 #include "mm/vm.h"
 #include "proc/proc.h"
+#include "include/array_size.h"
 
-static int failures, passes;
+static int failures, passes;            /* the tests run one after another, in one process */
 
-#define CHECK(cond, ...) \
-    do { \
-        if (!(cond)) { \
-            kprintf("FAIL %s: ", __func__ + 5); \
-            kprintf(__VA_ARGS__); \
-            kprintf(" (line %d)\n", __LINE__); \
-            failures++; \
-            return; \
-        } \
-    } while (0)
-
-static void pass(const char *name)
+/* The harness of the one assertion header (include/check.h): a report is
+ * a console line, the test named without its "test_". */
+void check_fail(const char *file, const char *test, int line, int saved, const char *fmt, ...)
 {
-    kprintf("PASS %s\n", name + 5);
+    va_list ap;
+
+    kprintf("FAIL %s: ", test + 5);
+    va_start(ap, fmt);
+    vkprintf(fmt, ap);
+    va_end(ap);
+    kprintf(" (line %d)\n", line);
+    failures++;
+}
+
+void check_pass(const char *test)
+{
+    kprintf("PASS %s\n", test + 5);
     passes++;
 }
 
@@ -59,7 +64,7 @@ static void test_page_alloc_returns_every_page(void)
     for (i = 0; i < 64; i++)
         page_put(V2P(p[i]));
     CHECK(pmm_free_pages() == before, "leaked %d pages", (int)(before - pmm_free_pages()));
-    pass(__func__);
+    PASS();
 }
 
 static void test_pages_alloc_is_contiguous(void)
@@ -72,7 +77,7 @@ static void test_pages_alloc_is_contiguous(void)
     CHECK(page_refs(V2P(run + 7 * 4096)) == 1, "last page refs %u", page_refs(V2P(run + 7 * 4096)));
     pages_free(run, 8);
     CHECK(pmm_free_pages() == before, "run not freed");
-    pass(__func__);
+    PASS();
 }
 
 /* Blocks of every size don't overlap, and freed blocks are reused. */
@@ -98,7 +103,7 @@ static void test_kmalloc_blocks_do_not_overlap(void)
     kfree(b[0]);
     kfree(b[1]);
     CHECK(kmalloc(0) == NULL && kmalloc(0x7FFFFFFF) == NULL, "absurd sizes must fail");
-    pass(__func__);
+    PASS();
 }
 
 /* Small blocks of every bucket and a page run: once all are freed, every
@@ -127,7 +132,7 @@ static void test_kmalloc_gives_every_page_back(void)
     CHECK(pmm_free_pages() == before, "%d pages not given back", (int)(before - pmm_free_pages()));
     CHECK(kheap_pages() == held && kheap_blocks() == blocks, "heap holds %u pages, %u blocks",
           kheap_pages(), kheap_blocks());
-    pass(__func__);
+    PASS();
 }
 
 /* The heap checker's failures, each booted on its own (test=heap_*
@@ -158,10 +163,13 @@ void __attribute__((noinline)) ktest_heap_double_free(void)
     kfree(p);
 }
 
-static const struct {
+/* A test (or a deliberate crash) the command line names: test=NAME. */
+struct ktest {
     const char *name;
     void (*fn)(void);
-} panics[] = {
+};
+
+static const struct ktest panics[] = {
     { "heap_overflow", ktest_heap_overflow },
     { "heap_use_after_free", ktest_heap_use_after_free },
     { "heap_double_free", ktest_heap_double_free },
@@ -184,7 +192,7 @@ static void test_vm_map_and_destroy_frees_all(void)
     CHECK(vm_user_pages(pd) == 3, "%u user pages, expected 3", vm_user_pages(pd));
     vm_destroy(pd);
     CHECK(pmm_free_pages() == before, "leaked %d pages", (int)(before - pmm_free_pages()));
-    pass(__func__);
+    PASS();
 }
 
 /* After vm_fork both sides share a page until one writes to it. */
@@ -208,7 +216,7 @@ static void test_vm_fork_copies_on_write(void)
     CHECK(vm_user_page(a, 0x400000, 1) == pa, "last sharer should keep its page");
     vm_destroy(a);
     CHECK(pmm_free_pages() == before, "leaked %d pages", (int)(before - pmm_free_pages()));
-    pass(__func__);
+    PASS();
 }
 
 /* The timer interrupt is wired: ticks advance while we wait. */
@@ -222,7 +230,7 @@ static void test_timer_ticks_advance(void)
         hlt();
     cli();
     CHECK(ticks - start >= 5, "only %u ticks", ticks - start);
-    pass(__func__);
+    PASS();
 }
 
 static void test_snprintf_formats(void)
@@ -233,7 +241,7 @@ static void test_snprintf_formats(void)
              (void *)0x1234);
     CHECK(strcmp(buf, "-42|    7|ab  |0000BEEF|ok|z|0x00001234") == 0, "got '%s'", buf);
     CHECK(snprintf(buf, 4, "%s", "truncate") == 8 && strcmp(buf, "tru") == 0, "truncation");
-    pass(__func__);
+    PASS();
 }
 
 /* The boot archive the loader gave us is an intact ustar file. */
@@ -248,7 +256,7 @@ static void test_boot_archive_is_readable(void)
         n++;
     CHECK(r == 0, "archive damaged after %d entries", n);
     CHECK(n > 0, "archive empty");
-    pass(__func__);
+    PASS();
 }
 
 /* Deliberately dereference a bad pointer: the panic must name us. */
@@ -273,10 +281,7 @@ static void __attribute__((noinline)) ktest_fault_with_hostile_registers(void)
                          : "memory");
 }
 
-static const struct {
-    const char *name;
-    void (*fn)(void);
-} tests[] = {
+static const struct ktest tests[] = {
     { "page_alloc", test_page_alloc_returns_every_page },
     { "pages_alloc", test_pages_alloc_is_contiguous },
     { "kmalloc", test_kmalloc_blocks_do_not_overlap },
@@ -300,7 +305,7 @@ void ktest_run(const char *which)
         kprintf("ktest: faulting on purpose, with DF set and a wild frame pointer\n");
         ktest_fault_with_hostile_registers();
     }
-    for (i = 0; i < sizeof(panics) / sizeof(panics[0]); i++) {
+    for (i = 0; i < ARRAY_SIZE(panics); i++) {
         if (strcmp(which, panics[i].name) == 0) {
             kprintf("ktest: %s on purpose (heapcheck %s)\n", which, kheap_checking ? "on" : "off");
             panics[i].fn();
@@ -308,7 +313,7 @@ void ktest_run(const char *which)
             machine_poweroff(1);
         }
     }
-    for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+    for (i = 0; i < ARRAY_SIZE(tests); i++)
         if (strcmp(which, "all") == 0 || strcmp(which, tests[i].name) == 0)
             tests[i].fn();
     kprintf("ktest: %d passed, %d failed\n", passes, failures);

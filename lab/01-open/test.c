@@ -9,6 +9,7 @@
 #include <orthos.h>
 #include <unistd.h>
 #include "lab.h"
+#include "array_size.h"
 
 /* A regular file (mode 0644) holding text, made without open(); 0 or -1. */
 static int make(const char *path, const char *text)
@@ -404,5 +405,5 @@ static const struct lab_test tests[] = {
 
 int main(int argc, char **argv)
 {
-    return lab_main("lab01", tests, sizeof(tests) / sizeof(tests[0]), argc, argv);
+    return lab_main("lab01", tests, ARRAY_SIZE(tests), argc, argv);
 }

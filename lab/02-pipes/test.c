@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <unistd.h>
 #include "lab.h"
+#include "array_size.h"
 
 #define PIPE_SIZE 4096        /* kernel/fs/pipe.c */
 
@@ -546,5 +547,5 @@ static const struct lab_test tests[] = {
 
 int main(int argc, char **argv)
 {
-    return lab_main("lab02", tests, sizeof(tests) / sizeof(tests[0]), argc, argv);
+    return lab_main("lab02", tests, ARRAY_SIZE(tests), argc, argv);
 }

@@ -11,6 +11,7 @@
 #include <sys/mount.h>
 #include <unistd.h>
 #include "lab.h"
+#include "array_size.h"
 
 /* A copy of the boot archive's ext2 image at path (an image of one's own:
  * a second live instance on the same file would be EBUSY); 0 or -1. */
@@ -140,6 +141,12 @@ static void fsopen_takes_a_readable_regular_file_or_device_as_source(void)
     CHECK((d = open("/dev/zero", O_RDONLY)) >= 0, "a character device");
     CHECK_ERR(fsopen("ext2", d, NULL), ENOTBLK);
     close(d);
+    CHECK((f = create(AT_CWD, "/tmp/l3src.empty", S_IFREG, 0644, 0)) >= 0 &&
+              (r = ready(f, R_READ)) >= 0,
+          "an empty file");
+    CHECK_ERR(fsopen("ext2", r, NULL), EINVAL);         /* an empty file is no ext2 image */
+    close(r);
+    close(f);
     CHECK((rd = ready(img, R_READ)) >= 0, "ready for reading");
     CHECK_ERR(fsopen("ramfs", rd, NULL), EINVAL);       /* fs_new's own errors pass through */
     CHECK((fs = fsopen("ext2", rd, "ro")) >= 0, "fsopen ext2 from a readable regular file");
@@ -458,5 +465,5 @@ static const struct lab_test tests[] = {
 
 int main(int argc, char **argv)
 {
-    return lab_main("lab03", tests, sizeof(tests) / sizeof(tests[0]), argc, argv);
+    return lab_main("lab03", tests, ARRAY_SIZE(tests), argc, argv);
 }

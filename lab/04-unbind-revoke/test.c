@@ -11,6 +11,7 @@
 #include <sys/mount.h>
 #include <unistd.h>
 #include "lab.h"
+#include "array_size.h"
 
 /* A new ramfs with one file ("file"), attached at dir (made here). */
 static int attach_new(const char *dir)
@@ -470,5 +471,5 @@ static const struct lab_test tests[] = {
 
 int main(int argc, char **argv)
 {
-    return lab_main("lab04", tests, sizeof(tests) / sizeof(tests[0]), argc, argv);
+    return lab_main("lab04", tests, ARRAY_SIZE(tests), argc, argv);
 }

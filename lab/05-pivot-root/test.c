@@ -11,6 +11,7 @@
 #include <sys/mount.h>
 #include <unistd.h>
 #include "lab.h"
+#include "array_size.h"
 
 static char nr[32], cwd0[64];
 
@@ -254,5 +255,5 @@ static const struct lab_test tests[] = {
 
 int main(int argc, char **argv)
 {
-    return lab_main("lab05", tests, sizeof(tests) / sizeof(tests[0]), argc, argv);
+    return lab_main("lab05", tests, ARRAY_SIZE(tests), argc, argv);
 }

@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <unistd.h>
 #include "lab.h"
+#include "array_size.h"
 
 /* Slots every test uses. A scenario starts by closing every fd it does not
  * need, so a new fd comes at 0-5 and is then moved (at) to its slot. */
@@ -675,5 +676,5 @@ static const struct lab_test tests[] = {
 
 int main(int argc, char **argv)
 {
-    return lab_main("lab06", tests, sizeof(tests) / sizeof(tests[0]), argc, argv);
+    return lab_main("lab06", tests, ARRAY_SIZE(tests), argc, argv);
 }

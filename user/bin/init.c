@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "array_size.h"
 
 #define WATCH_MS   200                 /* how often init looks at the console */
 #define RESPAWN_MS 500                 /* pause before restarting a shell that died young */
@@ -78,7 +79,7 @@ static void restore_layout(int announce)
 {
     unsigned i;
 
-    for (i = 0; i < sizeof(layout) / sizeof(layout[0]); i++) {
+    for (i = 0; i < ARRAY_SIZE(layout); i++) {
         if (attached(layout[i].dir))
             continue;
         if (mount(layout[i].type, layout[i].source, layout[i].dir, "") == 0) {

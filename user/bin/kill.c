@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include "array_size.h"
 
 static const struct {
     const char *name;
@@ -28,7 +29,7 @@ static int parse_signal(const char *s)
     }
     if (strncmp(s, "SIG", 3) == 0)
         s += 3;
-    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+    for (i = 0; i < ARRAY_SIZE(names); i++)
         if (strcmp(s, names[i].name) == 0)
             return names[i].sig;
     return -1;

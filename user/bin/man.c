@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "array_size.h"
 
 #define MANDIR      "/usr/share/man"
 #define WIDTH       78              /* wrap text before the console's last column */
@@ -75,10 +76,10 @@ static void ascii(char *dst, size_t size, const char *src)
             dst[n++] = *src;
             continue;
         }
-        for (i = 0; i < sizeof(spelt) / sizeof(spelt[0]); i++)
+        for (i = 0; i < ARRAY_SIZE(spelt); i++)
             if (strncmp(src, spelt[i].utf8, k = strlen(spelt[i].utf8)) == 0)
                 break;
-        if (i < sizeof(spelt) / sizeof(spelt[0])) {
+        if (i < ARRAY_SIZE(spelt)) {
             n += snprintf(dst + n, size - n, "%s", spelt[i].ascii);
             src += k - 1;
         }

@@ -4,6 +4,7 @@
  * so a stack of open ancestors is enough to indent. */
 #include <err.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAXDEPTH 32
@@ -20,7 +21,8 @@ static int contains(const char *dir, const char *path)
 
 int main(int argc, char *argv[])
 {
-    char stack[MAXDEPTH][128], line[256], *path, *rest, *save;
+    char *stack[MAXDEPTH], *line = NULL, *path, *rest, *save;
+    size_t cap = 0;
     int depth = 0;
     FILE *fp;
 
@@ -28,17 +30,19 @@ int main(int argc, char *argv[])
         usage("");
     if (!(fp = fopen("/proc/self/ns", "r")))
         err(1, "/proc/self/ns");
-    while (fgets(line, sizeof(line), fp)) {
+    while (getline(&line, &cap, fp) >= 0) {     /* lines of any length */
         line[strcspn(line, "\n")] = '\0';
         if (!(path = strtok_r(line, " ", &save)))
             continue;
         rest = strtok_r(NULL, "", &save);
         while (depth > 0 && !contains(stack[depth - 1], path))
-            depth--;
+            free(stack[--depth]);
         printf("%*s%-*s %s\n", 2 * depth, "", 20 - 2 * depth, path, rest ? rest : "");
-        if (depth < MAXDEPTH)
-            strlcpy(stack[depth++], path, sizeof(stack[0]));
+        if (depth < MAXDEPTH && !(stack[depth++] = strdup(path)))
+            err(1, "out of memory");
     }
+    if (ferror(fp))
+        err(1, "/proc/self/ns");
     fclose(fp);
     return 0;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "array_size.h"
 
 struct status {
     char pid[12], ppid[12], name[32], state[16], pages[12];
@@ -49,7 +50,7 @@ static int read_status(const char *pid, struct status *st)
         if (!(value = strchr(line, ' ')))
             continue;
         *value++ = '\0';
-        for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+        for (i = 0; i < ARRAY_SIZE(fields); i++)
             if (strcmp(line, fields[i].key) == 0)
                 strlcpy((char *)st + fields[i].offset, value, fields[i].size);
     }

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "array_size.h"
 
 /* ------------------------------------------------------------ limits and state */
 
@@ -959,7 +960,7 @@ static const struct builtin builtins[] = {
     { "fds", b_fds, 0, 0, 0, "", "list the shell's fds (/proc/self/fd)" },
     { "readfd", b_readfd, 1, 1, 0, "FD", "copy what FD reads to standard output" },
 };
-#define NBUILTINS ((int)(sizeof(builtins) / sizeof(builtins[0])))
+#define NBUILTINS ((int)(ARRAY_SIZE(builtins)))
 
 static int b_help(int argc, char **argv)
 {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <unistd.h>
 #include "uapi/version.h"
+#include "array_size.h"
 
 static const struct {
     char opt;
@@ -16,7 +17,7 @@ static const struct {
     { 'r', ORTHOS_VERSION },
     { 'm', ORTHOS_MACHINE },
 };
-#define NFIELDS ((int)(sizeof(fields) / sizeof(fields[0])))
+#define NFIELDS ((int)(ARRAY_SIZE(fields)))
 
 int main(int argc, char *argv[])
 {

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include "array_size.h"
 
 static const char *const errors[] = {
     [0] = "Success",
@@ -51,8 +52,6 @@ static const char *const signals[] = {
     [SIGKILL] = "Killed",   [SIGSEGV] = "Segmentation fault", [SIGTERM] = "Terminated",
 };
 
-#define NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
 /* A number without a name gets "what N" in a static buffer. */
 static const char *lookup(const char *const *table, int n, int i, const char *what)
 {
@@ -66,10 +65,10 @@ static const char *lookup(const char *const *table, int n, int i, const char *wh
 
 const char *strerror(int errnum)
 {
-    return lookup(errors, NELEM(errors), errnum, "Unknown error");
+    return lookup(errors, (int)ARRAY_SIZE(errors), errnum, "Unknown error");
 }
 
 const char *strsignal(int sig)
 {
-    return lookup(signals, NELEM(signals), sig, "Signal");
+    return lookup(signals, (int)ARRAY_SIZE(signals), sig, "Signal");
 }

@@ -13,6 +13,7 @@
 #include <sys/mount.h>
 #include <unistd.h>
 #include "t.h"
+#include "array_size.h"
 
 #define BOUNDED_MS 3000                /* "bounded time": the old kernel took minutes */
 
@@ -446,7 +447,7 @@ static void healthy_geometries_mount_and_take_writes(void)
     const char *why;
     unsigned i;
 
-    for (i = 0; i < sizeof(imgs) / sizeof(imgs[0]); i++)
+    for (i = 0; i < ARRAY_SIZE(imgs); i++)
         CHECK(!(why = workload(imgs[i])), "%s", why);
     PASS();
 }
@@ -488,7 +489,7 @@ int main(int argc, char **argv)
         printf("FAIL disk_at_mnt: init did not attach the carrier disk at /mnt\ne2bad: done\n");
         return 1;
     }
-    for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+    for (i = 0; i < ARRAY_SIZE(tests); i++) {
         for (j = 1; j < argc && strcmp(argv[j], tests[i].name) != 0; j++)
             ;
         if (argc == 1 || j < argc)

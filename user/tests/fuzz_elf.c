@@ -19,6 +19,7 @@
 #include <orthos.h>
 #include "fuzz.h"
 #include "proc/elf.h"
+#include "array_size.h"
 
 #define IMAGE     "/tmp/fuzz_elf.img"
 #define MAX_IMAGE (160 * 1024)
@@ -75,7 +76,7 @@ static void load_seeds(void)
     unsigned i;
     int fd, n, r;
 
-    for (i = 0; i < sizeof(seed_files) / sizeof(seed_files[0]); i++) {
+    for (i = 0; i < ARRAY_SIZE(seed_files); i++) {
         char *d = malloc(MAX_IMAGE);
         if (!d || (fd = open(seed_files[i], O_RDONLY)) < 0)
             continue;

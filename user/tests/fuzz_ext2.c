@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "t.h"
+#include "array_size.h"
 
 #define BASE         "/etc/fuzz.ext2"
 #define IMAGE        "/tmp/fuzz_ext2.img"
@@ -335,7 +336,7 @@ static void mutate_once(void)
         };
         unsigned in = L.inode_off[rnd(L.ninodes)];
         if (rnd(2)) {
-            unsigned f = rnd(sizeof(fields) / sizeof(fields[0]));
+            unsigned f = rnd(ARRAY_SIZE(fields));
             mutate_at(in + fields[f][0], fields[f][1]);
         } else {
             mutate_at(in + 40 + 4 * rnd(15), 4);    /* i_block[] */

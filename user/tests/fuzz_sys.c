@@ -21,6 +21,7 @@
 #include <orthos.h>
 #include "fuzz.h"
 #include "uapi/syscall.h"
+#include "array_size.h"
 
 #define STATUS_FD   31              /* the worker's progress pipe: never an argument */
 #define BATCH_CALLS 600             /* calls per worker */
@@ -148,7 +149,7 @@ static int fd_arg(void)
                                0x7fffffff, (int)0x80000000, 0,  1,  2,  30 };
 
     switch (rnd(10)) {
-    case 0: return odd[rnd(sizeof(odd) / sizeof(odd[0]))];
+    case 0: return odd[rnd(ARRAY_SIZE(odd))];
     case 1: return rnd(STATUS_FD);
     case 2: return AT_CWD;
     default: return pool_fd(chance(50) ? (int)rnd(K_OTHER) : K_OTHER);
@@ -181,7 +182,7 @@ static unsigned bad_ptr(void)
     case 1: return (unsigned)edge + rnd(3 * PAGE);      /* unmapped */
     case 2: return (unsigned)&rnd + rnd(64);            /* read-only text */
     case 3: return fz_next(&rng);
-    default: return odd[rnd(sizeof(odd) / sizeof(odd[0]))];
+    default: return odd[rnd(ARRAY_SIZE(odd))];
     }
 }
 
@@ -205,7 +206,7 @@ static unsigned len_arg(void)
     case 3: return rnd(PAGE);
     case 4: return PAGE;
     case 5: return PAGE + rnd(PAGE);
-    case 6: return huge[rnd(sizeof(huge) / sizeof(huge[0]))];
+    case 6: return huge[rnd(ARRAY_SIZE(huge))];
     default: return fz_next(&rng);
     }
 }
@@ -330,12 +331,12 @@ static char *make_path(int which)
         if (chance(40))
             strcat(p, "/");
         for (i = 0; i < n; i++) {
-            strcat(p, parts[rnd(sizeof(parts) / sizeof(parts[0]))]);
+            strcat(p, parts[rnd(ARRAY_SIZE(parts))]);
             if (i + 1 < n || chance(20))
                 strcat(p, "/");
         }
         return p;
-    default: strlcpy(p, dict[rnd(sizeof(dict) / sizeof(dict[0]))], sizeof(*pathbuf)); return p;
+    default: strlcpy(p, dict[rnd(ARRAY_SIZE(dict))], sizeof(*pathbuf)); return p;
     }
 }
 
@@ -849,7 +850,7 @@ static void op_regs(void)
         report();
         for (i = 0; i < 10; i++)
             r[i] = chance(50) ? fz_next(&rng) : chance(50) ? ptr_arg() : rnd(40);
-        r[0] = nrs[rnd(sizeof(nrs) / sizeof(nrs[0]))];
+        r[0] = nrs[rnd(ARRAY_SIZE(nrs))];
         if (r[1] == STATUS_FD)
             r[1] = 1;
         r[8] = (r[8] & 0x2448D5) | 0x2;         /* eflags: no TF */

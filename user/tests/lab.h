@@ -16,13 +16,14 @@
  *
  *     static const struct lab_test tests[] = { LAB_TEST(a_test), ... };
  *     int main(int argc, char **argv) { return lab_main("lab01", tests,
- *                                           sizeof(tests) / sizeof(tests[0]),
+ *                                           ARRAY_SIZE(tests),
  *                                           argc, argv); }
  */
 #ifndef USER_TESTS_LAB_H
 #define USER_TESTS_LAB_H
 
 #include "t.h"
+#include "array_size.h"
 
 struct lab_test {
     const char *name;

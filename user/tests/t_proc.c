@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "t.h"
+#include "array_size.h"
 
 /* Run fn in a child and return its raw wait status. */
 static int child_status(void (*fn)(void))
@@ -221,7 +222,7 @@ static void faults_kill_only_the_child(void)
     };
     unsigned i;
 
-    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    for (i = 0; i < ARRAY_SIZE(cases); i++) {
         int status = child_status(cases[i].fn);
         CHECK(WIFSIGNALED(status) && WTERMSIG(status) == cases[i].sig,
               "%s: status %x, want signal %d", cases[i].what, status, cases[i].sig);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "uapi/syscall.h"
 #include "t.h"
+#include "array_size.h"
 
 /* Kernel limits this suite pushes against (not ABI, so not in uapi). */
 #define NPROC     64          /* kernel/proc/proc.h: process slots */
@@ -60,8 +61,7 @@ static int nothing(void)
         code_ = in_child(fn); \
         after_ = free_pages(); \
         CHECK(code_ == 0, "child: %s (code %d)", \
-              code_ >= 0 && code_ < (int)(sizeof(why) / sizeof(why[0])) ? why[code_] : "died", \
-              code_); \
+              code_ >= 0 && code_ < (int)(ARRAY_SIZE(why)) ? why[code_] : "died", code_); \
         CHECK(after_ == before_, "free pages %u before, %u after", before_, after_); \
     } while (0)
 
@@ -1365,7 +1365,7 @@ static void unknown_system_call_numbers_give_enosys(void)
     unsigned i;
     int r;
 
-    for (i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++) {
+    for (i = 0; i < ARRAY_SIZE(nrs); i++) {
         r = raw_syscall(nrs[i]);
         CHECK(r == -ENOSYS, "system call %u gave %d, want -ENOSYS", nrs[i], r);
     }

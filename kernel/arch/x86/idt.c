@@ -14,7 +14,7 @@ struct idt_gate {
     uint16_t off_hi;
 } __attribute__((packed));
 
-static struct idt_gate idt[256];
+static struct idt_gate idt[256];        /* written once at boot, before interrupts are on */
 extern uint32_t trap_vectors[256];
 
 #define GATE_INTERRUPT 0x8E            /* present, 32-bit, clears IF */

@@ -10,7 +10,8 @@
 #define PIC2_DATA 0xA1
 #define PIC_EOI   0x20
 
-static uint16_t irq_mask = 0xFFFF & ~(1u << 2);     /* cascade line stays open */
+/* Cascade line open; changed only at boot, by the drivers' init (one CPU, in order). */
+static uint16_t irq_mask = 0xFFFF & ~(1u << 2);
 
 static void pic_write_mask(void)
 {

@@ -8,10 +8,11 @@
 #include "mm/vm.h"
 #include "proc/proc.h"
 #include "proc/syscall.h"
+#include "include/array_size.h"
 
 #define NIRQ 16
 
-static irq_handler_t irq_handlers[NIRQ];
+static irq_handler_t irq_handlers[NIRQ];    /* registered at boot, read-only after */
 
 /* Laid out by hand (packed, in vector order): */
 /* clang-format off */
@@ -26,7 +27,7 @@ static const char *const exception_names[] = {
 
 const char *trap_name(uint32_t trapno)
 {
-    if (trapno < sizeof(exception_names) / sizeof(exception_names[0]))
+    if (trapno < ARRAY_SIZE(exception_names))
         return exception_names[trapno];
     return "unexpected trap";
 }

@@ -1,5 +1,5 @@
 /* uapi/syscall.h - system call numbers, shared by the kernel's table
- * (kernel/proc/syscall.c) and libc's stubs (user/lib/syscalls.asm).
+ * (kernel/proc/syscall.c) and libc's stubs (user/lib/syscalls.c).
  * Calling convention: `int $0x80`, number in %eax, arguments in %ebx,
  * %ecx, %edx, %esi, %edi; the result comes back in %eax: a value >= 0, or
  * -errno. Manual entries: doc/man/<name>.2.md. */
