@@ -202,6 +202,7 @@ struct mount *ns_root_mount(struct namespace *ns);
  * others see at once, as threads do. */
 struct fdtable {
     int refs;
+    int promised;                   /* free slots fd_room() promised to calls in progress */
     struct file *fd[NOFILE];
     uint8_t fdflags[NOFILE];        /* FD_KEEP */
 };
@@ -228,7 +229,8 @@ void fdtable_exec(struct proc *p, struct fdtable *fresh);   /* Lab 06 */
 int file_count(void);                               /* open files, system-wide */
 int fd_install(struct file *f, int keep);       /* the lowest free fd, or -EMFILE */
 int fd_room(void);                              /* 0, or -EMFILE / -ENFILE */
-struct file *fd_get(int fd, int *err);          /* borrowed, not counted */
+struct file *fd_get(int fd, int *err);          /* counted until the call returns */
+void fd_end_call(struct proc *p);               /* the call returns: drop what it borrowed */
 int fd_close(int fd);
 int fd_dup(int fd);
 int fd_dup2(int from, int to);

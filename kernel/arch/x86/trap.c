@@ -7,6 +7,7 @@
 #include "lib/kprintf.h"
 #include "mm/vm.h"
 #include "proc/proc.h"
+#include "include/uapi/errno.h"
 #include "proc/syscall.h"
 #include "include/array_size.h"
 
@@ -46,14 +47,20 @@ static void irq_dispatch(int irq)
 }
 
 /* A user page fault may just be the first touch of a lazy page or a write
- * to a copy-on-write page (vm_fault). */
+ * to a copy-on-write page (vm_fault). With no page for a COW copy, the
+ * OOM policy picks whom to kill (never init) and the write is retried: it
+ * is not p's fault that memory ran out. (A lazy page's frame was reserved
+ * when it was mapped: its first touch cannot run out.) */
 static int user_fault_fixed(struct trapframe *tf, uint32_t addr)
 {
     struct proc *p = curproc();
+    int err;
 
-    if (tf->trapno != T_PGFLT)
+    if (!p || tf->trapno != T_PGFLT)
         return 0;
-    return p && vm_fault(p->pgdir, addr, (tf->err & PF_WRITE) != 0) == 0;
+    if ((err = vm_fault(p->pgdir, addr, (tf->err & PF_WRITE) != 0)) == -ENOMEM)
+        proc_out_of_memory(p);
+    return err == 0 || err == -ENOMEM;
 }
 
 void trap(struct trapframe *tf)
