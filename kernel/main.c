@@ -159,6 +159,7 @@ void kmain(uint32_t magic, uint32_t mbi_pa)
     fpu_init();
     pic_init();
     mem_init(mbi);
+    pmm_set_reclaim(exec_text_reclaim);     /* shared program text goes first */
     kheap_init();
     rtc_init();
     pit_init(HZ);

@@ -1,47 +1,91 @@
-/* bcache.c - a write-back cache of disk sectors: NBUF buffers on an LRU
- * list, found through a small hash. Writes only dirty a buffer; the disk
- * sees them when the buffer is evicted, on sync(), on revoke() and when a
- * filesystem's last reference goes (both call the device's sync). */
+/* bcache.c - a write-back cache of disk blocks, a page (8 sectors) each:
+ * an eighth of memory's worth, at least 64 blocks and at most 32 MiB, on
+ * an LRU list and found through a hash. A read that continues the last
+ * one fetches the blocks after it in the same disk command (read-ahead:
+ * 4 blocks after a random miss, doubling up to ATA_MAX_PAGES while the
+ * reads stay sequential). Writes only dirty a block; the disk sees it - with
+ * the dirty blocks that follow it, in one command - when it is evicted, on
+ * sync(), on revoke() and when a filesystem's last reference goes (both
+ * call the device's sync).
+ *
+ * The disk driver sleeps while the drive works, so other processes run
+ * meanwhile, in here too. The rule (xv6's): a block being filled, written
+ * or copied is busy, and only the process that made it busy touches it;
+ * whoever else wants it sleeps until it is released, then looks it up
+ * again (it may have been evicted in between). A busy block is never
+ * evicted. Flags, the hash and the list change only with interrupts off,
+ * never across a sleep. Filesystems keep their own state consistent
+ * themselves: ext2 lets one process at a time into an instance
+ * (fs_enter), and that process may sleep here while the others wait. */
+#include "arch/x86/x86.h"
 #include "dev/blk.h"
 #include "include/uapi/errno.h"
+#include "lib/kprintf.h"
 #include "lib/string.h"
+#include "mm/page.h"
+#include "proc/proc.h"
 
-#define SECTOR 512
-#define NBUF   2048                    /* 1 MiB of cache */
-#define NHASH  512
+#define NUNITS      4
+#define CACHE_SHARE 8                   /* an eighth of memory */
+#define CACHE_MIN   64                  /* blocks */
+#define CACHE_MAX   (32u << 20) / BLK_SIZE
+#define RA_MIN      4                   /* blocks read after a random miss */
 
 struct buf {
-    int unit;                           /* -1: empty */
-    uint32_t lba;
-    int dirty;
+    int unit;                           /* -1: holds nothing */
+    uint32_t block;                     /* in BLK_SIZE units */
+    uint8_t valid;                      /* data holds the disk's bytes, or newer ones */
+    uint8_t dirty;                      /* newer than the disk's */
+    uint8_t busy;                       /* owned: see the rule above */
+    uint8_t wanted;                     /* someone sleeps until it is released */
     struct buf *hnext;                  /* hash chain */
-    struct buf *prev, *next;            /* LRU: head is most recent */
-    uint8_t data[SECTOR];
+    struct buf *prev, *next;            /* LRU: lru.next is the most recent */
+    char *data;                         /* one page */
 };
 
-static struct buf bufs[NBUF];
-static struct buf *hash[NHASH];
-static struct buf lru;                  /* sentinel */
-static int ready;
+static struct buf *bufs, **hash, lru;   /* lru: the list's sentinel, and a sleep channel */
+static uint32_t nbuf, nhash;
+static int lru_wanted;                  /* someone sleeps until any block is released */
+static struct {
+    uint32_t next, window;              /* the block a sequential reader misses next */
+} ra[NUNITS];
 
-static void setup(void)
+void bcache_init(void)
 {
-    int i;
+    uint32_t want = pmm_total_pages() / CACHE_SHARE, i;
 
+    if (want < CACHE_MIN)
+        want = CACHE_MIN;
+    if (want > CACHE_MAX)
+        want = CACHE_MAX;
+    nhash = want;
+    bufs = kzalloc(want * sizeof(*bufs));
+    hash = kzalloc(nhash * sizeof(*hash));
     lru.next = lru.prev = &lru;
-    for (i = 0; i < NBUF; i++) {
+    for (i = 0; bufs && hash && i < want && (bufs[i].data = page_alloc()); i++) {
         bufs[i].unit = -1;
         bufs[i].next = lru.next;
         bufs[i].prev = &lru;
         lru.next->prev = &bufs[i];
         lru.next = &bufs[i];
     }
-    ready = 1;
+    nbuf = i;
+    kprintf("bcache: %u KiB\n", nbuf * (BLK_SIZE / 1024));
 }
 
-static unsigned hash_of(int unit, uint32_t lba)
+static unsigned hash_of(int unit, uint32_t block)
 {
-    return (lba * 31 + unit) % NHASH;
+    return (block * 31 + unit) % nhash;
+}
+
+static struct buf *lookup(int unit, uint32_t block)
+{
+    struct buf *b;
+
+    for (b = hash[hash_of(unit, block)]; b; b = b->hnext)
+        if (b->unit == unit && b->block == block)
+            return b;
+    return NULL;
 }
 
 static void unhash(struct buf *b)
@@ -50,7 +94,7 @@ static void unhash(struct buf *b)
 
     if (b->unit < 0)
         return;
-    for (pp = &hash[hash_of(b->unit, b->lba)]; *pp; pp = &(*pp)->hnext) {
+    for (pp = &hash[hash_of(b->unit, b->block)]; *pp; pp = &(*pp)->hnext) {
         if (*pp == b) {
             *pp = b->hnext;
             return;
@@ -58,6 +102,7 @@ static void unhash(struct buf *b)
     }
 }
 
+/* Most recently used now. */
 static void touch(struct buf *b)
 {
     b->prev->next = b->next;
@@ -68,34 +113,161 @@ static void touch(struct buf *b)
     lru.next = b;
 }
 
-/* The buffer for (unit, lba), read from disk unless `whole` (the caller
- * will overwrite all of it). NULL on an I/O error. */
-static struct buf *bget(int unit, uint32_t lba, int whole, int *err)
+/* b now holds (unit, block), not read yet. */
+static void rename_buf(struct buf *b, int unit, uint32_t block)
 {
+    unhash(b);
+    b->unit = unit;
+    b->block = block;
+    b->valid = b->dirty = 0;
+    b->hnext = hash[hash_of(unit, block)];
+    hash[hash_of(unit, block)] = b;
+    touch(b);
+}
+
+/* Sleep on chan (interrupts are off) until a release wakes it. */
+static void wait_for(void *chan)
+{
+    KASSERT(curproc() != NULL);         /* without processes nothing is ever busy */
+    sleep_on(chan);
+}
+
+/* Give b back: whoever waits for it, or for any block, may go on. */
+static void brelse(struct buf *b)
+{
+    uint32_t s = irq_save();
+
+    b->busy = 0;
+    if (b->wanted) {
+        b->wanted = 0;
+        wakeup(b);
+    }
+    if (lru_wanted) {
+        lru_wanted = 0;
+        wakeup(&lru);
+    }
+    irq_restore(s);
+}
+
+/* Bytes of block `block` that lie on the disk (the last one may be short). */
+static uint32_t block_bytes(int unit, uint32_t block)
+{
+    uint32_t left = ata_sectors(unit) - block * BLK_SECTORS;
+
+    return (left < BLK_SECTORS ? left : BLK_SECTORS) * SECTOR;
+}
+
+/* One disk command for run[0..n), consecutive blocks of one unit. */
+static int transfer(struct buf **run, uint32_t n, int write)
+{
+    char *pages[ATA_MAX_PAGES];
+    uint32_t i, sectors = 0;
+
+    for (i = 0; i < n; i++) {
+        pages[i] = run[i]->data;
+        sectors += block_bytes(run[i]->unit, run[i]->block) / SECTOR;
+    }
+    return ata_io(run[0]->unit, run[0]->block * BLK_SECTORS, sectors, pages, write);
+}
+
+/* Write b (busy, dirty) back, with the dirty blocks that follow it and
+ * that nobody owns, in one command. */
+static int write_run(struct buf *b)
+{
+    struct buf *run[ATA_MAX_PAGES], *nb;
+    uint32_t n = 1, i, s = irq_save();
+    int err;
+
+    run[0] = b;
+    while (n < ATA_MAX_PAGES && (nb = lookup(b->unit, b->block + n)) && nb->dirty && !nb->busy) {
+        nb->busy = 1;
+        run[n++] = nb;
+    }
+    irq_restore(s);
+    err = transfer(run, n, 1);
+    for (i = 0; i < n; i++) {
+        if (err == 0)
+            run[i]->dirty = 0;
+        if (i > 0)
+            brelse(run[i]);
+    }
+    return err;
+}
+
+/* The buffer for (unit, block), busy (ours), valid or not: the caller
+ * reads it in if it needs its bytes. Sleeps while another process owns it
+ * or while every buffer is busy. NULL (and *err) if a dirty block could
+ * not be written back to make room. */
+static struct buf *bget(int unit, uint32_t block, int *err)
+{
+    uint32_t s = irq_save();
     struct buf *b;
 
-    if (!ready)
-        setup();
-    for (b = hash[hash_of(unit, lba)]; b; b = b->hnext) {
-        if (b->unit == unit && b->lba == lba) {
-            touch(b);
-            return b;
+    for (;;) {
+        if ((b = lookup(unit, block))) {
+            if (!b->busy)
+                break;
+            b->wanted = 1;
+            wait_for(b);
+            continue;                   /* it may be another block's by now */
         }
+        for (b = lru.prev; b != &lru && b->busy; b = b->prev)
+            ;
+        if (b == &lru) {
+            lru_wanted = 1;
+            wait_for(&lru);
+            continue;
+        }
+        if (!b->dirty) {
+            rename_buf(b, unit, block);
+            break;
+        }
+        b->busy = 1;                    /* evict a dirty block: write it back first */
+        irq_restore(s);
+        *err = write_run(b);
+        brelse(b);
+        if (*err < 0)
+            return NULL;
+        s = irq_save();
     }
-    b = lru.prev;                       /* least recently used */
-    if (b->dirty && (*err = ata_rw(b->unit, b->lba, b->data, 1)) < 0)
-        return NULL;
-    unhash(b);
-    b->dirty = 0;
-    b->unit = -1;
-    if (!whole && (*err = ata_rw(unit, lba, b->data, 0)) < 0)
-        return NULL;
-    b->unit = unit;
-    b->lba = lba;
-    b->hnext = hash[hash_of(unit, lba)];
-    hash[hash_of(unit, lba)] = b;
+    b->busy = 1;
     touch(b);
+    irq_restore(s);
     return b;
+}
+
+/* Read b (busy, not valid) from the disk, and with it the blocks after it
+ * that are not cached yet if the reads look sequential (read-ahead): each
+ * takes the least recently used clean buffer nobody owns. */
+static int fill(struct buf *b)
+{
+    struct buf *run[ATA_MAX_PAGES], *nb = NULL;
+    uint32_t n = 1, i, disk_blocks, want, s = irq_save();
+    int unit = b->unit, err;
+
+    disk_blocks = (ata_sectors(unit) + BLK_SECTORS - 1) / BLK_SECTORS;
+    want = b->block == ra[unit].next ? 2 * ra[unit].window : RA_MIN;
+    want = want < RA_MIN ? RA_MIN : want > ATA_MAX_PAGES ? ATA_MAX_PAGES : want;
+    ra[unit].window = want;
+    run[0] = b;
+    while (n < want && b->block + n < disk_blocks && !lookup(unit, b->block + n)) {
+        for (nb = lru.prev; nb != &lru && (nb->busy || nb->dirty); nb = nb->prev)
+            ;
+        if (nb == &lru)
+            break;
+        rename_buf(nb, unit, b->block + n);
+        nb->busy = 1;
+        run[n++] = nb;
+    }
+    ra[unit].next = b->block + n;
+    irq_restore(s);
+    err = transfer(run, n, 0);
+    for (i = 0; i < n; i++) {
+        run[i]->valid = err == 0;
+        if (i > 0)
+            brelse(run[i]);
+    }
+    return err;
 }
 
 /* Clip a transfer to the disk; -ENXIO if there is no disk. */
@@ -103,7 +275,7 @@ static int clip(int unit, uint32_t off, uint32_t *n)
 {
     uint32_t size = ata_sectors(unit) * SECTOR;
 
-    if (!size)
+    if (!size || !nbuf)
         return -ENXIO;
     if (off >= size)
         *n = 0;
@@ -120,13 +292,17 @@ int blk_read(int unit, void *buf, uint32_t off, uint32_t n)
     if ((err = clip(unit, off, &n)) < 0)
         return err;
     while (done < n) {
-        uint32_t in = (off + done) % SECTOR, chunk = SECTOR - in;
-        struct buf *b = bget(unit, (off + done) / SECTOR, 0, &err);
-        if (!b)
+        uint32_t in = (off + done) % BLK_SIZE, chunk = BLK_SIZE - in;
+        struct buf *b = bget(unit, (off + done) / BLK_SIZE, &err);
+        if (!b || (!b->valid && (err = fill(b)) < 0)) {
+            if (b)
+                brelse(b);
             return done ? (int)done : err;
+        }
         if (chunk > n - done)
             chunk = n - done;
         memcpy((char *)buf + done, b->data + in, chunk);
+        brelse(b);
         done += chunk;
     }
     return (int)done;
@@ -142,29 +318,53 @@ int blk_write(int unit, const void *buf, uint32_t off, uint32_t n)
     if (n == 0)
         return -ENOSPC;
     while (done < n) {
-        uint32_t in = (off + done) % SECTOR, chunk = SECTOR - in;
+        uint32_t block = (off + done) / BLK_SIZE, in = (off + done) % BLK_SIZE;
+        uint32_t chunk = BLK_SIZE - in;
         struct buf *b;
         if (chunk > n - done)
             chunk = n - done;
-        if (!(b = bget(unit, (off + done) / SECTOR, chunk == SECTOR, &err)))
+        if (!(b = bget(unit, block, &err)))
             return done ? (int)done : err;
+        /* Part of a block: the rest must come from the disk first. */
+        if (!b->valid && !(in == 0 && chunk == block_bytes(unit, block)) && (err = fill(b)) < 0) {
+            brelse(b);
+            return done ? (int)done : err;
+        }
         memcpy(b->data + in, (const char *)buf + done, chunk);
-        b->dirty = 1;
+        b->valid = b->dirty = 1;
+        brelse(b);
         done += chunk;
     }
     return (int)done;
 }
 
+/* Write back every dirty block of unit, a run at a time: first the runs
+ * from their lowest block, then whatever is left (runs longer than one
+ * command, blocks dirtied meanwhile); then make the drive put them on the
+ * platter. */
 int blk_sync(int unit)
 {
-    int i, err, ret = 0;
+    uint32_t i, s, pass;
+    int err, ret = 0;
 
-    for (i = 0; ready && i < NBUF; i++) {
-        if (bufs[i].unit == unit && bufs[i].dirty) {
-            if ((err = ata_rw(unit, bufs[i].lba, bufs[i].data, 1)) < 0)
+    for (pass = 0; pass < 2; pass++) {
+        for (i = 0; i < nbuf; i++) {
+            struct buf *b = &bufs[i], *p;
+            s = irq_save();
+            while (b->unit == unit && b->dirty && b->busy) {
+                b->wanted = 1;
+                wait_for(b);
+            }
+            if (b->unit != unit || !b->dirty ||
+                (pass == 0 && b->block > 0 && (p = lookup(unit, b->block - 1)) && p->dirty)) {
+                irq_restore(s);
+                continue;
+            }
+            b->busy = 1;
+            irq_restore(s);
+            if ((err = write_run(b)) < 0)
                 ret = err;
-            else
-                bufs[i].dirty = 0;
+            brelse(b);
         }
     }
     if (ata_sectors(unit) && (err = ata_flush(unit)) < 0)

@@ -151,20 +151,34 @@ static int dev_write(struct ext2_fs *e, uint32_t off, const void *buf, uint32_t 
     return r == (int)n ? 0 : r < 0 ? r : -EIO;
 }
 
-/* Whole blocks. Callers have checked the block number already (bitmaps at
- * mount, pointers by check_ptr); the range test is a last guard. */
-static int bread(struct ext2_fs *e, uint32_t blk, void *buf)
+/* n bytes at byte `in` of block blk (whole blocks: bread, bwrite). The
+ * block cache below takes any byte range, so file data goes straight
+ * between it and the caller's buffer, and a block map lookup reads one
+ * pointer, not its whole table. Callers have checked the block number
+ * already (bitmaps at mount, pointers by check_ptr); the range test is a
+ * last guard. */
+static int bread_part(struct ext2_fs *e, uint32_t blk, uint32_t in, void *buf, uint32_t n)
 {
     if (blk == 0 || blk >= e->sb.blocks_count)
         return -EIO;
-    return dev_read(e, blk * e->bsize, buf, e->bsize);
+    return dev_read(e, blk * e->bsize + in, buf, n);
+}
+
+static int bwrite_part(struct ext2_fs *e, uint32_t blk, uint32_t in, const void *buf, uint32_t n)
+{
+    if (blk == 0 || blk >= e->sb.blocks_count)
+        return -EIO;
+    return dev_write(e, blk * e->bsize + in, buf, n);
+}
+
+static int bread(struct ext2_fs *e, uint32_t blk, void *buf)
+{
+    return bread_part(e, blk, 0, buf, e->bsize);
 }
 
 static int bwrite(struct ext2_fs *e, uint32_t blk, const void *buf)
 {
-    if (blk == 0 || blk >= e->sb.blocks_count)
-        return -EIO;
-    return dev_write(e, blk * e->bsize, buf, e->bsize);
+    return bwrite_part(e, blk, 0, buf, e->bsize);
 }
 
 static int bzero_block(struct ext2_fs *e, uint32_t blk)
@@ -263,13 +277,17 @@ static int take_bit(struct ext2_fs *e, uint32_t map, uint32_t g, uint32_t count,
     if ((err = bread(e, map, buf)) < 0)
         goto out;
     err = -ENOSPC;
-    for (i = 0; i < count; i++) { /* count <= 8 * bsize: checked at mount */
+    for (i = 0; i < count; i++) {       /* count <= 8 * bsize: checked at mount */
+        if (i % 8 == 0 && buf[i / 8] == 0xFF) {
+            i += 7;                     /* a full byte: skip it whole */
+            continue;
+        }
         if (buf[i / 8] & (1 << (i % 8)))
             continue;
         if ((err = in_use(e, g, i)) == 0) {
             buf[i / 8] |= 1 << (i % 8);
             *bit = i;
-            err = bwrite(e, map, buf);
+            err = bwrite_part(e, map, i / 8, &buf[i / 8], 1);
         }
         break;
     }
@@ -292,7 +310,7 @@ static int clear_bit(struct ext2_fs *e, uint32_t map, uint32_t bit, const char *
             err = damaged(e, what, n);
         } else {
             buf[bit / 8] &= ~(1 << (bit % 8));
-            err = bwrite(e, map, buf);
+            err = bwrite_part(e, map, bit / 8, &buf[bit / 8], 1);
         }
     }
     kfree(buf);
@@ -525,7 +543,7 @@ static int fast_symlink(struct ext2_fs *e, struct ext2_node *n)
 static int bmap(struct ext2_fs *e, struct ext2_node *n, uint32_t lbn, int alloc, uint32_t *out,
                 int *fresh)
 {
-    uint32_t idx[3], *slot, blk, tblk = 0, *tbl = NULL;
+    uint32_t idx[3], blk, cur, tblk = 0;
     uint32_t goal = (n->ino - 1) / e->sb.inodes_per_group;
     int levels, i, err = 0, root, changed = 0;
 
@@ -553,11 +571,11 @@ static int bmap(struct ext2_fs *e, struct ext2_node *n, uint32_t lbn, int alloc,
     } else {
         return -EFBIG;
     }
-    slot = &n->raw.block[root];
-    for (i = 0;; i++) {
-        if ((err = check_ptr(e, *slot)) < 0)
+    cur = n->raw.block[root];
+    for (i = 0;; i++) { /* cur: the pointer at level i (in tblk, below the inode) */
+        if ((err = check_ptr(e, cur)) < 0)
             goto out;
-        if (!*slot) {
+        if (!cur) {
             if (!alloc)
                 goto out;
             if ((err = balloc(e, goal, &blk)) < 0)
@@ -566,28 +584,24 @@ static int bmap(struct ext2_fs *e, struct ext2_node *n, uint32_t lbn, int alloc,
                 bfree(e, blk);
                 goto out;
             }
-            *slot = blk;
+            cur = blk;
             n->raw.blocks += SECTORS(e);
             changed = 1;
             if (i == levels && fresh)
                 *fresh = 1;
-            if (tblk && (err = bwrite(e, tblk, tbl)) < 0)
+            if (i == 0)
+                n->raw.block[root] = blk;
+            else if ((err = bwrite_part(e, tblk, idx[i - 1] * 4, &blk, 4)) < 0)
                 goto out;
         }
         if (i == levels)
             break;
-        tblk = *slot; /* descend into the next table */
-        if (!tbl && !(tbl = kmalloc(e->bsize))) {
-            err = -ENOMEM;
+        tblk = cur; /* descend: read the one pointer we need */
+        if ((err = bread_part(e, tblk, idx[i] * 4, &cur, 4)) < 0)
             goto out;
-        }
-        if ((err = bread(e, tblk, tbl)) < 0)
-            goto out;
-        slot = &tbl[idx[i]];
     }
-    *out = *slot;
+    *out = cur;
 out:
-    kfree(tbl);
     if (changed) { /* i_block[] or i_blocks moved */
         int werr = write_inode(e, n);
         if (!err)
@@ -705,67 +719,64 @@ static int free_blocks_from(struct ext2_fs *e, struct ext2_node *n, uint32_t kee
 
 /* ---------------------------------------------------------------- file data */
 
+/* File data goes straight between the block cache and buf (which may be
+ * the user's own buffer: see transfer in sysfile.c). Blocks that lie one
+ * after the other on the disk are read in one call. */
 static int read_data(struct ext2_fs *e, struct vnode *v, void *buf, uint32_t off, uint32_t n)
 {
-    uint32_t done = 0, blk;
-    char *tmp;
+    uint32_t done = 0, blk, next;
     int err = 0;
 
     if (off >= v->size)
         return 0;
     if (n > v->size - off)
         n = v->size - off;
-    if (!(tmp = kmalloc(e->bsize)))
-        return -ENOMEM;
     while (done < n) {
         uint32_t in = (off + done) % e->bsize, chunk = e->bsize - in;
         if (chunk > n - done)
             chunk = n - done;
         if ((err = bmap(e, N(v), (off + done) / e->bsize, 0, &blk, NULL)) < 0)
             break;
-        if (!blk)
-            memset(tmp, 0, e->bsize); /* a hole reads as zeros */
-        else if ((err = bread(e, blk, tmp)) < 0)
+        if (!blk) {
+            memset((char *)buf + done, 0, chunk); /* a hole reads as zeros */
+            done += chunk;
+            continue;
+        }
+        /* Grow the read while the next file block is the next disk block. */
+        while (done + chunk < n && (in + chunk) % e->bsize == 0 &&
+               bmap(e, N(v), (off + done + chunk) / e->bsize, 0, &next, NULL) == 0 &&
+               next == blk + (in + chunk) / e->bsize)
+            chunk += n - done - chunk < e->bsize ? n - done - chunk : e->bsize;
+        if ((err = bread_part(e, blk, in, (char *)buf + done, chunk)) < 0)
             break;
-        memcpy((char *)buf + done, tmp + in, chunk);
         done += chunk;
     }
-    kfree(tmp);
     return done ? (int)done : err;
 }
 
 static int write_data(struct ext2_fs *e, struct vnode *v, const void *buf, uint32_t off, uint32_t n)
 {
     uint32_t done = 0, blk;
-    char *tmp;
     int err, fresh;
 
     if ((err = writable(e)) < 0)
         return err;
     if (off + n < off)
         return -EFBIG;
-    if (!(tmp = kmalloc(e->bsize)))
-        return -ENOMEM;
     while (done < n) {
         uint32_t in = (off + done) % e->bsize, chunk = e->bsize - in;
         if (chunk > n - done)
             chunk = n - done;
         if ((err = bmap(e, N(v), (off + done) / e->bsize, 1, &blk, &fresh)) < 0)
             break;
-        if (chunk < e->bsize) { /* part of a block: keep the rest */
-            if (fresh)
-                memset(tmp, 0, e->bsize);
-            else if ((err = bread(e, blk, tmp)) < 0)
-                break;
-        }
-        memcpy(tmp + in, (const char *)buf + done, chunk);
-        if ((err = bwrite(e, blk, tmp)) < 0)
+        if (fresh && chunk < e->bsize && (err = bzero_block(e, blk)) < 0)
+            break; /* a new block's other bytes are zeros */
+        if ((err = bwrite_part(e, blk, in, (const char *)buf + done, chunk)) < 0)
             break;
         done += chunk;
         if (off + done > v->size)
             v->size = off + done;
     }
-    kfree(tmp);
     if (done) {
         v->mtime = rtc_now();
         write_inode(e, N(v));

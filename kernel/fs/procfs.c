@@ -67,6 +67,7 @@ static int procfs_lookup(struct vnode *dir, const char *name, struct vnode **out
             *out = proc_node(dir->fs, 0, PF_SELF);
         else if (strcmp(name, "meminfo") == 0) {
             kheap_check();              /* see make_text */
+            pmm_reclaim();
             *out = proc_node(dir->fs, 0, PF_MEMINFO);
         } else if ((pid = parse_pid(name)) > 0 && proc_find(pid))
             *out = proc_node(dir->fs, pid, PF_PIDDIR);
@@ -198,8 +199,10 @@ static int make_text(struct vnode *v, char *buf, size_t size)
     if (kind == PF_MEMINFO) {
         /* Count the heap checker's quarantine as free, here and already
          * when the name is looked up: then a leak check that opens this
-         * file twice sees the same number with the checker as without. */
+         * file twice sees the same number with the checker as without.
+         * Pages kept only for reuse (exec's shared text) are freed too. */
         kheap_check();
+        pmm_reclaim();
         return snprintf(buf, size,
                         "free_pages %u\ntotal_pages %u\nopen_files %d\n"
                         "heap_pages %u\nheap_bucket_pages %u\nheap_blocks %u\nheapcheck %d\n",

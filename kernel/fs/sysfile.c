@@ -12,7 +12,8 @@
 #include "proc/proc.h"
 #include "proc/syscall.h"
 
-#define IO_CHUNK 4096
+#define IO_MAX   0x7FFFF000u             /* bytes per read or write (Linux's limit) */
+#define IO_CHUNK 4096                   /* getdents' kernel buffer */
 
 /* Copy a user path into a fresh kernel buffer (kfree it). */
 static int get_path(uint32_t upath, char **out)
@@ -47,49 +48,32 @@ static int install_path(struct path *p, int access, char *name)
 
 /* ---- I/O */
 
-/* read() and write(): move up to n bytes between the user's buffer and
- * the file through a kernel bounce buffer, IO_CHUNK at a time. The whole
- * user range is checked first, so a bad pointer loses no pipe data. A
- * read stops at the first short chunk (and after one chunk from anything
- * but a regular file: a pipe or the console gives what it has). A pipe or
- * the console may put us to sleep, and a process sharing our fd table
- * (rfork) may close the fd meanwhile: we hold our own reference on f. */
+/* read() and write(): the file's own read or write routine works straight
+ * on the user's buffer, checked whole first (uaccess_buffer: every page
+ * present, and for a read writable): no bounce buffer and no allocation,
+ * so bytes are copied once - a pipe's from the writer into the ring and
+ * out into the reader, a file's between the cache and the user. A bad
+ * pointer is EFAULT before anything happens, so it loses no pipe data. A
+ * pipe or the console may put us to sleep, and a process sharing our fd
+ * table (rfork) may close the fd meanwhile: we hold our own reference on
+ * f. At most IO_MAX bytes move per call, so that a count fits an int. */
 static int transfer(const uint32_t *arg, int writing)
 {
-    uint32_t ubuf = arg[1], n = arg[2], done = 0;
+    uint32_t n = arg[2] < IO_MAX ? arg[2] : IO_MAX;
     struct file *f;
-    char *kbuf;
-    int err, r = 0;
+    void *buf;
+    int err, r;
 
     if (!(f = fd_get((int)arg[0], &err)))
         return err;
     if (!(f->access & (writing ? FA_WRITE : FA_READ)))
         return -EBADF;
-    if (!uaccess_ok(ubuf, n, !writing))
-        return -EFAULT;
-    if (!(kbuf = kmalloc(IO_CHUNK)))
-        return -ENOMEM;
+    if ((err = uaccess_buffer(arg[1], n, !writing, &buf)) < 0)
+        return err;
     file_get(f);
-    while (done < n) {
-        uint32_t chunk = n - done < IO_CHUNK ? n - done : IO_CHUNK;
-        if (writing) {
-            if ((r = copyin(kbuf, ubuf + done, chunk)) < 0 || (r = file_write(f, kbuf, chunk)) <= 0)
-                break;
-        } else {
-            if ((r = file_read(f, kbuf, chunk)) <= 0)
-                break;
-            if (copyout(ubuf + done, kbuf, r) < 0) {
-                r = -EFAULT;
-                break;
-            }
-        }
-        done += r;
-        if ((uint32_t)r < chunk || (!writing && !S_ISREG(f->path.vn->mode)))
-            break;
-    }
+    r = writing ? file_write(f, buf, n) : file_read(f, buf, n);
     file_put(f);
-    kfree(kbuf);
-    return done ? (int)done : r;
+    return r;
 }
 
 int sys_read(const uint32_t *arg)

@@ -22,6 +22,17 @@ void pages_free(void *va, unsigned n);
 void page_get(uint32_t pa);             /* refs++ */
 void page_put(uint32_t pa);             /* refs--; freed at 0 */
 unsigned page_refs(uint32_t pa);
+/* Promise n free pages to a lazy mapping (-1 if that many are not there):
+ * no other allocation can take them. page_alloc_reserved hands one out
+ * (zeroed) and keeps the promise; pmm_unreserve drops promises unused. */
+int pmm_reserve(unsigned n);
+void pmm_unreserve(unsigned n);
+void *page_alloc_reserved(void);
+unsigned pmm_reserved_pages(void);
+/* fn frees pages that are only kept for reuse and says how many; it is
+ * called when memory runs short and by pmm_reclaim (before /proc/meminfo). */
+void pmm_set_reclaim(unsigned (*fn)(void));
+void pmm_reclaim(void);
 unsigned pmm_free_pages(void);
 unsigned pmm_total_pages(void);
 

@@ -1,16 +1,38 @@
 /* pmm.c - the physical page allocator: one reference count per page frame
- * (0 = free), and a roving index that remembers where the last free page
- * was found. Contiguous runs (for large kmalloc) come from the same table.
- * Simple and O(pages) in the worst case; fine for a machine of 128 MiB. */
+ * (0 = free). Freed single pages go on a small stack of hot pages, and a
+ * single page is taken from there first, last in, first out: O(1), and
+ * the page just given back - still warm in the CPU's caches - is the next
+ * one handed out. Behind the stack, free pages are taken lowest address
+ * first, and contiguous runs (kernel stacks, large kmalloc) highest
+ * address first, so long-lived single pages pile up at the bottom and a
+ * big run (a 16 MiB ramfs file) still finds room at the top after hours
+ * of pages coming and going. (Linux puts per-CPU lists of hot pages in
+ * front of its buddy allocator for the same two reasons.) A plain LIFO
+ * list for every page scatters the pages that stay - heap pages, page
+ * tables - across all of memory after a program has used all of it once.
+ *
+ * Pages can also be promised without being handed out yet: vm.c reserves
+ * one for each page it maps lazily (a stack page that becomes a zeroed
+ * page on first touch), so that the touch never finds memory gone.
+ * Everyone else may take only the free pages nobody was promised. And
+ * pages in use may be only kept for reuse (exec's shared program text):
+ * when memory runs short, the reclaim hook gives those back first. */
+#include "lib/kprintf.h"
 #include "lib/string.h"
 #include "mm/memlayout.h"
 #include "mm/page.h"
 #include "arch/x86/mmu.h"
 
 #define REF_RESERVED 0xFFFFu            /* never allocated, never freed */
+#define REF_HOT      0xFFFEu            /* free, on the hot stack */
+#define HOT_PAGES    64
 
 static uint16_t *refs;                  /* refs[pfn] */
-static uint32_t npages, nfree, rover;
+static uint32_t npages, nfree;          /* nfree counts the hot pages too */
+static uint32_t low;                    /* no free page (refs 0) below this one */
+static uint32_t hot[HOT_PAGES], nhot;
+static uint32_t nreserved;              /* free pages promised to lazy mappings */
+static unsigned (*reclaim)(void);       /* gives back cached pages: how many */
 
 size_t pmm_meta_bytes(uint32_t maxpa)
 {
@@ -25,8 +47,16 @@ void pmm_setup(uint32_t maxpa, void *meta)
     npages = maxpa / PAGE_SIZE;
     for (i = 0; i < npages; i++)
         refs[i] = REF_RESERVED;
-    nfree = 0;
-    rover = 0;
+    nfree = nreserved = nhot = 0;
+    low = npages;
+}
+
+/* Frame p becomes free, in the pool. */
+static void pool_add(uint32_t p)
+{
+    refs[p] = 0;
+    if (p < low)
+        low = p;
 }
 
 /* Make the whole pages inside [start, end) available. */
@@ -36,10 +66,17 @@ void pmm_add_range(uint32_t start, uint32_t end)
 
     for (p = PGROUNDUP(start) / PAGE_SIZE; p < npages && p < end / PAGE_SIZE; p++) {
         if (refs[p] == REF_RESERVED) {
-            refs[p] = 0;
+            pool_add(p);
             nfree++;
         }
     }
+}
+
+/* Hot pages go back to the pool (before a run is looked for, and at boot). */
+static void cool_down(void)
+{
+    while (nhot > 0)
+        pool_add(hot[--nhot]);
 }
 
 /* Take every page touching [start, end) out of use for good. */
@@ -47,6 +84,7 @@ void pmm_reserve_range(uint32_t start, uint32_t end)
 {
     uint32_t p;
 
+    cool_down();
     for (p = start / PAGE_SIZE; p < npages && p < PGROUNDUP(end) / PAGE_SIZE; p++) {
         if (refs[p] == 0)
             nfree--;
@@ -54,38 +92,63 @@ void pmm_reserve_range(uint32_t start, uint32_t end)
     }
 }
 
-/* Find n free frames in a row, starting the search at the rover. */
+/* Find n free pool frames in a row: the highest such run. */
 static int find_run(unsigned n, uint32_t *first)
 {
-    uint32_t scanned, p = rover, run = 0;
+    uint32_t p = npages, run = 0;
 
-    for (scanned = 0; scanned < npages + n; scanned++, p++) {
-        if (p >= npages) {
-            p = 0;
-            run = 0;
-        }
+    while (p-- > low) {
         run = refs[p] == 0 ? run + 1 : 0;
         if (run == n) {
-            *first = p + 1 - n;
-            rover = p + 1;
+            *first = p;
             return 1;
         }
     }
     return 0;
 }
 
-void *pages_alloc(unsigned n)
+/* Take n free frames (contiguous when n > 1); refs = 1. NULL if no run. */
+static void *take(unsigned n)
 {
     uint32_t first, i;
-    void *va;
 
-    if (n == 0 || n > nfree || !find_run(n, &first))
-        return NULL;
+    if (n == 1 && nhot > 0) {
+        first = hot[--nhot];
+    } else if (n == 1) {
+        while (refs[low] != 0)          /* nfree > 0: there is one */
+            low++;
+        first = low;
+    } else {
+        cool_down();
+        if (!find_run(n, &first))
+            return NULL;
+    }
     for (i = 0; i < n; i++)
         refs[first + i] = 1;
     nfree -= n;
-    va = P2V(first * PAGE_SIZE);
-    memset(va, 0, n * PAGE_SIZE);
+    return P2V(first * PAGE_SIZE);
+}
+
+/* Are n pages free that nobody was promised? If not, reclaim, ask again. */
+static int have(unsigned n)
+{
+    if (n <= nfree - nreserved)
+        return 1;
+    return reclaim && reclaim() > 0 && n <= nfree - nreserved;
+}
+
+/* n pages, zeroed. Every page is zeroed here, whatever its use: a page
+ * must not leak what it held before, and under QEMU a page that held
+ * translated code stays slow to write until every byte of it has been
+ * written again (doc/decisions.md, "Memory"). */
+void *pages_alloc(unsigned n)
+{
+    void *va;
+
+    if (n == 0 || !have(n))
+        return NULL;
+    if ((va = take(n)))
+        memset(va, 0, n * PAGE_SIZE);
     return va;
 }
 
@@ -94,42 +157,103 @@ void *page_alloc(void)
     return pages_alloc(1);
 }
 
+int pmm_reserve(unsigned n)
+{
+    if (!have(n))
+        return -1;
+    nreserved += n;
+    return 0;
+}
+
+void pmm_unreserve(unsigned n)
+{
+    nreserved = n > nreserved ? 0 : nreserved - n;
+}
+
+/* One zeroed page out of what was reserved: it cannot fail. */
+void *page_alloc_reserved(void)
+{
+    void *va;
+
+    if (nreserved == 0 || nfree == 0)
+        panic("page_alloc_reserved: nothing was reserved");
+    nreserved--;
+    va = take(1);
+    memset(va, 0, PAGE_SIZE);
+    return va;
+}
+
+/* Drop one reference to page p. At zero a single page goes on the hot
+ * stack (the pool, when that is full) and a run's page to the pool. */
+static void put(uint32_t p, int single)
+{
+    if (p >= npages || refs[p] == REF_RESERVED || refs[p] == REF_HOT || refs[p] == 0)
+        return;                     /* not ours to free: ignore, never corrupt */
+    if (--refs[p] > 0)
+        return;
+    nfree++;
+    if (single && nhot < HOT_PAGES) {
+        refs[p] = REF_HOT;
+        hot[nhot++] = p;
+    } else {
+        pool_add(p);
+    }
+}
+
 void pages_free(void *va, unsigned n)
 {
-    uint32_t pa = V2P(va), i;
+    uint32_t p = V2P(va) / PAGE_SIZE, i;
 
     for (i = 0; i < n; i++)
-        page_put(pa + i * PAGE_SIZE);
+        put(p + i, n == 1);
 }
 
 void page_get(uint32_t pa)
 {
     uint32_t p = pa / PAGE_SIZE;
 
-    if (p < npages && refs[p] != REF_RESERVED)
-        refs[p]++;
+    if (p < npages && refs[p] != REF_RESERVED && refs[p] != REF_HOT && refs[p] != 0)
+        refs[p]++;                  /* a free page is not ours to share: ignore */
 }
 
 void page_put(uint32_t pa)
 {
-    uint32_t p = pa / PAGE_SIZE;
-
-    if (p >= npages || refs[p] == REF_RESERVED || refs[p] == 0)
-        return;                     /* not ours to free: ignore, never corrupt */
-    if (--refs[p] == 0)
-        nfree++;
+    put(pa / PAGE_SIZE, 1);
 }
 
 unsigned page_refs(uint32_t pa)
 {
     uint32_t p = pa / PAGE_SIZE;
 
-    return p < npages && refs[p] != REF_RESERVED ? refs[p] : 0;
+    return p < npages && refs[p] != REF_RESERVED && refs[p] != REF_HOT ? refs[p] : 0;
 }
 
+/* When memory runs short, pages_alloc and pmm_reserve call fn, which
+ * frees pages kept only to be reused (exec's shared text), then try again. */
+void pmm_set_reclaim(unsigned (*fn)(void))
+{
+    reclaim = fn;
+}
+
+/* Free every page kept only for reuse, so that the free count means what
+ * it says (/proc/meminfo calls this first, as it empties the heap's
+ * quarantine). */
+void pmm_reclaim(void)
+{
+    if (reclaim)
+        reclaim();
+}
+
+unsigned pmm_reserved_pages(void)
+{
+    return nreserved;
+}
+
+/* Free pages nobody was promised: a lazy page counts as in use from the
+ * moment it is mapped, as it would if it had been filled at once. */
 unsigned pmm_free_pages(void)
 {
-    return nfree;
+    return nfree - nreserved;
 }
 
 unsigned pmm_total_pages(void)

@@ -1,6 +1,7 @@
 /* uaccess.c - copyin/copyout/copyinstr: page-by-page copies between the
  * kernel and a user address space, through the page tables (vm.c). A write
- * to a copy-on-write page takes the private copy first. */
+ * to a copy-on-write page takes the private copy first. For bulk data,
+ * uaccess_buffer checks a whole buffer once and hands it out as is. */
 #include "include/uapi/errno.h"
 #include "lib/string.h"
 #include "mm/memlayout.h"
@@ -75,6 +76,22 @@ int copyinstr(char *dst, uint32_t usrc, size_t max)
         }
     }
     return -ENAMETOOLONG;
+}
+
+/* A user buffer the kernel may use as its own (*buf), or -EFAULT.
+ * Every page of [uaddr, uaddr + n) is made present now (lazy pages
+ * filled, and for write, copy-on-write resolved), and stays so until the
+ * system call returns, even across a sleep: a process's address space
+ * changes only through its own calls (sbrk, exec, exit; fork takes write
+ * access from its caller's pages), never while it is inside another one.
+ * read() and write() work straight on such a buffer: one copy, no bounce
+ * buffer (kernel/fs/sysfile.c, transfer). */
+int uaccess_buffer(uint32_t uaddr, size_t n, int write, void **buf)
+{
+    if (!uaccess_ok(uaddr, n, write))
+        return -EFAULT;
+    *buf = (void *)uaddr;
+    return 0;
 }
 
 /* Is every page of [uaddr, uaddr + n) mapped for user access (and, for

@@ -16,6 +16,9 @@ int copyout(uint32_t udst, const void *src, size_t n);
 int copyinstr(char *dst, uint32_t usrc, size_t max);
 /* Is [uaddr, uaddr + n) all mapped for user access (writable, if write)? */
 int uaccess_ok(uint32_t uaddr, size_t n, int write);
+/* The same check, then the buffer itself in *buf, usable by the kernel
+ * until the system call returns (uaccess.c says why): 0 or -EFAULT. */
+int uaccess_buffer(uint32_t uaddr, size_t n, int write, void **buf);
 /* copyout into any address space (exec builds the new stack with it). */
 int copyout_to(pde_t *pgdir, uint32_t udst, const void *src, size_t n);
 

@@ -2,7 +2,16 @@
  * memory at KERNBASE with 4 MiB pages (no page tables to keep in sync);
  * the user half uses ordinary 4 KiB pages with page tables. fork() shares
  * user pages copy-on-write: both sides lose write access, PTE_COW marks
- * the page, and the first write fault copies it (vm_resolve_cow). */
+ * the page, and the first write fault copies it (vm_resolve_cow).
+ *
+ * A lazy page (PTE_LAZY, exec's stack and bss) has no frame yet: its PTE
+ * is not present and holds only the permissions; the first touch, by the
+ * process (a page fault, vm_fault) or by the kernel on its behalf
+ * (vm_user_page), puts a zeroed page there. Each lazy PTE holds one page
+ * reserved in pmm.c, so that touch can never fail: lazy costs nothing
+ * but time saved, and memory runs out where it always did, at exec, fork
+ * or sbrk, as -ENOMEM. (The CPU never caches a translation that is not
+ * present, so making one present needs no TLB flush.) */
 #include "arch/x86/x86.h"
 #include "include/uapi/errno.h"
 #include "lib/kprintf.h"
@@ -37,9 +46,18 @@ pde_t *vm_create(void)
     return pd;
 }
 
+/* Load an address space. Loading the one already there is skipped: every
+ * CR3 write empties the TLB, and under QEMU its whole translation cache of
+ * jumps too, which costs more than the switch itself (the scheduler keeps
+ * the last process's space while it looks for the next, which is often
+ * the same one). */
 void vm_switch(pde_t *pgdir)
 {
-    active = pgdir ? pgdir : kpgdir;
+    pde_t *next = pgdir ? pgdir : kpgdir;
+
+    if (next == active)
+        return;
+    active = next;
     write_cr3(V2P(active));
 }
 
@@ -71,6 +89,8 @@ int vm_map_page(pde_t *pgdir, uint32_t va, uint32_t pa, uint32_t perm)
         return -ENOMEM;
     if (*pte & PTE_P)
         page_put(PTE_ADDR(*pte));
+    else if (*pte & PTE_LAZY)
+        pmm_unreserve(1);
     *pte = pa | perm | PTE_P;
     flush(pgdir, va);
     return 0;
@@ -93,6 +113,31 @@ int vm_alloc_range(pde_t *pgdir, uint32_t start, uint32_t end, uint32_t perm)
     return 0;
 }
 
+/* Map [start, end) lazily: every page reserved now, zeroed on first touch.
+ * -ENOMEM (and nothing mapped) if the pages or the page tables are not there. */
+int vm_lazy_range(pde_t *pgdir, uint32_t start, uint32_t end, uint32_t perm)
+{
+    uint32_t va;
+
+    start = PGROUNDDOWN(start);
+    if (pmm_reserve((PGROUNDUP(end) - start) / PAGE_SIZE) < 0)
+        return -ENOMEM;
+    for (va = start; va < end; va += PAGE_SIZE) {
+        pte_t *pte = vm_walk(pgdir, va, 1);
+        if (!pte) {
+            pmm_unreserve((PGROUNDUP(end) - va) / PAGE_SIZE);
+            vm_free_range(pgdir, start, va);
+            return -ENOMEM;
+        }
+        if (*pte & PTE_P)
+            page_put(PTE_ADDR(*pte));
+        else if (*pte & PTE_LAZY)
+            pmm_unreserve(1);
+        *pte = PTE_LAZY | (perm & (PTE_U | PTE_W));
+    }
+    return 0;
+}
+
 void vm_free_range(pde_t *pgdir, uint32_t start, uint32_t end)
 {
     uint32_t va;
@@ -108,6 +153,9 @@ void vm_free_range(pde_t *pgdir, uint32_t start, uint32_t end)
             page_put(PTE_ADDR(*pte));
             *pte = 0;
             flush(pgdir, va);
+        } else if (pte && (*pte & PTE_LAZY)) {
+            pmm_unreserve(1);
+            *pte = 0;
         }
     }
 }
@@ -128,7 +176,8 @@ void vm_destroy(pde_t *pgdir)
     page_put(V2P(pgdir));
 }
 
-/* Copy-on-write clone of the user half: share every page read-only. */
+/* Copy-on-write clone of the user half: share every page read-only. A
+ * lazy page stays lazy on both sides, each with a page reserved. */
 pde_t *vm_fork(pde_t *src)
 {
     pde_t *dst = vm_create();
@@ -147,6 +196,13 @@ pde_t *vm_fork(pde_t *src)
         dst[i] = V2P(dpt) | PTE_P | PTE_W | PTE_U;
         spt = P2V(PTE_ADDR(src[i]));
         for (j = 0; j < 1024; j++) {
+            if (spt[j] & PTE_LAZY) {
+                if (pmm_reserve(1) < 0) {
+                    vm_destroy(dst);
+                    return NULL;
+                }
+                dpt[j] = spt[j];
+            }
             if (!(spt[j] & PTE_P))
                 continue;
             if (spt[j] & (PTE_W | PTE_COW))
@@ -156,7 +212,7 @@ pde_t *vm_fork(pde_t *src)
         }
     }
     if (src == active)
-        vm_switch(src);                 /* we removed write access: flush all */
+        write_cr3(V2P(src));            /* we removed write access: flush all */
     return dst;
 }
 
@@ -184,6 +240,27 @@ int vm_resolve_cow(pde_t *pgdir, uint32_t va)
     return 0;
 }
 
+/* The lazy page at *pte gets its zeroed frame (reserved when it was mapped). */
+static void lazy_fill(pte_t *pte)
+{
+    void *page = page_alloc_reserved();
+
+    *pte = V2P(page) | (PTE_FLAGS(*pte) & ~PTE_LAZY) | PTE_P;
+}
+
+/* A user page fault the process is not to blame for: the first touch of
+ * a lazy page, or a write to a copy-on-write one. 0 if it is mended. */
+int vm_fault(pde_t *pgdir, uint32_t va, int write)
+{
+    pte_t *pte = va < USER_TOP ? vm_walk(pgdir, va, 0) : NULL;
+
+    if (pte && (*pte & PTE_LAZY)) {
+        lazy_fill(pte);
+        return 0;
+    }
+    return write ? vm_resolve_cow(pgdir, va) : -EFAULT;
+}
+
 void *vm_user_page(pde_t *pgdir, uint32_t va, int write)
 {
     pte_t *pte;
@@ -191,6 +268,8 @@ void *vm_user_page(pde_t *pgdir, uint32_t va, int write)
     if (va >= USER_TOP || !pgdir)
         return NULL;
     pte = vm_walk(pgdir, va, 0);
+    if (pte && (*pte & PTE_LAZY))
+        lazy_fill(pte);
     if (!pte || (*pte & (PTE_P | PTE_U)) != (PTE_P | PTE_U))
         return NULL;
     if (write && !(*pte & PTE_W)) {
@@ -198,6 +277,14 @@ void *vm_user_page(pde_t *pgdir, uint32_t va, int write)
             return NULL;
     }
     return (char *)P2V(PTE_ADDR(*pte)) + (va & (PAGE_SIZE - 1));
+}
+
+/* Is anything mapped at va, a lazy page included? (Nothing is filled.) */
+int vm_mapped(pde_t *pgdir, uint32_t va)
+{
+    pte_t *pte = va < USER_TOP ? vm_walk(pgdir, va, 0) : NULL;
+
+    return pte && (*pte & (PTE_P | PTE_LAZY));
 }
 
 unsigned vm_user_pages(pde_t *pgdir)

@@ -13,12 +13,18 @@ void vm_destroy(pde_t *pgdir);
 void vm_switch(pde_t *pgdir);                       /* NULL: the kernel's own */
 int vm_map_page(pde_t *pgdir, uint32_t va, uint32_t pa, uint32_t perm);
 int vm_alloc_range(pde_t *pgdir, uint32_t start, uint32_t end, uint32_t perm);
+/* Reserve [start, end) and map it lazily: zeroed pages on first touch. */
+int vm_lazy_range(pde_t *pgdir, uint32_t start, uint32_t end, uint32_t perm);
 void vm_free_range(pde_t *pgdir, uint32_t start, uint32_t end);
 pde_t *vm_fork(pde_t *src);                         /* copy-on-write copy */
 int vm_resolve_cow(pde_t *pgdir, uint32_t va);      /* 0, or -EFAULT/-ENOMEM */
+/* A user page fault at va: 0 if it was a lazy page or a COW write, mended. */
+int vm_fault(pde_t *pgdir, uint32_t va, int write);
+int vm_mapped(pde_t *pgdir, uint32_t va);           /* present or lazy */
 
 /* Kernel-virtual address of user address `va`, or NULL if that page is not
- * mapped for user access (for writes, COW is resolved first). */
+ * mapped for user access (a lazy page is filled; for writes, COW is
+ * resolved first). */
 void *vm_user_page(pde_t *pgdir, uint32_t va, int write);
 unsigned vm_user_pages(pde_t *pgdir);               /* mapped user pages */
 

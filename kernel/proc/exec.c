@@ -32,10 +32,140 @@ static int check_header(const struct elf_header *h)
     return 0;
 }
 
-/* Map and fill one PT_LOAD segment: 0 or -errno. */
-static int load_segment(pde_t *pgdir, struct vnode *v, const struct elf_phdr *ph)
+/* ---------------------------------------------------------------- shared text */
+
+/* The pages of read-only segments (text, rodata) are shared by every
+ * process that runs the same bytes: each exec reads the file's page and
+ * compares it with the cached one, which it maps if they are equal. Equal
+ * bytes are all that counts (a file rewritten since, or another file, is
+ * simply not equal), and no process can write to such a page, so sharing
+ * is never seen - except in speed: under QEMU a page of code run before
+ * keeps its translation, which is most of what an exec costs there.
+ * Pages only the cache still uses go back when memory runs short and
+ * before /proc/meminfo counts (pmm_set_reclaim). */
+#define TEXT_PAGES 128
+
+static struct text_page {
+    uint32_t fsid, ino, off;            /* where its bytes came from: a hint, they are compared */
+    uint32_t pa;                        /* 0: a free slot */
+    uint32_t last;                      /* exec_clock at the last use: the oldest goes first */
+} text_pages[TEXT_PAGES];
+static uint32_t exec_clock;
+
+/* The cached page holding exactly these bytes, with a new reference, or 0. */
+static uint32_t text_find(uint32_t fsid, uint32_t ino, uint32_t off, const void *bytes)
+{
+    int i;
+
+    for (i = 0; i < TEXT_PAGES; i++) {
+        struct text_page *t = &text_pages[i];
+        if (!t->pa || t->fsid != fsid || t->ino != ino || t->off != off)
+            continue;
+        if (memcmp(P2V(t->pa), bytes, PAGE_SIZE) != 0) {
+            page_put(t->pa);            /* the file changed: forget the old bytes */
+            t->pa = 0;
+            continue;
+        }
+        t->last = exec_clock;
+        page_get(t->pa);
+        return t->pa;
+    }
+    return 0;
+}
+
+/* Keep page pa for the next exec, in a free slot or in place of the page
+ * unused for longest; not at all if every slot's page is in use. */
+static void text_add(uint32_t fsid, uint32_t ino, uint32_t off, uint32_t pa)
+{
+    struct text_page *t = NULL;
+    int i;
+
+    for (i = 0; i < TEXT_PAGES && (!t || t->pa); i++) {
+        struct text_page *c = &text_pages[i];
+        if (!c->pa || (page_refs(c->pa) == 1 && (!t || c->last < t->last)))
+            t = c;
+    }
+    if (!t)
+        return;
+    if (t->pa)
+        page_put(t->pa);
+    *t = (struct text_page){ fsid, ino, off, pa, exec_clock };
+    page_get(pa);
+}
+
+/* Give back every cached page no process maps; how many (pmm's reclaim). */
+unsigned exec_text_reclaim(void)
+{
+    unsigned n = 0;
+    int i;
+
+    for (i = 0; i < TEXT_PAGES; i++) {
+        if (text_pages[i].pa && page_refs(text_pages[i].pa) == 1) {
+            page_put(text_pages[i].pa);
+            text_pages[i].pa = 0;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* May page va of segment ph be a shared one? Only in a read-only segment
+ * laid out page for page as in the file, and only if no other segment
+ * touches the page (that one's bytes would be written into it). */
+static int shareable(const struct elf_phdr *ph, const struct elf_phdr *all, int n, uint32_t va)
+{
+    int i;
+
+    if ((ph->flags & PF_W) || (ph->vaddr ^ ph->offset) & (PAGE_SIZE - 1))
+        return 0;
+    for (i = 0; i < n; i++)
+        if (&all[i] != ph && all[i].type == PT_LOAD && all[i].memsz &&
+            PGROUNDDOWN(all[i].vaddr) <= va && va < all[i].vaddr + all[i].memsz)
+            return 0;
+    return 1;
+}
+
+/* Map page va of read-only segment ph from the cache, or a new page that
+ * the cache then keeps. The page holds the segment's file bytes, zeros
+ * around them. */
+static int map_shared(pde_t *pgdir, struct vnode *v, const struct elf_phdr *ph, uint32_t va)
+{
+    uint32_t lo = va < ph->vaddr ? ph->vaddr : va, hi = va + PAGE_SIZE;
+    uint32_t off = ph->offset + (va - ph->vaddr), pa;
+    char *page = page_alloc();
+    int err;
+
+    if (!page)
+        return -ENOMEM;
+    if (hi > ph->vaddr + ph->filesz)
+        hi = ph->vaddr + ph->filesz;
+    if ((err = read_exact(v, page + (lo - va), ph->offset + (lo - ph->vaddr), hi - lo)) < 0) {
+        page_put(V2P(page));
+        return err;
+    }
+    if ((pa = text_find(v->fs->id, v->ino, off, page))) {
+        page_put(V2P(page));
+    } else {
+        pa = V2P(page);
+        text_add(v->fs->id, v->ino, off, pa);
+    }
+    if ((err = vm_map_page(pgdir, va, pa, PTE_U)) < 0)
+        page_put(pa);
+    return err;
+}
+
+/* ---------------------------------------------------------------- loading */
+
+/* Map and fill one PT_LOAD segment: 0 or -errno. Read-only pages come
+ * from the shared text above; pages of pure bss, past the last file byte,
+ * are lazy (vm.c): reserved now, zeroed when the program first touches
+ * them, which for most of a big bss is never; the rest get a fresh page
+ * with the file's bytes. */
+static int load_segment(pde_t *pgdir, struct vnode *v, const struct elf_phdr *ph,
+                        const struct elf_phdr *all, int nph)
 {
     uint32_t va, perm = PTE_U | ((ph->flags & PF_W) ? PTE_W : 0);
+    uint32_t file_end = ph->vaddr + ph->filesz;
     int err;
 
     if (ph->memsz < ph->filesz || ph->vaddr < USER_BASE || ph->vaddr + ph->memsz < ph->vaddr ||
@@ -43,21 +173,25 @@ static int load_segment(pde_t *pgdir, struct vnode *v, const struct elf_phdr *ph
         ph->offset + ph->filesz < ph->offset || ph->offset + ph->filesz > v->size)
         return -ENOEXEC;
     for (va = PGROUNDDOWN(ph->vaddr); va < ph->vaddr + ph->memsz; va += PAGE_SIZE) {
-        if (vm_user_page(pgdir, va, 0))
-            continue;                   /* shared with the previous segment */
-        if ((err = vm_alloc_range(pgdir, va, va + PAGE_SIZE, perm)) < 0)
+        uint32_t lo = va < ph->vaddr ? ph->vaddr : va, hi = va + PAGE_SIZE;
+        if (!vm_mapped(pgdir, va)) {    /* else shared with the previous segment */
+            int shared = va < file_end && shareable(ph, all, nph, va);
+            if (va >= file_end)
+                err = vm_lazy_range(pgdir, va, va + PAGE_SIZE, perm);
+            else if (shared)
+                err = map_shared(pgdir, v, ph, va);
+            else
+                err = vm_alloc_range(pgdir, va, va + PAGE_SIZE, perm);
+            if (err < 0)
+                return err;
+            if (va >= file_end || shared)
+                continue;               /* nothing to copy, or copied */
+        }
+        if (hi > file_end)
+            hi = file_end;
+        if (lo < hi && (err = read_exact(v, (char *)vm_user_page(pgdir, va, 0) + (lo - va),
+                                         ph->offset + (lo - ph->vaddr), hi - lo)) < 0)
             return err;
-    }
-    /* Copy the file bytes page by page through the kernel's direct map. */
-    for (va = 0; va < ph->filesz;) {
-        uint32_t uva = ph->vaddr + va;
-        uint32_t n = PAGE_SIZE - (uva & (PAGE_SIZE - 1));
-        char *k = vm_user_page(pgdir, uva, 0);
-        if (n > ph->filesz - va)
-            n = ph->filesz - va;
-        if ((err = read_exact(v, k, ph->offset + va, n)) < 0)
-            return err;
-        va += n;
     }
     return 0;
 }
@@ -111,6 +245,7 @@ int exec_file(struct proc *p, struct file *f, const char *const *argv, const cha
     pde_t *pgdir, *old;
     int i, err;
 
+    exec_clock++;
     if ((err = fs_check(v)) < 0)
         return err;
     if (!S_ISREG(v->mode))
@@ -132,7 +267,7 @@ int exec_file(struct proc *p, struct file *f, const char *const *argv, const cha
     for (i = 0; i < h.phnum; i++) {
         if (ph[i].type != PT_LOAD)
             continue;
-        if ((err = load_segment(pgdir, v, &ph[i])) < 0)
+        if ((err = load_segment(pgdir, v, &ph[i], ph, h.phnum)) < 0)
             goto fail;
         if (ph[i].vaddr + ph[i].memsz > top)
             top = ph[i].vaddr + ph[i].memsz;
@@ -140,7 +275,7 @@ int exec_file(struct proc *p, struct file *f, const char *const *argv, const cha
     err = -ENOEXEC;
     if (top == 0)
         goto fail;
-    if ((err = vm_alloc_range(pgdir, USER_STACK_BOTTOM, USER_TOP, PTE_U | PTE_W)) < 0 ||
+    if ((err = vm_lazy_range(pgdir, USER_STACK_BOTTOM, USER_TOP, PTE_U | PTE_W)) < 0 ||
         (err = build_stack(pgdir, argv, envp, &esp)) < 0)
         goto fail;
 

@@ -14,5 +14,8 @@ struct file;
 int exec_file(struct proc *p, struct file *f, const char *const *argv, const char *const *envp);
 /* The same for a path (used to start init). */
 int exec_path(struct proc *p, const char *path, const char *const *argv);
+/* Free the shared program text no process maps; how many pages (pmm's
+ * reclaim hook: main.c registers it). */
+unsigned exec_text_reclaim(void);
 
 #endif

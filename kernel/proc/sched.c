@@ -54,8 +54,7 @@ void scheduler(void)
         fpu_restore(&p->fpu);           /* eagerly: see fpu.c */
         swtch(&scheduler_ctx, p->ctx);
         fpu_save(&p->fpu);
-        vm_switch(NULL);
-        current = NULL;
+        current = NULL;                 /* p's address space stays loaded: see vm_switch */
     }
 }
 

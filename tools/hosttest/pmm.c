@@ -1,6 +1,7 @@
 /* pmm.c - host tests for the physical page allocator (kernel/mm/pmm.c),
  * run over a malloc'd arena that stands in for physical memory. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include "check.h"
 #include "kstring.h"
@@ -9,13 +10,21 @@ static uintptr_t arena_base;
 #define KERNBASE arena_base
 #include "mm/pmm.c"
 
+void panic(const char *fmt, ...)
+{
+    printf("FAIL panic: %s\n", fmt);
+    exit(1);
+}
+
 #define NPAGES 64
 static unsigned char *arena;
-static uint16_t meta[NPAGES];
+static uint32_t meta[NPAGES * 3];     /* more than pmm_meta_bytes asks for */
 
 /* 64 pages of "RAM"; page 0-1 reserved (like the BIOS area). */
 static void setup(void)
 {
+    if (pmm_meta_bytes(NPAGES * PAGE_SIZE) > sizeof(meta))
+        abort();
     k_memset(arena, 0x5A, NPAGES * PAGE_SIZE);
     pmm_setup(NPAGES * PAGE_SIZE, meta);
     pmm_add_range(0, NPAGES * PAGE_SIZE);
@@ -79,6 +88,59 @@ static void contiguous_run_skips_holes(void)
     PASS();
 }
 
+/* The free list is last in, first out: the page just given back (warm in
+ * the caches) is the next one handed out, and runs come off the list. */
+static void freed_page_is_reused_first(void)
+{
+    void *a, *b, *run;
+
+    setup();
+    a = page_alloc();
+    b = page_alloc();
+    CHECK(a && b && a != b, "two pages");
+    page_put(V2P(a));
+    CHECK(page_alloc() == a, "the page freed last was not handed out first");
+    page_put(V2P(b));
+    page_put(V2P(a));
+    CHECK(page_alloc() == a && page_alloc() == b, "not last in, first out");
+    page_put(V2P(a));
+    page_put(V2P(b));
+    run = pages_alloc(8);
+    CHECK(run != NULL, "no run");
+    a = page_alloc();
+    page_put(V2P(a));
+    page_get(V2P(a));                   /* a free page: not ours to share */
+    CHECK(page_refs(V2P(a)) == 0, "page_get revived a free page");
+    while ((a = page_alloc()) != NULL)
+        CHECK(V2P(a) < V2P(run) || V2P(a) >= V2P(run) + 8 * PAGE_SIZE,
+              "page %u of a run handed out again", V2P(a) / PAGE_SIZE);
+    PASS();
+}
+
+/* A reserved page is out of everyone's reach but page_alloc_reserved's,
+ * and unreserving gives it back. */
+static void reserved_pages_are_kept_for_their_owner(void)
+{
+    unsigned free0, n = 0;
+    void *p;
+
+    setup();
+    free0 = pmm_free_pages();
+    CHECK(pmm_reserve(free0 + 1) < 0, "reserved more than is free");
+    CHECK(pmm_reserve(3) == 0, "reserve 3");
+    CHECK(pmm_free_pages() == free0 - 3, "reserved pages still counted as free");
+    while (page_alloc())
+        n++;
+    CHECK(n == free0 - 3, "took %u of %u pages past a reserve of 3", n, free0);
+    CHECK(pages_alloc(1) == NULL && pmm_reserve(1) < 0, "a reserved page was handed out");
+    p = page_alloc_reserved();
+    CHECK(p && ((unsigned char *)p)[5] == 0 && pmm_reserved_pages() == 2, "reserved page");
+    CHECK(pmm_free_pages() == 0, "taking a reserved page changed the free count");
+    pmm_unreserve(2);
+    CHECK(page_alloc() != NULL, "an unreserved page stayed out of reach");
+    PASS();
+}
+
 int main(void)
 {
     arena = aligned_alloc(PAGE_SIZE, NPAGES * PAGE_SIZE);
@@ -86,5 +148,7 @@ int main(void)
     alloc_until_empty_then_null();
     refcounts_free_on_last_put();
     contiguous_run_skips_holes();
+    freed_page_is_reused_first();
+    reserved_pages_are_kept_for_their_owner();
     return check_failures != 0;
 }

@@ -19,6 +19,53 @@ static void memmove_handles_overlap(void)
     PASS();
 }
 
+/* memcpy, memmove and memset move words and then the odd bytes: every
+ * length up to 40 at every offset up to 3 must change exactly the bytes
+ * asked for, and memmove must survive overlaps that are not a multiple
+ * of the word either way. */
+static void copies_and_fills_every_length_and_offset(void)
+{
+    unsigned char src[64], dst[64], want[64];
+    int off, len, i, shift;
+
+    for (i = 0; i < 64; i++)
+        src[i] = (unsigned char)(i * 7 + 3);
+    for (off = 0; off < 4; off++) {
+        for (len = 0; len <= 40; len++) {
+            for (i = 0; i < 64; i++)
+                dst[i] = want[i] = 0xEE;
+            for (i = 0; i < len; i++)
+                want[off + i] = src[(off + 1) % 4 + i];
+            k_memcpy(dst + off, src + (off + 1) % 4, len);
+            CHECK(k_memcmp(dst, want, 64) == 0, "memcpy of %d bytes at offset %d", len, off);
+            for (i = 0; i < len; i++)
+                want[off + i] = 0xA5;
+            k_memset(dst + off, 0xA5, len);
+            CHECK(k_memcmp(dst, want, 64) == 0, "memset of %d bytes at offset %d", len, off);
+            if (len > 0) {
+                want[off + len - 1] = 0xA4;     /* the last byte differs, and only it */
+                CHECK(k_memcmp(dst + off, want + off, len) > 0 &&
+                          k_memcmp(want + off, dst + off, len) < 0 &&
+                          k_memcmp(dst + off, want + off, len - 1) == 0,
+                      "memcmp of %d bytes at offset %d", len, off);
+                want[off + len - 1] = 0xA5;
+            }
+        }
+    }
+    for (shift = -5; shift <= 5; shift++) {
+        for (len = 0; len <= 40; len++) {
+            unsigned char buf[64];
+            for (i = 0; i < 64; i++)
+                buf[i] = want[i] = src[i];
+            for (i = 0; i < len; i++)
+                want[10 + shift + i] = src[10 + i];
+            k_memmove(buf + 10 + shift, buf + 10, len);
+            CHECK(k_memcmp(buf, want, 64) == 0, "memmove of %d bytes by %d", len, shift);
+        }
+    }
+    PASS();
+}
+
 static void strlcpy_truncates_and_reports_length(void)
 {
     char buf[5];
@@ -82,6 +129,7 @@ static void fmt_truncates_like_c99(void)
 int main(void)
 {
     memmove_handles_overlap();
+    copies_and_fills_every_length_and_offset();
     strlcpy_truncates_and_reports_length();
     string_compare_and_search();
     fmt_integers_and_padding();

@@ -1,6 +1,8 @@
 /* start.c - how a program begins and ends. crt0.asm calls libc_start with
  * what exec put on the stack; exit() is the one way out that flushes
- * stdio (_exit skips it, which is what a child after fork wants). */
+ * stdio (_exit skips it, which is what a child after fork wants). stdio
+ * flushes through a hook it sets when it first buffers output, so that a
+ * program that never writes through stdio links none of it. */
 #include <err.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@ void libc_start(int argc, char **argv, char **envp) __attribute__((noreturn));
 
 char **environ;
 const char *progname = "?";
+void (*libc_exit_flush)(void);          /* set by stdio (stdio.c, put_bytes) */
 
 void libc_start(int argc, char **argv, char **envp)
 {
@@ -25,6 +28,7 @@ void libc_start(int argc, char **argv, char **envp)
 
 void exit(int code)
 {
-    fflush(NULL);
+    if (libc_exit_flush)
+        libc_exit_flush();
     _exit(code);
 }

@@ -62,7 +62,15 @@ static void drop_input(FILE *fp)
     fp->rpos = fp->rlen = 0;
 }
 
-/* Every output function ends here. */
+extern void (*libc_exit_flush)(void); /* start.c: exit() calls it */
+
+static void flush_all(void)
+{
+    fflush(NULL);
+}
+
+/* Every output function ends here. The first buffered byte asks exit()
+ * to flush (start.c). */
 static int put_bytes(FILE *fp, const char *p, size_t n)
 {
     int newline = 0;
@@ -75,6 +83,7 @@ static int put_bytes(FILE *fp, const char *p, size_t n)
         drop_input(fp);
     if (fp->flags & SF_UNBUF)
         return writeall(fp->fd, p, n) < 0 ? fail(fp, SF_ERR) : 0;
+    libc_exit_flush = flush_all;
     for (; n > 0; n--, p++) {
         if (fp->wlen == fp->size && flush_out(fp))
             return EOF;

@@ -1,13 +1,15 @@
 /* e2read.c - read an ext2 disk made on the host by `mke2fs -d` and check
  * every file against the MANIFEST the host wrote into it: sizes and CRC-32
  * of regular files (small, large, sparse, beyond the triple-indirect
- * boundary), symlink targets (fast and slow), directory entry counts.
- * The disk is /dev/hd1, attached at /mnt with the libc mount(). */
+ * boundary), symlink targets (fast and slow), directory entry counts;
+ * then again from three processes at once. The disk is /dev/hd1, attached at /mnt with the libc
+ * mount(). */
 #include <dirent.h>
 #include <fcntl.h>
 #include <orthos.h>
 #include <stdlib.h>
 #include <sys/mount.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "t.h"
 
@@ -141,6 +143,50 @@ static void directories_list_every_entry(void)
     PASS();
 }
 
+/* Bytes read from the raw disk under /mnt (/dev/hd1) from offset 0, up to
+ * n; the count. */
+static unsigned read_raw(unsigned n)
+{
+    int fd = open("/dev/hd1", O_RDONLY), r;
+    unsigned got = 0;
+
+    if (fd < 0)
+        return 0;
+    while (got < n && (r = read(fd, buf, sizeof(buf))) > 0)
+        got += r;
+    close(fd);
+    return got;
+}
+
+/* The disk driver puts a reader to sleep while the drive works, and the
+ * block cache then has several processes in it at once. Three readers
+ * start together: two check every file against the host's CRCs while the
+ * third reads 32 MiB of the raw disk under them - more than the cache
+ * holds, so blocks are evicted, refilled and read ahead meanwhile. */
+static void concurrent_readers_see_the_hosts_bytes(void)
+{
+    int pids[3], i, status, bad = 0;
+    char why[256] = "";
+
+    for (i = 0; i < 3; i++) {
+        if ((pids[i] = fork()) == 0) {
+            if (i == 2)
+                _exit(read_raw(32u << 20) == 32u << 20 ? 0 : 1);
+            if (each('f', check_file, why) > 0)
+                _exit(0);
+            printf("reader %d: %s\n", i, why);
+            _exit(1);
+        }
+    }
+    for (i = 0; i < 3; i++) {
+        if (pids[i] < 0 || waitpid(pids[i], &status, 0) != pids[i] || !WIFEXITED(status) ||
+            WEXITSTATUS(status) != 0)
+            bad |= 1 << i;
+    }
+    CHECK(bad == 0, "readers failed (mask %d: 1, 2 = file readers, 4 = raw reader)", bad);
+    PASS();
+}
+
 int main(void)
 {
     int fd, n;
@@ -158,6 +204,7 @@ int main(void)
     regular_files_match_host_checksums();
     symlinks_fast_and_slow_read_back();
     directories_list_every_entry();
+    concurrent_readers_see_the_hosts_bytes();
     printf("e2read: done\n");
     return t_failures != 0;
 }

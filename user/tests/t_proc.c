@@ -604,19 +604,48 @@ static void exec_out_of_memory_changes_no_fd(void)
     PASS();
 }
 
-static int run_true(void)
+/* Run a program with no arguments: its wait status, or -1. */
+static int run(const char *path)
 {
-    char *argv[] = { "true", NULL };
+    char *argv[] = { "prog", NULL };
     int pid, status;
 
     fflush(stdout);
     if ((pid = fork()) == 0) {
-        execv("/bin/true", argv);
+        execv(path, argv);
         _exit(127);
     }
     if (pid < 0 || waitpid(pid, &status, 0) != pid)
         return -1;
     return status;
+}
+
+static int run_true(void)
+{
+    return run("/bin/true");
+}
+
+/* exec shares the pages of program text between runs of the same bytes
+ * (kernel/proc/exec.c): the same file, rewritten in place (same inode,
+ * same offsets) between two runs, must run its new bytes. */
+static void a_program_rewritten_between_runs_runs_its_new_bytes(void)
+{
+    struct stat a, b;
+    int i, st[4];
+
+    for (i = 0; i < 4; i++) {
+        CHECK(copyfile(i % 2 ? "/bin/false" : "/bin/true", "/tmp/prog") == 0, "copy");
+        CHECK(stat("/tmp/prog", i ? &b : &a) == 0, "stat");
+        st[i] = run("/tmp/prog");
+    }
+    unlink("/tmp/prog");
+    CHECK(a.st_ino == b.st_ino, "the copy made a new file (inode %u, then %u): not a rewrite",
+          a.st_ino, b.st_ino);
+    CHECK(WIFEXITED(st[0]) && WEXITSTATUS(st[0]) == 0, "true ran with status %x", st[0]);
+    CHECK(WIFEXITED(st[1]) && WEXITSTATUS(st[1]) == 1, "false over true ran with status %x", st[1]);
+    CHECK(WIFEXITED(st[2]) && WEXITSTATUS(st[2]) == 0, "true over false ran with status %x", st[2]);
+    CHECK(WIFEXITED(st[3]) && WEXITSTATUS(st[3]) == 1, "false again ran with status %x", st[3]);
+    PASS();
 }
 
 static void fork_exec_wait_100_times_leaks_no_pages(void)
@@ -649,6 +678,7 @@ int main(void)
     exec_rejects_garbage();
     thousand_bad_pointers_get_efault();
     fork_exec_wait_100_times_leaks_no_pages();
+    a_program_rewritten_between_runs_runs_its_new_bytes();
     rfork_shares_the_fd_table_both_ways();
     rfork_0_copies_the_table_like_fork();
     proc_fd_shows_one_table_for_both_sharers();

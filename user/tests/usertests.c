@@ -1134,6 +1134,35 @@ static void nonblocking_pipe_holds_exactly_4096_bytes_then_eagain(void)
     PASS();
 }
 
+/* write(2) hands a pipe the whole buffer: a non-blocking write longer
+ * than the pipe puts in what fits and says so (write.2), where a short
+ * one is all or nothing. */
+static void a_long_nonblocking_write_puts_in_what_fits(void)
+{
+    static char big[2 * PIPE_SIZE], back[PIPE_SIZE];
+    int p[2], i, w1, w2, r, w3, e3;
+
+    for (i = 0; i < (int)sizeof(big); i++)
+        big[i] = (char)(i * 13 + 1);
+    CHECK(pipe(p) == 0, "pipe");
+    CHECK(fcntl(p[1], F_SETFL, R_NONBLOCK) == 0, "F_SETFL");
+    w1 = write(p[1], big, 1000);
+    w2 = write(p[1], big + 1000, sizeof(big) - 1000);
+    r = read(p[0], back, sizeof(back));
+    errno = 0;
+    w3 = write(p[1], big, sizeof(big));
+    e3 = errno;
+    close(p[0]);
+    close(p[1]);
+    CHECK(w1 == 1000, "the first 1000 bytes: %d", w1);
+    CHECK(w2 == PIPE_SIZE - 1000, "a long write into %d bytes of room took %d", PIPE_SIZE - 1000,
+          w2);
+    CHECK(r == PIPE_SIZE && !memcmp(back, big, PIPE_SIZE), "read back %d bytes, or the wrong ones",
+          r);
+    CHECK(w3 == PIPE_SIZE, "a long write into an empty pipe took %d (errno %d)", w3, e3);
+    PASS();
+}
+
 /* A writer child, /bin/cat between two pipes, the parent reading. */
 static void pipeline_through_bin_cat_carries_256_kib_intact(void)
 {
@@ -1409,6 +1438,7 @@ int main(void)
     eight_writers_on_one_pipe_lose_no_bytes_and_keep_their_order();
     writer_blocked_on_a_full_pipe_gets_epipe_when_the_reader_leaves();
     nonblocking_pipe_holds_exactly_4096_bytes_then_eagain();
+    a_long_nonblocking_write_puts_in_what_fits();
     pipeline_through_bin_cat_carries_256_kib_intact();
     fork_shares_the_file_offset_so_records_never_overlap();
     exec_with_60_arguments_of_100_bytes_reaches_the_program();

@@ -37,6 +37,7 @@ struct context {
 #define IRQ_KBD   1
 #define IRQ_COM1  4
 #define IRQ_ATA   14
+#define IRQ_ATA2  15
 
 static inline int trap_from_user(const struct trapframe *tf)
 {

@@ -15,6 +15,7 @@
 #define PTE_U        0x004u  /* user may access */
 #define PTE_PS       0x080u  /* 4 MiB page (in a PDE) */
 #define PTE_COW      0x200u  /* software bit: copy-on-write page */
+#define PTE_LAZY     0x400u  /* software bit, not present: a zeroed page on first touch */
 #define PTE_FLAGS(e) ((e) & 0xFFFu)
 #define PTE_ADDR(e)  ((e) & ~0xFFFu)
 

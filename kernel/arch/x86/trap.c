@@ -46,17 +46,19 @@ static void irq_dispatch(int irq)
         irq_handlers[irq]();
 }
 
-/* A user page fault may just be a write to a copy-on-write page. With no
- * page for the copy, the OOM policy picks whom to kill (never init) and
- * the write is retried: it is not p's fault that memory ran out. */
+/* A user page fault may just be the first touch of a lazy page or a write
+ * to a copy-on-write page (vm_fault). With no page for a COW copy, the
+ * OOM policy picks whom to kill (never init) and the write is retried: it
+ * is not p's fault that memory ran out. (A lazy page's frame was reserved
+ * when it was mapped: its first touch cannot run out.) */
 static int user_fault_fixed(struct trapframe *tf, uint32_t addr)
 {
     struct proc *p = curproc();
     int err;
 
-    if (!p || tf->trapno != T_PGFLT || !(tf->err & PF_WRITE) || !(tf->err & PF_PRESENT))
+    if (!p || tf->trapno != T_PGFLT)
         return 0;
-    if ((err = vm_resolve_cow(p->pgdir, addr)) == -ENOMEM)
+    if ((err = vm_fault(p->pgdir, addr, (tf->err & PF_WRITE) != 0)) == -ENOMEM)
         proc_out_of_memory(p);
     return err == 0 || err == -ENOMEM;
 }

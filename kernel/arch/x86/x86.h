@@ -35,15 +35,28 @@ static inline void outl(uint16_t port, uint32_t v)
     __asm__ volatile("outl %0, %1" : : "a"(v), "Nd"(port));
 }
 
-/* Read/write `count` 16-bit words from/to a port (ATA data register). */
+static inline uint32_t inl(uint16_t port)
+{
+    uint32_t v;
+    __asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
+    return v;
+}
+
+/* Read/write `count` 16-bit words or 32-bit words from/to a port (the ATA
+ * data register: IDENTIFY reads words, sector data moves 32 bits at a time). */
 static inline void insw(uint16_t port, void *buf, uint32_t count)
 {
     __asm__ volatile("cld; rep insw" : "+D"(buf), "+c"(count) : "d"(port) : "memory");
 }
 
-static inline void outsw(uint16_t port, const void *buf, uint32_t count)
+static inline void insl(uint16_t port, void *buf, uint32_t count)
 {
-    __asm__ volatile("cld; rep outsw" : "+S"(buf), "+c"(count) : "d"(port));
+    __asm__ volatile("cld; rep insl" : "+D"(buf), "+c"(count) : "d"(port) : "memory");
+}
+
+static inline void outsl(uint16_t port, const void *buf, uint32_t count)
+{
+    __asm__ volatile("cld; rep outsl" : "+S"(buf), "+c"(count) : "d"(port));
 }
 
 static inline uint32_t read_eflags(void)
