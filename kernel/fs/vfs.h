@@ -149,7 +149,7 @@ int vnode_truncate(struct vnode *v, uint32_t len);
 int vnode_readdir(struct vnode *dir, uint32_t *cookie, char *name, uint32_t *ino, uint32_t *type);
 int vnode_readlink(struct vnode *v, char *buf, uint32_t n);
 int vnode_setattr(struct vnode *v);
-int fs_may_revoke(struct fs *fs);
+int fs_may_revoke(struct fs *fs);                                   /* Lab 07 */
 void vfs_sync_all(void);
 void register_fs_type(const struct fs_type *t);
 int vnode_type_dt(uint32_t mode);
@@ -197,7 +197,7 @@ int ns_unshare(struct proc *p);
 int ns_format(struct namespace *ns, const struct path *root, char *buf, size_t size);
 int ns_attach_root(struct namespace *ns, struct path *p);
 struct mount *ns_root_mount(struct namespace *ns);
-int ns_may_change(struct namespace *ns);
+int ns_may_change(struct namespace *ns);                                   /* Lab 07 */
 int ns_attached_beyond(struct fs *fs, uint32_t uid);
 
 /* ---- open files and fd tables (file.c) */
