@@ -195,6 +195,23 @@ static void setuid_back_to_root_is_eperm(void)
     PASS();
 }
 
+/* A root process, asleep: the student must not be able to kill it. */
+static int root_sleeper;
+static void a_user_kills_only_their_own_processes(void)
+{
+    int pid, status;
+
+    CHECK_ERR(kill(root_sleeper, SIGKILL), EPERM);
+    CHECK_ERR(kill(-root_sleeper, SIGKILL), EPERM);     /* its group: root's too */
+    if ((pid = fork()) == 0) {
+        sleep_ms(10000);
+        _exit(0);
+    }
+    CHECK(pid > 0 && kill(pid, SIGKILL) == 0, "kill of one's own child");
+    CHECK(waitpid(pid, &status, 0) == pid && WIFSIGNALED(status), "the child was killed");
+    PASS();
+}
+
 static void proc_files_belong_to_their_processs_user(void)
 {
     struct stat st;
@@ -414,6 +431,15 @@ int main(void)
     as_student(exec_needs_execute_permission_of_the_callers_class);
     as_student(device_nodes_are_made_by_root_and_readied_only_from_roots_filesystems);
     as_student(setuid_back_to_root_is_eperm);
+    if ((root_sleeper = fork()) == 0) {
+        setpgid(0, 0);
+        sleep_ms(20000);
+        _exit(0);
+    }
+    sleep_ms(50);                       /* its setpgid done */
+    as_student(a_user_kills_only_their_own_processes);
+    kill(root_sleeper, SIGKILL);
+    waitpid(root_sleeper, &status, 0);
     as_student(proc_files_belong_to_their_processs_user);
     as_student(bind_unbind_and_fchroot_in_the_boot_namespace_are_eperm);
     if (pipe(seen) == 0 && pipe(done) == 0 &&
