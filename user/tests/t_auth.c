@@ -201,6 +201,7 @@ static void a_user_kills_only_their_own_processes(void)
 {
     int pid, status;
 
+    CHECK_ERR(poweroff(3), EPERM);                     /* nor stop the machine */
     CHECK_ERR(kill(root_sleeper, SIGKILL), EPERM);
     CHECK_ERR(kill(-root_sleeper, SIGKILL), EPERM);     /* its group: root's too */
     if ((pid = fork()) == 0) {
