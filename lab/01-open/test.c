@@ -7,6 +7,7 @@
  * runs in a child of its own (lab.h) and makes its own names. */
 #include <fcntl.h>
 #include <orthos.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "lab.h"
 #include "array_size.h"
@@ -160,6 +161,19 @@ static void o_trunc_empties_only_what_it_may(void)
     CHECK((fd = open("/tmp/l1trunc2", O_WRONLY | O_CREAT | O_TRUNC, 0644)) >= 0,
           "O_CREAT | O_TRUNC on a new name");
     close(fd);
+    /* the shell's `>` on an existing file: O_CREAT finds it with walk, O_TRUNC still applies */
+    CHECK(make("/tmp/l1trunc3", "0123456789") == 0, "setup");
+    CHECK((fd = open("/tmp/l1trunc3", O_WRONLY | O_CREAT | O_TRUNC, 0644)) >= 0,
+          "O_CREAT | O_TRUNC on an existing file");
+    CHECK(fstat(fd, &st) == 0 && st.st_size == 0,
+          "size %u after O_WRONLY | O_CREAT | O_TRUNC on an existing file", st.st_size);
+    close(fd);
+    /* not regular: a FIFO (not only a device) opens, nothing truncated */
+    CHECK((fd = create(AT_CWD, "/tmp/l1fifo", S_IFIFO, 0644, 0)) >= 0, "setup: a FIFO");
+    close(fd);
+    CHECK((fd = open("/tmp/l1fifo", O_RDWR | O_TRUNC)) >= 0,
+          "O_RDWR | O_TRUNC on a FIFO must work");
+    close(fd);
     CHECK((fd = open("/dev/null", O_WRONLY | O_TRUNC)) >= 0, "O_TRUNC on a device must work");
     CHECK(write(fd, "gone", 4) == 4, "write to /dev/null");
     close(fd);
@@ -260,6 +274,8 @@ static void o_nofollow_refuses_a_symlink(void)
     CHECK(fstat(fd, &st) == 0 && S_ISREG(st.st_mode), "not the target");
     close(fd);
     CHECK_ERR(open("/tmp/l1link", O_RDONLY | O_NOFOLLOW), ELOOP);
+    /* with O_CREAT too: the name exists (as a link), so the walk must not follow it */
+    CHECK_ERR(open("/tmp/l1link", O_WRONLY | O_CREAT | O_NOFOLLOW, 0644), ELOOP);
     CHECK((fd = open("/tmp/l1link", O_PATH | O_NOFOLLOW)) >= 0, "O_PATH | O_NOFOLLOW");
     CHECK(fstat(fd, &st) == 0 && S_ISLNK(st.st_mode),
           "O_PATH | O_NOFOLLOW: mode %o, want the"
@@ -295,6 +311,34 @@ static void open_returns_the_lowest_free_fd(void)
     PASS();
 }
 
+/* Every name is resolved from dirfd: walk, create, and the undo's
+ * unlinkat. A failed creating openat removes its file in dirfd's directory
+ * and never a file of the same name in the cwd. */
+static void openat_resolves_every_name_from_dirfd(void)
+{
+    char buf[16];
+    int d, fd;
+
+    CHECK(mkdir("/tmp/l1at", 0755) == 0 && make("/tmp/l1at/old", "old") == 0, "setup");
+    CHECK(make("/tmp/old", "in the cwd") == 0 && make("/tmp/victim", "keep me") == 0, "setup");
+    CHECK(chdir("/tmp") == 0, "chdir");
+    CHECK((d = walk(AT_CWD, "/tmp/l1at", 0)) >= 0, "walk");
+    CHECK((fd = openat(d, "made", O_WRONLY | O_CREAT | O_EXCL, 0644)) >= 0, "openat create");
+    close(fd);
+    CHECK(walk(AT_CWD, "/tmp/l1at/made", 0) >= 0, "openat(dirfd, \"made\", O_CREAT) did not "
+                                                  "make the file in dirfd's directory");
+    CHECK_ERR(walk(AT_CWD, "/tmp/made", 0), ENOENT);
+    CHECK((fd = openat(d, "old", O_RDONLY)) >= 0, "openat of an existing relative name");
+    CHECK(read(fd, buf, sizeof(buf)) == 3, "openat(dirfd, \"old\") opened the cwd's old");
+    close(fd);
+    CHECK_ERR(openat(d, "victim", O_WRONLY | O_CREAT | O_EXCL, 0444), EACCES);
+    CHECK_ERR(walk(d, "victim", 0), ENOENT);
+    CHECK(!strcmp(contents("/tmp/victim"), "keep me"),
+          "a failed openat under dirfd removed /tmp/victim in the cwd");
+    close(d);
+    PASS();
+}
+
 /* A failure at each step: none may leave an fd, and only a file this very
  * call created may be removed. */
 static void a_failed_open_leaves_no_fd_and_no_file(void)
@@ -309,8 +353,10 @@ static void a_failed_open_leaves_no_fd_and_no_file(void)
     CHECK_ERR(open("/tmp/l1fail", O_RDONLY | O_DIRECTORY), ENOTDIR);
     CHECK_ERR(open("/tmp/l1fail", O_RDONLY | O_CREAT | O_EXCL, 0644), EEXIST);
     CHECK_ERR(open("/tmp/l1fail", O_ACCMODE), EINVAL);
+    CHECK_ERR(open("/tmp/l1acc", O_ACCMODE | O_CREAT, 0644), EINVAL);
+    CHECK_ERR(walk(AT_CWD, "/tmp/l1acc", 0), ENOENT); /* refused before anything is made */
     CHECK_ERR(open("/tmp", O_RDWR), EISDIR);
-    CHECK(open_fds() == fds0, "%d fds open after five failed opens, %d before", open_fds(), fds0);
+    CHECK(open_fds() == fds0, "%d fds open after six failed opens, %d before", open_fds(), fds0);
     /* ready refuses a file this call created: it is removed again */
     CHECK_ERR(open("/tmp/l1made", O_WRONLY | O_CREAT | O_EXCL, 0444), EACCES);
     CHECK_ERR(walk(AT_CWD, "/tmp/l1made", 0), ENOENT);
@@ -333,7 +379,7 @@ static void open_with_one_free_fd_eats_no_slot(void)
     CHECK(make("/tmp/l1one", "1") == 0, "setup");
     while ((fd = dup(0)) >= 0)
         fds[n++] = fd;
-    close(fds[--n]);                    /* exactly one slot free */
+    close(fds[--n]); /* exactly one slot free */
     errno = 0;
     r = open("/tmp/l1one", O_RDONLY);
     e = errno;
@@ -343,7 +389,7 @@ static void open_with_one_free_fd_eats_no_slot(void)
     again = open("/tmp/l1one2", O_WRONLY | O_CREAT, 0644);
     if (again >= 0)
         close(again);
-    i = dup(0);                         /* the one free slot must still be there */
+    i = dup(0); /* the one free slot must still be there */
     if (i >= 0)
         close(i);
     for (fd = 0; fd < n; fd++)
@@ -399,6 +445,7 @@ static const struct lab_test tests[] = {
     LAB_TEST(o_nofollow_refuses_a_symlink),
     LAB_TEST(open_returns_the_lowest_free_fd),
     LAB_TEST(a_failed_open_leaves_no_fd_and_no_file),
+    LAB_TEST(openat_resolves_every_name_from_dirfd),
     LAB_TEST(open_with_one_free_fd_eats_no_slot),
     LAB_TEST(open_holds_nothing_after_close),
 };

@@ -156,6 +156,12 @@ static void write_with_no_reader_left_is_epipe(void)
     close(p[0]);
     CHECK_ERR(write(p[1], "x", 1), EPIPE);
     close(p[1]);
+    /* a full pipe whose reader has gone: EPIPE wins over "no room" (EAGAIN) */
+    CHECK(pipe(p) == 0 && write(p[1], big, PIPE_SIZE) == PIPE_SIZE, "fill");
+    close(p[0]);
+    CHECK(fcntl(p[1], F_SETFL, R_NONBLOCK) == 0, "nonblock");
+    CHECK_ERR(write(p[1], "x", 1), EPIPE);
+    close(p[1]);
     /* a writer blocked on a full pipe: the count so far once the reader goes */
     CHECK(pipe(p) == 0 && pipe(res) == 0, "pipe");
     fflush(stdout);
@@ -266,6 +272,19 @@ static void a_small_write_is_all_or_nothing(void)
               first < 0 ? -1 : k - first);
     }
     close(p[0]);
+    /* at most PIPE_SIZE includes PIPE_SIZE: 4096 bytes with room for 4095 go in whole or not */
+    {
+        static char whole[PIPE_SIZE];
+        CHECK(pipe(p) == 0 && write(p[1], "x", 1) == 1, "setup");
+        CHECK(fcntl(p[1], F_SETFL, R_NONBLOCK) == 0, "nonblock");
+        CHECK(says_eagain(p[1], whole, sizeof(whole)),
+              "a non-blocking %d-byte write with room for %d must say EAGAIN", PIPE_SIZE,
+              PIPE_SIZE - 1);
+        CHECK((n = drain(p[0])) == 1, "%d bytes queued after a refused %d-byte write, want 1", n,
+              PIPE_SIZE);
+        close(p[0]);
+        close(p[1]);
+    }
     PASS();
 }
 
@@ -296,7 +315,7 @@ static void eight_writers_records_never_interleave(void)
         if ((pids[w] = fork()) == 0) {
             close(p[0]);
             close(gate[1]);
-            read(gate[0], &c, 1);       /* all start together */
+            read(gate[0], &c, 1); /* all start together */
             for (s = 0; s < RECORDS; s++) {
                 for (k = 0; k < RECLEN; k++)
                     rec[k] = record_byte(w, s, k);
@@ -311,7 +330,7 @@ static void eight_writers_records_never_interleave(void)
     close(gate[0]);
     memset(got, 0, sizeof(got));
     for (k = 0; (n = read(p[0], buf, 100 + k % 1400)) > 0; k += 97) {
-        sched_yield();                  /* let writers in while the pipe is part full */
+        sched_yield(); /* let writers in while the pipe is part full */
         for (i = 0; i < n; i++, total++) {
             w = buf[i] >> 5;
             if (bad < 0 && (got[w] >= RECORDS * RECLEN ||
@@ -358,7 +377,7 @@ static void writers_waiting_for_room_stay_asleep(void)
     CHECK(wait_until_sleeping(w[0], 5000) && wait_until_sleeping(w[1], 5000),
           "the two writers are not both asleep on the full pipe after 5 s: each must sleep "
           "until a reader makes room (did one wake the writers before sleeping?)");
-    for (k = 0; k < 50; k++) {          /* 100 looks over half a second */
+    for (k = 0; k < 50; k++) { /* 100 looks over half a second */
         for (i = 0; i < 2; i++)
             awake += strcmp(proc_state(w[i], buf, sizeof(buf)), "sleeping") != 0;
         sleep_ms(10);
@@ -371,6 +390,31 @@ static void writers_waiting_for_room_stay_asleep(void)
     for (i = 0; i < 2; i++)
         ok += wait_child_ms(w[i], 5000, &status) && status == 0;
     CHECK(ok == 2, "%d of 2 writers finished once there was room", ok);
+    close(p[0]);
+    close(p[1]);
+    PASS();
+}
+
+/* A writer that waits for room is woken by the read that makes it: a read
+ * of 10 bytes lets a 10-byte write into a full pipe finish (the reader may
+ * not save its wakeups up until much more room is free). */
+static void a_read_that_makes_room_wakes_a_waiting_writer(void)
+{
+    static char fill[PIPE_SIZE];
+    int p[2], pid, status;
+    char buf[10];
+
+    CHECK(pipe(p) == 0 && write(p[1], fill, sizeof(fill)) == sizeof(fill), "fill");
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        close(p[0]);
+        _exit(write(p[1], "0123456789", 10) == 10 ? 0 : 1);
+    }
+    CHECK(pid > 0 && wait_until_sleeping(pid, 5000), "the writer did not wait on a full pipe");
+    CHECK(read(p[0], buf, sizeof(buf)) == sizeof(buf), "read 10");
+    CHECK(wait_child_ms(pid, 3000, &status) && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "the writer waiting for 10 bytes of room did not finish within 3 s of a read that "
+          "made them: a read that takes bytes out must wake the writers");
     close(p[0]);
     close(p[1]);
     PASS();
@@ -477,11 +521,11 @@ static void kill_ends_a_process_blocked_in_read_or_write(void)
     CHECK(pipe(empty) == 0 && pipe(full) == 0, "pipe");
     fflush(stdout);
     if ((rd = fork()) == 0) {
-        read(empty[0], &c, 1);          /* the parent keeps the write end: blocks */
+        read(empty[0], &c, 1); /* the parent keeps the write end: blocks */
         _exit(0);
     }
     if ((wr = fork()) == 0) {
-        write(full[1], big, sizeof(big));       /* nobody reads: blocks at 4096 */
+        write(full[1], big, sizeof(big)); /* nobody reads: blocks at 4096 */
         _exit(0);
     }
     CHECK(rd > 0 && wr > 0, "fork");
@@ -539,6 +583,7 @@ static const struct lab_test tests[] = {
     LAB_TEST(a_small_write_is_all_or_nothing),
     LAB_TEST(eight_writers_records_never_interleave),
     LAB_TEST(writers_waiting_for_room_stay_asleep),
+    LAB_TEST(a_read_that_makes_room_wakes_a_waiting_writer),
     LAB_TEST(nonblocking_reads_and_writes_never_wait),
     LAB_TEST(a_megabyte_flows_through_a_4k_pipe),
     LAB_TEST(kill_ends_a_process_blocked_in_read_or_write),

@@ -126,10 +126,12 @@ static void fsopen_checks_its_type_and_options(void)
 static void fsopen_takes_a_readable_regular_file_or_device_as_source(void)
 {
     char buf[64] = "";
-    int img, rd, wr, fs, f, r, d;
+    int img, rd, wr, fs, f, r, d, p[2];
 
     CHECK(copy_image("/tmp/l3src.ext2") == 0, "setup: copy the image");
     CHECK_ERR(fsopen("ext2", 77, NULL), EBADF);
+    CHECK_ERR(fsopen("ramfs", -2, NULL), EBADF);        /* only -1 means "no source" */
+    CHECK_ERR(fsopen("ramfs", -100, NULL), EBADF);
     CHECK((img = walk(AT_CWD, "/tmp/l3src.ext2", 0)) >= 0, "walk");
     CHECK_ERR(fsopen("ext2", img, NULL), EBADF);        /* a path fd: ready it first */
     CHECK((wr = ready(img, R_WRITE)) >= 0, "ready for writing");
@@ -141,6 +143,10 @@ static void fsopen_takes_a_readable_regular_file_or_device_as_source(void)
     CHECK((d = open("/dev/zero", O_RDONLY)) >= 0, "a character device");
     CHECK_ERR(fsopen("ext2", d, NULL), ENOTBLK);
     close(d);
+    CHECK(pipe(p) == 0, "pipe");                        /* nor is a pipe */
+    close(p[1]);
+    CHECK_ERR(fsopen("ext2", p[0], NULL), ENOTBLK);
+    close(p[0]);
     CHECK((f = create(AT_CWD, "/tmp/l3src.empty", S_IFREG, 0644, 0)) >= 0 &&
               (r = ready(f, R_READ)) >= 0,
           "an empty file");
@@ -354,8 +360,18 @@ static void a_pipe_bound_at_a_name_is_a_named_pipe(void)
           buf);
     CHECK(read(r, buf, 1) == 0, "end of file once the writer is gone");
     close(r);
+    /* on a FIFO node (neither a file nor a directory) it is listed by name too */
+    CHECK((f = create(AT_CWD, "/tmp/l3fifo", S_IFIFO, 0644, 0)) >= 0, "mkfifo");
+    close(f);
+    CHECK(pipe(p) == 0 && bind(p[0], AT_CWD, "/tmp/l3fifo", 0) == 0, "bind on a FIFO node");
+    close(p[0]);
+    close(p[1]);
+    CHECK(ns_lists("/tmp/l3fifo pipe - bind\n"),
+          "/proc/self/ns does not list '/tmp/l3fifo pipe - bind'");
     PASS();
 }
+
+#define LONG_NAME "/tmp/l3_a_file_whose_name_is_rather_longer_than_most"
 
 /* A file bound on a file shows its contents there; a device bound on a
  * file makes the name a device. Each is listed under the name it was bound
@@ -382,6 +398,12 @@ static void a_file_and_a_device_bound_on_files(void)
           "/tmp/l3dev does not read zeros");
     close(f);
     CHECK(ns_lists("/tmp/l3dev devfs "), "/proc/self/ns does not list /tmp/l3dev");
+    /* the whole name, however long */
+    CHECK(put_file(LONG_NAME, "long") == 0 && (src = walk(AT_CWD, "/tmp/l3from", 0)) >= 0, "setup");
+    CHECK(bind(src, AT_CWD, LONG_NAME, 0) == 0, "bind at a long name");
+    close(src);
+    CHECK(ns_lists(LONG_NAME " ramfs "), "/proc/self/ns does not list %s by its whole name",
+          LONG_NAME);
     PASS();
 }
 
@@ -446,6 +468,63 @@ static void fsopen_and_bind_leak_nothing(void)
     PASS();
 }
 
+#define REFUSED_NAME \
+    "/tmp/l3-refused-0123456789012345678901234567890123456789012345678901234567890123456789" \
+    "0123456789012345678901234567890123456789012345678901234567890123456789"
+
+/* In a child: bind refused 64 times at each step (EBADF, a walk error,
+ * ENOTDIR and EISDIR from ns_bind) at long names, then a refused bind on a
+ * 64-page file in a filesystem attached nowhere; every fd closed after. */
+static int refuse_binds(void)
+{
+    static char page[4096];
+    int dir, file, fs, f, io, i;
+
+    if ((dir = fsopen("ramfs", -1, NULL)) < 0 || put_file(REFUSED_NAME, "x") < 0 ||
+        (file = walk(AT_CWD, REFUSED_NAME, 0)) < 0)
+        return 1;
+    for (i = 0; i < 64; i++) {
+        if (bind(99, AT_CWD, REFUSED_NAME, 0) != -1 || errno != EBADF)
+            return 2;
+        if (bind(dir, AT_CWD, REFUSED_NAME "/missing", 0) != -1 || errno != ENOTDIR)
+            return 3;
+        if (bind(dir, AT_CWD, REFUSED_NAME, 0) != -1 || errno != ENOTDIR)
+            return 4;
+        if (bind(file, AT_CWD, "/tmp", 0) != -1 || errno != EISDIR)
+            return 5;
+    }
+    close(file);
+    if ((fs = fsopen("ramfs", -1, NULL)) < 0 || (f = create(fs, "big", S_IFREG, 0644, 0)) < 0 ||
+        (io = ready(f, R_WRITE)) < 0)
+        return 6;
+    for (i = 0; i < 64; i++)
+        if (write(io, page, sizeof(page)) != sizeof(page))
+            return 7;
+    close(io);
+    close(f);
+    if (bind(dir, fs, "big", 0) != -1)  /* a directory on a file, in no namespace */
+        return 8;
+    close(fs);
+    close(dir);
+    return 0;
+}
+
+/* "bind keeps no memory" and "no reference leaks" hold for a refused bind
+ * too: every early return frees what bind made and drops what it took. */
+static void a_refused_bind_keeps_nothing(void)
+{
+    int code, lost, fds0 = open_fds();
+
+    lost = pages_lost_in_child(refuse_binds, &code);
+    CHECK(code == 0, "the child failed at step %d", code);
+    CHECK(lost <= 0,
+          "%d pages lost to 257 refused binds: a refused bind must free the name it made "
+          "and drop the target it walked to (one held a 64-page file)",
+          lost);
+    CHECK(open_fds() == fds0, "fds %d, before %d", open_fds(), fds0);
+    PASS();
+}
+
 static const struct lab_test tests[] = {
     LAB_TEST(fsopen_returns_a_path_fd_on_the_root_of_a_new_fs),
     LAB_TEST(a_new_fs_is_usable_before_it_is_attached),
@@ -461,6 +540,7 @@ static const struct lab_test tests[] = {
     LAB_TEST(a_file_and_a_device_bound_on_files),
     LAB_TEST(mount_is_walk_fsopen_bind),
     LAB_TEST(fsopen_and_bind_leak_nothing),
+    LAB_TEST(a_refused_bind_keeps_nothing),
 };
 
 int main(int argc, char **argv)

@@ -131,6 +131,17 @@ static int unbind_from_old_namespace(void)
     return unbind(old, ".") < 0 && errno == EINVAL ? 0 : 2;
 }
 
+/* A root attachment fchroot made on a detached tree has no parent either:
+ * it is a namespace root like /, and unbind refuses it. */
+static int unbind_a_root_made_by_fchroot(void)
+{
+    int fs;
+
+    if (unshare() < 0 || (fs = fsopen("ramfs", -1, NULL)) < 0 || fchroot(fs) < 0)
+        return 1;
+    return unbind(AT_CWD, "/") < 0 && errno == EINVAL ? 0 : 2;
+}
+
 static void unbind_refuses_what_is_not_an_attachment_of_ours(void)
 {
     int fs, code, f;
@@ -146,6 +157,8 @@ static void unbind_refuses_what_is_not_an_attachment_of_ours(void)
     CHECK_ERR(unbind(fs, "."), EINVAL);                     /* attached nowhere */
     close(fs);
     CHECK((code = in_child(unbind_the_root)) == 0, "unbind of / (step %d)", code);
+    CHECK((code = in_child(unbind_a_root_made_by_fchroot)) == 0,
+          "unbind of a root attachment fchroot made (no parent: EINVAL): step %d", code);
     CHECK(attach_new("/tmp/l4o") == 0, "setup");
     CHECK((code = in_child(unbind_from_old_namespace)) == 0,
           "unbind of another namespace's "
@@ -159,6 +172,27 @@ static void unbind_refuses_what_is_not_an_attachment_of_ours(void)
 
 /* A ramfs with a dir "b" at /tmp/l4n, and a second one holding 64 pages
  * bound at /tmp/l4n/b: one umount must take both away and release both. */
+/* unbind detaches the attachment at path whatever it shows: a file bound
+ * on a file comes off, and the covered file is back. */
+static void a_file_bound_on_a_file_can_be_unbound(void)
+{
+    char buf[16] = "";
+    int src, u;
+
+    CHECK(unshare() == 0, "unshare");
+    CHECK(put_file("/tmp/l4from", "from") == 0 && put_file("/tmp/l4to", "to") == 0, "setup");
+    CHECK((src = walk(AT_CWD, "/tmp/l4from", 0)) >= 0 && bind(src, AT_CWD, "/tmp/l4to", 0) == 0,
+          "bind a file on a file");
+    close(src);
+    CHECK((u = unbind(AT_CWD, "/tmp/l4to")) >= 0, "unbind of a file attachment gave errno %d",
+          errno);
+    CHECK(slurp("/tmp/l4to", buf, sizeof(buf)) == 2 && !strcmp(buf, "to"),
+          "the covered file is not back: /tmp/l4to reads '%s'", buf);
+    CHECK(ns_lists("/tmp/l4to") == 0, "/proc/self/ns still lists /tmp/l4to");
+    close(u);
+    PASS();
+}
+
 static void unbind_takes_everything_attached_below(void)
 {
     unsigned before, after;
@@ -322,25 +356,37 @@ static void revoke_wakes_a_reader_blocked_on_a_fifo(void)
 /* An ext2 image in a ramfs that only the ext2 instance still holds (as
  * its source): revoke lets go of the source at once, so the ramfs and its
  * 128 pages go, while the ext2 fd is still open. */
-static void revoke_releases_the_source_at_once(void)
+/* An ext2 instance on an image file in a ramfs; its fd. The image's own
+ * fds are closed: only the instance holds its source. */
+static int ext2_on_an_image(void)
 {
     static char buf[4096];
-    unsigned before, after;
-    int img, in, f, io, rd, e, n;
-    struct stat st;
+    int img, in, f, io, rd, e, n, bad = 0;
 
-    CHECK((img = fsopen("ramfs", -1, NULL)) >= 0, "fsopen the image's ramfs");
-    CHECK((f = create(img, "disk", S_IFREG, 0644, 0)) >= 0 && (io = ready(f, R_WRITE)) >= 0,
-          "create the image");
-    CHECK((in = open("/etc/sample.ext2", O_RDONLY)) >= 0, "open /etc/sample.ext2");
+    if ((img = fsopen("ramfs", -1, NULL)) < 0 || (f = create(img, "disk", S_IFREG, 0644, 0)) < 0 ||
+        (io = ready(f, R_WRITE)) < 0 || (in = open("/etc/sample.ext2", O_RDONLY)) < 0)
+        return -1;
     while ((n = read(in, buf, sizeof(buf))) > 0)
-        CHECK(write(io, buf, n) == n, "copy");
+        bad |= write(io, buf, n) != n;
     close(in);
     close(io);
-    CHECK((rd = ready(f, R_READ)) >= 0 && (e = fsopen("ext2", rd, "ro")) >= 0, "fsopen ext2");
+    if (bad || (rd = ready(f, R_READ)) < 0)
+        return -1;
+    e = fsopen("ext2", rd, "ro");
     close(rd);
     close(f);
-    close(img);                         /* only the ext2 instance holds the ramfs now */
+    close(img);
+    return e;
+}
+
+static void revoke_releases_the_source_at_once(void)
+{
+    unsigned before, after;
+    struct stat st;
+    int e;
+
+    /* only the ext2 instance holds the image's ramfs */
+    CHECK((e = ext2_on_an_image()) >= 0, "setup: ext2 on an image file");
     before = free_pages();
     CHECK(revoke(e) == 0, "revoke");
     after = free_pages();
@@ -350,6 +396,37 @@ static void revoke_releases_the_source_at_once(void)
           "%u free pages before the revoke, %u after: the source (a 512 "
           "KiB image) was not let go",
           before, after);
+    PASS();
+}
+
+/* revoke lets go of the source, and the instance's release later must not
+ * let go of it again: new open files reuse the source's memory in between,
+ * and a second put would close one of them under its owner (or free the
+ * same memory twice). */
+static void revoke_lets_go_of_the_source_once(void)
+{
+    char a[8] = "", b[8] = "";
+    int e, fa, fb, i, other[8];
+
+    CHECK((e = ext2_on_an_image()) >= 0, "setup: ext2 on an image file");
+    CHECK(put_file("/tmp/l4A", "AAAA") == 0 && put_file("/tmp/l4B", "BBBB") == 0, "setup");
+    CHECK(revoke(e) == 0, "revoke");
+    for (i = 0; i < 8; i++)             /* new open files, one maybe where the source was */
+        other[i] = walk(AT_CWD, "/tmp/l4A", 0);
+    CHECK((fa = open("/tmp/l4A", O_RDONLY)) >= 0, "open A");
+    for (i = 0; i < 8; i++)
+        close(other[i]);
+    close(e);                           /* the instance is released here */
+    for (i = 0; i < 8; i++)
+        other[i] = walk(AT_CWD, "/tmp/l4B", 0);
+    CHECK((fb = open("/tmp/l4B", O_RDONLY)) >= 0, "open B");
+    CHECK(read(fa, a, 4) == 4 && !strcmp(a, "AAAA"),
+          "an fd opened after the revoke reads '%s', want 'AAAA': the instance's release let go "
+          "of the source a second time",
+          a);
+    CHECK(read(fb, b, 4) == 4 && !strcmp(b, "BBBB"), "fd B reads '%s'", b);
+    for (i = 0; i < 8; i++)
+        close(other[i]);
     PASS();
 }
 
@@ -393,6 +470,23 @@ static void umount_leaks_nothing(void)
           "not released",
           before, after);
     CHECK(open_fds() == fds0, "fds %d, before %d", open_fds(), fds0);
+    PASS();
+}
+
+/* EBUSY is only for pipes and roots: a filesystem the caller's cwd is in
+ * is revoked like any other (the cwd then fails with EIO). */
+static void revoke_of_the_filesystem_holding_the_cwd_works(void)
+{
+    int u;
+
+    CHECK(attach_new("/tmp/l4cwd") == 0, "setup");
+    CHECK(chdir("/tmp/l4cwd") == 0, "chdir");
+    CHECK((u = walk(AT_CWD, ".", 0)) >= 0, "walk");
+    CHECK(revoke(u) == 0, "revoke of the filesystem holding the cwd gave errno %d, want success",
+          errno);
+    CHECK_ERR(walk(AT_CWD, "file", 0), EIO);
+    CHECK(chdir("/") == 0, "chdir / after the revoke");
+    close(u);
     PASS();
 }
 
@@ -456,6 +550,7 @@ static const struct lab_test tests[] = {
     LAB_TEST(files_open_inside_keep_working_after_unbind),
     LAB_TEST(unbind_plus_bind_is_a_move),
     LAB_TEST(unbind_refuses_what_is_not_an_attachment_of_ours),
+    LAB_TEST(a_file_bound_on_a_file_can_be_unbound),
     LAB_TEST(unbind_takes_everything_attached_below),
     LAB_TEST(dotdot_stops_at_the_top_of_what_was_unbound),
     LAB_TEST(revoke_fails_every_other_fd_with_eio),
@@ -463,8 +558,10 @@ static const struct lab_test tests[] = {
     LAB_TEST(revoke_detaches_it_from_every_namespace),
     LAB_TEST(revoke_wakes_a_reader_blocked_on_a_fifo),
     LAB_TEST(revoke_releases_the_source_at_once),
+    LAB_TEST(revoke_lets_go_of_the_source_once),
     LAB_TEST(revoke_releases_the_filesystem_after_the_last_close),
     LAB_TEST(umount_leaks_nothing),
+    LAB_TEST(revoke_of_the_filesystem_holding_the_cwd_works),
     LAB_TEST(revoke_refuses_pipes_and_the_callers_own_root),
     LAB_TEST(nobody_may_revoke_inits_root),
 };

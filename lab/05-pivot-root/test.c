@@ -123,6 +123,14 @@ static void put_old_is_a_name_inside_the_new_root(void)
     CHECK(pivot_root(nr, "deep/er") == 0, "pivot_root with a relative put_old");
     CHECK(exists("/deep/er/bin/true"), "the old root is not at /deep/er");
     CHECK(exists("/old"), "the new root's own old/ is gone");
+    /* every leading slash is skipped: "//put" is put/ in the new root, which
+     * the current root does not have */
+    CHECK(mkdir("/next", 0755) == 0 && mount("ramfs", NULL, "/next", "") == 0 &&
+              mkdir("/next/put", 0755) == 0,
+          "setup: a second new root");
+    CHECK(pivot_root("/next", "//put") == 0, "pivot_root(new_root, \"//put\") gave errno %d",
+          errno);
+    CHECK(exists("/put/deep/er/bin/true"), "the old root is not at /put after \"//put\"");
     PASS();
 }
 
@@ -168,18 +176,25 @@ static void a_missing_put_old_changes_nothing(void)
     PASS();
 }
 
-/* put_old names a file: the final bind fails (a directory on a file), after
- * the unbind and the fchroot. Everything done so far must be undone. */
-static void a_failure_after_the_unbind_is_undone(void)
+/* put_old names a file: the bind fails (a directory on a file), after the
+ * root moved. Everything done so far must be undone, for a new_root given
+ * relative to the cwd too. */
+static void a_failure_after_the_root_moved_is_undone(void)
 {
-    char ns[4096];
+    char ns[4096], here[64] = "";
     const char *why;
 
     CHECK(setup("l5g") == 0 && put_file("/tmp/l5g/afile", "f") == 0, "setup");
     ns_set(ns, sizeof(ns));
     CHECK_ERR(pivot_root(nr, "/afile"), ENOTDIR);
     CHECK(!(why = unchanged(ns)), "%s", why);
-    CHECK(pivot_root(nr, "/old") == 0, "a pivot_root after the undone one");
+    CHECK(chdir("/tmp") == 0, "chdir /tmp");
+    CHECK_ERR(pivot_root("l5g", "/afile"), ENOTDIR);
+    CHECK(exists("/tmp/l5g/marker"), "after an undone pivot_root(\"l5g\", ...) from /tmp the new "
+                                     "root is no longer attached at /tmp/l5g");
+    CHECK(exists("/bin/true") && getcwd(here, sizeof(here)) && !strcmp(here, "/tmp"),
+          "root or cwd not restored: the cwd is '%s'", here);
+    CHECK(pivot_root(nr, "/old") == 0, "a pivot_root after the undone ones");
     CHECK(exists("/old/bin/true") && exists("/marker"), "the second pivot_root did not work");
     PASS();
 }
@@ -198,8 +213,36 @@ static void pivot_root_leaves_no_fd_behind(void)
           fds0);
     pivot_root(nr, "/afile");
     CHECK((n = open_fds()) == fds0, "%d fds open after an undone pivot_root, %d before", n, fds0);
+    CHECK(mkdir("/tmp/l5h.plain", 0755) == 0 && mkdir("/tmp/l5h.plain/old", 0755) == 0, "setup");
+    pivot_root("/tmp/l5h.plain", "/old");
+    CHECK((n = open_fds()) == fds0,
+          "%d fds open after a failed pivot_root (EINVAL: nothing attached), %d before", n, fds0);
     CHECK(pivot_root(nr, "/old") == 0, "pivot_root");
     CHECK((n = open_fds()) == fds0, "%d fds open after pivot_root, %d before", n, fds0);
+    PASS();
+}
+
+/* What is attached below new_root goes with it (an initramfs mounts
+ * /sysroot/proc, then pivots to /sysroot): after an undone pivot it is
+ * still there, and after a pivot (new_root given relative to the cwd) it
+ * is below the new root, while the old tree at put_old holds no copy of
+ * the new one. */
+static void attachments_below_the_new_root_stay_with_it(void)
+{
+    char inner[64];
+
+    CHECK(setup("l5n") == 0 && mkdir("/tmp/l5n/sub", 0755) == 0 &&
+              mount("ramfs", NULL, "/tmp/l5n/sub", "") == 0 &&
+              put_file("/tmp/l5n/sub/inner", "inner") == 0 && put_file("/tmp/l5n/afile", "f") == 0,
+          "setup: a ramfs attached at new_root/sub");
+    CHECK_ERR(pivot_root(nr, "/afile"), ENOTDIR);
+    snprintf(inner, sizeof(inner), "%s/sub/inner", nr);
+    CHECK(exists(inner), "the ramfs attached at new_root/sub is gone after an undone pivot_root");
+    CHECK(chdir("/tmp") == 0, "chdir /tmp");
+    CHECK(pivot_root("l5n", "/old") == 0, "pivot_root(\"l5n\", \"/old\") from /tmp");
+    CHECK(exists("/sub/inner"), "the ramfs attached at new_root/sub is gone after the pivot");
+    CHECK(exists("/old/tmp/l5n") && !exists("/old/tmp/l5n/marker"),
+          "the new tree is still inside the old one at /old/tmp/l5n");
     PASS();
 }
 
@@ -248,8 +291,9 @@ static const struct lab_test tests[] = {
     LAB_TEST(umount_of_put_old_drops_the_old_tree),
     LAB_TEST(a_bad_new_root_changes_nothing),
     LAB_TEST(a_missing_put_old_changes_nothing),
-    LAB_TEST(a_failure_after_the_unbind_is_undone),
+    LAB_TEST(a_failure_after_the_root_moved_is_undone),
     LAB_TEST(pivot_root_leaves_no_fd_behind),
+    LAB_TEST(attachments_below_the_new_root_stay_with_it),
     LAB_TEST(a_pivot_leaks_no_pages),
 };
 

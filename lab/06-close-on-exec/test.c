@@ -291,7 +291,9 @@ static const char *stdio_unmarked(void)
 {
     const char *r = stdio_with(-1, "fds 9k", "0, 1 and 2 not marked");
 
-    return r ? r : stdio_with(1, "fds 1k 9k", "only 1 marked");
+    if (!r)
+        r = stdio_with(1, "fds 1k 9k", "only 1 marked");
+    return r ? r : stdio_with(0, "fds 0k 9k", "only 0 marked (the first slot)");
 }
 
 static void stdio_is_not_inherited_unless_kept(void)
@@ -300,6 +302,38 @@ static void stdio_is_not_inherited_unless_kept(void)
 
     r = scenario(stdio_unmarked);
     CHECK_VERDICT(r);
+    PASS();
+}
+
+/* The report pipe's write end alone, kept at the last slot, OPEN_MAX - 1
+ * (where the scenarios keep their verdict pipe, so this test runs the
+ * probe itself): the new program must hold it, like any kept slot. */
+static void the_last_slot_is_kept_like_any_other(void)
+{
+    char buf[200] = "", want[16], arg[8];
+    int p[2], pid, status, fd, got, prog;
+
+    CHECK(pipe(p) == 0, "pipe");
+    snprintf(arg, sizeof(arg), "%d", OPEN_MAX - 1);
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        char *argv[] = { "fdprobe", arg, NULL };
+        if ((prog = at(walk(AT_CWD, "/bin/fdprobe", 0), PROG)) < 0 || at(p[1], OPEN_MAX - 1) < 0 ||
+            keep(OPEN_MAX - 1) < 0)
+            _exit(2);
+        for (fd = 0; fd < OPEN_MAX - 1; fd++)
+            if (fd != prog)
+                close(fd);
+        exec(prog, argv, NULL);
+        _exit(3);
+    }
+    close(p[1]);
+    got = read_line(p[0], buf, sizeof(buf), 3000);
+    close(p[0]);
+    CHECK(pid > 0 && wait_child_ms(pid, 5000, &status), "the new program did not end");
+    snprintf(want, sizeof(want), "fds %dk", OPEN_MAX - 1);
+    CHECK(got > 0 && !strcmp(buf, want), "the new program holds \"%s\", want exactly \"%s\"",
+          got > 0 ? buf : "(no report)", want);
     PASS();
 }
 
@@ -665,6 +699,7 @@ static void exec_leaks_no_files_or_pages(void)
 static const struct lab_test tests[] = {
     LAB_TEST(exec_closes_every_fd_not_marked_keep),
     LAB_TEST(stdio_is_not_inherited_unless_kept),
+    LAB_TEST(the_last_slot_is_kept_like_any_other),
     LAB_TEST(the_keep_mark_lasts_through_a_second_exec),
     LAB_TEST(a_pipe_writer_closed_by_exec_lets_the_reader_see_eof),
     LAB_TEST(the_sharer_keeps_every_fd_when_the_other_execs),

@@ -4,7 +4,9 @@
  * "release" (close). pivot_root is the same pieces in another order. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <orthos.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <unistd.h>
@@ -59,25 +61,28 @@ int umount(const char *dir)
     return 0;
 }
 
-/* pivot_root(new_root, put_old): make the filesystem attached at new_root
- * the root, and attach the old root at put_old inside it.
+/* pivot_root(new_root, put_old): make the tree attached at new_root the
+ * root, with everything attached below it, and attach the old root at
+ * put_old inside it.
  *   1. walk("/"), walk(".")  handles on the old root and cwd, taken while
- *                            they are still reachable (for step 5 and undo)
+ *                            they are still reachable (for step 4 and undo)
  *   2. walk(new_root)        check it is a directory, and that put_old exists
  *                            in it, before anything changes
- *   3. unbind(new_root)      detach the new root from the old tree, so the
- *                            two trees do not contain each other; we get
- *                            an fd on its root
- *   4. fchroot, chdir("/")   root and cwd move to it (fchroot makes the
- *                            detached tree a root of the namespace; the
- *                            cwd is then taken through that root)
- *   5. bind(oldroot, put_old)  put_old is resolved in the new root: the old
- *                            root is now reachable there and nowhere else
- * If step 4 or 5 fails, the earlier steps are undone. */
+ *   3. fchroot, chdir("/")   root and cwd move to the new root as it is
+ *                            attached, so what is attached below it stays
+ *   4. bind(oldroot, put_old)  put_old is resolved in the new root: the old
+ *                            root comes with its attachments, among them a
+ *                            copy of the new root
+ *   5. unbind(put_old/new_root)  cut that copy out of the old tree, so the
+ *                            old root is reachable at put_old and the new
+ *                            tree is not inside it; EINVAL if nothing was
+ *                            attached at new_root
+ * If step 3, 4 or 5 fails, the earlier steps are undone. */
 int pivot_root(const char *new_root, const char *put_old)
 {
     /* LAB 05: BEGIN */
-    int oldroot, oldcwd = -1, newpath = -1, newroot = -1, probe, e, ret = -1;
+    int oldroot, oldcwd = -1, newpath = -1, probe, cut = -1, bound, e, ret = -1;
+    char here[PATH_MAX], copy[PATH_MAX];
     struct stat st;
 
     if ((oldroot = walk(AT_CWD, "/", 0)) < 0)
@@ -92,16 +97,25 @@ int pivot_root(const char *new_root, const char *put_old)
     if ((probe = walk(newpath, put_old + strspn(put_old, "/"), 0)) < 0)
         goto out;
     close(probe);
-    if ((newroot = unbind(AT_CWD, new_root)) < 0)
+    /* the copy of the new root under put_old, by its name in the old root */
+    if (new_root[0] != '/' && !getcwd(here, sizeof(here)))
         goto out;
-    if (fchroot(newroot) < 0 || chdir("/") < 0 || bind(oldroot, AT_CWD, put_old, 0) < 0) {
+    if (snprintf(copy, sizeof(copy), "%s/%s/%s", put_old, new_root[0] == '/' ? "" : here,
+                 new_root) >= (int)sizeof(copy)) {
+        errno = ENAMETOOLONG;
+        goto out;
+    }
+    bound = fchroot(newpath) == 0 && chdir("/") == 0 && bind(oldroot, AT_CWD, put_old, 0) == 0;
+    if (!bound || (cut = unbind(AT_CWD, copy)) < 0) {
         e = errno;
+        if (bound)
+            umount(put_old);
         fchroot(oldroot);
         fchdir(oldcwd);
-        bind(newroot, AT_CWD, new_root, 0);
         errno = e;
         goto out;
     }
+    close(cut);
     ret = 0;
 out:
     close(oldroot);
@@ -109,8 +123,6 @@ out:
         close(oldcwd);
     if (newpath >= 0)
         close(newpath);
-    if (newroot >= 0)
-        close(newroot);
     return ret;
     /* LAB 05: END */
 }
