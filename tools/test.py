@@ -598,6 +598,55 @@ def authority_suites():
     return [authority_shell_suite(), authority_login_suite()]
 
 
+# ================================================================ robust2 (ATTACK2.md)
+# The robust2 engineer's block: the races of a call asleep inside ext2
+# (user/tests/r2race.c: many rounds, so a longer time limit than a t_*.c
+# suite's), and the findings that need a disk image as /dev/hd1
+# (user/tests/r2disk.c). The others are t_bounds.c, booted like every t_*.c.
+def r2disk_boot(what, image):
+    b = qemu.run(qemu.kernel_args("heapcheck panic=exit run=/bin/r2disk %s" % what, [None, image]),
+                 timeout=120)
+    res = parse_results("r2disk/", b.output)
+    if "panic:" in b.output:
+        res.append(("r2disk/%s/kernel_did_not_panic" % what, False, tail(b.output, 25)))
+    if b.guest_code is None or not re.search(r"^r2disk: done", b.output, re.M):
+        res.append(("r2disk/%s/suite_completes" % what, False,
+                    "status %s, timed out %s\n%s" % (b.status, b.timed_out, tail(b.output))))
+    return res
+
+
+def robust2_disk_suite():
+    """Finding 5 (and 11) on a clean image, which e2fsck must find clean
+    after the guest; finding 6 on an image whose jail/a/.. entry is made
+    to name the root directory (as a crafted image can)."""
+    name = "r2disk"
+
+    def run():
+        with tempfile.TemporaryDirectory() as tmp:
+            clean = os.path.join(tmp, "clean.img")
+            mkfs(clean, 8, 1024)
+            res = r2disk_boot("twoinst", clean)
+            res.append(fsck_result(name + "/e2fsck_clean_after_a_second_instance_was_refused",
+                                   clean))
+            tree, evil = os.path.join(tmp, "tree"), os.path.join(tmp, "dotdot.img")
+            os.makedirs(os.path.join(tree, "jail", "a"))
+            os.makedirs(os.path.join(tree, "secret"))
+            with open(os.path.join(tree, "secret", "key.txt"), "w") as f:
+                f.write("secret\n")
+            mkfs(evil, 4, 1024, tree)
+            for cmd in ("unlink jail/a/..", "link <2> jail/a/.."):
+                r = e2tool("debugfs", "-w", "-R", cmd, evil)
+                if r.returncode != 0:
+                    return res + [(name + "/debugfs_crafts_the_image", False,
+                                   (r.stdout + r.stderr).decode())]
+            return res + r2disk_boot("dotdot", evil)
+    return name, run
+
+
+def robust2_suites():
+    return [guest_suite("r2race", timeout=300), robust2_disk_suite()]
+
+
 # ================================================================ guestshell (issue 11)
 # The guestshell engineer's block: the shell's line editor (history, editing,
 # Tab completion) over the serial line and through the PS/2 keyboard, man,
@@ -1488,6 +1537,7 @@ def all_suites():
     suites.append(ext2_damage_suite())
     suites.append(shell_suite())
     suites += robust_suites()
+    suites += robust2_suites()
     suites += guestshell_suites()
     suites += authority_suites()
     suites.append(lab_harness_suite())

@@ -75,7 +75,10 @@ int tty_mode(void)
 }
 
 /* fcntl(F_SETTTY): raw for the caller, or cooked. A half-typed cooked
- * line (typed ahead while nobody read) goes to the raw reader as it is. */
+ * line (typed ahead while nobody read) goes to the raw reader as it is.
+ * Only a member of the foreground group may change the mode, or anyone
+ * when no group is in front (a shell at its prompt): a background job
+ * must not turn the input of the job in front raw, or cooked (EPERM). */
 int tty_set_mode(int mode)
 {
     uint32_t s;
@@ -83,6 +86,10 @@ int tty_set_mode(int mode)
     if (mode & ~TTY_RAW)
         return -EINVAL;
     s = irq_save();
+    if (tty.fg_pgid && curproc()->pgid != tty.fg_pgid) {
+        irq_restore(s);
+        return -EPERM;
+    }
     if (mode & TTY_RAW) {
         tty.raw_pid = curproc()->pid;
         tty.ed = tty.wr;

@@ -1036,6 +1036,41 @@ static enum scan dotdot_fn(struct ext2_dirent *d, struct ext2_dirent *prev, void
     return SCAN_WRITE_STOP;
 }
 
+static enum scan names_fn(struct ext2_dirent *d, struct ext2_dirent *prev, void *arg)
+{
+    uint32_t *ino = arg;
+
+    (void)prev;
+    if (!d->inode || d->inode != *ino || (d->name_len == 1 && d->name[0] == '.') ||
+        (d->name_len == 2 && d->name[0] == '.' && d->name[1] == '.'))
+        return SCAN_ON;
+    *ino = 0; /* found */
+    return SCAN_STOP;
+}
+
+/* dir's ".." entry names *up: is it really dir's parent - a directory
+ * holding a name for dir? The VFS goes back up the way it came down, but
+ * a walk from a cwd or a directory fd climbs by this entry, and an image
+ * may say anything: a ".." that is not the parent could lead out of a
+ * chroot. 0, or -EUCLEAN (and *up put). */
+static int check_dotdot(struct ext2_fs *e, struct vnode *dir, struct vnode **up)
+{
+    uint32_t ino = dir->ino;
+    int err;
+
+    if (dir->ino == EXT2_ROOT_INO)
+        return (*up)->ino == EXT2_ROOT_INO ? 0 : damaged(e, "'..' of the root: inode", (*up)->ino);
+    if (!S_ISDIR((*up)->mode))
+        err = damaged(e, "'..' is not a directory: inode", (*up)->ino);
+    else if ((err = dir_scan(e, *up, names_fn, &ino)) == 0 && ino != 0)
+        err = damaged(e, "'..' is not the parent: directory", dir->ino);
+    if (err < 0) {
+        vnode_put(*up);
+        *up = NULL;
+    }
+    return err;
+}
+
 /* ---------------------------------------------------------------- vnode ops */
 
 /* Each operation enters the instance (fs_enter) around its work, so that
@@ -1053,8 +1088,9 @@ static int ext2_lookup(struct vnode *dir, const char *name, struct vnode **out)
         return 0;
     }
     fs_enter(e);
-    if ((err = dir_find(e, dir, name, 0, &ino)) == 0)
-        err = iget(e, ino, out);
+    if ((err = dir_find(e, dir, name, 0, &ino)) == 0 && (err = iget(e, ino, out)) == 0 &&
+        strcmp(name, "..") == 0)
+        err = check_dotdot(e, dir, out);
     return fs_leave(e, err);
 }
 

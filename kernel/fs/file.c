@@ -15,14 +15,24 @@
 #include "mm/page.h"
 #include "proc/proc.h"
 
-static int nfiles; /* changed only by code that never sleeps, never by an IRQ */
+/* Both changed only by code that never sleeps, never by an IRQ. */
+static int nfiles;
+static int nfiles_promised; /* open files fd_room() promised to calls in progress */
 
+/* A new open file on p, one reference. A call that fd_room() promised a
+ * file takes that one; any other may not take a promised one (ENFILE). */
 struct file *file_alloc(const struct path *p, int access, int flags)
 {
+    struct proc *me = curproc();
+    int promised = me && me->room_file;
     struct file *f;
 
-    if (nfiles >= NFILE || !(f = kzalloc(sizeof(*f))))
+    if ((!promised && nfiles + nfiles_promised >= NFILE) || !(f = kzalloc(sizeof(*f))))
         return NULL;
+    if (promised) {
+        me->room_file = 0;
+        nfiles_promised--;
+    }
     nfiles++;
     f->refs = 1;
     f->access = access;
@@ -171,12 +181,21 @@ int file_read(struct file *f, void *buf, uint32_t n)
     return r;
 }
 
+/* write() at the position. Nothing goes past OFF_MAX, the last position
+ * lseek can return: a write that would is cut short there, and one that
+ * starts there is EFBIG (doc/decisions.md, "Offsets"). */
 int file_write(struct file *f, const void *buf, uint32_t n)
 {
     int r;
 
     if ((f->flags & R_APPEND) && S_ISREG(f->path.vn->mode))
         f->off = f->path.vn->size;
+    if (seekable(f) && n > 0) {
+        if (f->off >= OFF_MAX)
+            return -EFBIG;
+        if (n > OFF_MAX - f->off)
+            n = OFF_MAX - f->off;
+    }
     r = file_write_at(f, buf, f->off, n);
     if (r > 0 && seekable(f))
         f->off += r;
@@ -340,13 +359,25 @@ static int console_mode(struct file *f, int cmd, int mode)
 /* ---- fd tables
  *
  * A table may be shared: rfork(RFORK_SHAREFDS) gives the child the
- * parent's table itself, as threads share one. Every function below reads
- * a slot and writes it without sleeping in between, and the kernel is
- * never preempted (one CPU; the timer switches processes only on their
- * way back to user mode), so no sharer can slip in between. A call that
- * sleeps with a file in hand (read or write on a pipe or the console)
- * holds a reference of its own, so that a sharer's close cannot free the
- * file under it (transfer() in sysfile.c). */
+ * parent's table itself, as threads share one. The kernel is never
+ * preempted (one CPU; the timer switches processes only on their way back
+ * to user mode), but a system call may sleep inside a filesystem (ext2
+ * waits for its turn in the instance, and yields in long walks), and
+ * then a sharer runs and may close, dup2 or fill the table. Two rules
+ * make that safe, each written once, here:
+ *  - fd_get() lends the call a counted reference on the file (and so on
+ *    its vnode, filesystem and mount), kept in the process's call_files
+ *    and dropped by fd_end_call() when the call returns: a sharer's close
+ *    only takes the name away, the file lives until the call is done.
+ *  - fd_room() promises the call a slot in its table (and an open file):
+ *    calls with side effects (create, unbind, fsopen) ask before making
+ *    them, and no one else may take a promised slot, so the promised
+ *    EMFILE-before-anything-changed holds even if a sharer opens files
+ *    while the call sleeps. fd_install() redeems the promise; an unused
+ *    one ends with the call.
+ * A slot is emptied before its file's reference is dropped (fd_close,
+ * fd_dup2, fdtable_put), so no one reading the table can find a file
+ * being torn down; /proc/<pid>/fd reads it without sleeping. */
 
 struct fdtable *fdtable_new(void)
 {
@@ -388,8 +419,11 @@ void fdtable_put(struct fdtable *t)
 
     if (!t || !ref_drop(&t->refs))
         return;
-    for (i = 0; i < NOFILE; i++)
-        file_put(t->fd[i]);
+    for (i = 0; i < NOFILE; i++) {
+        struct file *f = t->fd[i];
+        t->fd[i] = NULL;
+        file_put(f);
+    }
     kfree(t);
 }
 
@@ -429,12 +463,31 @@ int file_count(void)
     return nfiles;
 }
 
-/* Put f (whose reference we take over) in the lowest free slot. */
+/* How many slots of t are empty. */
+static int free_slots(struct fdtable *t)
+{
+    int i, n = 0;
+
+    for (i = 0; i < NOFILE; i++)
+        n += !t->fd[i];
+    return n;
+}
+
+/* Put f (whose reference we take over) in the lowest free slot: the one
+ * fd_room() promised this call, or one that no call was promised. */
 int fd_install(struct file *f, int keep)
 {
-    struct fdtable *t = curproc()->fds;
+    struct proc *me = curproc();
+    struct fdtable *t = me->fds;
     int i;
 
+    if (me->room_table == t) {
+        t->promised--;
+        me->room_table = NULL;
+    } else if (free_slots(t) <= t->promised) {
+        file_put(f);
+        return -EMFILE;
+    }
     for (i = 0; i < NOFILE; i++) {
         if (!t->fd[i]) {
             t->fd[i] = f;
@@ -442,37 +495,69 @@ int fd_install(struct file *f, int keep)
             return i;
         }
     }
-    file_put(f);
-    return -EMFILE;
+    panic("fd_install: a promised slot is gone");
 }
 
-/* Checked before a call with side effects (create, unbind) makes its fd,
- * so that a full table - the process's or the system's - is an error
- * *before* anything changed. Those calls never sleep between this check
- * and their fd_install(), so a sharer of the table cannot take the free
- * slot in between. */
+/* Called before a call with side effects (create, unbind, fsopen) makes
+ * its fd, so that a full table - the process's or the system's - is an
+ * error *before* anything changed: 0, and a slot and an open file are
+ * promised to this call until it returns (fd_install, file_alloc take
+ * them), or -EMFILE / -ENFILE. */
 int fd_room(void)
 {
-    struct fdtable *t = curproc()->fds;
-    int i;
+    struct proc *me = curproc();
+    struct fdtable *t = me->fds;
 
-    if (nfiles >= NFILE)
+    if (me->room_table)
+        return 0;                       /* asked twice in one call */
+    if (nfiles + nfiles_promised >= NFILE)
         return -ENFILE;
-    for (i = 0; i < NOFILE; i++)
-        if (!t->fd[i])
-            return 0;
-    return -EMFILE;
+    if (free_slots(t) <= t->promised)
+        return -EMFILE;
+    t->promised++;
+    me->room_table = t;
+    nfiles_promised++;
+    me->room_file = 1;
+    return 0;
 }
 
+/* The file fd names, with a reference that lasts until the system call
+ * returns (fd_end_call): the caller may sleep with it and need not put
+ * it. */
 struct file *fd_get(int fd, int *err)
 {
-    struct fdtable *t = curproc()->fds;
+    struct proc *me = curproc();
+    struct fdtable *t = me->fds;
+    struct file *f;
 
-    if (fd < 0 || fd >= NOFILE || !t->fd[fd]) {
+    if (fd < 0 || fd >= NOFILE || !(f = t->fd[fd])) {
         *err = -EBADF;
         return NULL;
     }
-    return t->fd[fd];
+    KASSERT(me->ncall_files < CALL_FILES);  /* a call borrows a few files at most */
+    file_get(f);
+    me->call_files[me->ncall_files++] = f;
+    return f;
+}
+
+/* The end of p's system call (syscall_dispatch; proc_exit for the call
+ * that never returns): drop what fd_get lent it and what fd_room
+ * promised it and it did not use. May sleep (a last close). */
+void fd_end_call(struct proc *p)
+{
+    if (p->room_table) {
+        p->room_table->promised--;
+        p->room_table = NULL;
+    }
+    if (p->room_file) {
+        nfiles_promised--;
+        p->room_file = 0;
+    }
+    while (p->ncall_files > 0) {
+        struct file *f = p->call_files[--p->ncall_files];
+        p->call_files[p->ncall_files] = NULL;
+        file_put(f);
+    }
 }
 
 int fd_close(int fd)
@@ -514,6 +599,8 @@ int fd_dup2(int from, int to)
         return -EBADF;
     if (from == to)
         return to;
+    if (!t->fd[to] && free_slots(t) <= t->promised)
+        return -EMFILE;                 /* the last free slots are promised */
     file_get(f);
     old = t->fd[to]; /* fill the slot before the old file's */
     t->fd[to] = f; /* last close, so that no sharer of the */

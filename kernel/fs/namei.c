@@ -1,8 +1,9 @@
 /* namei.c - turning names into paths. Resolution walks one component at a
  * time from a starting point (the root for "/...", the cwd for AT_CWD, or
- * any directory fd), crossing attachments on the way down (ns_cross) and
- * up (ns_dotdot), following symlinks up to MAXSYMLINKS deep. "..": never
- * above the process root. WALK_BENEATH: never above the starting dir. */
+ * any directory fd), crossing attachments on the way down (ns_cross),
+ * going back up the way it came for ".." (walk_up), following symlinks up
+ * to MAXSYMLINKS deep. "..": never above the process root. WALK_BENEATH:
+ * never above the starting dir. */
 #include "fs/vfs.h"
 #include "include/uapi/errno.h"
 #include "lib/fmt.h"
@@ -12,14 +13,68 @@
 
 #define MAXSYMLINKS 8
 
+#define MAXDOWN 4096 /* directories one walk may go down through */
+
+/* One resolution. ".." after a step down is the directory the walk came
+ * from: it pops `down` and never asks the filesystem, whose ".." entry
+ * is only what its image says (a crafted ext2 image can point it
+ * anywhere: out of a chroot, out of WALK_BENEATH). Only ".." beyond
+ * where the walk started asks (ns_dotdot). */
 struct walker {
     struct namespace *ns;
     const struct path *root;    /* the process root: ".." stops here */
     int flags;
     int links;                  /* symlinks followed so far */
-    int depth;                  /* WALK_BENEATH: components below the start */
+    struct path *down;          /* the directories gone down through, each held */
+    int ndown, cap;             /* WALK_BENEATH: ndown is the depth below the start */
     const struct proc *who;     /* whose search permission each directory needs */
 };
+
+/* Remember dir (its reference handed over) as the way back up. */
+static int push_down(struct walker *w, struct path *dir)
+{
+    if (w->ndown == w->cap) {
+        int cap = w->cap ? w->cap * 2 : 16;
+        struct path *n;
+        if (cap > MAXDOWN)
+            return -ENAMETOOLONG;
+        if (!(n = kmalloc(cap * sizeof(*n))))
+            return -ENOMEM;
+        if (w->ndown)
+            memcpy(n, w->down, w->ndown * sizeof(*n));
+        kfree(w->down);
+        w->down = n;
+        w->cap = cap;
+    }
+    w->down[w->ndown++] = *dir;
+    dir->vn = NULL;
+    dir->mnt = NULL;
+    return 0;
+}
+
+/* Forget the way back up (an absolute symlink starts again; the end). */
+static void forget_down(struct walker *w)
+{
+    while (w->ndown > 0)
+        path_put(&w->down[--w->ndown]);
+}
+
+/* "..": never above the process root; back the way this walk came down;
+ * beyond where it started, WALK_BENEATH refuses and anything else climbs
+ * (ns_dotdot: out of attachments, then the filesystem's own ".."). */
+static int walk_up(struct walker *w, struct path *cur)
+{
+    if (w->root && cur->vn == w->root->vn)
+        return 0;
+    if (w->ndown > 0) {
+        path_put(cur);
+        *cur = w->down[--w->ndown];
+        return 0;
+    }
+    if (w->flags & WALK_BENEATH)
+        return -EXDEV;
+    return ns_dotdot(w->ns, w->root, cur);
+}
 
 /* Copy the next component of *pp into name, advance *pp past it and any
  * slashes. Returns 1, 0 at the end, or -ENAMETOOLONG. */
@@ -99,7 +154,7 @@ static int resolve(struct walker *w, struct path *cur, const char *path, int fol
             return -EXDEV;
         path_put(cur);
         path_copy(cur, w->root);
-        w->depth = 0;
+        forget_down(w);
     }
     while ((more = next_component(&path, name)) > 0) {
         struct path next;
@@ -113,12 +168,8 @@ static int resolve(struct walker *w, struct path *cur, const char *path, int fol
         if (strcmp(name, ".") == 0)
             continue;
         if (strcmp(name, "..") == 0) {
-            if ((w->flags & WALK_BENEATH) && w->depth == 0)
-                return -EXDEV;
-            if ((err = ns_dotdot(w->ns, w->root, cur)) < 0)
+            if ((err = walk_up(w, cur)) < 0)
                 return err;
-            if (w->depth > 0)
-                w->depth--;
             continue;
         }
         if ((err = vnode_lookup(cur->vn, name, &child)) < 0)
@@ -134,9 +185,11 @@ static int resolve(struct walker *w, struct path *cur, const char *path, int fol
             *cur = next;                /* cur's reference went to follow_link */
             continue;
         }
-        path_put(cur);
+        if ((err = push_down(w, cur)) < 0) {
+            path_put(&next);
+            return err;
+        }
         *cur = next;
-        w->depth++;
     }
     return more;                        /* 0, or -ENAMETOOLONG */
 }
@@ -147,7 +200,7 @@ static int resolve(struct walker *w, struct path *cur, const char *path, int fol
  * here (a path with no component, like "/", asks none). */
 int vfs_walk_from(struct proc *p, int dirfd, const char *path, int flags, struct path *out)
 {
-    struct walker w = { p->ns, &p->root, flags, 0, 0, p };
+    struct walker w = { p->ns, &p->root, flags, 0, NULL, 0, 0, p };
     int err;
 
     if (flags & ~(WALK_NOFOLLOW | WALK_BENEATH))
@@ -158,6 +211,8 @@ int vfs_walk_from(struct proc *p, int dirfd, const char *path, int flags, struct
         return err;
     if ((err = resolve(&w, out, path, !(flags & WALK_NOFOLLOW))) == 0)
         err = fs_check(out->vn);
+    forget_down(&w);
+    kfree(w.down);
     if (err == 0 && path[strlen(path) - 1] == '/' && !S_ISDIR(out->vn->mode))
         err = -ENOTDIR;                 /* "file/" names a directory or nothing */
     if (err < 0)

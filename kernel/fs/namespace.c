@@ -170,12 +170,16 @@ static void detach_tree(struct namespace *ns, struct mount *top)
             pp = &m->next;
         }
     }
+    for (m = doomed; m; m = m->next)    /* none of them is ours any more, */
+        m->attached = 0;                /* even while detach_one sleeps */
     while ((m = doomed)) {              /* children were listed first */
         doomed = m->next;
         detach_one(m);
     }
 }
 
+/* The last reference takes ns off all_ns at once (so that no one finds
+ * and takes a dying namespace), then detaches everything, which may sleep. */
 void ns_put(struct namespace *ns)
 {
     struct namespace **pp;
@@ -496,13 +500,18 @@ int ns_attached_beyond(struct fs *fs, uint32_t uid)
     return 0;
 }
 
-/* revoke(): detach every attachment of fs in every namespace. */
+/* revoke(): detach every attachment of fs in every namespace. Detaching
+ * may sleep (a last reference on an ext2 node or instance), and a
+ * namespace may lose its last user meanwhile: each is held while we are
+ * in it, and the next one is taken before it is let go. */
 void ns_detach_fs(struct fs *fs)
 {
-    struct namespace *ns;
+    struct namespace *ns = all_ns, *next;
     struct mount *m;
 
-    for (ns = all_ns; ns; ns = ns->next) {
+    if (ns)
+        ns_get(ns);
+    for (; ns; ns = next) {
     again:
         for (m = ns->mounts; m; m = m->next) {
             if (m->root->fs == fs && m != ns->root) {  /* root attachments too */
@@ -510,6 +519,9 @@ void ns_detach_fs(struct fs *fs)
                 goto again;
             }
         }
+        if ((next = ns->next))          /* ns is on the list while we hold it */
+            ns_get(next);
+        ns_put(ns);
     }
 }
 
@@ -591,20 +603,36 @@ static size_t format_one(struct mount *m, const struct path *root, char *where, 
  * bind]", from the process's root down, parents before children, each
  * named as that process names it (from `root`, its root), whoever reads.
  * Like snprintf: returns the length of the whole text, of which what
- * fits is in buf, so a caller can ask again with room for all of it. */
+ * fits is in buf, so a caller can ask again with room for all of it.
+ * Naming may sleep (vfs_path_name looks names up, in ext2 too), and a
+ * sharer of ns may unbind meanwhile: the mounts are listed first, without
+ * sleeping, each with a reference that keeps it whole until it is named.
+ * The caller holds ns and root. */
 int ns_format(struct namespace *ns, const struct path *root, char *buf, size_t size)
 {
-    struct mount *top = root->mnt ? root->mnt : ns->root, *m;
+    struct mount *top = root->mnt ? root->mnt : ns->root, *m, **list;
     char *where = kmalloc(PATH_MAX);
-    size_t len;
+    size_t len = 0;
+    int n = 0, i;
 
-    if (!where)
+    list = kmalloc((count_mounts(ns) + 1) * sizeof(*list));
+    if (!where || !list) {
+        kfree(where);
+        kfree(list);
         return -ENOMEM;
+    }
     if (size)
         buf[0] = '\0';
-    len = format_one(top, root, where, buf, size, 0);
+    list[n++] = top;
     for (m = top; (m = next_below(ns, top, m == top ? 0 : m->id, INT32_MAX));)
-        len += format_one(m, root, where, buf, size, len);
+        list[n++] = m;
+    for (i = 0; i < n; i++)
+        mount_get(list[i]);
+    for (i = 0; i < n; i++)
+        len += format_one(list[i], root, where, buf, size, len);
+    for (i = 0; i < n; i++)
+        mount_put(list[i]);
+    kfree(list);
     kfree(where);
     return (int)len;
 }

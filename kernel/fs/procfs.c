@@ -150,6 +150,8 @@ static const char *fd_kind(struct file *f)
     return "?";
 }
 
+/* /proc/<pid>/fd: read without sleeping, so the table cannot change
+ * under it (an exiting p has already let go of it: NULL, empty). */
 static int fd_text(struct proc *p, char *buf, size_t size)
 {
     static const char *const access[] = { "path", "r", "w", "rw" };
@@ -167,6 +169,28 @@ static int fd_text(struct proc *p, char *buf, size_t size)
                         (f->flags & R_NONBLOCK) ? " nonblock" : "");
     }
     return (int)len;
+}
+
+/* /proc/<pid>/ns. Naming the attachments may sleep (in ext2), and p may
+ * exit or unshare meanwhile: the text is made from references of our own
+ * on its namespace and its root. An exiting p has none (proc.c): empty. */
+static int ns_text(struct proc *p, char *buf, size_t size)
+{
+    struct namespace *ns = p->ns;
+    struct path root;
+    int len;
+
+    if (!ns || !p->root.vn) {
+        if (size)
+            buf[0] = '\0';
+        return 0;
+    }
+    ns_get(ns);
+    path_copy(&root, &p->root);
+    len = ns_format(ns, &root, buf, size);
+    path_put(&root);
+    ns_put(ns);
+    return len;
 }
 
 /* The whole text of a /proc file into buf, like snprintf: its length,
@@ -195,7 +219,7 @@ static int make_text(struct vnode *v, char *buf, size_t size)
                         p->parent ? p->parent->pid : 0, p->name, state_name(p->state),
                         p->pgdir ? vm_user_pages(p->pgdir) : 0);
     case PF_FD: return fd_text(p, buf, size);
-    case PF_NS: return p->ns ? ns_format(p->ns, &p->root, buf, size) : 0;
+    case PF_NS: return ns_text(p, buf, size);
     }
     return -EINVAL;
 }

@@ -21,6 +21,12 @@ struct ramfs_dirent {
 struct ramfs_node {
     struct vnode *parent;           /* directories: for ".."; holds a reference */
     struct ramfs_dirent *entries;   /* directories */
+    /* Where the last readdir stopped: entry number `cursor_at` (a cookie)
+     * is `cursor` (NULL: the end). Any change of the list forgets it
+     * (cursor_at 0), so a reader going through the list takes one step
+     * per entry, not a walk from the head for each. */
+    struct ramfs_dirent *cursor;
+    uint32_t cursor_at;
     char *data;                     /* files, symlinks */
     uint32_t cap;
 };
@@ -101,6 +107,7 @@ static int add_entry(struct vnode *dir, const char *name, struct vnode *v)
     }
     e->next = NODE(dir)->entries;
     NODE(dir)->entries = e;
+    NODE(dir)->cursor_at = 0;           /* the numbers moved */
     dir->mtime = rtc_now();
     return 0;
 }
@@ -143,6 +150,7 @@ static void drop_entry(struct vnode *dir, struct ramfs_dirent *e)
     for (pp = &NODE(dir)->entries; *pp != e; pp = &(*pp)->next)
         ;
     *pp = e->next;
+    NODE(dir)->cursor_at = 0;           /* the numbers moved */
     e->v->nlink--;
     if (S_ISDIR(e->v->mode)) {
         dir->nlink--;
@@ -276,11 +284,14 @@ static int ramfs_truncate(struct vnode *v, uint32_t len)
     return 0;
 }
 
+/* The cookie is the entry's number (0 ".", 1 "..", then the list);
+ * reading on from where the last call stopped costs one step. */
 static int ramfs_readdir(struct vnode *dir, uint32_t *cookie, char *name, uint32_t *ino,
                          uint32_t *type)
 {
-    struct ramfs_dirent *e = NODE(dir)->entries;
-    uint32_t i;
+    struct ramfs_node *node = NODE(dir);
+    struct ramfs_dirent *e = node->entries;
+    uint32_t i = 2;
 
     if (*cookie < 2) {
         struct vnode *v = *cookie == 0 ? dir : (NODE(dir)->parent ? NODE(dir)->parent : dir);
@@ -290,7 +301,11 @@ static int ramfs_readdir(struct vnode *dir, uint32_t *cookie, char *name, uint32
         (*cookie)++;
         return 1;
     }
-    for (i = 2; e && i < *cookie; i++)
+    if (node->cursor_at >= 2 && node->cursor_at <= *cookie) {
+        e = node->cursor;               /* start where the last call stopped */
+        i = node->cursor_at;
+    }
+    for (; e && i < *cookie; i++)
         e = e->next;
     if (!e)
         return 0;
@@ -298,6 +313,8 @@ static int ramfs_readdir(struct vnode *dir, uint32_t *cookie, char *name, uint32
     *ino = e->v->ino;
     *type = vnode_type_dt(e->v->mode);
     (*cookie)++;
+    node->cursor = e->next;
+    node->cursor_at = *cookie;
     return 1;
 }
 

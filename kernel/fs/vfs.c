@@ -83,21 +83,24 @@ void fs_get(struct fs *fs)
     fs->refs++;
 }
 
-/* The last reference: sync, let the type free its state, drop the source. */
+/* The last reference: off the list of live instances at once, before
+ * anything that may sleep (so that sync(2) and fsopen never find, and
+ * never take, a dying instance), then sync, let the type free its state,
+ * drop the source. */
 void fs_put(struct fs *fs)
 {
     struct fs **pp;
 
     if (!fs || !ref_drop(&fs->refs))
         return;
-    if (!fs->revoked && fs->type->sync)
-        fs->type->sync(fs);
     for (pp = &live_fs; *pp; pp = &(*pp)->next) {
         if (*pp == fs) {
             *pp = fs->next;
             break;
         }
     }
+    if (!fs->revoked && fs->type->sync)
+        fs->type->sync(fs);
     if (fs->type->release)
         fs->type->release(fs);
     if (fs->source)
@@ -231,6 +234,18 @@ int vnode_setattr(struct vnode *v)
     return err ? err : v->ops->setattr(v);
 }
 
+/* Do a and b hold the same bytes? One vnode; or two block device nodes
+ * of one device (any devfs's hd1, a node made with create(S_IFBLK)); or
+ * one file reached twice (its filesystem and inode number). */
+static int same_storage(const struct vnode *a, const struct vnode *b)
+{
+    if (a == b)
+        return 1;
+    if (S_ISBLK(a->mode) && S_ISBLK(b->mode))
+        return a->rdev == b->rdev;
+    return S_ISREG(a->mode) && S_ISREG(b->mode) && a->fs == b->fs && a->ino == b->ino;
+}
+
 /* fsopen(): make a filesystem of `type` from `src` (may be NULL). On
  * success *out holds one reference, for the caller's fd. */
 int fs_new(const char *type, struct file *src, const char *opts, struct fs **out)
@@ -245,7 +260,7 @@ int fs_new(const char *type, struct file *src, const char *opts, struct fs **out
     if (!t)
         return -ENODEV;
     for (fs = live_fs; src && fs; fs = fs->next)
-        if (fs->source && fs->source->path.vn == src->path.vn && !fs->revoked)
+        if (fs->source && !fs->revoked && same_storage(fs->source->path.vn, src->path.vn))
             return -EBUSY; /* two instances writing one disk would wreck it */
     /* An image in an image in ...: each level is a kernel stack frame chain
      * on every read. */
@@ -373,14 +388,23 @@ int fs_revoke(struct fs *fs)
 }
 
 /* sync(2): write back every live filesystem, then whatever the devices
- * still cache (raw writes to /dev/hdN included). */
+ * still cache (raw writes to /dev/hdN included). A sync may sleep (ext2
+ * waits for its turn), and meanwhile an instance may lose its last user:
+ * each is held while it syncs, and the next one is taken before it is
+ * let go (an instance we hold stays on the list, so its next is live). */
 void vfs_sync_all(void)
 {
-    struct fs *fs;
+    struct fs *fs = live_fs, *next;
 
-    for (fs = live_fs; fs; fs = fs->next)
+    if (fs)
+        fs_get(fs);
+    for (; fs; fs = next) {
         if (!fs->revoked && fs->type->sync)
             fs->type->sync(fs);
+        if ((next = fs->next))
+            fs_get(next);
+        fs_put(fs);
+    }
     dev_sync_all();
 }
 

@@ -211,6 +211,7 @@ int ns_attached_beyond(struct fs *fs, uint32_t uid);
  * others see at once, as threads do. */
 struct fdtable {
     int refs;
+    int promised;                   /* free slots fd_room() promised to calls in progress */
     struct file *fd[NOFILE];
     uint8_t fdflags[NOFILE];        /* FD_KEEP */
 };
@@ -237,7 +238,8 @@ void fdtable_exec(struct proc *p, struct fdtable *fresh);   /* Lab 06 */
 int file_count(void);                               /* open files, system-wide */
 int fd_install(struct file *f, int keep);       /* the lowest free fd, or -EMFILE */
 int fd_room(void);                              /* 0, or -EMFILE / -ENFILE */
-struct file *fd_get(int fd, int *err);          /* borrowed, not counted */
+struct file *fd_get(int fd, int *err);          /* counted until the call returns */
+void fd_end_call(struct proc *p);               /* the call returns: drop what it borrowed */
 int fd_close(int fd);
 int fd_dup(int fd);
 int fd_dup2(int from, int to);

@@ -74,20 +74,31 @@ struct proc *proc_alloc(void)
     return p;
 }
 
-/* Release what a process holds besides its slot and kernel stack. */
+/* Release what a process holds besides its slot and kernel stack. Each
+ * is unhooked from p before it is let go: letting go may sleep (a last
+ * close or unmount waits inside ext2), and meanwhile /proc/<pid>/fd and
+ * /proc/<pid>/ns may read p; they find NULL or empty, never what is
+ * being freed. */
 static void proc_release_resources(struct proc *p)
 {
-    fdtable_put(p->fds);
+    struct fdtable *fds = p->fds;
+    struct namespace *ns = p->ns;
+    struct path cwd = p->cwd, root = p->root;
+
+    fd_end_call(p);                     /* exit's own call never returns */
     p->fds = NULL;
-    path_put(&p->cwd);
-    path_put(&p->root);
-    if (p->ns) {
-        ns_put(p->ns);
-        p->ns = NULL;
-    }
-    if (p->pgdir) {
-        vm_destroy(p->pgdir);
+    p->ns = NULL;
+    p->cwd.vn = p->root.vn = NULL;
+    p->cwd.mnt = p->root.mnt = NULL;
+    fdtable_put(fds);
+    path_put(&cwd);
+    path_put(&root);
+    if (ns)
+        ns_put(ns);
+    if (p->pgdir) {                     /* last: switching back to p needs it */
+        pde_t *pgdir = p->pgdir;
         p->pgdir = NULL;
+        vm_destroy(pgdir);
     }
 }
 
@@ -238,6 +249,38 @@ int proc_kill_group(int pgid, int sig)
         }
     }
     return n ? 0 : -ESRCH;
+}
+
+/* No page for p's copy-on-write fault (trap.c retries the write after
+ * this). The OOM policy (doc/decisions.md): the process holding the most
+ * user pages is killed - p itself, if that is p - but never init, whose
+ * death would take the system down; the others wait (yield) while a
+ * victim is dying, so one shortage kills one process. If init is all
+ * there is, it waits for memory to come back. */
+void proc_out_of_memory(struct proc *p)
+{
+    struct proc *victim = NULL;
+    unsigned most = 0, n;
+    int i, dying = 0;
+
+    for (i = 0; i < NPROC; i++) {
+        struct proc *q = &proc_table[i];
+        if (q->state == P_UNUSED || q->state == P_EMBRYO || q->state == P_ZOMBIE || !q->pgdir)
+            continue;
+        if (q->killed)
+            dying = 1;
+        else if (q != init_proc && (n = vm_user_pages(q->pgdir)) > most) {
+            most = n;
+            victim = q;
+        }
+    }
+    if (!dying && victim) {
+        kprintf("out of memory (pid %d's copy-on-write fault): killed pid %d (%s), %u pages\n",
+                p->pid, victim->pid, victim->name, most);
+        kill_one(victim, SIGKILL);
+    }
+    if (!p->killed)
+        yield();                        /* let the victim die, then retry */
 }
 
 /* A fault in user mode: say who, where and what, then kill just them. */

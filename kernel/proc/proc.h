@@ -13,10 +13,12 @@
 #define KSTACK_SIZE 16384
 #define PROC_NAME   16
 #define HZ          100
+#define CALL_FILES  8                   /* files one system call borrows by fd (fd_get) */
 
 enum proc_state { P_UNUSED, P_EMBRYO, P_RUNNABLE, P_RUNNING, P_SLEEPING, P_ZOMBIE };
 
 struct fdtable;
+struct file;
 struct namespace;
 
 struct proc {
@@ -39,6 +41,13 @@ struct proc {
     struct namespace *ns;
     struct path root, cwd; /* "/" and "." for its names; empty before init has them */
     struct fpu_state fpu; /* its FPU/SSE registers while it is not running */
+    /* The system call in progress (file.c, "fd tables"): the files it
+     * borrowed by fd, each with a reference dropped when it returns, and
+     * the fd slot and open file fd_room() promised it. */
+    struct file *call_files[CALL_FILES];
+    int ncall_files;
+    struct fdtable *room_table;         /* where a slot is promised, or NULL */
+    int room_file;                      /* an open file is promised */
 };
 
 extern struct proc proc_table[NPROC];
@@ -54,6 +63,7 @@ int proc_kill(int pid, int sig);
 int proc_kill_group(int pgid, int sig);
 struct proc *proc_find(int pid);
 void proc_user_fault(struct trapframe *tf, uint32_t addr);
+void proc_out_of_memory(struct proc *p); /* a COW fault found no page */
 void proc_return_to_user(struct trapframe *tf);
 void proc_start_init(const char *path, const char *const *args);
 void proc_set_name(struct proc *p, const char *name);

@@ -1,8 +1,11 @@
 /* syscall.c - int $0x80 lands here: look the number up, pass the five
- * argument registers, put the result (value or -errno) back in %eax. */
+ * argument registers, put the result (value or -errno) back in %eax, and
+ * end the call: drop the files it borrowed by fd (fd_end_call). */
 #include "arch/x86/cpu.h"
+#include "fs/vfs.h"
 #include "include/uapi/errno.h"
 #include "include/uapi/syscall.h"
+#include "proc/proc.h"
 #include "proc/syscall.h"
 
 static const syscall_fn syscalls[NSYSCALLS] = {
@@ -20,4 +23,5 @@ void syscall_dispatch(struct trapframe *tf)
         tf->eax = (uint32_t)syscalls[n](arg);
     else
         tf->eax = (uint32_t)-ENOSYS;
+    fd_end_call(curproc());
 }

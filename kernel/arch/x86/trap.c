@@ -7,6 +7,7 @@
 #include "lib/kprintf.h"
 #include "mm/vm.h"
 #include "proc/proc.h"
+#include "include/uapi/errno.h"
 #include "proc/syscall.h"
 #include "include/array_size.h"
 
@@ -45,14 +46,19 @@ static void irq_dispatch(int irq)
         irq_handlers[irq]();
 }
 
-/* A user page fault may just be a write to a copy-on-write page. */
+/* A user page fault may just be a write to a copy-on-write page. With no
+ * page for the copy, the OOM policy picks whom to kill (never init) and
+ * the write is retried: it is not p's fault that memory ran out. */
 static int user_fault_fixed(struct trapframe *tf, uint32_t addr)
 {
     struct proc *p = curproc();
+    int err;
 
-    if (tf->trapno != T_PGFLT || !(tf->err & PF_WRITE) || !(tf->err & PF_PRESENT))
+    if (!p || tf->trapno != T_PGFLT || !(tf->err & PF_WRITE) || !(tf->err & PF_PRESENT))
         return 0;
-    return p && vm_resolve_cow(p->pgdir, addr) == 0;
+    if ((err = vm_resolve_cow(p->pgdir, addr)) == -ENOMEM)
+        proc_out_of_memory(p);
+    return err == 0 || err == -ENOMEM;
 }
 
 void trap(struct trapframe *tf)
