@@ -321,8 +321,9 @@ int vfs_create(int dirfd, const char *path, uint32_t type, uint32_t perm, uint32
     if (err == 0 &&
         (err = vnode_create(dir.vn, name, mode, S_ISCHR(mode) || S_ISBLK(mode) ? rdev : 0,
                             S_ISLNK(mode) ? symlink : NULL, &v)) == 0) {
-        perm_own(curproc(), v);         /* the maker's; stored, or the name goes again */
-        if ((err = vnode_setattr(v)) < 0) {
+        /* the maker's: stored if the filesystem gave it another owner, or
+         * the name goes again */
+        if (perm_own(curproc(), v) && (err = vnode_setattr(v)) < 0) {
             vnode_put(v);
             vnode_unlink(dir.vn, name);
         } else {

@@ -79,11 +79,19 @@ int perm_create(const struct proc *p, const struct vnode *dir, uint32_t type)
     return perm_dir_change(p, dir);
 }
 
-/* A node p has just made is p's, in p's group. */
-void perm_own(const struct proc *p, struct vnode *v)
+/* A node p has just made is p's, in p's group. 1 if that changed what
+ * its filesystem gave it (which then must store it: vnode_setattr), 0 if
+ * not (root's nodes, usually: no second write, and no second entry into
+ * an ext2 instance that another process may keep busy). */
+int perm_own(const struct proc *p, struct vnode *v)
 {
-    v->uid = p ? p->uid : 0;
-    v->gid = p ? p->gid : 0;
+    uint32_t uid = p ? p->uid : 0, gid = p ? p->gid : 0;
+
+    if (v->uid == uid && v->gid == gid)
+        return 0;
+    v->uid = uid;
+    v->gid = gid;
+    return 1;
 }
 
 /* Give v new attributes and have its filesystem store them; a caller

@@ -256,7 +256,7 @@ int perm_ready(const struct proc *p, const struct vnode *v, int access);
 int perm_dir_change(const struct proc *p, const struct vnode *dir);
 int perm_sticky(const struct proc *p, const struct vnode *dir, const struct vnode *v);
 int perm_create(const struct proc *p, const struct vnode *dir, uint32_t type);
-void perm_own(const struct proc *p, struct vnode *v);
+int perm_own(const struct proc *p, struct vnode *v);
 int vfs_fchmod(int fd, uint32_t mode);
 int vfs_fchown(int fd, uint32_t uid, uint32_t gid);
 
