@@ -6,9 +6,10 @@
 
 Each subfolder, .zip, .tar.gz, .tgz or .tar of SUBMISSIONS is one student's
 submission (named after it). They are graded as tools/grade.py
---submission grades one (only the lab's files and answers.md are taken, into
-a pristine tree), in parallel: one worker per core, each with its own
-prebuilt pristine tree under build/grade/NN/wK/ and one QEMU at a time.
+--submission grades one (only the code in the lab's regions and answers.md
+are taken, into a pristine tree), in parallel: one worker per core, each
+with its own prebuilt work tree (grade.worker_dir: outside the full tree)
+and one QEMU at a time.
 Writes, under DIR (default build/grade-batch-NN/):
 
     grades.csv                  student, score, max, one column per test,
@@ -167,14 +168,8 @@ def fixture_files(lab, kind, root=ROOT):
                                'write(1, "%s", %d);' % (fake, len(fake.replace("\\n", "\n"))))
         elif kind != "correct":
             raise ValueError("no fixture kind %s" % kind)
-        out[rel] = unmark(text, lab).encode()
+        out[rel] = handout.unmark(text, lab.num).encode()
     return out
-
-
-def unmark(text, lab):
-    """text with lab's BEGIN/END markers gone and their bodies kept, as in a
-    student's file."""
-    return handout.map_regions(text, lab.num, lambda m: m.group(4))[0]
 
 
 def stub_keep_markers(text, lab, rel):

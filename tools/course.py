@@ -13,8 +13,8 @@ the new commit touches no file they edited.
 
 answers.md, in the first commit, holds a section per written question of
 every lab ("## Lab NN, question K" with a placeholder); tools/grade.py
-reports which of them have an answer. Nothing instructor-only
-(handout.INSTRUCTOR_ONLY) and nothing under build/ is on any branch.
+reports which of them have an answer. A branch holds only the files
+handout.PUBLISHED names (nothing instructor-only, nothing under build/).
 Commits have a fixed author and date, so the same tree gives the same
 commits."""
 import os

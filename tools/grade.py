@@ -6,33 +6,45 @@
     tools/grade.py NN --prepare [--workers N]                (prebuild, then stop)
 
 Official grading (--submission: a folder, a .zip or a .tar.gz, e.g. what
-`make handin` packs) copies only the lab's own files (lab/NN-name/files) and
-answers.md from the submission into a pristine tree kept under
-build/grade/NN/wK/ (the course tree with lab NN and every later lab stubbed,
-built once, so a submission recompiles only its own files), builds it and
-boots /bin/labNN. Nothing else of the submission is used: its test.c,
-points, t.h, lab.h, Makefile or tools/ never reach the grader.
+`make handin` packs) takes from the submission only the code of the lab's
+own regions in the lab's files (lab/NN-name/files) and answers.md, and puts
+it into a pristine work tree (the course tree with lab NN and every later
+lab stubbed, the earlier labs' reference solutions in, built once, so a
+submission recompiles only its own files), builds it and boots /bin/labNN.
+Nothing else of the submission is used: text outside the regions, its
+test.c, points, t.h, lab.h, Makefile or tools/ never reach the grader.
+The work trees live where no relative path reaches an instructor-only
+file (grade_home). Compiler warnings do not stop an official build.
 
 Without --submission the tree itself is graded (a student's convenience).
 
-Results travel with a fresh random key per boot: the guest runs
-`/bin/labNN --key KEY [TEST...]` (user/tests/lab.h) and only lines holding
-"KEY START|PASS|FAIL|DONE name" count, wherever they appear in a line. Each
-test has its own time limit (points' third field, default 20 s) counted
-from its START line; a hang or a kernel panic fails that test only (with
-the panic text and backtrace in its output): QEMU is killed and booted
-again with the tests that had not run, at most MAX_REBOOTS times.
+Results are signed (user/tests/lab.h): the guest runs `/bin/labNN
+--graded TAG [TEST...]`, TAG a fresh public tag; the program prints "TAG
+READY" and the grader types a fresh 16-byte key on the console, which
+appears in no argv, command line or output. Only lines "TAG MAC START|PASS|
+FAIL|DONE name" whose MAC (SipHash-2-4 under the key) holds count,
+wherever they appear in a line; a line whose MAC does not hold fails its
+test. Each test has its own time limit (points' third field, default 20 s)
+counted from its START line; a hang or a kernel panic fails that test only
+(with the panic text, or where the CPU was spinning, in its output): QEMU
+is killed and booted again with the tests that had not run, at most
+MAX_REBOOTS times. A process killed by a fault has its eip named in the
+program's own symbols.
 
 Hidden tests: GRADE_EXTRA=dir (or --extra dir) holding *.c test programs
-on lab.h, built into the guest as /bin/extra_NAME; dir/points gives their
-points and limits (1 point, 20 s for a test not listed). --json writes
-Gradescope's results.json; hidden tests are `after_published` there and
-their names and output appear in no visible field.
+on lab.h, built as /bin/extra_NAME into a boot archive of their own, after
+the lab's tests have run (the visible boot never holds them); dir/points
+gives their points and limits (1 point, 20 s for a test not listed).
+--json writes Gradescope's results.json; hidden tests are `after_published`
+there and their names and output appear in no visible field.
 
 Written questions: the grader reports whether answers.md has a section with
 real text for each of the lab's written questions (not scored)."""
 import argparse
-import codecs
+import bisect
+import gzip
+import hashlib
+import hmac
 import json
 import os
 import re
@@ -40,6 +52,8 @@ import secrets
 import select
 import shutil
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import tarfile
@@ -58,15 +72,199 @@ MAX_REBOOTS = 5         # after a hang or panic; then the remaining tests fail u
 CMDLINE_MAX = 1000      # the kernel keeps 1023 bytes of its command line
 ARGS_MAX = 60           # and init passes at most 63 argv entries
 OUTPUT_MAX = 4000       # characters of a test's console output kept in its result
+SHOW_LINES = 25         # lines of a failed test's console output printed in the terminal
 FILE_MAX = 1 << 20      # bytes: a bigger file in a submission is refused
 ARCHIVE_MAX = 64 << 20  # bytes unpacked from one archive, at most
+UNPACK_MAX = 2 * ARCHIVE_MAX    # bytes decompressed while reading one archive, at most
 ARCHIVE_FILES = 20000   # members of one archive looked at, at most
-LINE = r"%s (START|PASS|FAIL|DONE) ([\w.-]+)(?:: ([^\n]*))?\n"  # anywhere in a line
+TAG_DIGITS = 12         # hex digits of a boot's public tag
+VOIDED = ("not counted: the key was asked for twice in this boot (the test program's harness "
+          "asks once, so code that ran before it or beside it asked first): no result of this "
+          "boot counts")
+KEY_BYTES = 16          # a boot's secret SipHash key, typed on the console as hex
+# "TAG READY", or "TAG MAC VERB name[: reason]", anywhere in a line (bytes).
+LINE = rb"%s (?:(READY)|([0-9a-f]{16}) ((START|PASS|FAIL|DONE) ([\w.-]+)(?:: (.*))?))$"
 
 
 def say(*args):
     print(*args)
     sys.stdout.flush()
+
+
+def siphash24(key, data):
+    """SipHash-2-4 of data (bytes) under the 16-byte key: the same function
+    as user/tests/siphash.h (make test checks both on the paper's vectors)."""
+    mask = (1 << 64) - 1
+
+    def rotl(x, b):
+        return ((x << b) | (x >> (64 - b))) & mask
+
+    def rounds(v, n):
+        for _ in range(n):
+            v[0] = (v[0] + v[1]) & mask
+            v[1] = rotl(v[1], 13) ^ v[0]
+            v[0] = rotl(v[0], 32)
+            v[2] = (v[2] + v[3]) & mask
+            v[3] = rotl(v[3], 16) ^ v[2]
+            v[0] = (v[0] + v[3]) & mask
+            v[3] = rotl(v[3], 21) ^ v[0]
+            v[2] = (v[2] + v[1]) & mask
+            v[1] = rotl(v[1], 17) ^ v[2]
+            v[2] = rotl(v[2], 32)
+
+    k0, k1 = struct.unpack("<QQ", key)
+    v = [0x736f6d6570736575 ^ k0, 0x646f72616e646f6d ^ k1, 0x6c7967656e657261 ^ k0,
+         0x7465646279746573 ^ k1]
+    whole = len(data) - len(data) % 8
+    for (m,) in struct.iter_unpack("<Q", data[:whole]):
+        v[3] ^= m
+        rounds(v, 2)
+        v[0] ^= m
+    last = (len(data) & 0xFF) << 56 | int.from_bytes(data[whole:], "little")
+    v[3] ^= last
+    rounds(v, 2)
+    v[0] ^= last
+    v[2] ^= 0xFF
+    rounds(v, 4)
+    return v[0] ^ v[1] ^ v[2] ^ v[3]
+
+
+def line_mac(key, tag, body):
+    """The MAC lab.h puts on a line: 16 hex digits (bytes) over "TAG body"."""
+    return b"%016x" % siphash24(key, tag.encode() + b" " + body)
+
+
+# ---------------------------------------------------------------- where the guest was
+class Symbols:
+    """Function and source line of addresses in one ELF file (the kernel,
+    or a program of build/root/bin), read with tools/ksyms.py's reader."""
+
+    _cache = {}
+
+    @classmethod
+    def of(cls, path):
+        try:
+            key = (path, os.stat(path).st_mtime_ns)
+        except OSError:
+            return cls(None)
+        if key not in cls._cache:
+            cls._cache[key] = cls(path)
+        return cls._cache[key]
+
+    def __init__(self, path):
+        self.funcs, self.lines, self.func_addrs, self.line_addrs = [], [], [], []
+        if path is None:
+            return
+        import ksyms
+        try:
+            elf = ksyms.Elf(path)
+            self.funcs = elf.functions()
+            self.lines = ksyms.line_table(ksyms.line_rows(elf))
+        except (OSError, ValueError, IndexError, KeyError, struct.error, SystemExit):
+            self.funcs, self.lines = [], []
+        self.func_addrs = [f[0] for f in self.funcs]
+        self.line_addrs = [r[0] for r in self.lines]
+
+    def where(self, addr):
+        """"openat+0x1c (user/lib/open.c:57)", or None if addr is in no function."""
+        i = bisect.bisect_right(self.func_addrs, addr) - 1
+        if i < 0 or addr - self.funcs[i][0] > 0x10000:
+            return None
+        base, name = self.funcs[i]
+        out = "%s+0x%x" % (name, addr - base)
+        j = bisect.bisect_right(self.line_addrs, addr) - 1
+        if j >= 0 and self.lines[j][1]:
+            out += " (%s:%d)" % (self.lines[j][1], self.lines[j][2])
+        return out
+
+
+def program_path(build, name):
+    return os.path.join(build, "root", "bin", os.path.basename(name))
+
+
+# "pid 7 (lab01): page fault at 0x00000000 (write not present, eip 0x00401234): killed"
+FAULT = re.compile(r"^.*?pid (\d+) \(([\w.-]+)\): .*?\beip (0x[0-9a-f]+)\b.*$", re.M)
+
+
+def annotate(text, build):
+    """text with each user fault the kernel reported followed by where its
+    eip is, in that program's own symbols (build/root/bin/NAME)."""
+    def add(m):
+        where = Symbols.of(program_path(build, m.group(2))).where(int(m.group(3), 16)) \
+            if build else None
+        return m.group(0) + ("\n    (eip %s: %s in /bin/%s)" % (m.group(3), where, m.group(2))
+                             if where else "")
+    return FAULT.sub(add, text)
+
+
+def panic_text(console, build=None):
+    """The kernel's last words: the user faults reported just before (a
+    killed init is what `panic: init exited` is about), the panic line, to
+    the end of the backtrace."""
+    at = console.rfind("panic:")
+    if at < 0:
+        return ""
+    start = console.rfind("\n", 0, at) + 1
+    faults = [line for line in console[:start].splitlines()[-30:] if FAULT.match(line)]
+    out = faults[-5:]
+    for line in console[start:].splitlines()[:40]:
+        out.append(line)
+        if line.startswith("kernel halted"):
+            break
+    return annotate("\n".join(out), build)
+
+
+def cpu_samples(sock, build, prog, samples=4):
+    """Where the guest's CPU was, from a few looks at its registers through
+    QEMU's monitor (a unix socket), each place named in the kernel's or the
+    test program's symbols: a text, or "" if the monitor did not answer."""
+    seen = []
+    try:
+        with socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(2)
+            s.connect(sock)
+            buf = b""
+            while b"(qemu) " not in buf:
+                buf += s.recv(65536) or b"(qemu) "
+            for _ in range(samples):
+                s.sendall(b"info registers\n")
+                buf = b""
+                while b"(qemu) " not in buf:
+                    chunk = s.recv(65536)
+                    if not chunk:
+                        raise OSError("monitor closed")
+                    buf += chunk
+                eip = re.search(rb"EIP=([0-9a-f]{8})", buf)
+                cpl = re.search(rb"CPL=(\d)", buf)
+                halted = re.search(rb"HLT=1", buf)
+                if eip:
+                    seen.append(describe_eip(int(eip.group(1), 16), cpl and cpl.group(1) == b"3",
+                                             halted, build, prog))
+                time.sleep(0.05)
+    except OSError:
+        pass
+    places = list(dict.fromkeys(seen))
+    return "; ".join(places)
+
+
+def describe_eip(eip, user, halted, build, prog):
+    if halted:
+        return "idle: every process was waiting (blocked for ever, or sleeping)"
+    if user:
+        where = Symbols.of(program_path(build, prog)).where(eip)
+        return "in user code at 0x%08x%s" % (eip, " (%s, if it is /bin/%s)" % (where, prog)
+                                               if where else "")
+    where = Symbols.of(os.path.join(build, "orthos.elf")).where(eip)
+    return "in the kernel at 0x%08x%s" % (eip, " (%s)" % where if where else "")
+
+
+def tail(text, n=20):
+    return "\n".join(text.rstrip().splitlines()[-n:])
+
+
+def keep_output(text):
+    text = text.strip("\n")
+    return text if len(text) <= OUTPUT_MAX else "...\n" + text[-OUTPUT_MAX:]
 
 
 # ---------------------------------------------------------------- one test program
@@ -82,31 +280,8 @@ def unescape(reason):
     return re.sub(r"\\(.)", lambda m: "\n" if m.group(1) == "n" else m.group(1), reason)
 
 
-def panic_text(console):
-    """The kernel's last words (panic line to the end of the backtrace)."""
-    at = console.rfind("panic:")
-    if at < 0:
-        return ""
-    lines = console[console.rfind("\n", 0, at) + 1:].splitlines()
-    out = []
-    for line in lines[:40]:
-        out.append(line)
-        if line.startswith("kernel halted"):
-            break
-    return "\n".join(out)
-
-
-def tail(text, n=20):
-    return "\n".join(text.rstrip().splitlines()[-n:])
-
-
-def keep_output(text):
-    text = text.strip("\n")
-    return text if len(text) <= OUTPUT_MAX else "...\n" + text[-OUTPUT_MAX:]
-
-
 class Console:
-    """The console text of one boot since the last keyed line, kept
+    """The console text of one boot since the last result line, kept
     bounded (a program printing in a loop must not exhaust the grader)."""
 
     KEEP = 4 * OUTPUT_MAX
@@ -122,36 +297,86 @@ class Console:
         return text
 
 
+def with_monitor(args, sock):
+    """QEMU's arguments with its monitor on a unix socket (for cpu_samples)."""
+    args = list(args)
+    at = args.index("-monitor")
+    args[at + 1] = "unix:%s,server=on,wait=off" % sock
+    return args
+
+
 def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
               stop_at_failure=False):
-    """Boot build/ running prog with a fresh key, naming `names` (None:
-    the program's whole table), reading the console line by line as it
-    comes. Returns (results {test: Outcome}, done, note): done when the
-    program said DONE; note says why a boot ended with no test running.
-    stop_at_failure: end the boot at the first failed test (a FAIL line, a
-    hang or a panic), for a check that needs only one."""
-    key = secrets.token_hex(12)
-    cmd = "panic=exit run=/bin/%s --key %s%s" % (prog, key, "".join(" " + n for n in names or []))
-    line_re = re.compile(LINE % key)
-    results, current, done, note = {}, None, False, ""
-    console, partial = Console(), ""
-    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    """Boot build/ running prog with a fresh tag and key, naming `names`
+    (None: the program's whole table), reading the console line by line as
+    it comes. Returns (results {test: Outcome}, done, note, warnings): done
+    when the program said DONE; note says why a boot ended with no test
+    running; warnings are things an instructor should look at (lines whose
+    MAC does not hold, the key asked for twice). stop_at_failure: end the
+    boot at the first failed test (a FAIL line, a hang or a panic), for a
+    check that needs only one."""
+    tag, key = secrets.token_hex(TAG_DIGITS // 2), secrets.token_bytes(KEY_BYTES)
+    cmd = "panic=exit run=/bin/%s --graded %s%s" % (prog, tag,
+                                                    "".join(" " + n for n in names or []))
+    line_re = re.compile(LINE % tag.encode())
+    results, current, done, note, warnings, voided = {}, None, False, "", [], False
+    console, partial, keyed = Console(), b"", False
     start = time.monotonic()
     deadline = start + boot_limit
-    proc = subprocess.Popen(qemu.kernel_args(cmd, build=build), stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    mon = tempfile.mkdtemp(prefix="orthos-grade-")
+    sock = os.path.join(mon, "monitor")
+    proc = subprocess.Popen(with_monitor(qemu.kernel_args(cmd, build=build), sock),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
     fd = proc.stdout.fileno()
     os.set_blocking(fd, False)
 
     def finish(name, outcome):
+        if not outcome.ok:
+            outcome.output = annotate(outcome.output, build)
         results[name] = outcome
         if on_result:
             on_result(name, outcome)
 
+    def void(now):
+        """The key was asked for a second time: only the harness asks, once,
+        so something else (code that ran before it, or beside it) asked
+        first and may hold the key. Nothing this boot said counts."""
+        nonlocal current, note, voided
+        warnings.append("the key was asked for twice in one boot (only the test program's "
+                        "harness asks, once): look at this submission")
+        note = VOIDED
+        for name in list(results) + ([current] if current else []):
+            finish(name, Outcome(False, VOIDED, keep_output(console.take()), now - start))
+        current, voided = None, True
+
     def event(m, now):
-        """One keyed line; True when the boot may end here."""
-        nonlocal current, start, deadline, done
-        what, name = m.group(1), m.group(2)
+        """One tagged line; True when the boot may end here."""
+        nonlocal current, start, deadline, done, keyed
+        if m.group(1):                          # READY: the program asks for the key
+            if keyed:
+                void(now)
+                return True
+            else:
+                keyed = True
+                try:
+                    proc.stdin.write(key.hex().encode())
+                    proc.stdin.flush()
+                except OSError:
+                    pass
+            return False
+        what, name = m.group(4).decode(), m.group(5).decode()
+        if not hmac.compare_digest(m.group(2), line_mac(key, tag, m.group(3))):
+            warnings.append("a result line's signature did not hold (the line was altered on "
+                            "its way to the console, or forged): look at this submission")
+            if what in ("PASS", "FAIL") and name == current:
+                finish(name, Outcome(False, "this test's result line was altered on its way to "
+                                     "the console (its signature does not hold), so it cannot "
+                                     "count: %s" % m.group(3).decode("utf-8", "replace"),
+                                     keep_output(console.take()), now - start))
+                current, deadline = None, now + boot_limit
+                return stop_at_failure
+            return False
         if what == "START":
             if current:
                 finish(current, Outcome(False, "no result before the next test started",
@@ -163,8 +388,9 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
             current, start = name, now
             deadline = now + limits.get(name, handout.DEFAULT_LIMIT)
         elif what in ("PASS", "FAIL") and name == current:
-            finish(name, Outcome(what == "PASS", unescape(m.group(3) or ""),
-                                 keep_output(console.take()), now - start))
+            reason = (m.group(6) or b"").decode("utf-8", "replace")
+            finish(name, Outcome(what == "PASS", unescape(reason), keep_output(console.take()),
+                                 now - start))
             current, deadline = None, now + boot_limit
             return what == "FAIL" and stop_at_failure
         elif what == "DONE":
@@ -179,11 +405,12 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
             chunk = os.read(fd, 65536) if ready else b""
             now = time.monotonic()
             if ready and chunk:
-                lines = (partial + decoder.decode(chunk).replace("\r", "")).split("\n")
+                lines = (partial + chunk.replace(b"\r", b"")).split(b"\n")
                 partial = lines.pop()[-OUTPUT_MAX:]     # a result line is far shorter
                 for line in lines:
-                    m = line_re.search(line + "\n")
-                    console.add(line[:m.start()] if m else line + "\n")
+                    m = line_re.search(line)
+                    console.add((line[:m.start()] if m else line + b"\n").decode("utf-8",
+                                                                                 "replace"))
                     if m and event(m, now):
                         stop = True
                         break
@@ -191,32 +418,42 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
             gone = (ready and not chunk) or proc.poll() is not None
             if not gone and now < deadline:
                 continue
-            console.add(partial)
+            if voided:
+                break
+            console.add(partial.decode("utf-8", "replace"))
             said = console.take()
+            where = "" if gone else cpu_samples(sock, build, prog)
+            where = "\nWhen the grader stopped the machine its CPU was " + where if where else ""
             if current:
                 if gone and "panic:" in said:
-                    why = "the kernel panicked during the test:\n" + panic_text(said)
+                    why = "the kernel panicked during the test:\n" + panic_text(said, build)
                 elif gone:
                     why = "the machine stopped (QEMU status %s) before the test reported" \
                         % proc.poll()
                 else:
-                    why = "no result within its time limit of %g s (a hang)" % (
-                        limits.get(current, handout.DEFAULT_LIMIT))
+                    why = "timed out: no result within its time limit of %g s (a hang)%s" % (
+                        limits.get(current, handout.DEFAULT_LIMIT), where)
                 finish(current, Outcome(False, why, keep_output(said), now - start))
             elif "panic:" in said:
-                note = "the kernel panicked before a test started:\n" + panic_text(said)
+                note = "the kernel panicked before a test started:\n" + panic_text(said, build)
             elif gone:
                 note = "the machine stopped (QEMU status %s) before a test started:\n%s" % (
-                    proc.poll(), tail(said))
+                    proc.poll(), annotate(tail(said), build))
             else:
-                note = "no test started within %d s:\n%s" % (boot_limit, tail(said))
+                note = "no test started within %d s%s:\n%s" % (boot_limit, where,
+                                                              annotate(tail(said), build))
             break
     finally:
         if proc.poll() is None:
             proc.kill()                         # this boot's QEMU, by its own PID
         proc.wait()
         proc.stdout.close()
-    return results, done, note
+        try:
+            proc.stdin.close()
+        except OSError:
+            pass
+        shutil.rmtree(mon, ignore_errors=True)
+    return results, done and not voided, note, list(dict.fromkeys(warnings))
 
 
 def name_batches(names, prog, table):
@@ -224,11 +461,12 @@ def name_batches(names, prog, table):
     are the program's whole table (it then runs them all by itself)."""
     if table and list(names) == list(table):
         return [None]
-    batches, cur, size = [], [], len("panic=exit run=/bin/%s --key %s" % (prog, "k" * 24))
+    head = len("panic=exit run=/bin/%s --graded %s" % (prog, "t" * TAG_DIGITS))
+    batches, cur, size = [], [], head
     for n in names:
         if cur and (size + 1 + len(n) > CMDLINE_MAX or len(cur) >= ARGS_MAX - 3):
             batches.append(cur)
-            cur, size = [], len("panic=exit run=/bin/%s --key %s" % (prog, "k" * 24))
+            cur, size = [], head
         cur.append(n)
         size += 1 + len(n)
     return batches + [cur] if cur else batches
@@ -245,9 +483,9 @@ def run_program(build, prog, names, limits, table=None, on_result=None, boot_lim
     Returns ({test: Outcome}, notes)."""
     results, notes, reboots = {}, [], 0
     if names is None:
-        got, done, note = boot_once(build, prog, None, limits, on_result, boot_limit,
-                                    stop_at_failure)
-        return got, ([note] if note else [])
+        got, done, note, warnings = boot_once(build, prog, None, limits, on_result, boot_limit,
+                                              stop_at_failure)
+        return got, ([note] if note else []) + warnings
     remaining = list(names)
 
     def fail_rest(why):
@@ -262,10 +500,15 @@ def run_program(build, prog, names, limits, table=None, on_result=None, boot_lim
 
     while remaining:
         batch = name_batches(remaining, prog, table)[0]
-        got, done, note = boot_once(build, prog, batch, limits, on_result, boot_limit,
-                                    stop_at_failure)
+        got, done, note, warnings = boot_once(build, prog, batch, limits, on_result, boot_limit,
+                                              stop_at_failure)
+        notes += [w for w in warnings if w not in notes]
         results.update((n, o) for n, o in got.items() if n in remaining)
         if stop_at_failure and not all(o.ok for o in got.values()):
+            break
+        if note == VOIDED:                      # booting again would only repeat it
+            notes.append(note)
+            fail_rest(VOIDED)
             break
         asked = remaining if batch is None else batch
         remaining = [n for n in remaining if n not in results]
@@ -300,12 +543,30 @@ def test_table(source):
 
 
 # ---------------------------------------------------------------- building
-def make(tree, jobs=None):
-    """make all in tree: (ok, output)."""
-    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
-    p = subprocess.Popen(["make", "-C", tree, "-s", "-j%d" % (jobs or os.cpu_count() or 1),
-                          "all"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                         env=env, start_new_session=True)
+def make_env():
+    return {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+
+
+def relaxed_flags(tree):
+    """["KCFLAGS=...", "UCFLAGS=..."]: the tree's own compiler flags without
+    -Werror (official grading: a warning that the student's compiler did not
+    give, or gave and they missed, is shown, not fatal). [] if the Makefile
+    cannot say."""
+    p = subprocess.run(["make", "-s", "-C", tree, "DEPS=0", "print-KCFLAGS", "print-UCFLAGS"],
+                       capture_output=True, text=True, env=make_env())
+    values = p.stdout.splitlines()
+    if p.returncode != 0 or len(values) != 2 or not all(v.strip() for v in values):
+        return []
+    return ["%s=%s" % (name, " ".join(w for w in value.split() if w != "-Werror"))
+            for name, value in zip(("KCFLAGS", "UCFLAGS"), values)]
+
+
+def make(tree, jobs=None, relaxed=False):
+    """make all in tree: (ok, output). relaxed: without -Werror."""
+    p = subprocess.Popen(["make", "-C", tree, "-s", "-j%d" % (jobs or os.cpu_count() or 1), "all"] +
+                         (relaxed_flags(tree) if relaxed else []),
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         env=make_env(), start_new_session=True)
     try:
         out = p.communicate(timeout=BUILD_LIMIT)[0]
     except subprocess.TimeoutExpired:
@@ -314,15 +575,29 @@ def make(tree, jobs=None):
     return p.returncode == 0, out
 
 
+def compiler_messages(out):
+    """What the compiler said in make's output (the Makefile's own "  CC
+    file" lines left out): "" when it said nothing."""
+    said = [line for line in out.splitlines() if not re.match(r"^  [A-Z][A-Z0-9]* +\S", line)]
+    return tail("\n".join(said), 60) if any("warning:" in line for line in said) else ""
+
+
 def clear_extra(tree):
-    """Take earlier hidden tests out of a tree's build."""
+    """Take every trace of hidden tests out of a tree's build: sources,
+    objects, programs, and the boot archive that held them (the next
+    submission's code must not reach them, not even at compile time)."""
     build = os.path.join(tree, "build")
-    handout.remove(os.path.join(build, "extra"))
-    stale = [p for p in os.listdir(os.path.join(build, "root", "bin"))
-             if p.startswith("extra_")] if os.path.isdir(os.path.join(build, "root", "bin")) else []
-    for p in stale:
-        os.unlink(os.path.join(build, "root", "bin", p))
-    if stale:
+    gone = False
+    for path in (os.path.join(build, "extra"), os.path.join(build, "u", "build", "extra")):
+        if os.path.lexists(path):
+            handout.remove(path)
+            gone = True
+    bins = os.path.join(build, "root", "bin")
+    for p in os.listdir(bins) if os.path.isdir(bins) else []:
+        if p.startswith("extra_"):
+            os.unlink(os.path.join(bins, p))
+            gone = True
+    if gone:
         handout.remove(os.path.join(build, "initrd.tar"))
 
 
@@ -338,8 +613,45 @@ def extra_programs(extra):
     return sorted(f[:-2] for f in os.listdir(extra) if f.endswith(".c")) if extra else []
 
 
+# ---------------------------------------------------------------- work trees
+def full_tree(root=ROOT):
+    """Does root hold anything students may not see (instructor-only files,
+    or any file not PUBLISHED)?"""
+    return any(not handout.published(rel) for rel in handout.tracked_files(root))
+
+
+def grade_home(root=ROOT):
+    """Where root's grading work trees live. A submission's C code is
+    compiled in one and could name any file by a relative path, so a tree
+    holding what students may not see (the full tree: key.md, mutants, this
+    guide) never holds them: they go to ORTHOS_GRADE_DIR (default
+    ~/.cache/orthos-grade), in a folder named after root. A course tree
+    (a student's, or the Gradescope package's) keeps them in build/grade."""
+    if not full_tree(root):
+        return os.path.join(root, "build", "grade")
+    cache = os.environ.get("ORTHOS_GRADE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "orthos-grade")
+    real = os.path.realpath(root)
+    return os.path.join(cache, "%s-%s" % (os.path.basename(real),
+                                          hashlib.sha1(real.encode()).hexdigest()[:10]))
+
+
 def worker_dir(lab, worker=0, root=ROOT):
-    return os.path.join(root, "build", "grade", lab.num, "w%d" % worker)
+    """Work tree number `worker` for lab: GRADE_HOME/NN-RANDOM/wK, RANDOM
+    made once and kept in root's build/grade/NN.where, so that a submission
+    for one lab cannot name another lab's work tree (in which this lab is
+    solved)."""
+    where = os.path.join(root, "build", "grade", lab.num + ".where")
+    try:
+        folder = handout.read_text(where).strip()
+    except OSError:
+        folder = ""
+    if not folder:
+        folder = os.path.join(grade_home(root), "%s-%s" % (lab.num, secrets.token_hex(6)))
+        os.makedirs(os.path.dirname(where), exist_ok=True)
+        with open(where, "w") as f:
+            f.write(folder + "\n")
+    return os.path.join(folder, "w%d" % worker)
 
 
 BUILD_OUTPUTS = ("boot", "kernel", "u", "user", "root", "libc.a", "initrd.tar", "orthos.elf",
@@ -383,13 +695,34 @@ def seed_build(src, tree):
             os.unlink(os.path.join(bins, f))
 
 
+def pristine_files(lab, root=ROOT):
+    """{path: (bytes, mode)}: root's course tree for lab (handout.course_tree:
+    lab and every later lab stubbed). In a student's own tree lab's files
+    hold their work, not its stubs: those are put back from the course
+    repository's first commit (handout.course_copy), the student's earlier
+    labs staying in. Exits if lab's stubs cannot be found."""
+    files = handout.course_tree(lab.num, lab.num, root)
+    for rel in lab.files():
+        data, mode = files.get(rel, (b"", 0o644))
+        text = data.decode("utf-8", "replace")
+        if any(m.group(1) == lab.num for m in handout.STUB.finditer(text)):
+            continue
+        course = handout.course_copy(rel, root)
+        text = handout.restub(text, lab.num, course, rel, root) if course else None
+        if text is None:
+            raise SystemExit("grade: %s has no stub of lab %s, and its stub cannot be found in "
+                             "the git history of %s: grade hand-ins in the course's tree (or "
+                             "in a clone of the course repository)" % (rel, lab.num, root))
+        files[rel] = (text.encode(), mode)
+    return files
+
+
 def base_tree(lab, worker=0, root=ROOT):
-    """The worker's base tree for lab, in place: the course tree with lab
-    and every later lab stubbed (so a file missing from a submission is a
-    stub, never the solution). Files already right are not touched, so its
-    build/ stays valid; a new worker starts as a copy of worker 0, built
-    objects included, and worker 0 from this tree's own build/. Returns its
-    path."""
+    """The worker's work tree for lab, in place: pristine_files (so a file
+    missing from a submission is a stub, never the solution). Files
+    already right are not touched, so its build/ stays valid; a new worker
+    starts as a copy of worker 0, built objects included, and worker 0 from
+    this tree's own build/. Returns its path."""
     tree = worker_dir(lab, worker, root)
     first = worker_dir(lab, 0, root)
     fresh = not os.path.isdir(tree)
@@ -397,43 +730,56 @@ def base_tree(lab, worker=0, root=ROOT):
         shutil.copytree(first, tree, symlinks=True)
         fresh = False
     os.makedirs(tree, exist_ok=True)
-    handout.write_tree(handout.course_tree(lab.num, lab.num, root), tree)
+    handout.write_tree(pristine_files(lab, root), tree)
     if fresh:
         seed_build(root, tree)              # the tree's own objects, where files agree
     return tree
 
 
 def prepare(lab, worker=0, jobs=None, root=ROOT):
-    """Build the worker's base tree: (tree, ok, make output)."""
+    """Build the worker's work tree: (tree, ok, make output)."""
     tree = base_tree(lab, worker, root)
     clear_extra(tree)
-    ok, out = make(tree, jobs)
+    ok, out = make(tree, jobs, relaxed=True)
     return tree, ok, out
 
 
-def reference_files(lab, root=ROOT):
-    """{path: bytes}: lab's files as a correct submission has them (lab's
-    regions hold the solution, later labs' regions are stubs)."""
-    tree = handout.pristine_tree(lab, root)
-    return {rel: tree[rel][0] for rel in lab.files() if rel in tree}
-
-
 # ---------------------------------------------------------------- submissions
-def safe_extract(archive, dest):
-    """Unpack a .zip or a tar into dest: regular files and folders only,
-    nothing outside dest, files of at most FILE_MAX bytes, ARCHIVE_MAX in all."""
-    room = [ARCHIVE_MAX]
+class Capped:
+    """A file to read that fails after `limit` bytes: reading an archive
+    stops there however well its contents compress."""
+
+    def __init__(self, f, limit):
+        self.f, self.left = f, limit
+
+    def read(self, n=-1):
+        data = self.f.read(self.left + 1 if n is None or n < 0 else n)
+        self.left -= len(data)
+        if self.left < 0:
+            raise OSError("it unpacks to more than %d MiB" % (UNPACK_MAX >> 20))
+        return data
+
+
+def safe_extract(archive, dest, wanted=None):
+    """Unpack a .zip or a tar (plain or gzipped) into dest: regular files
+    only (wanted(name) says which, default all), nothing outside dest,
+    files of at most FILE_MAX bytes, ARCHIVE_MAX in all, at most
+    ARCHIVE_FILES members looked at and UNPACK_MAX bytes decompressed.
+    Returns notes on what was left out."""
+    room, notes = [ARCHIVE_MAX], []
 
     def put(name, size, read):
         path = os.path.normpath(os.path.join(dest, name))
         if not path.startswith(os.path.abspath(dest) + os.sep) or size > FILE_MAX or \
-                size > room[0]:
+                size > room[0] or (wanted and not wanted(os.path.relpath(path, dest))):
             return
         room[0] -= size
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "wb") as out:
             out.write(read()[:FILE_MAX])
 
+    if os.path.getsize(archive) > ARCHIVE_MAX:
+        raise OSError("it is larger than %d MiB" % (ARCHIVE_MAX >> 20))
     if zipfile.is_zipfile(archive):
         with zipfile.ZipFile(archive) as z:
             for info in z.infolist()[:ARCHIVE_FILES]:
@@ -441,34 +787,53 @@ def safe_extract(archive, dest):
                 if not info.is_dir() and kind in (0, 0o100000):
                     put(info.filename, info.file_size,
                         lambda: z.open(info).read(FILE_MAX + 1))
-        return
-    with tarfile.open(archive) as t:
-        for m in t.getmembers()[:ARCHIVE_FILES]:
-            if m.isfile():
-                put(m.name, m.size, lambda: t.extractfile(m).read(FILE_MAX + 1))
+        return notes
+    with open(archive, "rb") as raw:
+        packed = raw.read(2) == b"\x1f\x8b"
+        raw.seek(0)
+        stream = Capped(gzip.GzipFile(fileobj=raw) if packed else raw, UNPACK_MAX)
+        with tarfile.open(fileobj=stream, mode="r|") as t:
+            for count, m in enumerate(t):       # one member at a time: no index read first
+                if count >= ARCHIVE_FILES:
+                    notes.append("%s has more than %d members: the rest were not looked at" %
+                                 (os.path.basename(archive), ARCHIVE_FILES))
+                    break
+                if m.isfile():
+                    put(m.name, m.size, lambda: t.extractfile(m).read(FILE_MAX + 1))
+    return notes
+
+
+def is_archive_name(name):
+    return name.endswith((".zip", ".tar.gz", ".tgz", ".tar"))
 
 
 def is_archive(path):
-    return os.path.isfile(path) and (path.endswith((".zip", ".tar.gz", ".tgz", ".tar")))
+    return os.path.isfile(path) and is_archive_name(path)
+
+
+HANDIN = "build/handin/"   # in a work tree: the submission's own copies, for the compiler's messages
 
 
 class Submission:
     """The lab's files and answers.md from a submission, and notes on it."""
 
     def __init__(self, lab, path):
-        self.files, self.answers, self.notes = {}, None, []
+        self.lab, self.files, self.answers, self.notes = lab, {}, None, []
+        self.want = set(lab.files() + ["answers.md"])
         with tempfile.TemporaryDirectory() as tmp:
             if is_archive(path):
+                top = os.path.join(tmp, "submission")
+                os.makedirs(top)
                 try:
-                    safe_extract(path, tmp)
-                except (OSError, zipfile.BadZipFile, tarfile.TarError) as e:
+                    self.notes += safe_extract(path, top, self.wanted)
+                except (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError) as e:
                     self.notes.append("cannot unpack %s: %s" % (os.path.basename(path), e))
                     return
-                path = tmp
+                path = top
             elif not os.path.isdir(path):
                 self.notes.append("no such submission: %s" % path)
                 return
-            base = self.find_root(lab, path, tmp, nested=path == tmp)
+            base = self.find_root(path, tmp, nested=path.startswith(tmp))
             for rel in lab.files() + ["answers.md"]:
                 data = self.read(base, rel)
                 if rel == "answers.md":
@@ -479,36 +844,56 @@ class Submission:
         if missing:
             self.notes.append("missing from the submission (graded as the stub): " +
                               ", ".join(missing))
-        self.notes += suspicious(self.files)
 
-    def find_root(self, lab, path, tmp, nested=False):
-        """The folder holding the lab's files: the top, or one below it
-        (an archive of a folder); or, failing that, an archive inside
-        (Gradescope keeps an uploaded .tar.gz as it is)."""
-        wanted = lab.files() + ["answers.md"]
+    def wanted(self, name):
+        """Is an archive's member (a normalised path) one the grader reads: a
+        lab file or answers.md, at the top or one folder down, or an
+        archive at the top?"""
+        parts = name.split(os.sep)
+        return any("/".join(parts[i:]) in self.want for i in (0, 1)) or \
+            (len(parts) == 1 and is_archive_name(name))
+
+    def find_root(self, path, tmp, nested=False):
+        """The folder holding the lab's files: the top, or a folder one below
+        it (an archive of a folder; never through a symbolic link); or,
+        failing that, an archive inside (Gradescope keeps an uploaded
+        .tar.gz as it is)."""
+        wanted = self.lab.files() + ["answers.md"]
 
         def score(d):
             return sum(os.path.isfile(os.path.join(d, rel)) for rel in wanted)
 
         candidates = [path] + [os.path.join(path, d) for d in sorted(os.listdir(path))
-                               if os.path.isdir(os.path.join(path, d)) and d != "__MACOSX"]
+                               if os.path.isdir(os.path.join(path, d)) and d != "__MACOSX"
+                               and not os.path.islink(os.path.join(path, d))]
         best = max(candidates, key=score)
         if score(best) == 0:
             archives = [os.path.join(path, f) for f in sorted(os.listdir(path))
-                        if is_archive(os.path.join(path, f))]
+                        if is_archive(os.path.join(path, f))
+                        and not os.path.islink(os.path.join(path, f))]
             if len(archives) == 1 and not nested:
                 inner = os.path.join(tmp, "unpacked")
                 os.makedirs(inner)
-                safe_extract(archives[0], inner)
-                return self.find_root(lab, inner, tmp, nested=True)
+                try:
+                    self.notes += safe_extract(archives[0], inner, self.wanted)
+                except (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError) as e:
+                    self.notes.append("cannot unpack %s: %s" % (os.path.basename(archives[0]),
+                                                                 e))
+                return self.find_root(inner, tmp, nested=True)
         return best
 
     def read(self, base, rel):
+        """rel's bytes, if it is a regular file inside base (no symbolic
+        link on the way leads out of the submission); else None."""
         path = os.path.join(base, rel)
         if os.path.islink(path):
             self.notes.append("%s is a symbolic link: ignored" % rel)
             return None
         if not os.path.isfile(path):
+            return None
+        if not os.path.realpath(path).startswith(os.path.realpath(base) + os.sep):
+            self.notes.append("%s leads out of the submission (a symbolic link on its way): "
+                              "ignored" % rel)
             return None
         if os.path.getsize(path) > FILE_MAX:
             self.notes.append("%s is larger than %d bytes: ignored" % (rel, FILE_MAX))
@@ -516,19 +901,76 @@ class Submission:
         with open(path, "rb") as f:
             return f.read()
 
+    def graded(self, tree):
+        """{path: bytes} to write into the work tree: each of the lab's files
+        as the tree has it, with the code of the lab's regions taken from
+        the submission's copy and nothing else; notes on what was left out,
+        and on what an instructor should look at in the code taken. The
+        submission's copy goes to HANDIN too: #line directives around the
+        code taken make compiler messages and backtraces name its lines."""
+        num, out, taken = self.lab.num, {}, {}
+        for rel, data in sorted(self.files.items()):
+            reference = handout.read_text(os.path.join(tree, rel))
+            lines, number, found, changed, lacking = handout.locate_regions(
+                data.decode("utf-8", "replace"), reference, rel)
+            mine = sorted(who for who in found if who[0] == num)
+            bodies = [("".join(lines[found[who][0]:found[who][1]]),
+                       (number + [len(number) + 1])[found[who][0]]) if found[who] else None
+                      for who in mine]
+            lost = [str(who[1]) for who in mine if found[who] is None]
+            if lost:
+                self.notes.append("%s: lab %s's code (region %s) cannot be found: the lines "
+                                  "around it are not the course's; it is graded as the stub"
+                                  % (rel, num, ", ".join(lost)))
+            if changed or lacking:
+                self.notes.append("%s: text outside the labs' regions is not the course's (%s): "
+                                  "it is not graded, only the code in lab %s's regions is" % (
+                                      rel, line_ranges(changed, lacking), num))
+            out[rel] = handout.fill_stubs(reference, num, bodies, HANDIN + rel).encode()
+            out[HANDIN + rel] = data
+            taken[rel] = "".join(b[0] for b in bodies if b)
+        self.notes += suspicious(taken)
+        return out
 
-def suspicious(files):
-    """Things in a submission's files an instructor may want to look at:
-    result-like strings, the grader's key, includes from outside the tree."""
+
+def line_ranges(lines, lacking=0):
+    """"lines 3-5, 9; 2 of its lines missing" (at most 6 ranges)."""
+    ranges = []
+    for n in lines:
+        if ranges and ranges[-1][1] == n - 1:
+            ranges[-1][1] = n
+        else:
+            ranges.append([n, n])
+    said = ", ".join("%d-%d" % (a, b) if a != b else "%d" % a for a, b in ranges[:6])
+    said = ("line%s %s%s" % ("s" if len(lines) > 1 else "", said,
+                             ", ..." if len(ranges) > 6 else "")) if ranges else ""
+    more = "%d of its lines missing" % lacking if lacking else ""
+    return "; ".join(p for p in (said, more) if p)
+
+
+def suspicious(taken):
+    """Things in the graded code ({path: the lab's regions' text}) that an
+    instructor should look at: result-like strings, the grader's key, tag
+    or console input, and every preprocessor line and asm statement (the
+    only ways C code can read a file of the grading machine when it is
+    compiled: #include, #embed, .incbin)."""
     notes = []
-    for rel, data in sorted(files.items()):
-        text = data.decode("utf-8", "replace")
-        if re.search(r'"[^"\n]*\b(PASS|FAIL|START|DONE) ', text):
+    for rel, text in sorted(taken.items()):
+        if re.search(r'"[^"\n]*\b(PASS|FAIL|START|DONE|READY) ', text):
             notes.append("%s prints text like a test result (it cannot count)" % rel)
-        if re.search(r"\bt_key\b|--key|boot_arg\s*\(\s*\"run\"", text):
-            notes.append("%s refers to the grader's key or command line: look at it" % rel)
-        if re.search(r'^\s*#\s*include\s*["<](/|[^">]*\.\./)', text, re.M):
-            notes.append("%s includes a file from outside the tree: look at it" % rel)
+        if re.search(r"--graded|\blab_(key|tag|graded|print_signed)\b|\bt_print_line\b|"
+                     r"\bboot_arg\b|\bsiphash|F_SETTTY|TTY_RAW|/dev/console|\bdevsw\b|"
+                     r"DEV_CONSOLE|\b(console|tty)_\w+\s*\(|(?i:736f6d6570736575|"
+                     r"646f72616e646f6d|6c7967656e657261|7465646279746573)", text):
+            notes.append("%s refers to the grader's key, tag or console input (or to the "
+                         "console's driver, or SipHash): look at it" % rel)
+        if re.search(r"^[ \t]*#", text, re.M):
+            notes.append("%s has a preprocessor line (#include, #define...) in the lab's code: "
+                         "look at it (#include and #embed can read the grading machine's "
+                         "files)" % rel)
+        if re.search(r"\b(asm|__asm__|__asm)\b", text):
+            notes.append("%s has assembly in the lab's code: look at it (.incbin can read the "
+                         "grading machine's files)" % rel)
     return notes
 
 
@@ -595,6 +1037,7 @@ class Report:
         self.lab, self.official = lab, official
         self.rows = []              # dicts: name, score, max_score, output, hidden
         self.build_ok, self.build_output = True, ""
+        self.warnings = ""          # what the compiler said, when the build went through
         self.answers = []           # [(question, state)]
         self.notes = []
         self.seconds = 0.0
@@ -615,6 +1058,8 @@ class Report:
         out = [mode_line(self.official)]
         if not self.build_ok:
             out.append("The submission does not build:\n" + self.build_output)
+        if self.warnings:
+            out.append(WARNINGS + "\n" + self.warnings)
         out.append("Visible tests: %d/%d." % (sum(r["score"] for r in visible),
                                               sum(r["max_score"] for r in visible)))
         if hidden:
@@ -634,16 +1079,21 @@ class Report:
                 "visibility": "after_published" if r["hidden"] else "visible",
             } for r in self.rows],
             "extra_data": {"lab": self.lab.num, "answers": {str(q): s for q, s in self.answers},
-                           "notes": notes, "build_ok": self.build_ok},
+                           "notes": notes, "build_ok": self.build_ok,
+                           "warnings": bool(self.warnings)},
         }
 
 
+WARNINGS = ("Compiler warnings (official grading goes on despite them; your own build stops "
+            "at them, as -Werror asks):")
+
+
 def mode_line(official):
-    return ("Graded in a pristine tree: only the lab's files and answers.md were taken from "
-            "the submission." if official else
+    return ("Graded in a pristine tree: only the code in the lab's regions of its files, and "
+            "answers.md, were taken from the submission." if official else
             "Graded this tree as it is (your test.c, points and tools included). Official "
-            "grading copies only the lab's files and answers.md into a pristine tree: "
-            "tools/grade.py NN --submission PATH.")
+            "grading takes only the code in the lab's regions and answers.md into a pristine "
+            "tree: make handin LAB=NN, then make grade LAB=NN SUBMISSION=build/handin-NN.tar.gz.")
 
 
 def lab_tests(lab, only=None):
@@ -659,19 +1109,31 @@ def lab_tests(lab, only=None):
     return tests
 
 
-def run_tests(report, tree, tests, extra, log):
-    """Boot the lab's program and the hidden ones in tree; fill report.rows."""
+def lab_program(lab, tree, tests):
+    """The lab's test program as run_tests takes it."""
+    return [(lab.prog, "%s/" % lab.prog, tests, False,
+             test_table(os.path.join(tree, lab.folder, "test.c")), [t[0] for t in tests])]
+
+
+def hidden_programs(extra):
+    """The hidden test programs in extra, as run_tests takes them."""
+    hp = {t[0]: t for t in handout.read_points(os.path.join(extra, "points"))}
+    out = []
+    for p in extra_programs(extra):
+        table = test_table(os.path.join(extra, p + ".c"))
+        out.append(("extra_" + p, "hidden/%s/" % p,
+                    [hp.get(n, (n, 1, handout.DEFAULT_LIMIT)) for n in table], True, table,
+                    table or None))
+    return out
+
+
+def run_tests(report, tree, programs, log):
+    """Boot each program in tree; fill report.rows. Printed as they come:
+    each test, and under a failure its reason and the end of the console
+    output during it. A passed test's console output is kept nowhere (what
+    the code under test prints never reaches a visible field unless a
+    test failed)."""
     build = os.path.join(tree, "build")
-    lab = report.lab
-    programs = [(lab.prog, "%s/" % lab.prog, tests, False,
-                 test_table(os.path.join(tree, lab.folder, "test.c")), [t[0] for t in tests])]
-    if extra:
-        hp = {t[0]: t for t in handout.read_points(os.path.join(extra, "points"))}
-        for p in extra_programs(extra):
-            table = test_table(os.path.join(extra, p + ".c"))
-            programs.append(("extra_" + p, "hidden/%s/" % p,
-                             [hp.get(n, (n, 1, handout.DEFAULT_LIMIT)) for n in table], True,
-                             table, table or None))
     for prog, prefix, ptests, hidden, table, names in programs:
         points = {t[0]: t[1] for t in ptests}
         limits = {t[0]: t[2] for t in ptests}
@@ -682,6 +1144,9 @@ def run_tests(report, tree, tests, extra, log):
                                               maxp if o.ok else 0, maxp, o.seconds))
             if not o.ok and o.reason:
                 log("      " + o.reason.replace("\n", "\n      "))
+            if not o.ok and o.output:
+                log("      console output during the test (its end):\n        " +
+                    tail(o.output, SHOW_LINES).replace("\n", "\n        "))
 
         results, notes = run_program(build, prog, names, limits, table, show)
         report.notes += [("hidden: " if hidden else "") + n for n in notes]
@@ -689,7 +1154,7 @@ def run_tests(report, tree, tests, extra, log):
             o = results.get(name, Outcome(False, "no result"))
             maxp = points.get(name, 1 if hidden else 0)
             out = o.reason if not o.ok else ""
-            if o.output:
+            if o.output and not o.ok:
                 out += ("\n\n" if out else "") + "Console output during the test:\n" + o.output
             report.rows.append({"name": prefix + name, "score": maxp if o.ok else 0,
                                 "max_score": maxp, "output": out, "hidden": hidden})
@@ -698,53 +1163,63 @@ def run_tests(report, tree, tests, extra, log):
 def not_built(report, tests, extra, why):
     report.rows += [{"name": "%s/%s" % (report.lab.prog, t[0]), "score": 0, "max_score": t[1],
                      "output": why, "hidden": False} for t in tests]
-    if extra:
-        hp = {t[0]: t for t in handout.read_points(os.path.join(extra, "points"))}
-        for p in extra_programs(extra):
-            for n in test_table(os.path.join(extra, p + ".c")):
-                report.rows.append({"name": "hidden/%s/%s" % (p, n), "score": 0,
-                                    "max_score": hp.get(n, (n, 1))[1], "output": why,
-                                    "hidden": True})
+    for prog, prefix, ptests, _, _, _ in hidden_programs(extra) if extra else []:
+        report.rows += [{"name": prefix + t[0], "score": 0, "max_score": t[1], "output": why,
+                         "hidden": True} for t in ptests]
 
 
-def build_and_run(report, tree, tests, extra, jobs, log):
-    """Build tree (the lab's code first, then the hidden tests, so that a
-    compiler message about them never shows in a visible field), boot."""
+def build_and_run(report, tree, tests, extra, jobs, log, relaxed=False):
+    """Build tree and run the lab's tests; then, if there are hidden tests,
+    build them into a boot archive of their own and run them, and take
+    every trace of them out of the tree again. The lab's boot never holds
+    them, and a compiler message about them never shows in a visible
+    field. relaxed: compiler warnings do not stop the build (official
+    grading)."""
     clear_extra(tree)
-    ok, out = make(tree, jobs)
+    ok, out = make(tree, jobs, relaxed)
     if not ok:
         report.build_ok, report.build_output = False, tail(out, 60)
         log("The tree does not build:\n" + report.build_output)
         not_built(report, tests, extra, "not run: the submission does not build "
                                         "(the compiler's messages are in the output above)")
         return
-    if extra:
-        add_extra(tree, extra)
-        ok, out = make(tree, jobs)
+    report.warnings = compiler_messages(out) if relaxed else ""
+    if report.warnings:
+        log(WARNINGS + "\n" + report.warnings)
+    run_tests(report, tree, lab_program(report.lab, tree, tests), log)
+    if not extra:
+        return
+    add_extra(tree, extra)
+    try:
+        ok, out = make(tree, jobs, relaxed)
         if not ok:
             log("The hidden tests do not build:\n" + tail(out, 60))
             report.notes.append("hidden: the hidden tests do not build with this submission")
-            run_tests(report, tree, tests, None, log)
             not_built(report, [], extra, "the hidden tests do not build with this "
                                          "submission:\n" + tail(out, 60))
             return
-    run_tests(report, tree, tests, extra, log)
+        run_tests(report, tree, hidden_programs(extra), log)
+    finally:
+        clear_extra(tree)
 
 
 def grade_submission(lab, path, extra=None, only=None, worker=0, jobs=None, root=ROOT,
                      log=say):
-    """Grade the submission at path in the worker's pristine tree: a Report."""
+    """Grade the submission at path in the worker's work tree: a Report."""
     start = time.monotonic()
     report = Report(lab, True)
     tests = lab_tests(lab, only)
     sub = Submission(lab, path)
-    report.notes += sub.notes
     tree = base_tree(lab, worker, root)
-    for rel, data in sub.files.items():
+    files = sub.graded(tree)
+    report.notes += sub.notes
+    handout.remove(os.path.join(tree, HANDIN))             # the last submission's
+    for rel, data in files.items():
+        os.makedirs(os.path.dirname(os.path.join(tree, rel)), exist_ok=True)
         with open(os.path.join(tree, rel), "wb") as f:     # always a new mtime
             f.write(data)
     log(mode_line(True))
-    build_and_run(report, tree, tests, extra, jobs, log)
+    build_and_run(report, tree, tests, extra, jobs, log, relaxed=True)
     report.answers = check_answers(lab, sub.answers)
     report.seconds = time.monotonic() - start
     return report

@@ -4,9 +4,12 @@
     tools/handin.py NN [OUT]            (default: build/handin-NN.tar.gz)
 
 Packs the lab's files (lab/NN-name/files) and answers.md, at their paths in
-the tree, into one .tar.gz: what you upload, and all the grader takes from
-you (tools/grade.py --submission grades it in a pristine tree). Says which
-written questions answers.md does not answer yet."""
+the tree, into one .tar.gz: what you upload (tools/grade.py --submission
+grades it in a pristine tree). The grader takes from those files only the
+code in the lab's regions (where the course's stubs were); this says which
+lines of them lie outside every region and differ from the course's (they
+are not graded), and which written questions answers.md does not answer
+yet."""
 import os
 import sys
 import tarfile
@@ -14,6 +17,28 @@ import tarfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import grade  # noqa: E402
 import handout  # noqa: E402
+
+
+def outside_the_regions(lab, rel, root=handout.ROOT):
+    """What the grader will not take from the tree's copy of rel: a
+    sentence, or "" (also when the course's copy is not at hand: a tree that
+    is neither the full tree nor a clone of the course repository)."""
+    text = handout.read_text(os.path.join(root, rel))
+    course = handout.course_copy(rel, root) or (text if handout.REGION.search(text) else None)
+    if course is None:
+        return ""
+    found, changed, lacking = handout.student_regions(text, course, rel, root)
+    said = []
+    lost = [str(k) for (num, k), body in sorted(found.items()) if num == lab.num and body is None]
+    if lost:
+        said.append("lab %s's code (region %s) cannot be found, because the lines around it "
+                    "are not the course's: it would be graded as the stub" % (lab.num,
+                                                                                ", ".join(lost)))
+    if changed or lacking:
+        said.append("%s outside the labs' regions differ from the course's and are not graded "
+                    "(only the code in lab %s's regions is)" % (grade.line_ranges(changed, lacking),
+                                                                lab.num))
+    return "; ".join(said)
 
 
 def main():
@@ -32,6 +57,10 @@ def main():
     print("handin: %s holds %s" % (out, ", ".join(r for r in files if r not in missing)))
     if missing:
         print("handin: missing (not packed): %s" % ", ".join(missing))
+    for rel in lab.files():
+        said = "" if rel in missing else outside_the_regions(lab, rel)
+        if said:
+            print("handin: %s: %s" % (rel, said))
     answers = os.path.join(handout.ROOT, "answers.md")
     states = grade.check_answers(lab, handout.read_text(answers)
                                  if os.path.exists(answers) else None)

@@ -17,11 +17,17 @@ course.py, grade.py and the autograder share:
     pristine tree NN      labs > NN stubbed (what a submission is graded in:
                           a lab's tests can rely only on earlier labs)
 
-None of them holds an instructor-only file (INSTRUCTOR_ONLY). A stub is a
-comment pointing at the handout and code that compiles and fails:
-`return -ENOSYS;` in the kernel, `errno = ENOSYS; return -1;` in user/,
-or the text given in the marker: /* LAB NN: BEGIN (stub: ...) */.
-The Lab class reads a lab folder: its points, its files, its questions."""
+They hold only the files PUBLISHED names (an allow-list: what a student's
+tree consists of), so a file nobody classified is never given away; the
+instructor-only ones (INSTRUCTOR_ONLY: model answers, mutants, the guide)
+are outside it, and make test requires every file of the tree to be one
+or the other. A stub is a comment pointing at the handout and code that
+compiles and fails: `return -ENOSYS;` in the kernel, `errno = ENOSYS;
+return -1;` in user/, or the text given in the marker:
+/* LAB NN: BEGIN (stub: ...) */. student_regions() finds a lab's regions
+in a student's copy of a file, which has no markers. The Lab class reads a
+lab folder: its points, its files, its questions."""
+import difflib
 import os
 import re
 import shutil
@@ -33,8 +39,23 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REGION = re.compile(r"^([ \t]*)/\* LAB (\d\d): BEGIN(?: \(stub:(.*?)\))? \*/[ \t]*\n(.*?)"
                     r"^[ \t]*/\* LAB \2: END \*/[ \t]*\n", re.S | re.M)
 STUBBED = re.compile(r"/\* LAB (\d\d): your code here")
+# A stub as the course branches hold it, from its first comment to its last.
+STUB = re.compile(r"^[ \t]*/\* LAB (\d\d): your code here[^\n]*\n(?:.*?\n)??"
+                  r"[ \t]*/\* LAB \1: end of your code \*/[ \t]*\n", re.S | re.M)
+# What a student's tree consists of: the only files course branches,
+# handouts, grading trees and the Gradescope package ever hold.
+PUBLISHED = re.compile(r"^(Makefile|README\.md|linker\.ld|\.clang-format|\.editorconfig|\.gdbinit"
+                       r"|\.gitignore|\.ci/[^/]+|boot/.+|kernel/.+|user/.+|tools/[^/]+"
+                       r"|tools/(hosttest|autograder)/[^/]+|doc/man/[^/]+\.md"
+                       r"|doc/(decisions|fuzzing)\.md|lab/README\.md"
+                       r"|lab/\d\d-[\w.-]+/(README\.md|test\.c|points|files))$")
 # Never given to students (COMMON.md): model answers, mutants, this guide.
 INSTRUCTOR_ONLY = re.compile(r"^(lab/[^/]+/mutants/|lab/[^/]+/key\.md$|doc/instructors\.md$)")
+
+
+def published(rel):
+    """Is rel part of what students get?"""
+    return bool(PUBLISHED.match(rel)) and not INSTRUCTOR_ONLY.match(rel)
 DEFAULT_LIMIT = 20                  # seconds a test may run (points' third field)
 PLACEHOLDER = "(your answer here)"
 
@@ -76,7 +97,7 @@ class Lab:
         return os.path.isfile(os.path.join(self.path, "test.c"))
 
     def uses_harness(self):
-        """Is its test program on user/tests/lab.h (keyed results)?"""
+        """Is its test program on user/tests/lab.h (signed results)?"""
         return self.has_program() and '"lab.h"' in read_text(os.path.join(self.path, "test.c"))
 
     def points(self):
@@ -182,6 +203,7 @@ def stub_region(text, lab, path, folder):
         body = stub.strip().startswith("int ")     # a whole function: keep it as written
         lines += [line if body else indent + line.strip()
                   for line in stub.strip("\n").splitlines() if line.strip() or body]
+        lines.append("%s/* LAB %s: end of your code */" % (indent, lab))
         return "\n".join(lines) + "\n"
 
     return map_regions(text, lab, stub_of)
@@ -204,17 +226,160 @@ def stub_labs(text, path, stubbed):
     return text
 
 
+def unmark(text, lab=None):
+    """text with the BEGIN/END markers of lab's regions (None: every lab's)
+    gone and their bodies kept, as in a student's file."""
+    return REGION.sub(lambda m: m.group(4) if lab in (None, m.group(2)) else m.group(0), text)
+
+
+def unmarked_lines(text):
+    """unmark(text) as lines, and the number each of them has in text."""
+    def blank(m):
+        at = m.start(0)
+        begin, end = m.group(0)[:m.start(4) - at], m.group(0)[m.end(4) - at:]
+        return "\0\n" * begin.count("\n") + m.group(4) + "\0\n" * end.count("\n")
+
+    kept = [(n + 1, line) for n, line in enumerate(REGION.sub(blank, text).splitlines(True))
+            if line != "\0\n"]
+    return [line for _, line in kept], [n for n, _ in kept]
+
+
+def course_base(text, path, root=ROOT):
+    """text (a file of the full tree or of a course tree) as every course
+    branch has it, every lab's region a stub, as lines; and for each line
+    the stub it is part of: (lab, k) for the k-th region of lab in the
+    file, None outside every region."""
+    folders = {lab.num: lab.folder for lab in labs(root)}
+    for num in sorted(set(m.group(2) for m in REGION.finditer(text))):
+        text, _ = stub_region(text, num, path, folders.get(num, "lab/" + num))
+    lines, owner, count, pos = [], [], {}, 0
+    for m in STUB.finditer(text):
+        for chunk, who in ((text[pos:m.start()], None), (m.group(0), m.group(1))):
+            if who:
+                count[who] = count.get(who, 0) + 1
+                who = (who, count[who])
+            chunk = chunk.splitlines(keepends=True)
+            lines += chunk
+            owner += [who] * len(chunk)
+        pos = m.end()
+    rest = text[pos:].splitlines(keepends=True)
+    return lines + rest, owner + [None] * len(rest)
+
+
+def locate_regions(text, reference, path, root=ROOT):
+    """Find the labs' regions in a student's copy (text) of the file whose
+    text in a full or course tree is reference. A student's file has no
+    markers (if it has, they go): each region is what lies between the
+    lines that surround its stub on the course branches (blank lines
+    aside), which must be there unchanged. Returns (text's lines, {(lab,
+    k): (first, end) line span in them, or None if the region's
+    surroundings were changed}, [numbers of the lines outside every region
+    found that are not the course's], how many of the course's lines
+    outside the regions text lacks). Line numbers are text's own; the
+    spans index its lines without markers, whose numbers the second list
+    gives."""
+    base, owner = course_base(reference, path, root)
+    theirs, number = unmarked_lines(text)
+    match = {}
+    for a, b, size in difflib.SequenceMatcher(None, base, theirs,
+                                              autojunk=False).get_matching_blocks():
+        for d in range(size):
+            match[a + d] = b + d
+    spans = {}
+    for i, who in enumerate(owner):
+        if who:
+            spans.setdefault(who, [i, i])[1] = i + 1
+    found, inside = {}, set()
+    for who, (start, end) in spans.items():
+        while start > 0 and start - 1 not in match and not base[start - 1].strip():
+            start -= 1
+        while end < len(base) and end not in match and not base[end].strip():
+            end += 1
+        first = 0 if start == 0 else match[start - 1] + 1 if start - 1 in match else None
+        last = len(theirs) if end == len(base) else match.get(end)
+        found[who] = None if first is None or last is None or first > last else (first, last)
+        inside.update(range(first, last) if found[who] else ())
+    kept = {match[i] for i, who in enumerate(owner) if who is None and i in match}
+    changed = [number[j] for j in range(len(theirs)) if j not in inside and j not in kept]
+    lacking = sum(1 for i, who in enumerate(owner) if who is None and i not in match)
+    return theirs, number, found, changed, lacking
+
+
+def student_regions(text, reference, path, root=ROOT):
+    """locate_regions, with each region's text (or None) instead of its span."""
+    lines, _, spans, changed, lacking = locate_regions(text, reference, path, root)
+    return ({who: "".join(lines[s[0]:s[1]]) if s else None for who, s in spans.items()},
+            changed, lacking)
+
+
+def restub(text, lab, course, path, root=ROOT):
+    """text (a student's file, lab's regions filled in) with those regions
+    put back to the stubs that course (the course branches' copy) holds;
+    None if one of them cannot be found."""
+    lines, _, spans, _, _ = locate_regions(text, course, path, root)
+    base, owner = course_base(course, path, root)
+    mine = sorted((s, who) for who, s in spans.items() if who[0] == lab and s)
+    if not mine or len(mine) != sum(1 for who in spans if who[0] == lab):
+        return None
+    out, pos = [], 0
+    for (first, end), who in mine:
+        out += lines[pos:first] + [line for line, o in zip(base, owner) if o == who]
+        pos = end
+    return "".join(out + lines[pos:])
+
+
+def course_copy(path, root=ROOT):
+    """path as the course branches hold it (every lab's region a stub),
+    from the first commit of root's git history, when root is a clone of
+    the course repository; else None."""
+    try:
+        firsts = subprocess.run(["git", "-C", root, "rev-list", "--max-parents=0", "HEAD"],
+                                capture_output=True, text=True, check=True).stdout.split()
+        for commit in firsts:
+            p = subprocess.run(["git", "-C", root, "show", "%s:%s" % (commit, path)],
+                               capture_output=True)
+            text = p.stdout.decode("utf-8", "replace")
+            if p.returncode == 0 and STUB.search(text):
+                return text
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    return None
+
+
+def fill_stubs(text, lab, bodies, path=None):
+    """text (a course tree's file: lab's regions are stubs) with the k-th
+    stub of lab replaced by bodies[k - 1], where that is not None. With
+    path, a body is (its text, the number of its first line in the
+    student's file), and #line directives around it make the compiler and
+    the kernel's line tables speak of that file, path, and its lines."""
+    out, pos, count = [], 0, 0
+    for m in STUB.finditer(text):
+        if m.group(1) != lab:
+            continue
+        count += 1
+        body = bodies[count - 1] if count <= len(bodies) else None
+        if body is None:
+            continue
+        out.append(text[pos:m.start()])
+        if path:
+            body, first = body
+            after = "".join(out).count("\n") + body.count("\n") + 3
+            body = '#line %d "%s"\n%s#line %d "%s"\n' % (first, path, body, after, path)
+        out.append(body)
+        pos = m.end()
+    return "".join(out) + text[pos:]
+
+
 def course_tree(upto, stub_from, root=ROOT):
-    """{path: (bytes, mode)} of a tree made from root: lab folders only for
-    labs <= upto, the regions of labs >= stub_from stubbed, nothing
-    instructor-only. upto=None keeps no lab folder."""
+    """{path: (bytes, mode)} of a tree made from root: only PUBLISHED
+    files, lab folders only for labs <= upto, the regions of labs >=
+    stub_from stubbed. upto=None keeps no lab folder."""
     all_labs = labs(root)
     stubbed = [lab for lab in all_labs if lab.num >= stub_from]
     dropped = [lab.folder + "/" for lab in all_labs if upto is None or lab.num > upto]
     files = {}
     for rel in tracked_files(root):
-        if INSTRUCTOR_ONLY.match(rel) or rel.startswith(("build/", ".git/")) or \
-                any(rel.startswith(d) for d in dropped):
+        if not published(rel) or any(rel.startswith(d) for d in dropped):
             continue
         src = os.path.join(root, rel)
         with open(src, "rb") as f:

@@ -16,7 +16,7 @@ For every lab asked for (default: all that have mutants) this tool
      the lab passes there, all in one boot and each booted on its own (so
      no test leans on a later lab or on another test's files);
   2. for each mutant, puts it into that tree, builds, and runs the lab's
-     program as the grader does (grade.run_program: a fresh key per boot,
+     program as the grader does (grade.run_program: signed results,
      each test's time limit, a hang or a panic fails the test): the mutant
      must fail at least one test.
 

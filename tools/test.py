@@ -784,12 +784,15 @@ def guestshell_suites():
 # repository, its branches and a student merging forward through them.
 FAKE_QEMU = r'''#!/usr/bin/env python3
 # A stand-in for qemu-system-i386 that plays a lab.h program's output from
-# a plan (FAKE_QEMU_PLAN), for testing tools/grade.py's runner.
+# a plan (FAKE_QEMU_PLAN), for testing tools/grade.py's runner: it asks for
+# the key as lab.h does and signs its lines with grade.py's own SipHash.
 import json, os, sys, time
+sys.path.insert(0, os.environ["FAKE_QEMU_TOOLS"])
+import grade
 args = sys.argv[1:]
 cmd = args[args.index("-append") + 1].split()
 at = [i for i, w in enumerate(cmd) if w.startswith("run=")][0]
-prog, key, names = cmd[at][len("run=/bin/"):], cmd[at + 2], cmd[at + 3:]
+prog, tag, names = cmd[at][len("run=/bin/"):], cmd[at + 2], cmd[at + 3:]
 plan = json.load(open(os.environ["FAKE_QEMU_PLAN"]))
 state = plan["state"]
 boots = int(open(state).read()) + 1 if os.path.exists(state) else 1
@@ -803,31 +806,38 @@ def say(s, pause=0):
 say("Orthos (fake)\n")
 if plan.get("silent"):
     time.sleep(3600)
+say("%s READY\n" % tag)
+key = bytes.fromhex(sys.stdin.read(32))
+def signed(body):
+    return "%s %s %s" % (tag, grade.line_mac(key, tag, body.encode()).decode(), body)
 for n in names or plan["fake_table"]:
     kind = plan["kinds"].get(n, "pass")
-    say("%s START %s\n" % (key, n))
+    say(signed("START %s" % n) + "\n")
     if kind == "dbg-pass":
         say("dbg ", 0.1)
-        say("%s PASS %s\n" % (key, n))
+        say(signed("PASS %s" % n) + "\n")
     elif kind == "split":
-        say("%s PA" % key, 0.3)
-        say("SS %s\n" % n)
-    elif kind == "forged":
-        say("PASS %s\n%s PASS %s\n%s FAIL %s: really failed\n" % (n, "0" * len(key), n, key, n))
+        line = signed("PASS %s" % n)
+        say(line[:20], 0.3)
+        say(line[20:] + "\n")
+    elif kind == "unsigned":
+        say("PASS %s\n%s PASS %s\n" % (n, tag, n) + signed("FAIL %s: really failed" % n) + "\n")
+    elif kind == "rewritten":               # a signed FAIL line, FAIL turned into PASS
+        say(signed("FAIL %s: really failed" % n).replace(" FAIL ", " PASS ") + "\n")
     elif kind == "multi":
-        say("%s FAIL %s: first line\\nsecond \\\\ line\n" % (key, n))
+        say(signed("FAIL %s: first line\\nsecond \\\\ line" % n) + "\n")
     elif kind == "flood":
         say("x" * 5000000)
         say(("y" * 1000 + "\n") * 5000)
-        say("%s PASS %s\n" % (key, n))
+        say(signed("PASS %s" % n) + "\n")
     elif kind == "hang":
         time.sleep(3600)
     elif kind == "panic" or (kind == "panic-once" and boots == 1):
         say("\npanic: fake panic in %s\nbacktrace:\n  0xc0100000 fake_fn+0x1\nkernel halted.\n" % n)
         sys.exit(0xff)
     else:
-        say("%s PASS %s\n" % (key, n))
-say("%s DONE %s\n%s: done\n" % (key, prog, prog))
+        say(signed("PASS %s" % n) + "\n")
+say(signed("DONE %s" % prog) + "\n%s: done\n" % prog)
 sys.exit(1)
 '''
 
@@ -862,7 +872,8 @@ def fake_runner(tmp, names, kinds, table=None, limits=None, silent=False, boot_l
     with open(os.path.join(tmp, "plan.json"), "w") as f:
         json.dump(plan, f)
     env = dict(os.environ, PATH=fake + os.pathsep + os.environ["PATH"],
-               FAKE_QEMU_PLAN=os.path.join(tmp, "plan.json"))
+               FAKE_QEMU_PLAN=os.path.join(tmp, "plan.json"),
+               FAKE_QEMU_TOOLS=os.path.join(qemu.ROOT, "tools"))
     p = subprocess.run([sys.executable, "-c", RUNNER, os.path.join(qemu.ROOT, "tools"),
                         os.path.join(tmp, "plan.json")], capture_output=True, text=True,
                        env=env, timeout=300)
@@ -881,20 +892,24 @@ def grading_runner_suite():
     def run():
         res = []
         with tempfile.TemporaryDirectory() as tmp:
-            names = ["t_pass", "t_dbg", "t_split", "t_flood", "t_forged", "t_multi", "t_hang",
-                     "t_after", "t_panic", "t_last"]
+            names = ["t_pass", "t_dbg", "t_split", "t_flood", "t_unsigned", "t_rewritten",
+                     "t_multi", "t_hang", "t_after", "t_panic", "t_last"]
             kinds = {"t_dbg": "dbg-pass", "t_split": "split", "t_flood": "flood",
-                     "t_forged": "forged", "t_multi": "multi", "t_hang": "hang",
-                     "t_panic": "panic"}
+                     "t_unsigned": "unsigned", "t_rewritten": "rewritten", "t_multi": "multi",
+                     "t_hang": "hang", "t_panic": "panic"}
             got, boots, cmds = fake_runner(tmp, names, kinds, table=names, limits={"t_hang": 1})
             ok = all(got.get(n, [False])[0] for n in ("t_pass", "t_dbg", "t_split"))
             res.append(("grading/runner/result_found_after_a_debug_print_and_across_reads", ok,
                         json.dumps(got)))
             res.append(("grading/runner/a_flood_of_output_does_not_hide_the_result",
                         got.get("t_flood", [False])[0] is True, json.dumps(got.get("t_flood"))))
-            ok = got.get("t_forged") == [False, "really failed"]
-            res.append(("grading/runner/lines_without_the_key_do_not_count", ok,
-                        json.dumps(got.get("t_forged"))))
+            ok = got.get("t_unsigned") == [False, "really failed"]
+            res.append(("grading/runner/lines_without_a_signature_do_not_count", ok,
+                        json.dumps(got.get("t_unsigned"))))
+            ok = got.get("t_rewritten", [True])[0] is False and \
+                "altered on its way" in got["t_rewritten"][1]
+            res.append(("grading/runner/a_fail_line_rewritten_into_pass_fails", ok,
+                        json.dumps(got.get("t_rewritten"))))
             ok = got.get("t_multi") == [False, "first line\nsecond \\ line"]
             res.append(("grading/runner/multi_line_reason_decoded_whole", ok,
                         json.dumps(got.get("t_multi"))))
@@ -906,16 +921,16 @@ def grading_runner_suite():
                 "fake_fn+0x1" in pan[1] and got.get("t_last", [0])[0]
             res.append(("grading/runner/a_panic_fails_only_its_test_with_the_backtrace",
                         bool(ok), json.dumps(got)))
-            ok = boots == 3 and len(cmds) == 3 and cmds[0].split()[-2] == "--key" and \
+            ok = boots == 3 and len(cmds) == 3 and cmds[0].split()[-2] == "--graded" and \
                 cmds[1].split()[-3:] == ["t_after", "t_panic", "t_last"] and \
                 cmds[2].split()[-1] == "t_last" and len(set(c.split()[3] for c in cmds)) == 3
-            res.append(("grading/runner/reboots_with_the_tests_not_yet_run_and_a_new_key", ok,
+            res.append(("grading/runner/reboots_with_the_tests_not_yet_run_and_a_new_tag", ok,
                         "%d boots:\n%s" % (boots, "\n".join(cmds))))
 
             got, boots, _ = fake_runner(tmp, names, {n: "panic" for n in names}, table=names)
             panicked = [n for n in names if "panic: fake" in got.get(n, [0, ""])[1]]
             gave_up = [n for n in names if "stops rebooting" in got.get(n, [0, ""])[1]]
-            ok = boots == 6 and len(panicked) == 6 and len(gave_up) == 4
+            ok = boots == 6 and len(panicked) == 6 and len(gave_up) == len(names) - 6
             res.append(("grading/runner/reboots_are_bounded", ok,
                         "%d boots, %d panicked, %d given up" % (boots, len(panicked),
                                                                  len(gave_up))))
@@ -1025,6 +1040,260 @@ def grade_cli(lab, sub, json_path, *extra_args, env=None):
         return json.load(f), p.stdout
 
 
+# Hand-ins that attack the grading or are careless, rewritten from the red
+# team's fixtures (issue 10's review): each is a student's copy of the lab's
+# files, made from the course tree by an edit of the lab's region.
+FORGE_USER = r"""
+/* "tidying up": find the grader's word in argv at the top of the stack
+ * (the key, in an older grader: exec puts each argument below the one
+ * before, so it lies just below "--key"), print a result line for every
+ * test with it, with a made-up signature too, and leave before the test
+ * can fail. */
+static void tidy(void)
+{
+    static const char *const names[] = { NAMES };
+    const char *p = (const char *)0xC0000000 - 4096, *end = (const char *)0xC0000000 - 16;
+    const char *word = 0, *q;
+    char line[256];
+    unsigned i, j, n;
+
+    if (getpid() == 1)                  /* init calls open too: leave it alone */
+        return;
+    for (; p < end && !word; p++) {
+        for (j = 0; j < 6 && p[j] == "--key"[j]; j++)
+            ;
+        n = j == 6;
+        for (j = 0; j < 9 && p[j] == "--graded"[j]; j++)
+            ;
+        if ((n || j == 9) && p[-1] == 0)
+            for (word = p - 2; word[-1]; word--)
+                ;
+    }
+    if (!word)
+        return;
+    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        for (j = 0; j < 2; j++) {
+            n = 0;
+            for (q = word; *q; q++)
+                line[n++] = *q;
+            for (q = j ? " 0000000000000000 P" : " P"; *q; q++)
+                line[n++] = *q;
+            for (q = "ASS "; *q; q++)
+                line[n++] = *q;
+            for (q = names[i]; *q; q++)
+                line[n++] = *q;
+            line[n++] = '\n';
+            write(1, line, n);
+        }
+    }
+    _exit(0);
+}
+"""
+
+# Asks for the key itself (H9): finds the boot's tag in argv at the top
+# of the stack (init's, when init mounts the data disk with open(); the
+# test program's in a test), prints "TAG READY", reads the key the grader
+# types, and signs a START and a PASS line for every test, then DONE.
+# SIPHASH is user/tests/siphash.h's code, pasted into the region.
+FORGE_READY = r"""
+SIPHASH
+static void sign(const char *tag, const unsigned char *key, const char *verb, const char *name)
+{
+    static const char digits[] = "0123456789abcdef";
+    char line[256];
+    unsigned long long mac;
+    unsigned n = 0, body, i;
+    const char *q;
+
+    for (q = tag; *q; q++)
+        line[n++] = *q;
+    line[n++] = ' ';
+    body = n;
+    for (q = verb; *q; q++)
+        line[n++] = *q;
+    line[n++] = ' ';
+    for (q = name; *q; q++)
+        line[n++] = *q;
+    mac = siphash24(key, line, n);
+    for (i = n; i-- > body;)            /* room for the MAC after the tag */
+        line[i + 17] = line[i];
+    for (i = 0; i < 16; i++)
+        line[body + i] = digits[(mac >> (60 - 4 * i)) & 0xF];
+    line[body + 16] = ' ';
+    line[n + 17] = '\n';
+    write(1, line, n + 18);
+}
+
+static int unhex(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c - 'a' + 10;
+}
+
+static void ask(void)
+{
+    static const char *const names[] = { NAMES };
+    static int tried;
+    const char *p = (const char *)0xC0000000 - 4096, *end = (const char *)0xC0000000 - 16;
+    const char *word = 0, *q;
+    char line[64], hex[32];
+    unsigned char key[16];
+    int path, fd, got = 0, r;
+    unsigned i, j, n = 0;
+
+    if (tried++)
+        return;
+    for (; p < end && !word; p++) {
+        for (j = 0; j < 9 && p[j] == "--graded"[j]; j++)
+            ;
+        if (j == 9 && p[-1] == 0)
+            for (word = p - 2; word[-1]; word--)
+                ;
+    }
+    path = word ? walk(AT_CWD, "/dev/console", 0) : -1;
+    fd = path < 0 ? -1 : ready(path, R_READ);
+    close(path);
+    if (fd < 0 || fcntl(fd, F_SETTTY, TTY_RAW) < 0)
+        return;
+    for (q = word; *q && n < 40; q++)
+        line[n++] = *q;
+    for (q = " READY\n"; *q; q++)
+        line[n++] = *q;
+    write(1, line, n);
+    while (got < 32 && (r = read(fd, hex + got, 32 - got)) > 0)
+        got += r;
+    fcntl(fd, F_SETTTY, 0);
+    close(fd);
+    for (i = 0; i < 16; i++)
+        key[i] = (unsigned char)(unhex(hex[2 * i]) << 4 | unhex(hex[2 * i + 1]));
+    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        sign(word, key, "START", names[i]);
+        sign(word, key, "PASS", names[i]);
+    }
+    sign(word, key, "DONE", "lab01");
+}
+"""
+
+
+def siphash_code():
+    """user/tests/siphash.h's code, without its guard and #include lines."""
+    text = handout.read_text(os.path.join(qemu.ROOT, "user", "tests", "siphash.h"))
+    return "\n".join(line for line in text.splitlines() if not line.startswith("#") or
+                     line.startswith("#define SIP_"))
+
+
+# A console hook from inside lab 06's region (fdtable_exec runs at every
+# exec, before the first test): result lines pass through the kernel on
+# their way to the console, and a GCC nested function rewrites "FAIL"
+# into "PASS" in them.
+HOOK_KERNEL = r"""    static struct devsw hook;
+    static int (*next)(int, const void *, uint32_t, uint32_t, int);
+    int tidy(int minor, const void *buf, uint32_t off, uint32_t n, int nb)
+    {
+        char *b = (char *)buf;
+        uint32_t i;
+
+        for (i = 1; i + 4 <= n; i++)
+            if (b[i - 1] == ' ' && b[i] == 'F' && b[i + 1] == 'A' && b[i + 2] == 'I' &&
+                b[i + 3] == 'L') {
+                b[i] = 'P';
+                b[i + 1] = 'A';
+                b[i + 2] = b[i + 3] = 'S';
+            }
+        return next(minor, buf, off, n, nb);
+    }
+    if (!next && devsw[DEV_CONSOLE]) {
+        hook = *devsw[DEV_CONSOLE];
+        next = hook.write;
+        hook.write = tidy;
+        devsw[DEV_CONSOLE] = &hook;
+    }
+"""
+
+# Prints the readable strings of every /bin/extra_* (the hidden tests) the
+# first time it runs in a test (no header needed: open.c has unistd.h).
+LEAK_HIDDEN = r"""
+static void peek(void)
+{
+    static int done;
+    static char buf[4096], run[256];
+    static const char *const names[] = { "extra_fixture", "extra_leaky" };
+    char path[64];
+    int p, fd, n, i, k, len = 0;
+
+    if (done++ || getpid() == 1)
+        return;
+    for (k = 0; k < 2; k++) {
+        for (n = 0; "/bin/"[n]; n++)
+            path[n] = "/bin/"[n];
+        for (i = 0; names[k][i]; i++)
+            path[n++] = names[k][i];
+        path[n] = 0;
+        if ((p = walk(AT_CWD, path, 0)) < 0 || (fd = ready(p, R_READ)) < 0)
+            continue;
+        close(p);
+        while ((n = read(fd, buf, sizeof(buf))) > 0)
+            for (i = 0; i < n; i++) {
+                if (buf[i] >= 32 && buf[i] < 127 && len < (int)sizeof(run) - 2) {
+                    run[len++] = buf[i];
+                    continue;
+                }
+                if (len >= 8) {
+                    run[len++] = '\n';
+                    write(1, run, len);
+                }
+                len = 0;
+            }
+        close(fd);
+    }
+}
+"""
+
+# Reads a file of the grading machine at compile time (.incbin, by a path
+# relative to the work tree) and prints it in every test.
+INCBIN = r"""
+__asm__(".section .rodata\n.globl tidy_blob\ntidy_blob:\n.incbin \"%s\"\n.byte 0\n.previous");
+extern const char tidy_blob[];
+
+static int tidy_len(void)
+{
+    int n = 0;
+
+    while (tidy_blob[n])
+        n++;
+    return n;
+}
+"""
+
+
+def lab_file(lab, rel, solved):
+    """rel as a student hands it in for lab: the lab's region solved or a
+    stub, earlier labs solved, later ones stubs, no markers."""
+    import batch
+    text = handout.pristine_tree(lab)[rel][0].decode()
+    if not solved:
+        text = batch.stub_keep_markers(text, lab, rel)
+    return handout.unmark(text)
+
+
+def edit_first(text, old, new):
+    """text with the first old replaced by new (old must be there)."""
+    if old not in text:
+        raise ValueError("fixture: %r not found" % old)
+    return text.replace(old, new, 1)
+
+
+def openat_fixture(lab, solved, before="", inside=""):
+    """Lab 01's open.c: before goes at the start of the lab's region (top
+    level), inside at the start of openat's body."""
+    text = lab_file(lab, "user/lib/open.c", solved)
+    sig = "int openat(int dirfd, const char *path, int flags, ...)\n{\n"
+    at = text.rindex(sig) + len(sig)
+    text = text[:at] + inside + text[at:]
+    first = text.index("/* LAB %s: your code here" % lab.num) if not solved else text.index(
+        "/* The path fd for path")
+    return {"user/lib/open.c": (text[:first] + before + text[first:]).encode()}
+
+
 def grading_submissions_suite():
     """Real submissions of a lab on lab.h, graded in the pristine tree."""
     def run():
@@ -1044,10 +1313,13 @@ def grading_submissions_suite():
 
             def check(name, path, want, *args, pred=None):
                 r, out = grade_cli(lab, path, os.path.join(tmp, name + ".json"), *args)
-                ok = r["score"] == want and (pred is None or pred(r))
+                ok = (want is None or r["score"] == want) and (pred is None or pred(r))
                 res.append(("grading/submissions/" + name, ok, "score %s, want %s\n%s" % (
                     r["score"], want, tail(out, 30))))
                 return r
+
+            def notes(r, text):
+                return any(text in n for n in r["extra_data"]["notes"])
 
             check("correct_scores_full_marks", sub("correct", "correct"), full,
                   pred=lambda r: sum(t["max_score"] for t in r["tests"]) == full)
@@ -1063,17 +1335,71 @@ def grading_submissions_suite():
                 t.add(forged, arcname="my-orthos")
             check("forged_tree_is_ignored_correct_files_in_an_archive_score_full", archive, full)
             check("code_printing_pass_lines_scores_0", sub("prints", "prints-pass"), 0,
-                  pred=lambda r: any("prints text like a test result" in n
-                                     for n in r["extra_data"]["notes"]))
+                  pred=lambda r: notes(r, "prints text like a test result"))
             check("a_debug_print_without_newline_keeps_full_marks", sub("dbg", "debug-print"),
                   full)
             check("a_submission_that_does_not_build_scores_0_with_the_error",
                   sub("broken", "broken"), 0, pred=lambda r: "error:" in r["output"])
             check("missing_files_are_graded_as_the_stub", sub("empty", files={}), 0,
-                  pred=lambda r: any("missing" in n for n in r["extra_data"]["notes"]))
+                  pred=lambda r: notes(r, "missing"))
             first = lab.points()[0]
             check("one_test_alone", os.path.join(tmp, "correct"), first[1], "--test", first[0],
                   pred=lambda r: len(r["tests"]) == 1)
+
+            if lab.num == "01":
+                names = ", ".join('"%s"' % t[0] for t in lab.points())
+                check("h2_a_stub_finding_the_graders_word_in_argv_and_printing_results_scores_0",
+                      sub("forge-argv", files=openat_fixture(
+                          lab, False, FORGE_USER.replace("NAMES", names), "    tidy();\n")), 0,
+                      pred=lambda r: notes(r, "signature did not hold"))
+                # H9: code that runs before the harness (init mounting the data disk
+                # with open()) or beside it (in a test) asks for the key itself
+                check("h9_lab_code_asking_for_the_key_itself_scores_0", sub(
+                    "forge-ready", files=openat_fixture(
+                        lab, False, FORGE_READY.replace("NAMES", names).replace(
+                            "SIPHASH", siphash_code()), "    ask();\n")), 0,
+                    pred=lambda r: notes(r, "asked for twice"))
+                # H4: a folder whose user/ is a symbolic link to this (full) tree's
+                link = os.path.join(tmp, "symlinked")
+                os.makedirs(link)
+                os.symlink(os.path.join(qemu.ROOT, "user"), os.path.join(link, "user"))
+                check("h4_a_symlinked_folder_reaching_the_graders_files_scores_0", link, 0,
+                      pred=lambda r: notes(r, "missing"))
+                # H6: key.md of the full tree, by a path relative to the old work tree
+                key = os.path.join(qemu.ROOT, lab.folder, "key.md")
+                secret = [line for line in handout.read_text(key).splitlines()
+                          if len(line) > 30][:3]
+                r = check("h6_incbin_of_an_instructor_file_shows_nothing_and_is_flagged",
+                          sub("incbin", files=openat_fixture(
+                              lab, False, INCBIN % ("../../../../%s/key.md" % lab.folder),
+                              "    write(1, tidy_blob, tidy_len());\n")), 0,
+                          pred=lambda r: notes(r, "has assembly in the lab's code"))
+                leaked = [x for x in secret if x in json.dumps(r)]
+                res.append(("grading/submissions/h6_no_output_holds_key_md", not leaked,
+                            "leaked: %s" % leaked))
+                # D1: openat calling open() for AT_CWD recurses until the stack
+                # runs out (init no longer uses open(): mount() does not)
+                r = check("d1_a_recursing_openat_is_shown_with_its_fault_in_openat",
+                          sub("recursion", files=openat_fixture(
+                              lab, True, inside="    if (dirfd == AT_CWD)\n"
+                              "        return open(path, flags, 0644);\n")), None,
+                          pred=lambda r: r["score"] < full and any(
+                              "page fault" in t["output"] and "openat+0x" in t["output"]
+                              for t in r["tests"]))
+                # D2: a NULL dereference in one case: the test's output names the line
+                r = check("d2_a_segfault_in_a_test_names_the_function_and_line", sub(
+                    "segv", files=openat_fixture(
+                        lab, True, inside="    if ((flags & O_PATH) && (flags & O_KEEP))\n"
+                        "        *(volatile int *)0 = 1;\n")), None,
+                    pred=lambda r: any("signal 11" in t["output"] and "(eip 0x" in t["output"]
+                                       and "openat+0x" in t["output"] and
+                                       "build/handin/user/lib/open.c:" in t["output"]
+                                       for t in r["tests"]) and r["score"] < full)
+                # D4: one unused variable: full marks, the warning shown
+                check("d4_a_warning_keeps_full_marks_and_is_shown", sub(
+                    "warning", files=openat_fixture(lab, True, inside="    int unused;\n")),
+                    full, pred=lambda r: "unused variable" in r["output"])
+
             hidden = os.path.join(tmp, "hidden")
             os.makedirs(hidden)
             with open(os.path.join(hidden, "fixture.c"), "w") as f:
@@ -1091,8 +1417,257 @@ def grading_submissions_suite():
                     if n.startswith("hidden/")) and "hidden_" not in r["output"]
             res.append(("grading/submissions/hidden_results_after_published_reasons_whole", ok,
                         json.dumps(r, indent=1)[:3000]))
+            res.append(("grading/submissions/d3_a_hang_says_where_the_cpu_was_spinning",
+                        "hidden_hangs+0x" in hang and "fixture.c:" in hang, hang[:1500]))
+            if lab.num == "01":
+                # H5: a correct hand-in printing the strings of /bin/extra_*
+                r = check("h5_hidden_tests_do_not_leak_into_visible_output", sub(
+                    "leak", files=openat_fixture(lab, True, LEAK_HIDDEN, "    peek();\n")),
+                    full + 3 + 5, "--extra", hidden)
+                visible = json.dumps([t for t in r["tests"] if t["visibility"] == "visible"]) + \
+                    r["output"]
+                res.append(("grading/submissions/h5_no_visible_field_names_a_hidden_test",
+                            "hidden_" not in visible and "second \\\\ line" not in visible,
+                            visible[:2000]))
         return res
     return "grading/submissions", run
+
+
+def kernel_hook_files(lab):
+    """Lab 06's file.c: the stub, plus HOOK_KERNEL at the top of its region."""
+    import batch
+    rel = "kernel/fs/file.c"
+    text = handout.pristine_tree(lab)[rel][0].decode()
+    text = batch.stub_keep_markers(text, lab, rel)
+    text = handout.edit_regions(text, lab.num, lambda m: HOOK_KERNEL + m.group(4))[0]
+    return {rel: handout.unmark(text).encode()}
+
+
+SIPHASH_VECTORS = [(0, 0x726fdb47dd0e0e31), (1, 0x74f839c593dc67fd), (8, 0x93f5f5799a932462),
+                   (15, 0xa129ca6149be45e5), (63, 0x958a324ceb064572)]
+SIPHASH_MAIN = r"""#include <stdio.h>
+#include "siphash.h"
+
+/* The paper's key 00..0f and messages 00, 01, ... of each length asked. */
+int main(int argc, char **argv)
+{
+    unsigned char key[16], msg[64];
+    int i;
+
+    for (i = 0; i < 16; i++)
+        key[i] = (unsigned char)i;
+    for (i = 0; i < 64; i++)
+        msg[i] = (unsigned char)i;
+    for (i = 1; i < argc; i++)
+        printf("%016llx\n", (unsigned long long)siphash24(key, msg, (uint32_t)atoi(argv[i])));
+    return 0;
+}
+"""
+
+
+def hostile_archives(dest):
+    """[(name, path)]: archives a grader must not unpack as they ask."""
+    import io
+    import tarfile
+    import zipfile
+    solution = os.path.join(qemu.ROOT, "user/lib/open.c")
+
+    def tar(name, members, mode="w:gz"):
+        path = os.path.join(dest, name)
+        with tarfile.open(path, mode) as t:
+            for info, data in members:
+                t.addfile(info, io.BytesIO(data) if data is not None else None)
+        return name, path
+
+    def reg(name, data):
+        i = tarfile.TarInfo(name)
+        i.size = len(data)
+        return i, data
+
+    def link(name, target, kind):
+        i = tarfile.TarInfo(name)
+        i.type, i.linkname = kind, target
+        return i, None
+
+    out = [tar("dotdot.tar.gz", [reg("../../user/lib/open.c", b"x"),
+                                 reg("/tmp/orthos-abs-open.c", b"x")]),
+           tar("symlink.tar.gz", [link("user/lib/open.c", solution, tarfile.SYMTYPE)]),
+           tar("hardlink.tar.gz", [link("user/lib/open.c", solution, tarfile.LNKTYPE)]),
+           tar("huge.tar.gz", [reg("user/lib/open.c", b"/* pad */\n" * (2 << 17))])]
+    with zipfile.ZipFile(os.path.join(dest, "symlink.zip"), "w") as z:
+        info = zipfile.ZipInfo("user/lib/open.c")
+        info.external_attr = 0o120777 << 16
+        z.writestr(info, solution)
+    return out + [("symlink.zip", os.path.join(dest, "symlink.zip"))]
+
+
+def grading_units_suite():
+    """The grader's pieces without QEMU: SipHash agrees between the guest's
+    C and the grader's Python; publishing is an allow-list; archives are
+    read lazily and bounded; a lab's regions are found in a student's file."""
+    def run():
+        import tarfile
+        res = []
+        with tempfile.TemporaryDirectory() as tmp:
+            # SipHash-2-4: the paper's vectors, in Python and in the guest's C
+            key, msg = bytes(range(16)), bytes(range(64))
+            py = [grade.siphash24(key, msg[:n]) for n, _ in SIPHASH_VECTORS]
+            want = [v for _, v in SIPHASH_VECTORS]
+            src = os.path.join(tmp, "sip.c")
+            with open(src, "w") as f:
+                f.write(SIPHASH_MAIN.replace("#include <stdio.h>",
+                                             "#include <stdio.h>\n#include <stdlib.h>"))
+            exe = os.path.join(tmp, "sip")
+            p = subprocess.run(["cc", "-O2", "-Wall", "-Werror", "-I",
+                                os.path.join(qemu.ROOT, "user", "tests"), src, "-o", exe],
+                               capture_output=True, text=True)
+            c = [] if p.returncode else [int(x, 16) for x in subprocess.run(
+                [exe] + [str(n) for n, _ in SIPHASH_VECTORS], capture_output=True,
+                text=True).stdout.split()]
+            res.append(("grading/units/siphash_python_and_guest_c_give_the_papers_vectors",
+                        py == want and c == want, "python %s\nc %s\nwant %s\n%s" % (
+                            [hex(x) for x in py], [hex(x) for x in c], [hex(x) for x in want],
+                            p.stderr[-1000:])))
+
+            # H7: publishing is an allow-list; every file of the tree is classified
+            files = handout.tracked_files()
+            stray = [f for f in files if not handout.PUBLISHED.match(f) and
+                     not handout.INSTRUCTOR_ONLY.match(f)]
+            res.append(("grading/units/every_file_is_published_or_instructor_only", not stray,
+                        "neither: %s" % stray[:20]))
+            copy = os.path.join(tmp, "tree")
+            for rel in files:
+                os.makedirs(os.path.dirname(os.path.join(copy, rel)), exist_ok=True)
+                shutil.copy2(os.path.join(qemu.ROOT, rel), os.path.join(copy, rel))
+            extra = ["attack/01/leaked.mutant", "notes-for-me.txt", "tools/extra/solve.py",
+                     "lab/01-open/solution.c", "doc/answers.md"]
+            for rel in extra:
+                os.makedirs(os.path.dirname(os.path.join(copy, rel)), exist_ok=True)
+                with open(os.path.join(copy, rel), "w") as f:
+                    f.write("a copy of a solution\n")
+            for lab in handout.labs(copy)[:1]:
+                got = handout.course_tree(lab.num, lab.num, copy)
+                leaked = [rel for rel in extra if rel in got]
+                res.append(("grading/units/h7_a_file_nobody_classified_is_never_published",
+                            not leaked and "Makefile" in got, "published: %s" % leaked))
+
+            # H8: a .tar.gz of many members is read member by member, and stops
+            bomb = os.path.join(tmp, "many.tar.gz")
+            with tarfile.open(bomb, "w:gz") as t:
+                for i in range(25000):
+                    t.addfile(tarfile.TarInfo("d/%06d" % i), None)
+            start = time.monotonic()
+            sub = grade.Submission(harness_lab(), bomb)
+            took = time.monotonic() - start
+            res.append(("grading/units/h8_an_archive_of_many_members_stops_at_the_cap",
+                        any("more than 20000 members" in n for n in sub.notes) and took < 10,
+                        "%.1f s, notes %s" % (took, sub.notes)))
+            deep = os.path.join(tmp, "deep.tar.gz")
+            with tarfile.open(deep, "w:gz") as t:
+                info = tarfile.TarInfo("padding")
+                info.size = grade.UNPACK_MAX + (1 << 20)
+                t.addfile(info, __import__("io").BufferedReader(ZeroReader(info.size)))
+                data = handout.read_text(os.path.join(qemu.ROOT, "user/lib/open.c")).encode()
+                info = tarfile.TarInfo("user/lib/open.c")
+                info.size = len(data)
+                t.addfile(info, __import__("io").BytesIO(data))
+            sub = grade.Submission(harness_lab(), deep)
+            res.append(("grading/units/h8_an_archive_unpacking_past_the_cap_is_refused",
+                        not sub.files and any("unpacks to more than" in n for n in sub.notes),
+                        "files %s, notes %s" % (list(sub.files), sub.notes)))
+            lab = handout.find_lab("01")
+            if lab:
+                bad = []
+                for name, path in hostile_archives(tmp):
+                    sub = grade.Submission(lab, path)
+                    if sub.files:
+                        bad.append(name)
+                res.append(("grading/units/hostile_archive_members_are_not_unpacked", not bad and
+                            not os.path.exists("/tmp/orthos-abs-open.c"), "unpacked: %s" % bad))
+
+            # H1/H3: only the regions are taken; what lies outside is named
+            # (vfs.c holds a region of lab 03 and one of lab 04: lab 04's own file)
+            lab = handout.find_lab("04")
+            if lab:
+                rel = "kernel/fs/vfs.c"
+                ref = handout.course_tree(lab.num, lab.num)[rel][0].decode()
+                mine = handout.unmark(handout.pristine_tree(lab)[rel][0].decode())
+                found, changed, lacking = handout.student_regions(mine, ref, rel)
+                ok = found[("03", 1)] and found[("04", 1)] and not changed and not lacking
+                helper = edit_first(mine, "int vfs_fsopen(", "static int helper(void)\n{\n"
+                                    "    return 0;\n}\n\nint vfs_fsopen(")
+                found2, changed2, _ = handout.student_regions(helper, ref, rel)
+                sig = edit_first(mine, "int vfs_fsopen(const char *type, int srcfd, const char "
+                                 "*opts, struct path *out)\n{\n", "int vfs_fsopen(const char "
+                                 "*type, int srcfd, const char *opts, struct path *out) {\n")
+                found3, _, _ = handout.student_regions(sig, ref, rel)
+                ok = ok and found2[("03", 1)] == found[("03", 1)] and len(changed2) == 5 and \
+                    found3[("03", 1)] is None and found3[("04", 1)] == found[("04", 1)]
+                res.append(("grading/units/regions_are_found_and_text_outside_them_named", bool(ok),
+                            "changed %s; %s" % (changed2, found3.get(("03", 1)))))
+        return res
+    return "grading/units", run
+
+
+class ZeroReader:
+    """A file of n zero bytes, read without holding them."""
+
+    def __init__(self, n):
+        self.left = n
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):
+        n = min(len(b), self.left)
+        b[:n] = bytes(n)
+        self.left -= n
+        return n
+
+    @property
+    def closed(self):
+        return False
+
+
+def grading_kernel_suite():
+    """Kernel labs graded from hand-ins that attack the grading: a console
+    hook inside the lab's region that rewrites FAIL into PASS (H1), and a
+    correct lab 04 whose vfs.c and namespace.c still have lab 03 as the stub
+    (H3)."""
+    def run():
+        import batch
+        res = []
+        with tempfile.TemporaryDirectory() as tmp:
+            lab = handout.find_lab("06")
+            if lab and "fdtable_exec" in handout.read_text(os.path.join(qemu.ROOT,
+                                                                        "kernel/fs/file.c")):
+                path = os.path.join(tmp, "hook")
+                batch.write_fixture(path, kernel_hook_files(lab))
+                r, out = grade_cli(lab, path, os.path.join(tmp, "hook.json"))
+                ok = r["score"] == 0 and any("signature did not hold" in n
+                                             for n in r["extra_data"]["notes"])
+                res.append(("grading/kernel/h1_a_console_hook_in_the_region_rewriting_fail_"
+                            "into_pass_scores_0", ok, "score %s\n%s" % (r["score"],
+                                                                         tail(out, 20))))
+            lab = handout.find_lab("04")
+            three = handout.find_lab("03")
+            if lab and three:
+                files = batch.fixture_files(lab, "correct")
+                shared = [rel for rel in lab.files() if rel in three.files()]
+                for rel in shared:          # lab 04's files that hold lab 03's regions
+                    text = handout.pristine_tree(lab)[rel][0].decode()
+                    text = batch.stub_keep_markers(text, three, rel)
+                    files[rel] = handout.unmark(text).encode()
+                path = os.path.join(tmp, "lab04")
+                batch.write_fixture(path, files)
+                r, out = grade_cli(lab, path, os.path.join(tmp, "lab04.json"))
+                full = sum(t[1] for t in lab.points())
+                res.append(("grading/kernel/h3_lab_04_is_graded_on_the_reference_lab_03_not_"
+                            "the_hand_ins", bool(shared) and r["score"] == full,
+                            "files shared %s; score %s of %s\n%s" % (shared, r["score"], full,
+                                                                     tail(out, 20))))
+        return res
+    return "grading/kernel", run
 
 
 # The instructor-only files (COMMON.md's fixed interface), written out here
@@ -1144,7 +1719,8 @@ def autograder_suite():
         import batch
         sys.path.insert(0, os.path.join(qemu.ROOT, "tools", "autograder"))
         import package
-        lab = harness_lab()
+        four = handout.find_lab("04")           # issue 10's must-show: LAB=04
+        lab = four if four and four.uses_harness() and four.points() else harness_lab()
         if not lab:
             return [("grading/autograder/a_lab_uses_lab_h", False, "no lab on lab.h")]
         res = []
@@ -1169,6 +1745,10 @@ def autograder_suite():
                 members = z.namelist()
             leaked = [m for m in members if INSTRUCTOR_FILES.match(m[len("course/"):])
                       or m.startswith("course/build/")]
+            with __import__("zipfile").ZipFile(zip_path) as z:
+                flat = {m: squash(z.read(m).decode(errors="replace")) for m in members}
+            leaked += ["%s holds lab %s's solution" % (m, n) for n, _, body in solution_bodies()
+                       if n >= lab.num for m, text in flat.items() if body in text]
             ok = {"setup.sh", "run_autograder"} <= set(members) and not leaked
             res.append(("grading/autograder/zip_has_setup_and_run_at_its_root_nothing_"
                         "instructor_only", ok, "leaked: %s" % leaked))
@@ -1277,13 +1857,12 @@ def course_suite():
                 for rel, data in files.items():
                     if INSTRUCTOR_FILES.match(rel) or rel.startswith("build/"):
                         problems.append("%s holds %s" % (b, rel))
-                    if rel.endswith((".c", ".h")):
-                        text = data.decode(errors="replace")
-                        if re.search(r"/\* LAB \d\d: BEGIN", text):
-                            problems.append("%s: %s still has a LAB region" % (b, rel))
-                        flat = squash(text)
-                        problems += ["%s: %s holds lab %s's solution from %s" % (b, rel, n, src)
-                                     for n, src, body in bodies if body in flat]
+                    text = data.decode(errors="replace")
+                    if rel.endswith((".c", ".h")) and re.search(r"/\* LAB \d\d: BEGIN", text):
+                        problems.append("%s: %s still has a LAB region" % (b, rel))
+                    flat = squash(text)             # every kind of file: a note, a .mutant...
+                    problems += ["%s: %s holds lab %s's solution from %s" % (b, rel, n, src)
+                                 for n, src, body in bodies if body in flat]
                 folders = sorted(set(r.split("/")[1] for r in files
                                      if r.startswith("lab/") and r.count("/") >= 2))
                 if folders != [x.name for x in labs[:i + 1]]:
@@ -1300,8 +1879,8 @@ def fill_lab(tree, lab):
     files as on the pristine tree), and answer its written questions."""
     pristine = handout.pristine_tree(lab)
     for rel in lab.files():
-        with open(os.path.join(tree, rel), "wb") as f:
-            f.write(pristine[rel][0])
+        with open(os.path.join(tree, rel), "w") as f:
+            f.write(handout.unmark(pristine[rel][0].decode()))     # no markers, as a student's
     path = os.path.join(tree, "answers.md")
     text = handout.read_text(path)
     out, cur = [], None
@@ -1363,7 +1942,40 @@ def student_chain(tmp, repo, labs):
                 all(s == "answered" for s in r["extra_data"]["answers"].values())
             res.append((name + "_scores_full_marks_with_the_reference", ok,
                         "score %s of %s\n%s" % (r["score"], full, r["output"])))
+        if i == 0 and lab.uses_harness():
+            res += student_handin(tree, lab, tmp, full)
     return res
+
+
+def student_handin(tree, lab, tmp, full):
+    """In a student's clone, with a line added outside the lab's regions:
+    make handin names it, and make grade SUBMISSION= on the hand-in (lab
+    NN's stubs taken back from the course's first commit) gives full
+    marks."""
+    rel = lab.files()[0]
+    path = os.path.join(tree, rel)
+    with open(path, "a") as f:
+        f.write("/* a note of mine, outside every region */\n")
+    lines = handout.read_text(path).count("\n")
+    tgz = os.path.join(tmp, "student-handin.tar.gz")
+    p = subprocess.run(["make", "-s", "-C", tree, "handin", "LAB=" + lab.num, "HANDIN=" + tgz],
+                       capture_output=True, text=True, timeout=300)
+    said = "line %d outside the labs' regions differ" % lines
+    res = [("course/student/handin_names_the_lines_outside_the_regions", said in p.stdout,
+            "want %r in:\n%s" % (said, p.stdout + p.stderr))]
+    out = os.path.join(tmp, "student-submission.json")
+    p = subprocess.run(["make", "-s", "-C", tree, "grade", "LAB=" + lab.num, "SUBMISSION=" + tgz,
+                        "JSON=" + out], capture_output=True, text=True, timeout=900,
+                       env=dict(os.environ, GRADE_EXTRA=""))
+    try:
+        with open(out) as f:
+            r = json.load(f)
+    except (OSError, ValueError):
+        r = {"score": None, "extra_data": {"notes": []}}
+    ok = r["score"] == full
+    subprocess.run(["git", "-C", tree, "checkout", "-q", "--", rel], check=True)
+    return res + [("course/student/grade_submission_in_the_students_clone_takes_the_regions",
+                   ok, "score %s of %s\n%s" % (r["score"], full, tail(p.stdout + p.stderr)))]
 
 
 def course_branches_zero_suite():
@@ -1389,8 +2001,9 @@ def course_branches_zero_suite():
 
 
 def grading_suites():
-    return [grading_runner_suite(), grading_submissions_suite(), autograder_suite(),
-            course_suite(), course_branches_zero_suite()]
+    return [grading_runner_suite(), grading_submissions_suite(), grading_kernel_suite(),
+            grading_units_suite(), autograder_suite(), course_suite(),
+            course_branches_zero_suite()]
 
 
 # ---------------------------------------------------------------- mutants
@@ -1444,13 +2057,12 @@ def handout_and_handin_suite():
                                      if f.startswith("lab/") and f.count("/") >= 2))
                 if folders != [x.name for x in labs[:i + 1]]:
                     problems.append("has lab folders %s" % folders)
-                flat = {f: squash(handout.read_text(os.path.join(out, f))) for f in files
-                        if f.endswith((".c", ".h"))}
+                flat = {f: squash(handout.read_text(os.path.join(out, f))) for f in files}
                 for n, src, body in bodies:
-                    inside = body in flat.get(src, "")
-                    if n >= lab.num and inside:
-                        problems.append("%s holds lab %s's solution" % (src, n))
-                    elif n < lab.num and not inside:
+                    holders = [f for f, text in flat.items() if body in text]
+                    if n >= lab.num and holders:
+                        problems.append("%s hold lab %s's solution" % (holders, n))
+                    elif n < lab.num and src not in holders:
                         problems.append("%s lacks lab %s's solution" % (src, n))
                 res.append(("labs/handout/%s/nothing_instructor_only_no_solution_of_it_or_"
                             "later_labs" % lab.num, not problems, "\n".join(problems[:20])))
