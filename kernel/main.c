@@ -82,6 +82,17 @@ static void boot_run_args(char *buf, size_t size, const char **argv, int max)
     argv[n] = NULL;
 }
 
+/* "login=USER" (and no run=): init logs USER in on the console instead of
+ * root, told by the arguments `-u USER` (user/bin/init.c). */
+static void boot_login_args(char *buf, size_t size, const char **argv)
+{
+    if (argv[0] || !boot_arg_word("login", buf, size) || !buf[0])
+        return;
+    argv[0] = "-u";
+    argv[1] = buf;
+    argv[2] = NULL;
+}
+
 /* Hand the usable RAM of the multiboot memory map to the page allocator,
  * minus what is already in use: low memory, the kernel, the boot module. */
 static void mem_init(const struct multiboot_info *mbi)
@@ -144,7 +155,7 @@ static void read_boot_info(const struct multiboot_info *mbi)
 void kmain(uint32_t magic, uint32_t mbi_pa)
 {
     const struct multiboot_info *mbi = P2V(mbi_pa);
-    char test[32], run[sizeof(cmdline)];
+    char test[32], run[sizeof(cmdline)], user[32];
     const char *run_argv[MAXARG];
 
     console_init();
@@ -171,6 +182,7 @@ void kmain(uint32_t magic, uint32_t mbi_pa)
     if (boot_arg_word("test", test, sizeof(test)))
         ktest_run(test);
     boot_run_args(run, sizeof(run), run_argv, MAXARG);
+    boot_login_args(user, sizeof(user), run_argv);
     proc_start_init("/bin/init", run_argv);
     scheduler();
 }

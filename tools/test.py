@@ -515,6 +515,89 @@ def robust_suites():
     return [fault_hostile_suite(), robust_shell_suite()]
 
 
+# ================================================================ authority (issue 14)
+# The authority engineer's block: the issue's "Must show", typed into the
+# console: root's shell starts `runas student sh`, the student tries what
+# must be refused (revoke of /dev, of the old root after a pivot) and what
+# must work (a bind over /bin in the student's own namespace), and root's
+# shell must see none of it. Every rule one by one: user/tests/t_auth.c.
+def authority_shell_suite():
+    def run():
+        res = []
+        with qemu.Session(qemu.kernel_args("heapcheck panic=exit"), timeout=120) as s:
+            if not s.expect(r"\$ $", timeout=30):
+                return [("shell/authority/prompt_appears", False, tail(s.output))]
+
+            def check(name, lines, regex, timeout=15):
+                out = ""
+                for line in lines:
+                    got = s.run(line, timeout=timeout)
+                    if got is None:
+                        res.append(("shell/authority/" + name, False, "no prompt after %r\n%s" %
+                                    (line, tail(s.output))))
+                        return None
+                    out += got
+                ok = re.search(regex, out, re.M) is not None
+                res.append(("shell/authority/" + name, ok, "" if ok else "want /%s/ in:\n%s" %
+                            (regex, tail(out, 40))))
+                return out
+
+            def fd_of(line):
+                m = re.search(r"^fd (\d+)$", s.run(line) or "", re.M)
+                return m.group(1) if m else "none"
+
+            check("runas_student_sh_then_id_prints_uid_1000", ["runas student sh", "id"],
+                  r"^uid=1000\(student\) gid=1000\(student\)$")
+            check("a_users_revoke_of_dev_is_permission_denied",
+                  ["revoke %s" % fd_of("walk /dev")], r"revoke: Operation not permitted")
+            check("the_console_keeps_working_after_it", ["echo still here", "ls /dev"],
+                  r"^still here$[\s\S]*console")
+            s.run("mkdir /tmp/sb")
+            s.run("echo mine > /tmp/sb/marker")
+            check("a_users_bind_over_bin_works_in_the_users_namespace",
+                  ["bind %s /bin" % fd_of("walk /tmp/sb"), "walk /bin/marker"], r"^fd \d+$")
+            check("a_users_bind_over_bin_is_invisible_to_roots_shell",
+                  ["exit", "id", "walk /bin/marker", "ls /bin/id"],
+                  r"^uid=0\(root\)[\s\S]*marker: No such file[\s\S]*^/bin/id$")
+            check("unshare_and_pivot_as_a_user_work",
+                  ["runas student sh", "unshare", "mkdir /tmp/nr", "mount ramfs none /tmp/nr",
+                   "mkdir /tmp/nr/old", "pivot /tmp/nr /old /old/bin/sh", "pwd",
+                   "/old/bin/ls /"], r"^/$[\s\S]*^old$")
+            check("a_users_revoke_of_the_old_root_is_eperm",
+                  ["revoke %s" % fd_of("walk /old")], r"revoke: Operation not permitted")
+            check("revoke_of_the_users_own_ramfs_works",
+                  ["revoke %s" % fd_of("fsopen ramfs"), "pwd"], r"^/$")
+            check("root_keeps_its_shell_and_root_after_the_user_leaves",
+                  ["exit", "exit", "id", "ls /bin/id", "cat /proc/self/ns"],
+                  r"^uid=0\(root\)[\s\S]*^/bin/id$[\s\S]*^/dev devfs")
+        return res
+    return "shell/authority", run
+
+
+def authority_login_suite():
+    """Boot argument login=student: the console's first shell is the
+    student's, in a namespace of its own, with its home as cwd."""
+    def run():
+        res = []
+        with qemu.Session(qemu.kernel_args("heapcheck panic=exit login=student"),
+                          timeout=60) as s:
+            if not s.expect(r"\$ $", timeout=30):
+                return [("shell/login/prompt_appears", False, tail(s.output))]
+            out = (s.run("id") or "") + (s.run("pwd") or "")
+            ok = re.search(r"^uid=1000\(student\)[\s\S]*^/tmp$", out, re.M) is not None
+            res.append(("shell/login/boot_argument_login_starts_the_users_shell", ok, tail(out)))
+            m = re.search(r"^fd (\d+)$", s.run("fsopen ramfs") or "", re.M)
+            out = s.run("mkdir m; bind %s m; echo ok > m/f; cat m/f" % (m.group(1) if m else "x"))
+            ok = bool(out and re.search(r"^ok$", out, re.M))
+            res.append(("shell/login/the_users_login_shell_owns_its_namespace", ok, tail(out or "")))
+        return res
+    return "shell/login", run
+
+
+def authority_suites():
+    return [authority_shell_suite(), authority_login_suite()]
+
+
 # ================================================================ robust2 (ATTACK2.md)
 # The robust2 engineer's block: the races of a call asleep inside ext2
 # (user/tests/r2race.c: many rounds, so a longer time limit than a t_*.c
@@ -2068,6 +2151,7 @@ def all_suites():
     suites += robust_suites()
     suites += robust2_suites()
     suites += guestshell_suites()
+    suites += authority_suites()
     suites.append(lab_harness_suite())
     suites += grading_suites() + [handout_and_handin_suite()]
     suites[:0] = mutant_suites()        # the longest suites start first

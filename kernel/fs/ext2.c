@@ -449,6 +449,8 @@ static int write_inode(struct ext2_fs *e, struct ext2_node *n)
     struct vnode *v = n->v;
 
     n->raw.mode = v->mode;
+    n->raw.uid = v->uid;
+    n->raw.gid = v->gid;
     n->raw.size = v->size;
     n->raw.links_count = v->nlink;
     n->raw.mtime = v->mtime;
@@ -496,6 +498,8 @@ static int node_new(struct ext2_fs *e, uint32_t ino, const struct ext2_inode *ra
     v->size = raw->size;
     v->nlink = raw->links_count;
     v->mtime = raw->mtime;
+    v->uid = raw->uid;                  /* the low 16 bits: ids above 65535 are refused */
+    v->gid = raw->gid;
     if (S_ISCHR(v->mode) || S_ISBLK(v->mode))
         v->rdev = raw->block[0];
     n->next = e->nodes;
@@ -1410,6 +1414,15 @@ static int ext2_write(struct vnode *v, const void *buf, uint32_t off, uint32_t n
     return fs_leave(e, write_data(e, v, buf, off, n));
 }
 
+/* fchmod, fchown, a new node's owner: the inode's own mode, uid and gid. */
+static int ext2_setattr(struct vnode *v)
+{
+    struct ext2_fs *e = E(v);
+
+    fs_enter(e);
+    return fs_leave(e, write_inode(e, N(v)));
+}
+
 static int ext2_truncate(struct vnode *v, uint32_t len)
 {
     struct ext2_fs *e = E(v);
@@ -1545,6 +1558,7 @@ static const struct vnode_ops ext2_ops = {
     .readdir = ext2_readdir,
     .readlink = ext2_readlink,
     .inactive = ext2_inactive,
+    .setattr = ext2_setattr,
 };
 
 /* ---------------------------------------------------------------- the filesystem */

@@ -88,10 +88,8 @@ int vfs_ready(int fd, int mode, struct file **out)
         return -ELOOP; /* a symlink itself has no contents to ready */
     if ((access & FA_WRITE) && S_ISREG(v->mode) && (err = fs_may_change(v)) < 0)
         return err;
-    if ((access & FA_WRITE) && !(v->mode & 0222))
-        return -EACCES;
-    if ((access & FA_READ) && !(v->mode & 0444))
-        return -EACCES;
+    if ((err = perm_ready(curproc(), v, access)) < 0)
+        return err; /* the readier's permission, whoever made the path fd */
     if (S_ISCHR(v->mode) || S_ISBLK(v->mode)) {
         const struct devsw *d = dev_lookup(v->rdev);
         if (!d)
@@ -224,6 +222,8 @@ int file_stat(struct file *f, struct stat *st)
     st->st_blocks = (v->size + 511) / 512;
     st->st_rdev = v->rdev;
     st->st_atime = st->st_mtime = st->st_ctime = v->mtime;
+    st->st_uid = v->uid;
+    st->st_gid = v->gid;
     return 0;
 }
 

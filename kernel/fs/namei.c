@@ -27,6 +27,7 @@ struct walker {
     int links;                  /* symlinks followed so far */
     struct path *down;          /* the directories gone down through, each held */
     int ndown, cap;             /* WALK_BENEATH: ndown is the depth below the start */
+    const struct proc *who;     /* whose search permission each directory needs */
 };
 
 /* Remember dir (its reference handed over) as the way back up. */
@@ -162,6 +163,8 @@ static int resolve(struct walker *w, struct path *cur, const char *path, int fol
 
         if (!S_ISDIR(cur->vn->mode))
             return -ENOTDIR;
+        if ((err = perm_check(w->who, cur->vn, MAY_EXEC)) < 0)
+            return err;                 /* search permission, on every directory walked */
         if (strcmp(name, ".") == 0)
             continue;
         if (strcmp(name, "..") == 0) {
@@ -197,7 +200,7 @@ static int resolve(struct walker *w, struct path *cur, const char *path, int fol
  * here (a path with no component, like "/", asks none). */
 int vfs_walk_from(struct proc *p, int dirfd, const char *path, int flags, struct path *out)
 {
-    struct walker w = { p->ns, &p->root, flags, 0, NULL, 0, 0 };
+    struct walker w = { p->ns, &p->root, flags, 0, NULL, 0, 0, p };
     int err;
 
     if (flags & ~(WALK_NOFOLLOW | WALK_BENEATH))
@@ -313,10 +316,20 @@ int vfs_create(int dirfd, const char *path, uint32_t type, uint32_t perm, uint32
         return err;
     if ((err = fs_may_change(dir.vn)) == 0 && dir.vn->nlink == 0)
         err = -ENOENT;                  /* a removed directory takes no new names */
+    if (err == 0)
+        err = perm_create(curproc(), dir.vn, type);
     if (err == 0 &&
         (err = vnode_create(dir.vn, name, mode, S_ISCHR(mode) || S_ISBLK(mode) ? rdev : 0,
-                            S_ISLNK(mode) ? symlink : NULL, &v)) == 0)
-        path_child(&dir, v, out);
+                            S_ISLNK(mode) ? symlink : NULL, &v)) == 0) {
+        /* the maker's: stored if the filesystem gave it another owner, or
+         * the name goes again */
+        if (perm_own(curproc(), v) && (err = vnode_setattr(v)) < 0) {
+            vnode_put(v);
+            vnode_unlink(dir.vn, name);
+        } else {
+            path_child(&dir, v, out);
+        }
+    }
     path_put(&dir);
     return err;
 }
@@ -343,7 +356,7 @@ int vfs_link(int fd, int dirfd, const char *path)
         err = -EPERM;                   /* no hard link to a directory */
     else if (dir.vn->nlink == 0)
         err = -ENOENT;                  /* a removed directory takes no new names */
-    else
+    else if ((err = perm_dir_change(curproc(), dir.vn)) == 0)
         err = vnode_link(dir.vn, name, f->path.vn);
     path_put(&dir);
     return err;
@@ -363,9 +376,12 @@ int vfs_unlink(int dirfd, const char *path, int flags)
         return -EINVAL;
     if ((err = vfs_walk_parent(dirfd, path, &dir, name)) < 0)
         return err;
-    if ((err = fs_may_change(dir.vn)) == 0 && (err = vnode_lookup(dir.vn, name, &v)) == 0) {
+    if ((err = fs_may_change(dir.vn)) == 0 && (err = perm_dir_change(curproc(), dir.vn)) == 0 &&
+        (err = vnode_lookup(dir.vn, name, &v)) == 0) {
         if (covered(&dir, v))
             err = -EBUSY;
+        else if ((err = perm_sticky(curproc(), dir.vn, v)) < 0)
+            ;
         else if (S_ISDIR(v->mode) && !(flags & UNLINK_DIR))
             err = -EISDIR;
         else if (!S_ISDIR(v->mode) && (flags & UNLINK_DIR))
@@ -385,8 +401,15 @@ int vfs_unlink(int dirfd, const char *path, int flags)
 static int may_replace(const struct path *odir, struct vnode *v, const struct path *ndir,
                        struct vnode *victim, int flags)
 {
+    struct proc *p = curproc();
+    int err;
+
     if (covered(odir, v) || (victim && covered(ndir, victim)))
         return -EBUSY;
+    if ((err = perm_dir_change(p, odir->vn)) < 0 || (err = perm_dir_change(p, ndir->vn)) < 0 ||
+        (err = perm_sticky(p, odir->vn, v)) < 0 ||
+        (victim && victim != v && (err = perm_sticky(p, ndir->vn, victim)) < 0))
+        return err;
     if (ndir->vn->nlink == 0)
         return -ENOENT;                 /* a removed directory takes no new names */
     if (!victim)
@@ -485,9 +508,13 @@ static int set_dir(struct path *slot, int fd, int is_root)
     return 0;
 }
 
+/* fchroot() changes the namespace (ns_attach_root) as bind does, so it
+ * needs what bind needs: a namespace the caller may change. */
 int vfs_fchroot(int fd)
 {
-    return set_dir(&curproc()->root, fd, 1);
+    int err = ns_may_change(curproc()->ns);
+
+    return err ? err : set_dir(&curproc()->root, fd, 1);
 }
 
 int vfs_fchdir(int fd)

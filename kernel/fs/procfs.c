@@ -31,8 +31,13 @@ static struct vnode *proc_node(struct fs *fs, int pid, int kind)
                     : kind == PF_SELF                      ? S_IFLNK | 0777
                                                            : S_IFREG | 0444;
     struct vnode *v = vnode_alloc(fs, mode, &procfs_ops);
+    struct proc *p = pid > 0 ? proc_find(pid) : NULL;
 
     if (v) {
+        if (p) {                        /* a process's files are its user's */
+            v->uid = p->uid;
+            v->gid = p->gid;
+        }
         v->ino = INO(pid, kind);
         v->nlink = kind == PF_PIDDIR ? 2 : 1;
     }

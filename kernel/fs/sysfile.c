@@ -187,6 +187,23 @@ int sys_fcntl(const uint32_t *arg)
     return fd_fcntl(fd, cmd, val);
 }
 
+int sys_fchmod(const uint32_t *arg)
+{
+    int fd = (int)arg[0];
+    uint32_t mode = arg[1];
+
+    return vfs_fchmod(fd, mode);
+}
+
+/* fchown(fd, uid, gid): -1 (0xFFFFFFFF) leaves an id as it is. */
+int sys_fchown(const uint32_t *arg)
+{
+    int fd = (int)arg[0];
+    uint32_t uid = arg[1], gid = arg[2];
+
+    return vfs_fchown(fd, uid, gid);
+}
+
 int sys_sync(const uint32_t *arg)
 {
     (void)arg;

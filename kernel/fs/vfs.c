@@ -225,6 +225,15 @@ int vnode_readlink(struct vnode *v, char *buf, uint32_t n)
     return err ? err : v->ops->readlink(v, buf, n);
 }
 
+/* Store v's mode, uid and gid (perm.c). A filesystem that cannot keep
+ * them (procfs makes its nodes afresh) has no setattr: NO_OP. */
+int vnode_setattr(struct vnode *v)
+{
+    int err = callable(v, v->ops->setattr != NULL);
+
+    return err ? err : v->ops->setattr(v);
+}
+
 /* Do a and b hold the same bytes? One vnode; or two block device nodes
  * of one device (any devfs's hd1, a node made with create(S_IFBLK)); or
  * one file reached twice (its filesystem and inode number). */
@@ -263,7 +272,10 @@ int fs_new(const char *type, struct file *src, const char *opts, struct fs **out
     fs->refs = 1;
     fs->depth = src ? src->path.vn->fs->depth + 1 : 0;
     fs->id = next_fs_id++;
-    fs->readonly = opt_has(opts, "ro");
+    /* A source not readied for writing gives a read-only instance: fsopen
+     * can do no more with a device than its caller could (authority). */
+    fs->readonly = opt_has(opts, "ro") || (src && !(src->access & FA_WRITE));
+    fs->owner = curproc() ? curproc()->uid : 0;     /* who may revoke it */
     if (src) {
         file_get(src);
         fs->source = src;
@@ -276,6 +288,8 @@ int fs_new(const char *type, struct file *src, const char *opts, struct fs **out
         kfree(fs);
         return err;
     }
+    if (!src)
+        perm_own(curproc(), fs->root); /* made from nothing: its maker's, to fill */
     fs->next = live_fs;
     live_fs = fs;
     *out = fs;
@@ -310,13 +324,40 @@ int vfs_fsopen(const char *type, int srcfd, const char *opts, struct path *out)
     /* LAB 03: END */
 }
 
-/* revoke(): force off the filesystem the node fd names is in (fs_revoke). */
+/* revoke(): force off the filesystem the node fd names is in (fs_revoke),
+ * if the caller may (fs_may_revoke). */
 int vfs_revoke(int fd)
 {
     struct file *f;
     int err;
 
-    return (f = fd_get(fd, &err)) ? fs_revoke(f->path.vn->fs) : err;
+    if (!(f = fd_get(fd, &err)))
+        return err;
+    if ((err = fs_may_revoke(f->path.vn->fs)) < 0)
+        return err;
+    return fs_revoke(f->path.vn->fs);
+}
+
+/* May the caller revoke fs? Root may; anyone else only an instance it
+ * made itself (fsopen) that is attached in no namespace it does not own,
+ * nor holds something attached in one: a user's revoke must change
+ * nothing another user sees. So init's root and the boot namespace's
+ * /dev, made by the kernel for root, are root's to revoke. 0 or -EPERM.
+ * Lab 07. */
+int fs_may_revoke(struct fs *fs)
+{
+    /* LAB 07: BEGIN (stub:
+    (void)fs;
+    return 0;                           // anyone may revoke anything
+    ) */
+    uint32_t uid = curproc()->uid;
+
+    if (uid == 0)
+        return 0;
+    if (fs->owner != uid || ns_attached_beyond(fs, uid))
+        return -EPERM;
+    return 0;
+    /* LAB 07: END */
 }
 
 /* Forced unmount of fs, attached or not: sync it, mark it revoked (every

@@ -48,6 +48,9 @@ struct vnode_ops {
     int (*readdir)(struct vnode *dir, uint32_t *cookie, char *name, uint32_t *ino, uint32_t *type);
     int (*readlink)(struct vnode *v, char *buf, uint32_t n);
     void (*inactive)(struct vnode *v);      /* last reference dropped */
+    /* Store v->mode, v->uid and v->gid (fchmod, fchown, a new node's
+     * owner). NULL: the vnode itself is the storage (ramfs, devfs). */
+    int (*setattr)(struct vnode *v);
 };
 
 struct vnode {
@@ -57,6 +60,7 @@ struct vnode {
     uint32_t size;
     uint32_t rdev;                  /* device nodes */
     uint32_t mtime;
+    uint32_t uid, gid;              /* owner and group (perm.c checks them) */
     int refs;
     struct fs *fs;
     const struct vnode_ops *ops;
@@ -90,6 +94,7 @@ struct fs {
     void *priv;
     struct fs *next;                /* the list of live instances */
     int depth;                      /* images inside images: bounded, see fs_new */
+    uint32_t owner;                 /* the uid that called fsopen: who may revoke it */
 };
 
 /* An open file description. Access FA_PATH = walk() result: names the node
@@ -143,6 +148,8 @@ int vnode_write(struct vnode *v, const void *buf, uint32_t off, uint32_t n);
 int vnode_truncate(struct vnode *v, uint32_t len);
 int vnode_readdir(struct vnode *dir, uint32_t *cookie, char *name, uint32_t *ino, uint32_t *type);
 int vnode_readlink(struct vnode *v, char *buf, uint32_t n);
+int vnode_setattr(struct vnode *v);
+int fs_may_revoke(struct fs *fs);                                   /* Lab 07 */
 void vfs_sync_all(void);
 void register_fs_type(const struct fs_type *t);
 int vnode_type_dt(uint32_t mode);
@@ -190,6 +197,8 @@ int ns_unshare(struct proc *p);
 int ns_format(struct namespace *ns, const struct path *root, char *buf, size_t size);
 int ns_attach_root(struct namespace *ns, struct path *p);
 struct mount *ns_root_mount(struct namespace *ns);
+int ns_may_change(struct namespace *ns);                                   /* Lab 07 */
+int ns_attached_beyond(struct fs *fs, uint32_t uid);
 
 /* ---- open files and fd tables (file.c) */
 #define NOFILE       OPEN_MAX
@@ -235,6 +244,21 @@ int fd_close(int fd);
 int fd_dup(int fd);
 int fd_dup2(int from, int to);
 int fd_fcntl(int fd, int cmd, uint32_t arg);
+
+/* ---- permissions (perm.c): every check of the authority rules that is
+ * about a node; the namespace's and revoke's are ns_may_change and
+ * fs_may_revoke. doc/decisions.md, "Authority". */
+#define MAY_EXEC  01                    /* search, for a directory */
+#define MAY_WRITE 02
+#define MAY_READ  04
+int perm_check(const struct proc *p, const struct vnode *v, int want);
+int perm_ready(const struct proc *p, const struct vnode *v, int access);
+int perm_dir_change(const struct proc *p, const struct vnode *dir);
+int perm_sticky(const struct proc *p, const struct vnode *dir, const struct vnode *v);
+int perm_create(const struct proc *p, const struct vnode *dir, uint32_t type);
+int perm_own(const struct proc *p, struct vnode *v);
+int vfs_fchmod(int fd, uint32_t mode);
+int vfs_fchown(int fd, uint32_t uid, uint32_t gid);
 
 /* ---- pipes and FIFOs (pipe.c) */
 int pipe_open(struct vnode *v, int access);

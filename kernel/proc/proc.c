@@ -149,6 +149,8 @@ int proc_fork(int flags)
     child->heap_base = parent->heap_base;
     child->brk = parent->brk;
     child->pgid = parent->pgid;
+    child->uid = parent->uid;           /* a child acts for the same user */
+    child->gid = parent->gid;
     child->parent = parent;
     strlcpy(child->name, parent->name, sizeof(child->name));
     child->state = P_RUNNABLE;

@@ -35,6 +35,7 @@ struct proc {
     int killed;                         /* signal number that will kill it, or 0 */
     int status;                         /* wait status, once a zombie */
     int pgid;                           /* process group (tty ^C goes to one) */
+    uint32_t uid, gid;                  /* who it acts for (cred.c); 0 is root */
     uint32_t start_tick;
     struct fdtable *fds;
     struct namespace *ns;

@@ -19,7 +19,8 @@ typedef int (*syscall_fn)(const uint32_t *arg);
     X(read) X(write) X(close) X(dup) X(dup2) X(pipe) X(lseek) X(fstat) X(getdents) \
     X(ftruncate) X(fcntl) X(sync) \
     X(walk) X(ready) X(create) X(link) X(unlink) X(rename) X(readlink) X(getcwd) \
-    X(fsopen) X(bind) X(unbind) X(revoke) X(fchroot) X(fchdir) X(unshare)
+    X(fsopen) X(bind) X(unbind) X(revoke) X(fchroot) X(fchdir) X(unshare) \
+    X(getuid) X(getgid) X(setuid) X(setgid) X(fchmod) X(fchown)
 /* clang-format on */
 
 #define DECLARE(name) int sys_##name(const uint32_t *arg);

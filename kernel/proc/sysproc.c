@@ -9,6 +9,7 @@
 #include "mm/page.h"
 #include "mm/uaccess.h"
 #include "mm/vm.h"
+#include "proc/cred.h"
 #include "proc/exec.h"
 #include "proc/proc.h"
 #include "proc/syscall.h"
@@ -103,13 +104,16 @@ int sys_getppid(const uint32_t *arg)
     return curproc()->parent ? curproc()->parent->pid : 0;
 }
 
-/* kill(pid, sig); a negative pid names a process group. */
+/* kill(pid, sig); a negative pid names a process group. A user kills
+ * only its own processes (cred.c). */
 int sys_kill(const uint32_t *arg)
 {
-    int pid = (int)arg[0], sig = (int)arg[1];
+    int pid = (int)arg[0], sig = (int)arg[1], err;
 
     if (sig <= 0 || sig >= NSIG)
         return -EINVAL;
+    if ((err = pid < 0 ? cred_may_signal_group(-pid) : pid > 0 ? cred_may_signal(pid) : 0) < 0)
+        return err;                     /* a user kills only its own processes */
     return pid < 0 ? proc_kill_group(-pid, sig) : proc_kill(pid, sig);
 }
 
@@ -177,8 +181,11 @@ int sys_tcsetpgrp(const uint32_t *arg)
     return 0;
 }
 
+/* poweroff(code): root's alone, since it ends every user's processes. */
 int sys_poweroff(const uint32_t *arg)
 {
+    if (curproc()->uid != 0)
+        return -EPERM;
     vfs_sync_all();
     machine_poweroff((int)arg[0]);
 }

@@ -6,9 +6,12 @@
  * within a second: before each shell init puts back any part of the boot
  * layout that has gone, and while a shell runs it watches the console,
  * replacing a console whose filesystem was revoked (doc/decisions.md).
- * With arguments (kernel command line run=PROG ARG..., as the test runner
- * and the grader use) it runs PROG with those arguments once instead and
- * powers the machine off with PROG's exit status. */
+ * The shell is started by login(1): root's, or with the boot argument
+ * login=USER (the kernel passes it as `-u USER`) that user's, in a
+ * namespace of its own. With arguments (kernel command line run=PROG
+ * ARG..., as the test runner and the grader use) it runs PROG with those
+ * arguments once instead and powers the machine off with PROG's exit
+ * status. */
 #include <errno.h>
 #include <fcntl.h>
 #include <orthos.h>
@@ -26,11 +29,12 @@
 /* The boot layout: the kernel attaches /dev and /proc, init the rest. */
 static const struct {
     const char *type, *source, *dir;
+    int mode;                           /* made this mode once attached; 0: as it comes */
 } layout[] = {
-    { "devfs", NULL, "/dev" },          /* first: the others' sources live there */
-    { "procfs", NULL, "/proc" },
-    { "ramfs", NULL, "/tmp" },
-    { "ext2", "/dev/hd1", "/mnt" },
+    { "devfs", NULL, "/dev", 0 },       /* first: the others' sources live there */
+    { "procfs", NULL, "/proc", 0 },
+    { "ramfs", NULL, "/tmp", 01777 },   /* everyone's scratch space, sticky */
+    { "ext2", "/dev/hd1", "/mnt", 0 },
 };
 
 /* fds 0, 1, 2 on /dev/console, kept across exec. Built from the primitives
@@ -83,6 +87,8 @@ static void restore_layout(int announce)
         if (attached(layout[i].dir))
             continue;
         if (mount(layout[i].type, layout[i].source, layout[i].dir, "") == 0) {
+            if (layout[i].mode && chmod(layout[i].dir, layout[i].mode) < 0)
+                fprintf(stderr, "init: chmod %s: %s\n", layout[i].dir, strerror(errno));
             if (announce)
                 printf("init: %s was gone: attached a new %s\n", layout[i].dir, layout[i].type);
         } else if (!announce && errno != ENXIO && layout[i].source) {
@@ -176,18 +182,20 @@ static void show_motd(void)
 
 int main(int argc, char *argv[])
 {
+    char *user = argc == 3 && strcmp(argv[1], "-u") == 0 ? argv[2] : "root";
+
     if (open_console() < 0)
         _exit(100);                     /* nothing to print on: give up */
     restore_layout(0);
 
-    if (argc > 1) {                     /* run=PROG ARG...: one program, then power off */
+    if (argc > 1 && strcmp(argv[1], "-u") != 0) { /* run=PROG ARG...: one program, then power off */
         int status = wait_for(spawn(argv + 1));
         sync();
         poweroff(WIFEXITED(status) ? WEXITSTATUS(status) : 0x40 + WTERMSIG(status));
     }
     show_motd();
     for (;;) {
-        char *sh[] = { "/bin/sh", NULL };
+        char *sh[] = { "/bin/login", user, NULL };
         unsigned started = uptime_ms();
         int pid = spawn(sh), status;
         char how[64];
@@ -199,6 +207,6 @@ int main(int argc, char *argv[])
         printf("init: the shell %s; starting a new one\n", how_it_ended(status, how, sizeof(how)));
         fflush(stdout);
         if (uptime_ms() - started < 1000)
-            sleep_ms(RESPAWN_MS);       /* it died young: do not spin */
+            sleep_ms(RESPAWN_MS); /* it died young: do not spin */
     }
 }

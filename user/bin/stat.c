@@ -35,7 +35,8 @@ static int show(const char *path)
         printf(" -> %s", target);
     }
     printf("\n  Type: %s\n", type_name(st.st_mode));
-    printf("  Mode: %s (%04o)\n", mode, (unsigned)st.st_mode & 07777);
+    printf("  Mode: %s (%04o)  Uid: %u  Gid: %u\n", mode, (unsigned)st.st_mode & 07777,
+           (unsigned)st.st_uid, (unsigned)st.st_gid);
     printf("  Size: %-10u Blocks: %-8u Links: %u\n", (unsigned)st.st_size, (unsigned)st.st_blocks,
            (unsigned)st.st_nlink);
     printf("Device: %-10u Inode: %u\n", (unsigned)st.st_dev, (unsigned)st.st_ino);

@@ -32,6 +32,10 @@ int sleep_ms(unsigned ms);
 unsigned sleep(unsigned sec);
 unsigned uptime_ms(void);
 int poweroff(int code);
+int getuid(void);
+int getgid(void);
+int setuid(int uid);                /* root only: there is no way back */
+int setgid(int gid);                /* root only; call it before setuid */
 
 /* descriptors */
 int read(int fd, void *buf, size_t n);
@@ -54,6 +58,8 @@ int rmdir(const char *path);
 int link(const char *old, const char *new);
 int symlink(const char *target, const char *linkpath);
 int readlink(const char *path, char *buf, size_t n);
+int chown(const char *path, int uid, int gid);     /* walk + fchown; -1 keeps an id */
+int fchown(int fd, int uid, int gid);
 
 /* command-line options */
 extern char *optarg;

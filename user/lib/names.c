@@ -71,3 +71,28 @@ int readlink(const char *path, char *buf, size_t n)
 {
     return readlinkat(AT_CWD, path, buf, n);
 }
+
+/* chmod = walk + fchmod + close: the permission bits of what path names
+ * (followed, like stat). fchmod works on the path fd; nothing is readied. */
+int chmod(const char *path, int mode)
+{
+    int fd = walk(AT_CWD, path, 0), ret;
+
+    if (fd < 0)
+        return -1;
+    ret = fchmod(fd, mode);
+    close(fd);
+    return ret;
+}
+
+/* chown = walk + fchown + close; -1 leaves an id as it is. */
+int chown(const char *path, int uid, int gid)
+{
+    int fd = walk(AT_CWD, path, 0), ret;
+
+    if (fd < 0)
+        return -1;
+    ret = fchown(fd, uid, gid);
+    close(fd);
+    return ret;
+}

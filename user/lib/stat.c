@@ -53,5 +53,7 @@ void strmode(unsigned mode, char *buf)
     buf[0] = types[(mode & S_IFMT) >> 12];
     for (i = 0; i < 9; i++)
         buf[i + 1] = (mode & (0400 >> i)) ? rwx[i] : '-';
+    if (mode & S_ISVTX)
+        buf[9] = (mode & 01) ? 't' : 'T';
     buf[10] = '\0';
 }

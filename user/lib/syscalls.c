@@ -239,3 +239,29 @@ int unshare(void)
 {
     return SYS0(SYS_unshare);
 }
+
+/* users and permissions (doc/man/setuid.2.md, fchmod.2.md, fchown.2.md) */
+int getuid(void)
+{
+    return SYS0(SYS_getuid);
+}
+int getgid(void)
+{
+    return SYS0(SYS_getgid);
+}
+int setuid(int uid)
+{
+    return SYS1(SYS_setuid, uid);
+}
+int setgid(int gid)
+{
+    return SYS1(SYS_setgid, gid);
+}
+int fchmod(int fd, int mode)
+{
+    return SYS2(SYS_fchmod, fd, mode);
+}
+int fchown(int fd, int uid, int gid)
+{
+    return SYS3(SYS_fchown, fd, uid, gid);
+}

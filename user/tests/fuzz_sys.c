@@ -434,15 +434,16 @@ static int sandbox(void)
 
 static void worker_child(void);
 
-/* A completely random call: any number (but poweroff), any arguments. */
+/* A completely random call: any number (but poweroff, fchmod, fchown), any
+ * arguments. */
 static void op_raw(void)
 {
     unsigned a[5];
     int nr, i, r;
 
-    do
+    do /* fchmod, fchown: a root worker could take the console's mode away from everyone */
         nr = chance(90) ? (int)rnd(NSYSCALLS) : (int)fz_next(&rng) % 200;
-    while (nr == SYS_poweroff);
+    while (nr == SYS_poweroff || nr == SYS_fchmod || nr == SYS_fchown);
     for (i = 0; i < 5; i++) {
         switch (rnd(6)) {
         case 0: a[i] = fd_arg(); break;

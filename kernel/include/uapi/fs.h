@@ -19,6 +19,9 @@
 #define S_IFBLK     0060000
 #define S_IFREG     0100000
 #define S_IFLNK     0120000
+#define S_ISUID     0004000 /* kept in the mode, never acted on: no set-uid programs */
+#define S_ISGID     0002000
+#define S_ISVTX     0001000 /* sticky: in such a directory only a name's owner removes it */
 #define S_ISDIR(m)  (((m) & S_IFMT) == S_IFDIR)
 #define S_ISREG(m)  (((m) & S_IFMT) == S_IFREG)
 #define S_ISLNK(m)  (((m) & S_IFMT) == S_IFLNK)
@@ -35,6 +38,8 @@ struct stat {
     uint32_t st_blocks;     /* 512-byte units in use */
     uint32_t st_rdev;       /* device number of a device node */
     uint32_t st_atime, st_mtime, st_ctime;
+    uint32_t st_uid;        /* owner */
+    uint32_t st_gid;        /* group */
 };
 
 /* getdents() fills a buffer with these, each d_reclen bytes long. */

@@ -13,6 +13,8 @@ int lstat(const char *path, struct stat *st);
 int mkdir(const char *path, int mode);
 int mkfifo(const char *path, int mode);
 int mknod(const char *path, int mode, int dev);    /* mode includes the S_IF* type */
+int fchmod(int fd, int mode);                       /* any fd, a path fd too */
+int chmod(const char *path, int mode);              /* walk + fchmod + close */
 
 /* Orthos extra (BSD has one too): "drwxr-xr-x" for mode in buf[11]. */
 void strmode(unsigned mode, char *buf);

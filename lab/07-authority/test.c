@@ -1,0 +1,222 @@
+/* lab07 - graded tests for lab 07: who may change a namespace
+ * (ns_may_change) and who may revoke a filesystem (fs_may_revoke).
+ *
+ * Each test starts as root in a child of its own (lab.h) and drops to
+ * the user `student` (uid 1000) for what a user tries; when root must
+ * do something in between, the two share one fd table
+ * (rfork(RFORK_SHAREFDS)), so that a filesystem one of them made is an
+ * fd the other holds too. Every test tries at least one thing that must
+ * be refused, so the stub (which allows everything) scores 0. */
+#include <fcntl.h>
+#include <orthos.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "lab.h"
+#include "array_size.h"
+
+#define STUDENT 1000
+
+/* Act for the student from now on; 0 or -1. */
+static int become_student(void)
+{
+    return setgid(STUDENT) == 0 && setuid(STUDENT) == 0 ? 0 : -1;
+}
+
+/* fn run by a process sharing our fd table, as the student: its result
+ * (0 or an errno), or -1 if it could not be run. */
+static int shared_as_student(int (*fn)(int), int arg)
+{
+    int pid, status;
+
+    fflush(stdout);
+    if ((pid = rfork(RFORK_SHAREFDS)) == 0) {
+        if (become_student() < 0)
+            _exit(255);
+        _exit(fn(arg));
+    }
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+        return -1;
+    return WEXITSTATUS(status) == 255 ? -1 : WEXITSTATUS(status);
+}
+
+/* For shared_as_student: 0, or the errno of the failed call. */
+static int student_revoke(int fd)
+{
+    return revoke(fd) == 0 ? 0 : errno;
+}
+
+static int student_fsopen_at(int slot)
+{
+    int fs = fsopen("ramfs", -1, "");
+
+    if (fs < 0)
+        return errno;
+    return dup2(fs, slot) == slot ? (close(fs), 0) : errno;
+}
+
+/* A fresh directory for this test under /tmp (root's, 0777). */
+static int make_dir(const char *path)
+{
+    return mkdir(path, 0777) == 0 && chmod(path, 0777) == 0 ? 0 : -1;
+}
+
+/* ------------------------------------------------------------ namespaces */
+
+static void a_user_cannot_change_the_boot_namespace(void)
+{
+    int fs;
+
+    CHECK(make_dir("/tmp/l7a") == 0, "setup");
+    CHECK(become_student() == 0, "setuid");
+    CHECK((fs = fsopen("ramfs", -1, "")) >= 0, "fsopen of a ramfs needs no privilege");
+    CHECK_ERR(bind(fs, AT_CWD, "/tmp/l7a", 0), EPERM);
+    CHECK_ERR(bind(fs, AT_CWD, "/bin", 0), EPERM);
+    CHECK_ERR(unbind(AT_CWD, "/tmp"), EPERM);
+    CHECK_ERR(unbind(AT_CWD, "/dev"), EPERM);
+    CHECK_ERR(fchroot(fs), EPERM);
+    CHECK(walk(AT_CWD, "/dev/console", 0) >= 0, "/dev is still attached");
+    PASS();
+}
+
+static void a_user_binds_unbinds_and_chroots_in_a_namespace_of_their_own(void)
+{
+    int fs, u, pid, status;
+
+    CHECK(make_dir("/tmp/l7b") == 0, "setup");
+    CHECK(become_student() == 0, "setuid");
+    CHECK((fs = fsopen("ramfs", -1, "")) >= 0, "fsopen");
+    CHECK_ERR(bind(fs, AT_CWD, "/tmp/l7b", 0), EPERM);     /* not yet: the boot namespace */
+    CHECK(unshare() == 0, "unshare");
+    CHECK(bind(fs, AT_CWD, "/tmp/l7b", 0) == 0, "bind in one's own namespace");
+    CHECK(bind(fs, AT_CWD, "/bin", 0) == 0, "even over /bin");
+    CHECK((u = unbind(AT_CWD, "/bin")) >= 0, "unbind");
+    close(u);
+    if ((pid = fork()) == 0)            /* a child shares the namespace, and its owner's uid */
+        _exit(bind(fs, AT_CWD, "/tmp/l7b", 0) == 0 ? 0 : 1);
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+              WEXITSTATUS(status) == 0,
+          "a child in the same namespace binds too");
+    CHECK(fchroot(fs) == 0, "fchroot in one's own namespace");
+    PASS();
+}
+
+/* The owner is whoever called unshare, not "anyone but the boot one". */
+static void a_namespace_root_unshared_is_still_roots(void)
+{
+    int fs, pid, status;
+
+    CHECK(make_dir("/tmp/l7c") == 0, "setup");
+    CHECK(unshare() == 0, "root unshares");
+    CHECK((fs = fsopen("ramfs", -1, "")) >= 0, "fsopen");
+    if ((pid = fork()) == 0) {
+        if (become_student() < 0)
+            _exit(2);
+        _exit(bind(fs, AT_CWD, "/tmp/l7c", 0) < 0 && errno == EPERM ? 0 : 1);
+    }
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status),
+          "the student's child did not finish");
+    CHECK(WEXITSTATUS(status) == 0, "the student bound in root's (unshared) namespace");
+    CHECK(bind(fs, AT_CWD, "/tmp/l7c", 0) == 0, "root binds there");
+    PASS();
+}
+
+/* ------------------------------------------------------------ revoke */
+
+static void a_user_cannot_revoke_what_root_made(void)
+{
+    static const char *const roots[] = { "/", "/dev", "/proc", "/tmp" };
+    int i, fd, c, detached;
+
+    CHECK((detached = fsopen("ramfs", -1, "")) >= 0, "root's ramfs, attached nowhere");
+    CHECK(become_student() == 0, "setuid");
+    for (i = 0; i < (int)ARRAY_SIZE(roots); i++) {
+        CHECK((fd = walk(AT_CWD, roots[i], 0)) >= 0, "walk %s", roots[i]);
+        CHECK_ERR(revoke(fd), EPERM);
+        close(fd);
+    }
+    CHECK_ERR(revoke(detached), EPERM);
+    CHECK(unshare() == 0, "unshare");
+    CHECK(mkdir("/tmp/l7d", 0755) == 0 && mount("ramfs", "none", "/tmp/l7d", "") == 0 &&
+              mkdir("/tmp/l7d/old", 0755) == 0 && pivot_root("/tmp/l7d", "/old") == 0,
+          "a pivot in one's own namespace");
+    CHECK((fd = walk(AT_CWD, "/old", 0)) >= 0, "walk /old");
+    CHECK_ERR(revoke(fd), EPERM);
+    close(fd);
+    CHECK((fd = walk(AT_CWD, "/old/dev/console", 0)) >= 0 && (c = ready(fd, R_WRITE)) >= 0 &&
+              write(c, "", 0) == 0,
+          "the console still works");
+    PASS();
+}
+
+static void a_user_revokes_their_own_filesystem(void)
+{
+    int fs, d, dev;
+
+    CHECK(become_student() == 0, "setuid");
+    CHECK((dev = walk(AT_CWD, "/dev", 0)) >= 0, "walk /dev");
+    CHECK_ERR(revoke(dev), EPERM);
+    CHECK((fs = fsopen("ramfs", -1, "")) >= 0, "fsopen");
+    CHECK(revoke(fs) == 0, "revoke of one's own, attached nowhere");
+    CHECK_ERR(walk(fs, ".", 0), EIO);
+    close(fs);
+    CHECK(unshare() == 0 && mkdir("/tmp/l7e", 0755) == 0, "setup");
+    CHECK((fs = fsopen("ramfs", -1, "")) >= 0 && bind(fs, AT_CWD, "/tmp/l7e", 0) == 0,
+          "bind in one's own namespace");
+    CHECK((d = walk(AT_CWD, "/tmp/l7e", 0)) >= 0 && revoke(d) == 0,
+          "revoke of one's own, attached in one's own namespace");
+    CHECK(walk(AT_CWD, "/tmp/l7e/x", 0) < 0 && errno == ENOENT, "detached by the revoke");
+    PASS();
+}
+
+#define SHARED 20                       /* the student's ramfs, in the shared table */
+
+static void a_users_filesystem_attached_in_roots_namespace_is_roots_to_revoke(void)
+{
+    int u, r;
+
+    CHECK(shared_as_student(student_fsopen_at, SHARED) == 0, "the student's ramfs");
+    CHECK(make_dir("/tmp/l7f") == 0 && bind(SHARED, AT_CWD, "/tmp/l7f", 0) == 0,
+          "root binds it in the boot namespace");
+    r = shared_as_student(student_revoke, SHARED);
+    CHECK(r == EPERM, "the student's revoke while root's namespace shows it: %s",
+          r > 0    ? strerror(r)
+          : r == 0 ? "it worked"
+                   : "did not run");
+    CHECK((u = unbind(AT_CWD, "/tmp/l7f")) >= 0, "root unbinds it");
+    close(u);
+    r = shared_as_student(student_revoke, SHARED);
+    CHECK(r == 0, "once attached nowhere, its owner's revoke: %s",
+          r > 0 ? strerror(r) : "did not run");
+    PASS();
+}
+
+static void root_may_revoke_a_users_filesystem(void)
+{
+    int dev, r;
+
+    CHECK((dev = walk(AT_CWD, "/dev", 0)) >= 0, "walk /dev");
+    r = shared_as_student(student_revoke, dev);
+    CHECK(r == EPERM, "the student's revoke of /dev: %s",
+          r > 0    ? strerror(r)
+          : r == 0 ? "it worked"
+                   : "did not run");
+    CHECK(shared_as_student(student_fsopen_at, SHARED) == 0, "the student's ramfs");
+    CHECK(revoke(SHARED) == 0, "root revokes the student's filesystem");
+    CHECK_ERR(walk(SHARED, ".", 0), EIO);
+    PASS();
+}
+
+static const struct lab_test tests[] = {
+    LAB_TEST(a_user_cannot_change_the_boot_namespace),
+    LAB_TEST(a_user_binds_unbinds_and_chroots_in_a_namespace_of_their_own),
+    LAB_TEST(a_namespace_root_unshared_is_still_roots),
+    LAB_TEST(a_user_cannot_revoke_what_root_made),
+    LAB_TEST(a_user_revokes_their_own_filesystem),
+    LAB_TEST(a_users_filesystem_attached_in_roots_namespace_is_roots_to_revoke),
+    LAB_TEST(root_may_revoke_a_users_filesystem),
+};
+
+int main(int argc, char **argv)
+{
+    return lab_main("lab07", tests, ARRAY_SIZE(tests), argc, argv);
+}
