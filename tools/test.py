@@ -347,6 +347,27 @@ def ext2_damage_suite():
 
 
 # ---------------------------------------------------------------- the shell
+def shell_checker(s, res, prefix):
+    """check(name, lines, regex): type each line into the session s and
+    append one result to res, named prefix + name: whether regex matches
+    what the lines printed. Returns the output (None if a prompt never
+    came back)."""
+    def check(name, lines, regex, timeout=15):
+        out = ""
+        for line in lines:
+            got = s.run(line, timeout=timeout)
+            if got is None:
+                res.append((prefix + name, False, "no prompt after %r\n%s" %
+                            (line, tail(s.output))))
+                return None
+            out += got
+        ok = re.search(regex, out, re.M) is not None
+        res.append((prefix + name, ok, "" if ok else "want /%s/ in:\n%s" %
+                    (regex, tail(out, 40))))
+        return out
+    return check
+
+
 def shell_suite():
     """Type into the shell over the serial console, as a student would, and
     check what comes back: each check is one named test."""
@@ -356,19 +377,7 @@ def shell_suite():
             if not s.expect(r"\$ $", timeout=30):
                 return [("shell/prompt_appears", False, tail(s.output))]
 
-            def check(name, lines, regex, timeout=15):
-                out = ""
-                for line in lines:
-                    got = s.run(line, timeout=timeout)
-                    if got is None:
-                        res.append(("shell/" + name, False, "no prompt after %r\n%s" %
-                                    (line, tail(s.output))))
-                        return None
-                    out += got
-                ok = re.search(regex, out, re.M) is not None
-                res.append(("shell/" + name, ok, "" if ok else "want /%s/ in:\n%s" %
-                            (regex, tail(out, 40))))
-                return out
+            check = shell_checker(s, res, "shell/")
 
             if s.run("cd /tmp") is not None:
                 res.append(("shell/prompt_shows_the_cwd_after_cd", s.output.endswith("/tmp $ "),
@@ -528,19 +537,7 @@ def authority_shell_suite():
             if not s.expect(r"\$ $", timeout=30):
                 return [("shell/authority/prompt_appears", False, tail(s.output))]
 
-            def check(name, lines, regex, timeout=15):
-                out = ""
-                for line in lines:
-                    got = s.run(line, timeout=timeout)
-                    if got is None:
-                        res.append(("shell/authority/" + name, False, "no prompt after %r\n%s" %
-                                    (line, tail(s.output))))
-                        return None
-                    out += got
-                ok = re.search(regex, out, re.M) is not None
-                res.append(("shell/authority/" + name, ok, "" if ok else "want /%s/ in:\n%s" %
-                            (regex, tail(out, 40))))
-                return out
+            check = shell_checker(s, res, "shell/authority/")
 
             def fd_of(line):
                 m = re.search(r"^fd (\d+)$", s.run(line) or "", re.M)

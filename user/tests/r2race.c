@@ -11,14 +11,6 @@
  * rounds take longer than a t_*.c suite's time limit under load). */
 #include "t.h"
 
-static const char *only;
-
-#define RUN(test) \
-    do { \
-        if (!only || strstr(#test, only)) \
-            test(); \
-    } while (0)
-
 #define BASE  "/tmp/race_base.img"
 #define LINKS 900 /* long names: a directory of about 225 blocks */
 
@@ -335,12 +327,12 @@ static void proc_ns_can_be_read_while_a_sharer_unbinds(void)
 
 int main(int argc, char *argv[])
 {
-    only = argc > 1 ? argv[1] : NULL;
-    RUN(proc_fd_can_be_read_while_its_process_exits);
-    RUN(a_sharer_closing_the_fd_does_not_free_the_file_under_a_call);
-    RUN(create_keeps_its_fd_slot_while_a_sharer_fills_the_table);
-    RUN(sync_survives_the_last_close_of_an_instance);
-    RUN(proc_ns_can_be_read_while_a_sharer_unbinds);
+    t_only = argc > 1 ? argv[1] : NULL;
+    T_RUN(proc_fd_can_be_read_while_its_process_exits);
+    T_RUN(a_sharer_closing_the_fd_does_not_free_the_file_under_a_call);
+    T_RUN(create_keeps_its_fd_slot_while_a_sharer_fills_the_table);
+    T_RUN(sync_survives_the_last_close_of_an_instance);
+    T_RUN(proc_ns_can_be_read_while_a_sharer_unbinds);
     unlinkat(AT_CWD, BASE, 0);
     printf("r2race: done\n");
     return t_failures != 0;

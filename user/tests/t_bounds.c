@@ -8,14 +8,6 @@
  * contains NAME. */
 #include "t.h"
 
-static const char *only;
-
-#define RUN(test) \
-    do { \
-        if (!only || strstr(#test, only)) \
-            test(); \
-    } while (0)
-
 /* Finding 7. Listing a directory of N entries must cost about N steps,
  * not N^2/2: compared with making it (each new name is checked against
  * every name there, N^2/2 comparisons), listing all of it and naming the
@@ -210,12 +202,12 @@ static void a_writer_asleep_on_a_revoked_fifo_gets_eio(void)
 
 int main(int argc, char *argv[])
 {
-    only = argc > 1 ? argv[1] : NULL;
-    RUN(a_huge_ramfs_directory_lists_and_names_in_linear_time);
-    RUN(a_write_never_moves_the_offset_past_2g);
-    RUN(a_background_job_cannot_make_the_console_raw);
-    RUN(a_writer_asleep_on_a_revoked_fifo_gets_eio);
-    RUN(out_of_memory_in_a_cow_fault_kills_the_biggest_process);
+    t_only = argc > 1 ? argv[1] : NULL;
+    T_RUN(a_huge_ramfs_directory_lists_and_names_in_linear_time);
+    T_RUN(a_write_never_moves_the_offset_past_2g);
+    T_RUN(a_background_job_cannot_make_the_console_raw);
+    T_RUN(a_writer_asleep_on_a_revoked_fifo_gets_eio);
+    T_RUN(out_of_memory_in_a_cow_fault_kills_the_biggest_process);
     printf("t_bounds: done\n");
     return t_failures != 0;
 }

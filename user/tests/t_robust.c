@@ -29,14 +29,6 @@
 #define PI_BITS  0x400921FB54442D18ull   /* pi as an IEEE double */
 #define TWO_BITS 0x4000000000000000ull   /* 2.0 */
 
-static const char *only;                /* run only tests whose name contains this */
-
-#define RUN(test) \
-    do { \
-        if (!only || strstr(#test, only)) \
-            test(); \
-    } while (0)
-
 /* ------------------------------------------------------------ helpers */
 
 /* Wait up to ms for pid; kill it if it is still there. Its status, or -1. */
@@ -563,16 +555,16 @@ int main(int argc, char *argv[])
                        getenv("K") && strcmp(getenv("K"), "v") == 0 && !(get_eflags() & EFLAGS_DF)
                    ? 0
                    : 1;
-    only = argc > 1 ? argv[1] : NULL;
-    RUN(system_calls_with_the_direction_flag_set_work);
-    RUN(odd_flags_and_segments_harm_only_the_caller);
-    RUN(a_selector_in_the_ldt_is_simply_invalid);
-    RUN(fpu_registers_belong_to_each_process);
-    RUN(sse_registers_belong_to_each_process);
-    RUN(exec_starts_with_a_clean_fpu);
-    RUN(unmasked_fpu_exceptions_kill_only_that_process);
-    RUN(a_big_writer_and_small_writers_share_a_full_pipe);
-    RUN(two_writers_on_a_full_pipe_sleep_and_the_clock_runs);
+    t_only = argc > 1 ? argv[1] : NULL;
+    T_RUN(system_calls_with_the_direction_flag_set_work);
+    T_RUN(odd_flags_and_segments_harm_only_the_caller);
+    T_RUN(a_selector_in_the_ldt_is_simply_invalid);
+    T_RUN(fpu_registers_belong_to_each_process);
+    T_RUN(sse_registers_belong_to_each_process);
+    T_RUN(exec_starts_with_a_clean_fpu);
+    T_RUN(unmasked_fpu_exceptions_kill_only_that_process);
+    T_RUN(a_big_writer_and_small_writers_share_a_full_pipe);
+    T_RUN(two_writers_on_a_full_pipe_sleep_and_the_clock_runs);
     printf("t_robust: done\n");
     return t_failures != 0;
 }
