@@ -149,7 +149,7 @@ static void mutate(unsigned *size)
     case 10: ph->align = PICK(0, 1, 3, 16, 4096, 0x400000, 0x80000000); break;
     case 11: ph->flags = fz_next(&rng); break;
     case 12:                                    /* overlapping segments */
-        if (nph >= 2 && h->phoff + 2 * sizeof(*ph) <= *size) {
+        if (nph >= 2 && *size >= 2 * sizeof(*ph) && h->phoff <= *size - 2 * sizeof(*ph)) {
             struct elf_phdr *a = (struct elf_phdr *)(img + h->phoff);
             a[1] = a[0];
             a[1].vaddr += PICK(0, 1, PAGE - 1, PAGE, a[0].memsz / 2);
@@ -158,7 +158,7 @@ static void mutate(unsigned *size)
         break;
     case 13:                                    /* many headers */
         h->phnum = 16;
-        if (h->phoff + 16 * sizeof(*ph) <= MAX_IMAGE) {
+        if (h->phoff <= MAX_IMAGE - 16 * sizeof(*ph)) { /* (phoff may be huge: no sum) */
             for (i = 1; i < 16; i++)
                 ((struct elf_phdr *)(img + h->phoff))[i] = *ph;
             if (*size < h->phoff + 16 * sizeof(*ph))
