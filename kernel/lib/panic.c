@@ -160,6 +160,8 @@ void panic_trap(const struct trapframe *tf, uint32_t fault_addr)
                 tf->trapno, tf->err, (void *)tf->eip, fn ? fn : "?");
     kprintf("  eax %08x ebx %08x ecx %08x edx %08x\n", tf->eax, tf->ebx, tf->ecx, tf->edx);
     kprintf("  esi %08x edi %08x ebp %08x efl %08x\n", tf->esi, tf->edi, tf->ebp, tf->eflags);
+    kprintf("  cs %04x esp %08x ss %04x trap %u err %x\n", tf->cs, tf->esp, tf->ss, tf->trapno,
+            tf->err);
     backtrace_from(tf->eip, tf->ebp);
     halt_forever();
 }

@@ -281,6 +281,19 @@ static void nested_task_iret(void)
     _exit(0);
 }
 
+static void iret_into_virtual_8086_mode(void)
+{
+    /* A real CPU ignores VM in an iret at ring 3 (cs 0 then faults); QEMU
+     * enters virtual-8086 mode, at cs:ip 0:0, whose first trap the kernel
+     * must take as the process's (it took it for its own: panic). */
+    __asm__ volatile("pushl $0\n\tpushl $0\n\tpushl $0\n\tpushl $0\n\t" /* gs fs ds es */
+                     "pushl $0\n\tpushl $0x100\n\t"                      /* ss esp */
+                     "pushl $0x20202\n\tpushl $0\n\tpushl $0\n\t"        /* VM|IF, cs, ip */
+                     "iret" ::
+                         : "memory");
+    _exit(0);
+}
+
 static int status_of_child(void (*fn)(void))
 {
     int pid;
@@ -313,6 +326,8 @@ static void odd_flags_and_segments_harm_only_the_caller(void)
     CHECK(status != -1 && WIFSIGNALED(status), "a single-stepping process: status %x", status);
     status = status_of_child(nested_task_iret);
     CHECK(status != -1 && WIFSIGNALED(status), "iret with NT set: status %x", status);
+    status = status_of_child(iret_into_virtual_8086_mode);
+    CHECK(status != -1 && WIFSIGNALED(status), "iret into virtual-8086 mode: status %x", status);
     CHECK(getpid() > 0, "still here");
     PASS();
 }

@@ -39,9 +39,11 @@ struct context {
 #define IRQ_ATA   14
 #define IRQ_ATA2  15
 
+#define EFLAGS_VM 0x00020000u /* the trap came from virtual-8086 mode */
+
 static inline int trap_from_user(const struct trapframe *tf)
 {
-    return (tf->cs & 3) == 3;
+    return (tf->cs & 3) == 3 || (tf->eflags & EFLAGS_VM);
 }
 
 void gdt_init(void);

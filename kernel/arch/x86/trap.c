@@ -8,6 +8,7 @@
 #include "mm/vm.h"
 #include "proc/proc.h"
 #include "include/uapi/errno.h"
+#include "include/uapi/proc.h"
 #include "proc/syscall.h"
 #include "include/array_size.h"
 
@@ -67,7 +68,16 @@ void trap(struct trapframe *tf)
 {
     uint32_t addr = tf->trapno == T_PGFLT ? read_cr2() : 0;
 
-    if (tf->trapno == T_SYSCALL) {
+    if ((tf->eflags & EFLAGS_VM) && curproc() && !curproc()->killed) {
+        /* Virtual-8086 mode: real CPUs ignore VM in an iret at ring 3, but
+         * QEMU's TCG honours it, so a user program can get here with a
+         * real-mode cs (and IOPL 3). Orthos runs no such code: whatever
+         * trap comes first from that mode ends the process. */
+        kprintf("pid %d (%s): virtual-8086 mode (cs:ip %04x:%04x): killed\n", curproc()->pid,
+                curproc()->name, tf->cs, tf->eip);
+        curproc()->killed = SIGSEGV;
+    }
+    if (tf->trapno == T_SYSCALL && !(tf->eflags & EFLAGS_VM)) {
         syscall_dispatch(tf);
     } else if (tf->trapno >= T_IRQ0 && tf->trapno < T_IRQ0 + NIRQ) {
         irq_dispatch(tf->trapno - T_IRQ0);
