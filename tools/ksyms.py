@@ -78,7 +78,8 @@ class Reader:
         self.pos += struct.calcsize("<" + f)
         return v[0]
 
-    def uleb(self):
+    def leb(self):
+        """One LEB128 number: its bits, their count and its last byte."""
         result = shift = 0
         while True:
             b = self.data[self.pos]
@@ -86,17 +87,14 @@ class Reader:
             result |= (b & 0x7F) << shift
             shift += 7
             if b < 0x80:
-                return result
+                return result, shift, b
+
+    def uleb(self):
+        return self.leb()[0]
 
     def sleb(self):
-        result = shift = 0
-        while True:
-            b = self.data[self.pos]
-            self.pos += 1
-            result |= (b & 0x7F) << shift
-            shift += 7
-            if b < 0x80:
-                return result - (1 << shift) if b & 0x40 else result
+        result, shift, last = self.leb()
+        return result - (1 << shift) if last & 0x40 else result
 
     def cstr(self):
         end = self.data.index(b"\0", self.pos)
