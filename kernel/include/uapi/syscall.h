@@ -64,6 +64,9 @@
 #define SYS_fchmod 62
 #define SYS_fchown 63
 
+/* file servers in user space (doc/srv.md) */
+#define SYS_chan 65
+
 #define NSYSCALLS 72
 
 #endif
