@@ -4,7 +4,6 @@
  * operation on the node its fid names, and answers with the same tag.
  * Requests are answered one at a time, in the order they came. */
 #include <errno.h>
-#include <orthos.h>
 #include <srv.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +60,18 @@ static int readfull(int fd, char *buf, uint32_t n)
         got += r;
     }
     return 1;
+}
+
+/* All n bytes to fd: 0, or -1. Not writeall(), which ends the program on
+ * EPIPE: a server sees its kernel let go and decides for itself. */
+static int writefull(int fd, const char *buf, uint32_t n)
+{
+    int w;
+
+    for (; n > 0; buf += w, n -= w)
+        if ((w = write(fd, buf, n)) <= 0)
+            return -1;
+    return 0;
 }
 
 /* A name field at p (len[2] bytes) into m->name; the bytes it took, or
@@ -145,7 +156,7 @@ int srv_send(int fd, int type, int tag, const void *body, uint32_t n)
     buf[4] = (char)type;
     srv_put2(buf + 5, tag);
     memcpy(buf + SRV_HDR, body, n);
-    return writeall(fd, buf, SRV_HDR + n) < 0 ? -1 : 0;
+    return writefull(fd, buf, SRV_HDR + n);
 }
 
 int srv_error(int fd, int tag, int err)
@@ -299,5 +310,5 @@ int srv_serve(int fd, const struct srv_ops *ops, void *root)
 out:
     free(in);
     free(body);
-    return r < 0 ? -1 : 0;
+    return r < 0 && errno != EPIPE ? -1 : 0; /* EPIPE: the kernel let go first */
 }
