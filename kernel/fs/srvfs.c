@@ -302,10 +302,8 @@ static int node_get(struct srvconn *s, uint32_t fid, const char *st, struct vnod
     struct snode *n;
     struct vnode *v;
 
-    if (!S_ISDIR(mode) && !S_ISREG(mode)) {
-        clunk(s, fid);
-        return protocol_error(s);
-    }
+    if (!S_ISDIR(mode) && !S_ISREG(mode))
+        return protocol_error(s);       /* dead: no clunk needed */
     for (n = s->nodes; n; n = n->next) {
         if (n->v->ino == ino) {
             clunk(s, fid);
@@ -378,10 +376,8 @@ static int srv_create(struct vnode *dir, const char *name, uint32_t mode, uint32
     p = putname(p, name);
     if ((err = exact(s, rpc(s, t, p - t, r, sizeof(r)), sizeof(r))) < 0)
         return err;
-    if ((get4(r + SRV_HDR) & S_IFMT) != (mode & S_IFMT)) {
-        clunk(s, fid);
+    if ((get4(r + SRV_HDR) & S_IFMT) != (mode & S_IFMT))
         return protocol_error(s);       /* made something else */
-    }
     return node_get(s, fid, r + SRV_HDR, out);
 }
 

@@ -6,6 +6,7 @@
  * its own (so ^C of a later job does not end it); it prints nothing on
  * stdout when that is the channel. doc/srv.md. */
 #include <err.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <orthos.h>
 #include <signal.h>
@@ -15,7 +16,7 @@
 
 int main(int argc, char *argv[])
 {
-    int fds[2], root, pid, fdnum = -1, i = 1;
+    int fds[2], root, pid, fdnum = -1, i = 1, e;
     const char *opts = "";
 
     for (; i + 1 < argc && argv[i][0] == '-'; i += 2) {
@@ -50,12 +51,16 @@ int main(int argc, char *argv[])
     }
     close(fds[1]);
     if ((root = fsopen("srv", fds[0], opts)) < 0) {
+        e = errno;
         kill(pid, SIGKILL);
+        errno = e;
         err(1, "fsopen srv (server %s)", argv[i + 1]);
     }
     close(fds[0]);
     if (bind(root, AT_CWD, argv[i], 0) < 0) {
+        e = errno;
         kill(pid, SIGKILL);
+        errno = e;
         err(1, "bind %s", argv[i]);
     }
     close(root);
