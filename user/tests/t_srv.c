@@ -65,6 +65,7 @@ static void fake(int fd)
 {
     char buf[SRV_MSIZE], out[SRV_MSIZE], *p;
     int slow_tag = -1, n;
+    unsigned at;
     struct srv_msg m;
 
     while (srv_recv(fd, buf, &m) > 0) {
@@ -95,7 +96,8 @@ static void fake(int fd)
                 n = m.count + 8;
             memset(out, 'x', sizeof(out));
             srv_put4(out, n);
-            memcpy(out + 4, "hello" + (m.off < 5 ? m.off : 5), n < 5 ? n : 5);
+            at = m.off < 5 ? m.off : 5;
+            memcpy(out + 4, &"hello"[at], (unsigned)n < 5 - at ? (unsigned)n : 5 - at);
             if (mischief == BAD_SIZE) {
                 write(fd, "\3\0\0\0\x69\0\0", 7);
             } else if (mischief == DIE_MID_REPLY) {
