@@ -358,6 +358,7 @@ static void serve_round(struct fuzz *f, int srvfd)
             accepted_bad++;
             fz_say("fuzz_srv: seed %u: the kernel asked on after a %s reply\n", f->seed,
                    kind_names[last]);
+            expect_dead = 0;
         }
         k = chance(50) ? (enum kind)rnd(GOOD_ERROR + 1) : (enum kind)rnd(NKINDS);
         if (k == KILL_CLIENT && (m.type == Tstat || m.type == Tclunk || chance(80)))
