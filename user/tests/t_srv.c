@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "t.h"
+#include "uapi/proc.h"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -620,6 +621,62 @@ static void two_clients_have_requests_outstanding_at_once(void)
     PASS();
 }
 
+/* A server that calls into its own filesystem while it handles a request
+ * waits for itself: the kernel cannot answer for it. Killing the server
+ * ends that, and its client gets EIO (doc/srv.md). */
+static int self_pipe[2];
+
+static void self_serve(int fd)
+{
+    char buf[SRV_MSIZE];
+    struct srv_msg m;
+    int root;
+
+    while (srv_recv(fd, buf, &m) > 0) {
+        if (m.type == Tstat)
+            reply_stat(fd, Tstat + 1, m.tag, S_IFDIR | 0755, 1, 0);
+        else if (m.type == Twalk && strcmp(m.name, "self") == 0 &&
+                 read(self_pipe[0], &root, sizeof(root)) == sizeof(root))
+            walk(root, "other", 0);     /* a request to itself: never answered */
+        else
+            srv_error(fd, m.tag, ENOENT);
+    }
+    _exit(0);
+}
+
+static int walk_self(int root)
+{
+    return walk(root, "self", 0) == -1 && errno == EIO ? 0 : 1;
+}
+
+static void a_server_calling_its_own_filesystem_is_ended_by_kill(void)
+{
+    int fds[2], server, client, root, status;
+
+    CHECK(pipe(self_pipe) == 0 && chan(fds) == 0, "pipe, chan");
+    fflush(stdout);
+    if ((server = rfork(RFORK_SHAREFDS)) == 0)
+        self_serve(fds[1]);             /* sees the fds made after this: one table */
+    CHECK((root = fsopen("srv", fds[0], NULL)) >= 0, "fsopen srv");
+    CHECK(write(self_pipe[1], &root, sizeof(root)) == sizeof(root), "tell the server");
+    if ((client = fork()) == 0) {
+        close(fds[1]);                  /* the server's end is the server's alone */
+        _exit(walk_self(root));
+    }
+    sleep_ms(300);
+    CHECK(waitpid(client, &status, WNOHANG) == 0, "the client waits for the stuck server");
+    CHECK(kill(server, SIGKILL) == 0, "kill the server");
+    CHECK(wait_child_ms(server, 2000, &status), "the server, waiting for itself, did not die");
+    close(fds[1]);                      /* its end: in the table it shared with us */
+    CHECK(wait_child_ms(client, 2000, &status), "the client still waits");
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the client got %#x, not EIO", status);
+    close(root);
+    close(fds[0]);
+    close(self_pipe[0]);
+    close(self_pipe[1]);
+    PASS();
+}
+
 int main(int argc, char *argv[])
 {
     t_only = argc > 1 ? argv[1] : NULL;
@@ -641,6 +698,7 @@ int main(int argc, char *argv[])
     T_RUN(a_slow_server_wait_is_ended_by_kill);
     T_RUN(revoke_of_a_served_fs_ends_access);
     T_RUN(two_clients_have_requests_outstanding_at_once);
+    T_RUN(a_server_calling_its_own_filesystem_is_ended_by_kill);
     printf("t_srv: done\n");
     return t_failures != 0;
 }
