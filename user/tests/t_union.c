@@ -410,6 +410,63 @@ static void bind_options_parses_plan9s_options(void)
     PASS();
 }
 
+/* A union made, used and unbound again in a namespace of its own. */
+static int union_round(void)
+{
+    int c = new_fs("C", (const char *const[]){ "c", NULL }, (const char *const[]){ "d", NULL });
+    int total, e;
+
+    if (c < 0 || unshare() < 0 || mkdir("/tmp/un9", 0755) < 0)
+        return 1;
+    static char big[32768];             /* pages that come back only if C is released */
+
+    if (bind(fs_a, AT_CWD, "/tmp/un9", BIND_AFTER) < 0 ||
+        bind(c, AT_CWD, "/tmp/un9", BIND_BEFORE | BIND_CREATE) < 0)
+        return 2;
+    if (strcmp(contents("/tmp/un9/c"), "C") != 0 || count_name("/tmp/un9", "a", &total) != 1)
+        return 3;
+    if ((e = open("/tmp/un9/new", O_WRONLY | O_CREAT | O_EXCL, 0644)) < 0 ||
+        write(e, big, sizeof(big)) != (int)sizeof(big))
+        return 4;
+    close(e);
+    if ((e = open("/tmp/un9/big", O_WRONLY | O_CREAT | O_EXCL, 0644)) < 0 ||
+        write(e, big, sizeof(big)) != (int)sizeof(big))
+        return 4;
+    close(e);
+    if (unlink("/tmp/un9/new") < 0)
+        return 5;
+    while ((e = unbind(AT_CWD, "/tmp/un9")) >= 0)
+        close(e);
+    close(c);
+    return rmdir("/tmp/un9") == 0 ? 0 : 6;
+}
+
+static void a_union_made_and_unbound_leaks_nothing(void)
+{
+    int code, lost = pages_lost_in_child(union_round, &code);
+
+    CHECK(code == 0, "the round failed at step %d", code);
+    CHECK(lost <= 0, "%d pages lost", lost);
+    PASS();
+}
+
+static int unshared_union(void)
+{
+    if (unshare() < 0)
+        return 1;
+    if (strcmp(contents("/tmp/un/b"), "B") != 0 || strcmp(contents("/tmp/un/a"), "A") != 0)
+        return 2;
+    return strcmp(contents("/tmp/un/both"), "B") == 0 ? 0 : 3;
+}
+
+static void unshare_copies_a_union_in_its_order(void)
+{
+    int code = in_child(unshared_union);
+
+    CHECK(code == 0, "step %d", code);
+    PASS();
+}
+
 static void setup(void)
 {
     fs_a = new_fs("A", (const char *const[]){ "a", "both", NULL },
@@ -445,6 +502,8 @@ int main(int argc, char *argv[])
     T_RUN(a_read_only_member_refuses_new_names);
     T_RUN(bind_after_finds_a_program_by_name);
     T_RUN(bind_options_parses_plan9s_options);
+    T_RUN(a_union_made_and_unbound_leaks_nothing);
+    T_RUN(unshare_copies_a_union_in_its_order);
     printf("t_union: done\n");
     return 0;
 }
