@@ -511,7 +511,10 @@ int ns_attr_check(const struct path *p, int attr)
 
 /* setattach(): set the attributes (BIND_ATTRS) of the attachment whose
  * root (dirfd, path) is - of a union, its first member - in the caller's
- * namespace, in place; other flags stay. Who may: as for bind. */
+ * namespace, in place; other flags stay. Who may: as for bind, and only
+ * root may lift a restriction: a user's own namespace starts as a copy of
+ * root's, read-only attachments and all, and lifting one there would make
+ * the filesystem under it writable for the user. */
 int vfs_setattach(int dirfd, const char *path, int flags)
 {
     struct namespace *ns = curproc()->ns;
@@ -526,6 +529,8 @@ int vfs_setattach(int dirfd, const char *path, int flags)
     m = where.mnt;
     if (!m || where.vn != m->root || !m->attached || !ns_has(ns, m))
         err = -EINVAL;                  /* nothing of ours is attached here */
+    else if ((m->flags & BIND_ATTRS & ~flags) && curproc()->uid != 0)
+        err = -EPERM;                   /* only root lifts a restriction */
     else
         m->flags = (m->flags & ~BIND_ATTRS) | flags;
     path_put(&where);
@@ -622,6 +627,17 @@ static int copy_below(struct namespace *ns, struct mount *src, struct mount *dst
     return 0;
 }
 
+/* The restrictions (BIND_ATTRS) a path carries: those of the attachment
+ * it was reached through. Whatever is made from the path - a bind of it,
+ * a root made of it by fchroot - has them too, so a copy of a read-only
+ * attachment (one that unshare() copied from root's namespace, or the fd
+ * unbind() handed back) never becomes a writable way in; only root lifts
+ * one (vfs_setattach). */
+static int path_attrs(const struct path *p)
+{
+    return p->mnt ? p->mnt->flags & BIND_ATTRS : 0;
+}
+
 /* The heart of bind(): check that `what` may cover where->vn, make the
  * mount and put it at the head of the namespace's list, so that ns_cross
  * finds it before anything it covers; a union bind joins the union at
@@ -677,6 +693,7 @@ int ns_bind(struct namespace *ns, const struct path *what, const struct path *wh
     struct mount *m, *parent;
     struct vnode *mp;
 
+    flags |= path_attrs(what);          /* a restriction travels with the path */
     if ((err = ns_may_change(ns)) < 0 || (err = attach(ns, what->vn, where, name, flags, &m)) < 0)
         return err;
     if (what->mnt && what->vn == what->mnt->root &&
@@ -725,7 +742,8 @@ int ns_attach_root(struct namespace *ns, struct path *p)
     if (p->mnt && p->mnt->attached && ns_has(ns, p->mnt))
         return 0;
     for (m = ns->mounts; m; m = m->next) {
-        if (!m->parent && m->root == p->vn) {      /* rooted here before: reuse it */
+        if (!m->parent && m->root == p->vn &&     /* rooted here before: reuse it */
+            (m->flags & BIND_ATTRS) == path_attrs(p)) {
             mount_get(m);
             mount_put(p->mnt);
             p->mnt = m;
@@ -736,6 +754,7 @@ int ns_attach_root(struct namespace *ns, struct path *p)
         return -ENOSPC;
     if (!(m = mount_new(NULL, NULL, p->vn, NULL)))
         return -ENOMEM;
+    m->flags = path_attrs(p);
     m->next = ns->mounts;
     ns->mounts = m;
     mount_get(m);

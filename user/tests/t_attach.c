@@ -253,9 +253,13 @@ static int student_setattach(void)
         return 2;
     if (bind(path_fd("/tmp"), AT_CWD, "/tmp/at_rw", BIND_RDONLY) == 0 || errno != EPERM)
         return 3;
-    if (unshare() < 0 || setattach(AT_CWD, "/tmp/at_ro", 0) < 0)
-        return 4;                       /* its own namespace: its own to change */
-    return create(AT_CWD, "/tmp/at_ro/student", S_IFREG, 0644, 0) < 0 ? 5 : 0;
+    if (unshare() < 0 || setattach(AT_CWD, "/tmp/at_rw", BIND_NOEXEC) < 0)
+        return 4;                       /* its own namespace: its own to restrict */
+    if (setattach(AT_CWD, "/tmp/at_rw", 0) == 0 || errno != EPERM)
+        return 5;                       /* but only root lifts a restriction */
+    if (setattach(AT_CWD, "/tmp/at_ro", 0) == 0 || errno != EPERM)
+        return 6;                       /* root's read-only, copied by unshare */
+    return create(AT_CWD, "/tmp/at_ro/student", S_IFREG, 0644, 0) == 0 || errno != EROFS ? 7 : 0;
 }
 
 static void setattach_needs_a_namespace_of_ones_own(void)
@@ -263,6 +267,56 @@ static void setattach_needs_a_namespace_of_ones_own(void)
     CHECK(fchmod(fs, 0777) == 0, "let the student in");
     CHECK(in_child(student_setattach) == 0, "step %d failed", in_child(student_setattach));
     CHECK_ERR(create(AT_CWD, "/tmp/at_ro/student2", S_IFREG, 0644, 0), EROFS);  /* root's ns */
+    PASS();
+}
+
+static void a_bind_of_a_read_only_path_is_read_only_too(void)
+{
+    int ro = path_fd("/tmp/at_ro");
+
+    CHECK(ro >= 0 && mkdir("/tmp/at_copy", 0755) == 0, "setup");
+    CHECK(bind(ro, AT_CWD, "/tmp/at_copy", 0) == 0, "bind: %s", strerror(errno));
+    CHECK_ERR(create(AT_CWD, "/tmp/at_copy/new", S_IFREG, 0644, 0), EROFS);
+    CHECK(ns_has_line("/tmp/at_copy ramfs - ro\n"), "ns: %s", ns_text);
+    close(ro);
+    PASS();
+}
+
+/* unbind hands back the attachment, restrictions and all; a root made of
+ * it by fchroot, or a bind of it, keeps them. */
+static int fchroot_of_an_unbound_read_only_attachment(void)
+{
+    int u;
+
+    if (unshare() < 0 || (u = unbind(AT_CWD, "/tmp/at_ro")) < 0)
+        return 1;
+    if (create(u, "new", S_IFREG, 0644, 0) >= 0 || errno != EROFS)
+        return 2;
+    if (bind(u, AT_CWD, "/tmp/at_nx", 0) < 0)
+        return 3;
+    if (create(AT_CWD, "/tmp/at_nx/new", S_IFREG, 0644, 0) >= 0 || errno != EROFS)
+        return 4;
+    if (fchroot(u) < 0)
+        return 5;
+    return create(AT_CWD, "/new", S_IFREG, 0644, 0) >= 0 || errno != EROFS ? 6 : 0;
+}
+
+static void an_unbound_read_only_attachment_stays_read_only(void)
+{
+    int step = in_child(fchroot_of_an_unbound_read_only_attachment);
+
+    CHECK(step == 0, "step %d failed", step);
+    PASS();
+}
+
+static void root_lifts_a_restriction_with_setattach(void)
+{
+    int p;
+
+    CHECK(setattach(AT_CWD, "/tmp/at_copy", 0) == 0, "setattach: %s", strerror(errno));
+    CHECK((p = create(AT_CWD, "/tmp/at_copy/roots", S_IFREG, 0644, 0)) >= 0, "create: %s",
+          strerror(errno));
+    close(p);
     PASS();
 }
 
@@ -301,6 +355,9 @@ int main(int argc, char *argv[])
     T_RUN(unshare_copies_the_attributes);
     T_RUN(bind_and_setattach_check_their_flags);
     T_RUN(setattach_needs_a_namespace_of_ones_own);
+    T_RUN(a_bind_of_a_read_only_path_is_read_only_too);
+    T_RUN(an_unbound_read_only_attachment_stays_read_only);
+    T_RUN(root_lifts_a_restriction_with_setattach);
     printf("t_attach: done\n");
     return 0;
 }
