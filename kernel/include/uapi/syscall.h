@@ -64,6 +64,9 @@
 #define SYS_fchmod 62
 #define SYS_fchown 63
 
+/* attachments (issue 15) */
+#define SYS_setattach 64
+
 /* file servers in user space (doc/srv.md) */
 #define SYS_chan 65
 
