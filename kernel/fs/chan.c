@@ -129,8 +129,9 @@ static int chan_read(struct vnode *v, void *buf, uint32_t off, uint32_t n)
 
 /* Queue n bytes for end `to`: a write of at most CHAN_SIZE bytes waits
  * for room for all of it (atomic, as a pipe's), a longer one goes in as
- * room appears. `nowait`: take what fits now, never sleep. */
-static int queue(struct chan *c, int to, const void *buf, uint32_t n, int nowait)
+ * room appears. `nowait`: take what fits now, never sleep. A wait ends
+ * when the caller is killed (-EINTR) or *stop becomes true (-EIO). */
+static int queue(struct chan *c, int to, const void *buf, uint32_t n, int nowait, const int *stop)
 {
     uint32_t s = irq_save(), put = 0;
     int err = 0;
@@ -144,8 +145,8 @@ static int queue(struct chan *c, int to, const void *buf, uint32_t n, int nowait
         if (room == 0 || (n <= CHAN_SIZE && put == 0 && room < n)) {
             if (nowait)
                 break;
-            if (curproc()->killed) {
-                err = -EINTR;
+            if (curproc()->killed || (stop && *stop)) {
+                err = curproc()->killed ? -EINTR : -EIO;
                 break;
             }
             sleep_on(&c->q[to].rd);
@@ -171,7 +172,7 @@ static int chan_write(struct vnode *v, const void *buf, uint32_t off, uint32_t n
         return -EPIPE;
     if (c->sink[p])
         return c->sink[p](c->sink_arg[p], buf, n);
-    return queue(c, p, buf, n, 0);
+    return queue(c, p, buf, n, 0, NULL);
 }
 
 /* The end's last reference: its peer now sees it gone, and a kernel user
@@ -302,9 +303,11 @@ void chan_shutdown(struct chan *c, int end)
 }
 
 /* Send a whole message (n <= CHAN_SIZE) from the kernel's end to its
- * peer: waits for room (killable: -EINTR, nothing sent), or with `nowait`
- * sends only if it fits now (-EAGAIN). -EPIPE if either end is gone. */
-int chan_send(struct chan *c, int end, const void *msg, uint32_t n, int nowait)
+ * peer: waits for room (killable: -EINTR, nothing sent; or -EIO once
+ * *stop, if stop is given, is true: a revoked filesystem), or with
+ * `nowait` sends only if it fits now (-EAGAIN). -EPIPE if either end is
+ * gone. */
+int chan_send(struct chan *c, int end, const void *msg, uint32_t n, int nowait, const int *stop)
 {
     int r;
 
@@ -312,6 +315,6 @@ int chan_send(struct chan *c, int end, const void *msg, uint32_t n, int nowait)
         return -EINVAL;
     if (nowait && CHAN_SIZE - (c->q[!end].wr - c->q[!end].rd) < n)
         return -EAGAIN;
-    r = queue(c, !end, msg, n, nowait);
+    r = queue(c, !end, msg, n, nowait, stop);
     return r < 0 ? r : (uint32_t)r == n ? 0 : -EIO;
 }

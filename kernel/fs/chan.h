@@ -22,7 +22,7 @@ int chan_is_end(const struct vnode *v);
 int chan_attach(struct file *f, chan_sink_fn fn, void *arg, struct chan **out, int *end);
 void chan_detach(struct chan *c, int end);
 void chan_shutdown(struct chan *c, int end);
-int chan_send(struct chan *c, int end, const void *msg, uint32_t n, int nowait);
+int chan_send(struct chan *c, int end, const void *msg, uint32_t n, int nowait, const int *stop);
 
 /* the served filesystem (srvfs.c): fsopen("srv", chanfd, opts) */
 int srv_fsopen(int srcfd, const char *opts, struct path *out);

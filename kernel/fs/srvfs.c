@@ -249,7 +249,7 @@ static int rpc(struct srvconn *s, char *t, uint32_t tlen, char *r, uint32_t rmax
     q->err = 0;
     put4(t, tlen);
     put2(t + 5, tag);
-    if ((err = chan_send(s->c, s->end, t, tlen, 0)) < 0) {
+    if ((err = chan_send(s->c, s->end, t, tlen, 0, &s->fs->revoked)) < 0) {
         free_tag(s, tag);               /* not sent (or only if dead: no reply) */
         err = err == -EINTR ? -EINTR : -EIO;
         goto out;
@@ -288,7 +288,7 @@ static void clunk(struct srvconn *s, uint32_t fid)
     put4(t, sizeof(t));
     put2(t + 5, tag);
     s->req[tag].state = REQ_ABANDONED;  /* its reply is dropped */
-    if (chan_send(s->c, s->end, t, sizeof(t), 1) < 0)
+    if (chan_send(s->c, s->end, t, sizeof(t), 1, NULL) < 0)
         free_tag(s, tag);
 }
 

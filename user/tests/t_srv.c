@@ -540,6 +540,69 @@ static void revoke_of_a_served_fs_ends_access(void)
     PASS();
 }
 
+/* A server that answers the mount and two walks, then reads no more: two
+ * 4 KiB writes fill its channel, so the second waits for room to send. */
+static void deaf_serve(int fd)
+{
+    char buf[SRV_MSIZE];
+    int walks = 0;
+    struct srv_msg m;
+
+    while (walks < 2 && srv_recv(fd, buf, &m) > 0) {
+        if (m.type == Tstat)
+            reply_stat(fd, Tstat + 1, m.tag, S_IFDIR | 0755, 1, 0);
+        else if (m.type == Twalk && ++walks)
+            reply_stat(fd, Twalk + 1, m.tag, S_IFREG | 0666, 2 + walks, 0);
+        else
+            srv_error(fd, m.tag, EPERM);
+    }
+    sleep_ms(20000);                    /* deaf, not dead: its end stays open */
+    _exit(0);
+}
+
+static int write_4k(int fd)
+{
+    static char block[4096];
+
+    return write(fd, block, sizeof(block)) == -1 && errno == EIO ? 0 : 2;
+}
+
+static void revoke_ends_waits_for_a_reply_and_for_room(void)
+{
+    int fds[2], server, a, b, root, sa, sb, fa, fb;
+
+    CHECK(chan(fds) == 0, "chan");
+    fflush(stdout);
+    if ((server = fork()) == 0) {
+        close(fds[0]);
+        deaf_serve(fds[1]);
+    }
+    close(fds[1]);
+    CHECK((root = fsopen("srv", fds[0], NULL)) >= 0, "fsopen srv");
+    /* fds[0] stays open: revoke must end the waits even while the kernel's
+     * end of the channel lives on (its fd can no longer read or write) */
+    CHECK((fa = ready_at(root, "f", R_WRITE)) >= 0 && (fb = ready_at(root, "g", R_WRITE)) >= 0,
+          "ready f and g");
+    if ((a = fork()) == 0)
+        _exit(write_4k(fa));
+    sleep_ms(200);
+    if ((b = fork()) == 0)
+        _exit(write_4k(fb));
+    sleep_ms(300);
+    CHECK(waitpid(a, &sa, WNOHANG) == 0 && waitpid(b, &sb, WNOHANG) == 0, "both wait");
+    CHECK(revoke(root) == 0, "revoke");
+    CHECK(wait_child_ms(a, 1000, &sa) && wait_child_ms(b, 1000, &sb), "a client waits on");
+    CHECK(WIFEXITED(sa) && WEXITSTATUS(sa) == 0, "the one waiting for a reply: %x", sa);
+    CHECK(WIFEXITED(sb) && WEXITSTATUS(sb) == 0, "the one waiting for room: %x", sb);
+    close(fa);
+    close(fb);
+    close(root);
+    close(fds[0]);
+    kill(server, SIGKILL);
+    CHECK(waitpid(server, NULL, 0) == server, "the deaf server is gone");
+    PASS();
+}
+
 /* Two clients' reads outstanding at once: the server takes both requests
  * before answering either, and answers the second first. */
 static void two_serve(int fd)
@@ -697,6 +760,7 @@ int main(int argc, char *argv[])
     T_RUN(an_error_reply_gives_the_servers_errno);
     T_RUN(a_slow_server_wait_is_ended_by_kill);
     T_RUN(revoke_of_a_served_fs_ends_access);
+    T_RUN(revoke_ends_waits_for_a_reply_and_for_room);
     T_RUN(two_clients_have_requests_outstanding_at_once);
     T_RUN(a_server_calling_its_own_filesystem_is_ended_by_kill);
     printf("t_srv: done\n");
