@@ -65,37 +65,11 @@ static const struct vnode_ops srv_ops;
 #define CONN(v) ((struct srvconn *)(v)->fs->priv)
 #define FID(v)  (((struct snode *)(v)->priv)->fid)
 
-static uint32_t get4(const char *p)
-{
-    uint32_t x;
-
-    memcpy(&x, p, 4);
-    return x;
-}
-
-static uint32_t get2(const char *p)
-{
-    return (uint8_t)p[0] | (uint32_t)(uint8_t)p[1] << 8;
-}
-
-static char *put4(char *p, uint32_t x)
-{
-    memcpy(p, &x, 4);
-    return p + 4;
-}
-
-static char *put2(char *p, uint32_t x)
-{
-    p[0] = (char)x;
-    p[1] = (char)(x >> 8);
-    return p + 2;
-}
-
 static char *putname(char *p, const char *name)
 {
     uint32_t n = strlen(name);
 
-    p = put2(p, n);
+    p = srv_put2(p, n);
     memcpy(p, name, n);
     return p + n;
 }
@@ -149,7 +123,7 @@ static void free_tag(struct srvconn *s, int tag)
  * protocol. */
 static int deliver(struct srvconn *s, const char *m, uint32_t size)
 {
-    uint32_t tag = get2(m + 5), e;
+    uint32_t tag = srv_get2(m + 5), e;
     uint8_t type = (uint8_t)m[4];
     struct srv_req *q;
 
@@ -161,7 +135,7 @@ static int deliver(struct srvconn *s, const char *m, uint32_t size)
         return 0;
     }
     if (type == Rerror) {
-        if (size != SRV_HDR + 4 || (e = get4(m + SRV_HDR)) == 0 || e > EMAXERRNO)
+        if (size != SRV_HDR + 4 || (e = srv_get4(m + SRV_HDR)) == 0 || e > EMAXERRNO)
             goto bad;
         q->err = -(int)e;
     } else {
@@ -196,19 +170,19 @@ static int srv_sink(void *arg, const void *bytes, uint32_t n)
     if (s->dead)
         return -EPIPE;
     while (took < n) {
-        uint32_t need = s->inlen < 4 ? 4 : get4(s->in), chunk = need - s->inlen;
+        uint32_t need = s->inlen < 4 ? 4 : srv_get4(s->in), chunk = need - s->inlen;
         if (chunk > n - took)
             chunk = n - took;
         memcpy(s->in + s->inlen, b + took, chunk);
         s->inlen += chunk;
         took += chunk;
-        if (s->inlen == 4 && (get4(s->in) < SRV_HDR || get4(s->in) > SRV_MSIZE)) {
+        if (s->inlen == 4 && (srv_get4(s->in) < SRV_HDR || srv_get4(s->in) > SRV_MSIZE)) {
             mark_dead(s);
             return -EPIPE;
         }
-        if (s->inlen >= SRV_HDR && s->inlen == get4(s->in)) {
+        if (s->inlen >= SRV_HDR && s->inlen == srv_get4(s->in)) {
             s->inlen = 0;
-            if ((err = deliver(s, s->in, get4(s->in))) < 0)
+            if ((err = deliver(s, s->in, srv_get4(s->in))) < 0)
                 return err;
         }
     }
@@ -247,8 +221,8 @@ static int rpc(struct srvconn *s, char *t, uint32_t tlen, char *r, uint32_t rmax
     q->max = rmax;
     q->len = 0;
     q->err = 0;
-    put4(t, tlen);
-    put2(t + 5, tag);
+    srv_put4(t, tlen);
+    srv_put2(t + 5, tag);
     if ((err = chan_send(s->c, s->end, t, tlen, 0, &s->fs->revoked)) < 0) {
         free_tag(s, tag);               /* not sent (or only if dead: no reply) */
         err = err == -EINTR ? -EINTR : -EIO;
@@ -284,9 +258,9 @@ static void clunk(struct srvconn *s, uint32_t fid)
         ;
     if (tag == SRV_TAGS)
         return;
-    put4(start(t, Tclunk), fid);
-    put4(t, sizeof(t));
-    put2(t + 5, tag);
+    srv_put4(start(t, Tclunk), fid);
+    srv_put4(t, sizeof(t));
+    srv_put2(t + 5, tag);
     s->req[tag].state = REQ_ABANDONED;  /* its reply is dropped */
     if (chan_send(s->c, s->end, t, sizeof(t), 1, NULL) < 0)
         free_tag(s, tag);
@@ -298,7 +272,7 @@ static void clunk(struct srvconn *s, uint32_t fid)
  * (a device node!) is a protocol error. */
 static int node_get(struct srvconn *s, uint32_t fid, const char *st, struct vnode **out)
 {
-    uint32_t mode = get4(st), ino = get4(st + 4);
+    uint32_t mode = srv_get4(st), ino = srv_get4(st + 4);
     struct snode *n;
     struct vnode *v;
 
@@ -318,8 +292,8 @@ static int node_get(struct srvconn *s, uint32_t fid, const char *st, struct vnod
         return -ENOMEM;
     }
     v->ino = ino;
-    v->size = get4(st + 8);
-    v->mtime = get4(st + 12);
+    v->size = srv_get4(st + 8);
+    v->mtime = srv_get4(st + 12);
     v->nlink = S_ISDIR(mode) ? 2 : 1;
     v->uid = s->fs->owner;              /* the served nodes are the fsopen caller's */
     v->gid = s->gid;
@@ -348,8 +322,8 @@ static int srv_lookup(struct vnode *dir, const char *name, struct vnode **out)
     int err;
 
     p = start(t, Twalk);
-    p = put4(p, FID(dir));
-    p = put4(p, fid);
+    p = srv_put4(p, FID(dir));
+    p = srv_put4(p, fid);
     p = putname(p, name);
     if ((err = exact(s, rpc(s, t, p - t, r, sizeof(r)), sizeof(r))) < 0)
         return err;
@@ -370,13 +344,13 @@ static int srv_create(struct vnode *dir, const char *name, uint32_t mode, uint32
     if (!S_ISREG(mode) && !S_ISDIR(mode))
         return -EPERM;
     p = start(t, Tcreate);
-    p = put4(p, FID(dir));
-    p = put4(p, fid);
-    p = put4(p, mode);
+    p = srv_put4(p, FID(dir));
+    p = srv_put4(p, fid);
+    p = srv_put4(p, mode);
     p = putname(p, name);
     if ((err = exact(s, rpc(s, t, p - t, r, sizeof(r)), sizeof(r))) < 0)
         return err;
-    if ((get4(r + SRV_HDR) & S_IFMT) != (mode & S_IFMT))
+    if ((srv_get4(r + SRV_HDR) & S_IFMT) != (mode & S_IFMT))
         return protocol_error(s);       /* made something else */
     return node_get(s, fid, r + SRV_HDR, out);
 }
@@ -387,7 +361,7 @@ static int srv_unlink(struct vnode *dir, const char *name)
     char t[SRV_HDR + 6 + NAME_MAX], r[SRV_HDR], *p;
 
     p = start(t, Tremove);
-    p = put4(p, FID(dir));
+    p = srv_put4(p, FID(dir));
     p = putname(p, name);
     return exact(s, rpc(s, t, p - t, r, sizeof(r)), sizeof(r));
 }
@@ -408,14 +382,14 @@ static int srv_read(struct vnode *v, void *buf, uint32_t off, uint32_t n)
     while (done < n) {
         uint32_t chunk = n - done < SRV_IOMAX ? n - done : SRV_IOMAX, cnt;
         p = start(t, Tread);
-        p = put4(p, FID(v));
-        p = put4(p, off + done);
-        p = put4(p, chunk);
+        p = srv_put4(p, FID(v));
+        p = srv_put4(p, off + done);
+        p = srv_put4(p, chunk);
         if ((len = rpc(s, t, p - t, r, SRV_HDR + 4 + chunk)) < 0) {
             err = len;
             break;
         }
-        if ((uint32_t)len < SRV_HDR + 4 || (cnt = get4(r + SRV_HDR)) > chunk ||
+        if ((uint32_t)len < SRV_HDR + 4 || (cnt = srv_get4(r + SRV_HDR)) > chunk ||
             (uint32_t)len != SRV_HDR + 4 + cnt) {
             err = protocol_error(s);
             break;
@@ -441,13 +415,13 @@ static int srv_write(struct vnode *v, const void *buf, uint32_t off, uint32_t n)
     while (done < n) {
         uint32_t chunk = n - done < SRV_IOMAX ? n - done : SRV_IOMAX, cnt;
         p = start(t, Twrite);
-        p = put4(p, FID(v));
-        p = put4(p, off + done);
-        p = put4(p, chunk);
+        p = srv_put4(p, FID(v));
+        p = srv_put4(p, off + done);
+        p = srv_put4(p, chunk);
         memcpy(p, (const char *)buf + done, chunk);
         if ((err = exact(s, rpc(s, t, p + chunk - t, r, sizeof(r)), sizeof(r))) < 0)
             break;
-        if ((cnt = get4(r + SRV_HDR)) > chunk) {
+        if ((cnt = srv_get4(r + SRV_HDR)) > chunk) {
             err = protocol_error(s);
             break;
         }
@@ -468,8 +442,8 @@ static int srv_truncate(struct vnode *v, uint32_t len)
     int err;
 
     p = start(t, Ttrunc);
-    p = put4(p, FID(v));
-    p = put4(p, len);
+    p = srv_put4(p, FID(v));
+    p = srv_put4(p, len);
     if ((err = exact(s, rpc(s, t, p - t, r, sizeof(r)), sizeof(r))) == 0)
         v->size = len;
     return err;
@@ -486,14 +460,14 @@ static int srv_readdir(struct vnode *dir, uint32_t *cookie, char *name, uint32_t
     int got;
 
     p = start(t, Treaddir);
-    p = put4(p, FID(dir));
-    p = put4(p, *cookie);
+    p = srv_put4(p, FID(dir));
+    p = srv_put4(p, *cookie);
     if ((got = rpc(s, t, p - t, r, sizeof(r))) < 0)
         return got;
     if (got == SRV_HDR)
         return 0;
     p = r + SRV_HDR;
-    len = (uint32_t)got < SRV_HDR + 11 ? 0 : get2(p + 9);
+    len = (uint32_t)got < SRV_HDR + 11 ? 0 : srv_get2(p + 9);
     if (len == 0 || len > NAME_MAX || (uint32_t)got != SRV_HDR + 11 + len)
         return protocol_error(s);
     for (i = 0; i < len; i++)
@@ -501,8 +475,8 @@ static int srv_readdir(struct vnode *dir, uint32_t *cookie, char *name, uint32_t
             return protocol_error(s);
     memcpy(name, p + 11, len);
     name[len] = '\0';
-    *cookie = get4(p);
-    *ino = get4(p + 4);
+    *cookie = srv_get4(p);
+    *ino = srv_get4(p + 4);
     *type = p[8] == DT_DIR || p[8] == DT_REG ? (uint8_t)p[8] : DT_UNKNOWN;
     return 1;
 }
@@ -566,9 +540,9 @@ static int srv_mount(struct fs *fs, struct file *src, const char *opts)
         return err;
     }
     fs->priv = s;
-    put4(start(t, Tstat), SRV_ROOT);
+    srv_put4(start(t, Tstat), SRV_ROOT);
     err = exact(s, rpc(s, t, sizeof(t), r, sizeof(r)), sizeof(r));
-    if (err == 0 && !S_ISDIR(get4(r + SRV_HDR)))
+    if (err == 0 && !S_ISDIR(srv_get4(r + SRV_HDR)))
         err = protocol_error(s);
     if (err == 0)
         err = node_get(s, SRV_ROOT, r + SRV_HDR, &fs->root);

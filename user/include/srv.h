@@ -36,10 +36,7 @@ int srv_recv(int fd, char *buf, struct srv_msg *m);
 /* Write one message: header (size from n), then n bytes of body. 0 or -1. */
 int srv_send(int fd, int type, int tag, const void *body, uint32_t n);
 int srv_error(int fd, int tag, int err);            /* Rerror */
-char *srv_put4(char *p, uint32_t x);                 /* little-endian builders */
-char *srv_put2(char *p, uint32_t x);
-char *srv_putstat(char *p, const struct srv_stat *st);
-uint32_t srv_get4(const char *p);
+char *srv_putstat(char *p, const struct srv_stat *st); /* srv_put4 etc.: uapi/srv.h */
 
 /* What a server implements; a NULL entry answers EPERM. Each returns 0
  * (read, write: a count) or -errno. Nodes are the server's own. */

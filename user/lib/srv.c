@@ -9,32 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-uint32_t srv_get4(const char *p)
-{
-    uint32_t x;
-
-    memcpy(&x, p, 4);
-    return x;
-}
-
-static uint32_t get2(const char *p)
-{
-    return (uint8_t)p[0] | (uint32_t)(uint8_t)p[1] << 8;
-}
-
-char *srv_put4(char *p, uint32_t x)
-{
-    memcpy(p, &x, 4);
-    return p + 4;
-}
-
-char *srv_put2(char *p, uint32_t x)
-{
-    p[0] = (char)x;
-    p[1] = (char)(x >> 8);
-    return p + 2;
-}
-
 char *srv_putstat(char *p, const struct srv_stat *st)
 {
     p = srv_put4(p, st->mode);
@@ -80,7 +54,7 @@ static int getname(const char *p, const char *end, struct srv_msg *m)
 {
     uint32_t n;
 
-    if (end - p < 2 || (n = get2(p)) == 0 || n > NAME_MAX || (uint32_t)(end - p - 2) < n)
+    if (end - p < 2 || (n = srv_get2(p)) == 0 || n > NAME_MAX || (uint32_t)(end - p - 2) < n)
         return -1;
     memcpy(m->name, p + 2, n);
     m->name[n] = '\0';
@@ -105,7 +79,7 @@ int srv_recv(int fd, char *buf, struct srv_msg *m)
     end = buf + size;
     memset(m, 0, sizeof(*m));
     m->type = (uint8_t)buf[4];
-    m->tag = get2(buf + 5);
+    m->tag = srv_get2(buf + 5);
     if (end - p >= 4)
         m->fid = srv_get4(p);
     switch (m->type) {

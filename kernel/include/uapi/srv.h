@@ -6,6 +6,8 @@
 #ifndef UAPI_SRV_H
 #define UAPI_SRV_H
 
+#include <stdint.h>
+
 #define SRV_HDR   7                    /* size[4] type[1] tag[2] */
 #define SRV_STAT  16                   /* mode[4] ino[4] size[4] mtime[4] */
 #define SRV_IOMAX 4096                 /* the most data one Tread/Twrite moves */
@@ -36,5 +38,31 @@
 #define Ttrunc   114
 #define Tclunk   116
 #define Rerror   99
+
+/* The fields' byte order, written once for both sides: little-endian,
+ * byte by byte (a field may sit at any alignment in a message). */
+static inline uint32_t srv_get2(const char *p)
+{
+    const uint8_t *b = (const uint8_t *)p;
+
+    return b[0] | (uint32_t)b[1] << 8;
+}
+
+static inline uint32_t srv_get4(const char *p)
+{
+    return srv_get2(p) | srv_get2(p + 2) << 16;
+}
+
+static inline char *srv_put2(char *p, uint32_t x)
+{
+    p[0] = (char)x;
+    p[1] = (char)(x >> 8);
+    return p + 2;
+}
+
+static inline char *srv_put4(char *p, uint32_t x)
+{
+    return srv_put2(srv_put2(p, x), x >> 16);
+}
 
 #endif
