@@ -566,17 +566,34 @@ int ns_is_top(const struct path *p)
     return p->mnt && p->vn == p->mnt->root && !p->mnt->parent;
 }
 
+/* Is p the process root? By its vnode alone: a directory fd made before
+ * unshare() names it through an older mount, and must not climb past it
+ * either. And when the root is a union, the root of any of its members is
+ * the root too (ns_union: each stands for the whole union): a cwd in a
+ * later member climbs to that member's root, and ".." must stop there,
+ * not go on to the place the union is bound on, outside the root. */
+static int at_root(struct namespace *ns, const struct path *root, const struct path *p)
+{
+    struct path u[MAX_UNION];
+    int n, i, hit;
+
+    if (!root || p->vn == root->vn)
+        return root != NULL;
+    n = ns_union(ns, p, u);
+    for (i = 0, hit = 0; i < n; i++)
+        hit |= u[i].vn == root->vn;
+    ns_union_put(u, n);
+    return hit;
+}
+
 /* "..": never above root; out of attachments; then the filesystem's own. */
 int ns_dotdot(struct namespace *ns, const struct path *root, struct path *p)
 {
     struct path up;
     int err;
 
-    /* The root is recognised by its vnode alone: a directory fd made
-     * before unshare() names it through an older mount, and must not climb
-     * past it either. */
     for (;;) {
-        if (root && p->vn == root->vn)
+        if (at_root(ns, root, p))
             return 0;
         if (!ns_climb(p))
             break;

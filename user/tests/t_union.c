@@ -285,6 +285,32 @@ static void a_chroot_in_a_union_cannot_be_left_by_dotdot(void)
     PASS();
 }
 
+/* A cwd inside a member other than the first (A's asub, or the base's
+ * bdir): ".." climbs to that member's root, and one more ".." must stay
+ * there, for every member's root is the union, which is the root. */
+static int chrooted_below_a_later_member(void)
+{
+    if (chroot("/tmp/un") < 0)
+        return 1;
+    if (chdir("/asub") < 0 || walk(AT_CWD, "../../../b", 0) < 0)
+        return 2;                       /* up there is the union: B's names */
+    if (walk(AT_CWD, "../../un", 0) >= 0 || walk(AT_CWD, "../../../etc/passwd", 0) >= 0)
+        return 3;                       /* out: /tmp/un and /etc seen from outside */
+    if (walk(AT_CWD, "../../../base", 0) < 0)
+        return 4;                       /* and the base's */
+    if (chdir("/bdir") < 0 || walk(AT_CWD, "../../un", 0) >= 0)
+        return 5;                       /* through the base: out as well */
+    return walk(AT_CWD, "../../b", 0) >= 0 ? 0 : 6;
+}
+
+static void a_chroot_in_a_union_is_not_left_from_a_cwd_in_a_later_member(void)
+{
+    int code = in_child(chrooted_below_a_later_member);
+
+    CHECK(code == 0, "step %d", code);
+    PASS();
+}
+
 static void an_attachment_inside_a_member_is_reached_through_the_union(void)
 {
     int x = new_fs("X", (const char *const[]){ "xfile", NULL }, NULL), e;
@@ -495,6 +521,7 @@ int main(int argc, char *argv[])
     T_RUN(dotdot_in_a_union_member_leads_back_to_the_union);
     T_RUN(walk_beneath_and_a_chroot_hold_in_a_union);
     T_RUN(a_chroot_in_a_union_cannot_be_left_by_dotdot);
+    T_RUN(a_chroot_in_a_union_is_not_left_from_a_cwd_in_a_later_member);
     T_RUN(an_attachment_inside_a_member_is_reached_through_the_union);
     T_RUN(a_member_the_caller_may_not_search_is_passed_over);
     T_RUN(a_revoked_member_costs_only_its_own_names);
