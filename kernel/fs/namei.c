@@ -350,7 +350,7 @@ int vfs_link(int fd, int dirfd, const char *path)
         return err;
     if ((err = ns_union_dir(curproc()->ns, &dir, name, UNION_NEW)) < 0)
         ;
-    else if (dir.vn->fs != f->path.vn->fs)
+    else if (dir.vn->fs != f->path.vn->fs || (err = ns_attr_keeps(&f->path, &dir)) < 0)
         err = -EXDEV;
     else if ((err = fs_may_change(dir.vn)) < 0 || (err = ns_attr_check(&dir, BIND_RDONLY)) < 0)
         ;
@@ -437,7 +437,7 @@ static int rename_in(const struct path *odir, const char *oname, const struct pa
     if (odir->vn->fs != ndir->vn->fs)
         return -EXDEV;
     if ((err = fs_may_change(odir->vn)) < 0 || (err = ns_attr_check(odir, BIND_RDONLY)) < 0 ||
-        (err = ns_attr_check(ndir, BIND_RDONLY)) < 0 ||
+        (err = ns_attr_check(ndir, BIND_RDONLY)) < 0 || (err = ns_attr_keeps(odir, ndir)) < 0 ||
         (err = vnode_lookup(odir->vn, oname, &v)) < 0)
         return err;
     if ((err = vnode_lookup(ndir->vn, nname, &victim)) == -ENOENT) {

@@ -655,6 +655,17 @@ static int path_attrs(const struct path *p)
     return p->mnt ? p->mnt->flags & BIND_ATTRS : 0;
 }
 
+/* May a node reached at `from` get a name in directory `to` (link, or a
+ * rename, whose node's path is its old directory's)? Not if the new name
+ * would shed a restriction of from's attachment: through an attachment
+ * of the same filesystem without it, a file only a read-only attachment
+ * showed would be writable, a device under a nodev one usable (Linux
+ * refuses any link or rename across mounts). 0, or -EXDEV. */
+int ns_attr_keeps(const struct path *from, const struct path *to)
+{
+    return path_attrs(from) & ~path_attrs(to) ? -EXDEV : 0;
+}
+
 /* The heart of bind(): check that `what` may cover where->vn, make the
  * mount and put it at the head of the namespace's list, so that ns_cross
  * finds it before anything it covers; a union bind joins the union at

@@ -201,6 +201,7 @@ struct mount *ns_root_mount(struct namespace *ns);
 int ns_may_change(struct namespace *ns);                                   /* Lab 07 */
 int ns_attached_beyond(struct fs *fs, uint32_t uid);
 int ns_attr_check(const struct path *p, int attr);    /* BIND_RDONLY/NOEXEC/NODEV rules */
+int ns_attr_keeps(const struct path *from, const struct path *to); /* link/rename: -EXDEV */
 int vfs_setattach(int dirfd, const char *path, int flags);
 
 /* Union directories (namespace.c, Lab 08): a path on a member's root is

@@ -320,6 +320,67 @@ static void root_lifts_a_restriction_with_setattach(void)
     PASS();
 }
 
+/* A ramfs holding "secret" (a file), "null" (a device node) and "pub" (a
+ * directory), attached with `attrs` at /tmp/NAME and its pub at
+ * /tmp/NAME_pub with none: the same filesystem, two attachments. */
+static int attach_twice(const char *name, int attrs)
+{
+    char at[64], pub[64];
+    int f = fsopen("ramfs", -1, ""), d, w, err = 0;
+
+    snprintf(at, sizeof(at), "/tmp/%s", name);
+    snprintf(pub, sizeof(pub), "/tmp/%s_pub", name);
+    if (f < 0 || (d = create(f, "secret", S_IFREG, 0666, 0)) < 0 || (w = ready(d, R_WRITE)) < 0)
+        return -1;
+    write(w, "secret\n", 7);
+    close(w);
+    close(d);
+    if ((d = create(f, "null", S_IFCHR, 0666, MKDEV(DEV_MEM, 0))) < 0)
+        return -1;
+    close(d);
+    if ((d = create(f, "pub", S_IFDIR, 0777, 0)) < 0 || mkdir(at, 0755) < 0 ||
+        mkdir(pub, 0755) < 0 || bind(f, AT_CWD, at, attrs) < 0 || bind(d, AT_CWD, pub, 0) < 0)
+        err = -1;
+    close(d);
+    close(f);
+    return err;
+}
+
+/* link() makes a second name for a node: in the writable attachment, a
+ * file that only a read-only one showed would be writable through it. */
+static void link_out_of_a_read_only_attachment_is_refused(void)
+{
+    int p, w;
+
+    CHECK(attach_twice("lk_ro", BIND_RDONLY) == 0, "setup: %s", strerror(errno));
+    CHECK((p = path_fd("/tmp/lk_ro/secret")) >= 0, "walk");
+    CHECK_ERR(ready(p, R_WRITE), EROFS);
+    CHECK_ERR(linkat(p, AT_CWD, "/tmp/lk_ro_pub/secret"), EXDEV);
+    w = open("/tmp/lk_ro_pub/secret", O_WRONLY);
+    CHECK(w < 0, "the file is writable through the new name");
+    close(p);
+    PASS();
+}
+
+/* The same for a device node under a nodev attachment, by link or by a
+ * rename out of it (allowed: the attachment is writable). */
+static void link_or_rename_out_of_a_nodev_attachment_is_refused(void)
+{
+    int p, r;
+
+    CHECK(attach_twice("lk_nd", BIND_NODEV) == 0, "setup: %s", strerror(errno));
+    CHECK((p = path_fd("/tmp/lk_nd/null")) >= 0, "walk");
+    CHECK_ERR(ready(p, R_READ), EACCES);
+    CHECK_ERR(linkat(p, AT_CWD, "/tmp/lk_nd_pub/null"), EXDEV);
+    CHECK_ERR(renameat(AT_CWD, "/tmp/lk_nd/null", AT_CWD, "/tmp/lk_nd_pub/null", 0), EXDEV);
+    r = open("/tmp/lk_nd_pub/null", O_RDONLY);
+    CHECK(r < 0, "the device is readied through the new name");
+    CHECK(renameat(AT_CWD, "/tmp/lk_nd/null", AT_CWD, "/tmp/lk_nd/null2", 0) == 0,
+          "a rename inside the nodev attachment: %s", strerror(errno));
+    close(p);
+    PASS();
+}
+
 static void setup(void)
 {
     int bin = path_fd("/bin"), dev = path_fd("/dev");
@@ -358,6 +419,8 @@ int main(int argc, char *argv[])
     T_RUN(a_bind_of_a_read_only_path_is_read_only_too);
     T_RUN(an_unbound_read_only_attachment_stays_read_only);
     T_RUN(root_lifts_a_restriction_with_setattach);
+    T_RUN(link_out_of_a_read_only_attachment_is_refused);
+    T_RUN(link_or_rename_out_of_a_nodev_attachment_is_refused);
     printf("t_attach: done\n");
     return 0;
 }
