@@ -263,6 +263,12 @@ int fs_new(const char *type, struct file *src, const char *opts, struct fs **out
     for (fs = live_fs; src && fs; fs = fs->next)
         if (fs->source && !fs->revoked && same_storage(fs->source->path.vn, src->path.vn))
             return -EBUSY; /* two instances writing one disk would wreck it */
+    /* A served file's I/O waits for as long as its server likes, and a
+     * filesystem holds its instance across its source's I/O (ext2's
+     * fs_enter, a wait no kill ends): anyone's sync(2), poweroff's too,
+     * would wait on a user's server. No filesystem is made of one. */
+    if (src && src->path.vn->fs->type == &srv_type)
+        return -ENOTBLK;
     /* An image in an image in ...: each level is a kernel stack frame chain
      * on every read. */
     if (src && src->path.vn->fs->depth >= MAX_FS_DEPTH)

@@ -740,6 +740,105 @@ static void a_server_calling_its_own_filesystem_is_ended_by_kill(void)
     PASS();
 }
 
+/* ------------------------------------------------------------ 6. served files as sources */
+
+/* A server of one file, "img", holding /etc/fuzz.ext2 (an ext2 image):
+ * honest until /tmp/srv_deaf exists, then deaf (its end stays open). */
+static void img_serve(int fd)
+{
+    static char img[128 * 1024], buf[SRV_MSIZE], out[SRV_MSIZE];
+    int in = open("/etc/fuzz.ext2", O_RDONLY), n, len = 0;
+    struct srv_msg m;
+
+    while (in >= 0 && (n = read(in, img + len, sizeof(img) - len)) > 0)
+        len += n;
+    while (srv_recv(fd, buf, &m) > 0) {
+        if (walk(AT_CWD, "/tmp/srv_deaf", 0) >= 0) {
+            sleep_ms(20000);
+            break;
+        }
+        switch (m.type) {
+        case Tstat: reply_stat(fd, Tstat + 1, m.tag, S_IFDIR | 0755, 1, 0); break;
+        case Twalk:
+            if (strcmp(m.name, "img") == 0)
+                reply_stat(fd, Twalk + 1, m.tag, S_IFREG | 0666, 2, len);
+            else
+                srv_error(fd, m.tag, ENOENT);
+            break;
+        case Tread:
+            n = m.off >= (unsigned)len ? 0 : len - m.off < m.count ? len - m.off : m.count;
+            srv_put4(out, n);
+            memcpy(out + 4, img + m.off, n);
+            srv_send(fd, Tread + 1, m.tag, out, 4 + n);
+            break;
+        case Twrite:
+            n = m.off >= (unsigned)len ? 0 : len - m.off < m.count ? len - m.off : m.count;
+            memcpy(img + m.off, m.data, n);
+            srv_put4(out, n);
+            srv_send(fd, Twrite + 1, m.tag, out, 4);
+            break;
+        case Tclunk: srv_send(fd, Tclunk + 1, m.tag, NULL, 0); break;
+        default: srv_error(fd, m.tag, EPERM);
+        }
+    }
+    _exit(0);
+}
+
+/* With an ext2 made of a served file whose server has gone deaf, a client
+ * inside the ext2 waits for the server while it holds the instance (a
+ * killable wait); a sync(2) by anyone else - root's, the one poweroff
+ * makes - waits for that client, and no kill ends its wait. So a served
+ * file is no filesystem's source (ENOTBLK). On a kernel that takes it,
+ * the test shows the wait: a mkdir waits for the deaf server, and a
+ * sync in another process must die of a kill within a second. */
+static void a_served_file_is_no_filesystems_source_so_sync_never_waits_on_a_server(void)
+{
+    int fds[2], server, root, img, e2, err, a, b, st, sync_killable = -1;
+
+    unlinkat(AT_CWD, "/tmp/srv_deaf", 0);
+    CHECK(chan(fds) == 0, "chan");
+    fflush(stdout);
+    if ((server = fork()) == 0) {
+        close(fds[0]);
+        img_serve(fds[1]);
+    }
+    close(fds[1]);
+    CHECK((root = fsopen("srv", fds[0], NULL)) >= 0, "fsopen srv");
+    close(fds[0]);
+    CHECK((img = ready_at(root, "img", R_RDWR)) >= 0, "ready img");
+    e2 = fsopen("ext2", img, "");
+    err = errno;
+    if (e2 >= 0) {
+        CHECK(put_file("/tmp/srv_deaf", "") == 0, "deafen the server");
+        if ((a = fork()) == 0)
+            _exit(create(e2, "new", S_IFDIR, 0755, 0) < 0 ? 1 : 0);
+        sleep_ms(200);
+        if ((b = fork()) == 0) {
+            sync();
+            _exit(0);
+        }
+        sleep_ms(300);
+        kill(b, SIGKILL);
+        sync_killable = wait_child_ms(b, 1000, &st);
+        kill(a, SIGKILL);               /* the client lets go: the sync ends */
+        waitpid(a, NULL, 0);
+        if (!sync_killable)
+            waitpid(b, NULL, 0);
+        close(e2);
+    }
+    revoke(root);
+    kill(server, SIGKILL);
+    waitpid(server, NULL, 0);
+    unlinkat(AT_CWD, "/tmp/srv_deaf", 0);
+    close(img);
+    close(root);
+    CHECK(e2 < 0 && err == ENOTBLK, "fsopen ext2 on a served file: %d; a sync %s", e2,
+          sync_killable < 0 ? "-"
+          : sync_killable   ? "was killable"
+                            : "ignored a kill");
+    PASS();
+}
+
 int main(int argc, char *argv[])
 {
     t_only = argc > 1 ? argv[1] : NULL;
@@ -763,6 +862,7 @@ int main(int argc, char *argv[])
     T_RUN(revoke_ends_waits_for_a_reply_and_for_room);
     T_RUN(two_clients_have_requests_outstanding_at_once);
     T_RUN(a_server_calling_its_own_filesystem_is_ended_by_kill);
+    T_RUN(a_served_file_is_no_filesystems_source_so_sync_never_waits_on_a_server);
     printf("t_srv: done\n");
     return t_failures != 0;
 }
