@@ -1,26 +1,43 @@
 /* mirrorsrv DIR - a file server that shows DIR, read-only: every name it
  * serves is a path under DIR, looked up afresh on each request (so it
- * mirrors what DIR holds now, not a copy). Writes, creates and removes
- * are EROFS. Serves the channel end on fd 0:
+ * mirrors what DIR holds now, not a copy), and only beneath DIR
+ * (WALK_BENEATH from an fd on it): neither ".." nor a symlink in DIR leads
+ * the server out, to serve with its own authority what its clients could
+ * not read (a symlink to /root/notes shown as a readable file). Writes,
+ * creates and removes are EROFS. Serves the channel end on fd 0:
  * `srvmount /tmp/m mirrorsrv /etc; cat /tmp/m/passwd`. */
 #include <dirent.h>
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <orthos.h>
 #include <srv.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char *top;                       /* DIR: ".." never climbs above it */
+static char top[] = ".";                /* the root node: DIR itself */
+static int topfd;                       /* DIR, walked once */
+
+/* A node is its path relative to DIR; resolved beneath DIR only. A path
+ * fd, or -1 (errno: EXDEV for a way out). */
+static int at(const char *node)
+{
+    return walk(topfd, node, WALK_BENEATH);
+}
 
 static int m_stat(void *node, struct srv_stat *st)
 {
     struct stat s;
+    int p = at(node), r;
 
-    if (stat(node, &s) < 0)
+    if (p < 0)
         return -errno;
+    r = fstat(p, &s) < 0 ? -errno : 0;
+    close(p);
+    if (r < 0)
+        return r;
     if (!S_ISDIR(s.st_mode) && !S_ISREG(s.st_mode))
         return -EPERM;                  /* served nodes are files and directories */
     st->mode = s.st_mode & ~0222;       /* read-only, and shown so */
@@ -30,38 +47,54 @@ static int m_stat(void *node, struct srv_stat *st)
     return 0;
 }
 
+/* ".." of DIR is DIR; of "a/b" "a", of "a" ".". */
 static int m_walk(void *dir, const char *name, void **child)
 {
     size_t n = strlen(dir);
     char *path, *slash;
-    struct stat st;
+    int p;
 
     if (strcmp(name, "..") == 0) {
         path = strdup(dir);
-        if (path && strcmp(path, top) != 0 && (slash = strrchr(path, '/')))
-            *(slash == path ? slash + 1 : slash) = '\0';
+        if (path && (slash = strrchr(path, '/')))
+            *slash = '\0';
+        else if (path)
+            strcpy(path, ".");
     } else if ((path = malloc(n + strlen(name) + 2))) {
-        strcpy(path, dir);
-        strcpy(path + n, n && path[n - 1] == '/' ? "" : "/");
+        strcpy(path, strcmp(dir, ".") == 0 ? "" : dir);
+        strcat(path, strcmp(dir, ".") == 0 ? "" : "/");
         strcat(path, name);
     }
     if (!path)
         return -ENOMEM;
-    if (stat(path, &st) < 0) {
+    if ((p = at(path)) < 0) {
         int e = errno;
         free(path);
         return -e;
     }
+    close(p);
     *child = path;
     return 0;
 }
 
+/* The node readied for reading: an fd, or -errno. */
+static int open_node(const char *node)
+{
+    int p = at(node), fd;
+
+    if (p < 0)
+        return -errno;
+    fd = ready(p, R_READ);
+    close(p);
+    return fd < 0 ? -errno : fd;
+}
+
 static int m_read(void *node, uint32_t off, char *buf, uint32_t n)
 {
-    int fd = open(node, O_RDONLY), r;
+    int fd = open_node(node), r;
 
     if (fd < 0)
-        return -errno;
+        return fd;
     r = lseek(fd, off, SEEK_SET) < 0 || (r = read(fd, buf, n)) < 0 ? -errno : r;
     close(fd);
     return r;
@@ -70,12 +103,17 @@ static int m_read(void *node, uint32_t off, char *buf, uint32_t n)
 /* Entry number `index`, "." and ".." left out. */
 static int m_readdir(void *dir, uint32_t index, struct srv_dirent *e)
 {
-    DIR *d = opendir(dir);
+    int fd = open_node(dir);
+    DIR *d = fd < 0 ? NULL : fdopendir(fd);
     struct dirent *de;
     int found = 0;
 
-    if (!d)
-        return -errno;
+    if (fd < 0)
+        return fd;
+    if (!d) {
+        close(fd);
+        return -ENOMEM;
+    }
     while ((de = readdir(d))) {
         if (!notdots(de) || index-- > 0)
             continue;
@@ -139,6 +177,7 @@ int main(int argc, char *argv[])
         usage("DIR");
     if (stat(argv[1], &st) < 0 || !S_ISDIR(st.st_mode))
         errx(1, "%s: not a directory", argv[1]);
-    top = argv[1];
+    if ((topfd = walk(AT_CWD, argv[1], 0)) < 0)
+        err(1, "%s", argv[1]);
     return srv_serve(0, &mirror_ops, top) == 0 ? 0 : 1;
 }

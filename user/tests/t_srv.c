@@ -839,6 +839,49 @@ static void a_served_file_is_no_filesystems_source_so_sync_never_waits_on_a_serv
     PASS();
 }
 
+/* /bin/mirrorsrv DIR serves what is in DIR, with the server's authority:
+ * a symlink in DIR must not make it serve something outside DIR (here
+ * /etc/passwd, and /etc through a directory link; or .. of DIR). */
+static void mirrorsrv_serves_nothing_outside_its_directory(void)
+{
+    int fds[2], pid, root, p, d;
+    char buf[64];
+
+    CHECK(mkdir("/tmp/mir", 0755) == 0 && mkdir("/tmp/mir/d", 0755) == 0 &&
+              put_file("/tmp/mir/d/in", "inside") == 0 &&
+              symlink("/etc/passwd", "/tmp/mir/pw") == 0 && symlink("/etc", "/tmp/mir/etc") == 0 &&
+              symlink("../../etc/passwd", "/tmp/mir/d/up") == 0 &&
+              symlink("d/in", "/tmp/mir/rel") == 0,
+          "setup: %s", strerror(errno));
+    CHECK(chan(fds) == 0, "chan");
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        char *argv[] = { "mirrorsrv", "/tmp/mir", NULL };
+        dup2(fds[1], 0);
+        fcntl(0, F_SETFD, FD_KEEP);
+        execv("/bin/mirrorsrv", argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    CHECK((root = fsopen("srv", fds[0], NULL)) >= 0, "fsopen srv");
+    close(fds[0]);
+    CHECK((p = ready_at(root, "d/in", R_READ)) >= 0 && read(p, buf, sizeof(buf)) == 6,
+          "d/in is served");
+    close(p);
+    CHECK((p = ready_at(root, "rel", R_READ)) >= 0, "a link inside DIR is followed");
+    close(p);
+    CHECK_ERR(walk(root, "pw", 0), EXDEV);
+    CHECK_ERR(walk(root, "etc", 0), EXDEV);
+    CHECK_ERR(walk(root, "d/up", 0), EXDEV);
+    CHECK((d = walk(root, "d", 0)) >= 0 && (p = walk(d, "../..", 0)) >= 0, "walk d/../..");
+    CHECK_ERR(walk(p, "passwd", 0), ENOENT);    /* .. of DIR is DIR, not /etc's parent */
+    close(p);
+    close(d);
+    close(root);
+    CHECK(exits_cleanly(pid, 2000), "mirrorsrv ends");
+    PASS();
+}
+
 int main(int argc, char *argv[])
 {
     t_only = argc > 1 ? argv[1] : NULL;
@@ -863,6 +906,7 @@ int main(int argc, char *argv[])
     T_RUN(two_clients_have_requests_outstanding_at_once);
     T_RUN(a_server_calling_its_own_filesystem_is_ended_by_kill);
     T_RUN(a_served_file_is_no_filesystems_source_so_sync_never_waits_on_a_server);
+    T_RUN(mirrorsrv_serves_nothing_outside_its_directory);
     printf("t_srv: done\n");
     return t_failures != 0;
 }
