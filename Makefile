@@ -145,7 +145,12 @@ USERBINS := $(PROGS:%=$(B)/root/bin/%) $(TESTPROGS:%=$(B)/root/bin/%)
 $(B)/u/%.o: %.c
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
-	@$(CC) $(UCFLAGS) -c $< -o $@
+	@$(CC) $(UCFLAGS) $(UPROG_OPT) -c $< -o $@
+
+# The programs themselves (not libc, which they all share) at -O0: a
+# third less compile time than -Og for 70-odd files that only call into
+# libc and the kernel; GDB sees every local as written.
+$(B)/u/user/bin/%.o $(B)/u/user/tests/%.o $(B)/u/lab/%.o $(B)/u/$(B)/extra/%.o: UPROG_OPT := -O0
 
 $(B)/libc.a: $(LIBC_OBJ)
 	@rm -f $@
