@@ -13,7 +13,7 @@
 #include "lab.h"
 #include "array_size.h"
 
-#define PIPE_SIZE 4096        /* kernel/fs/pipe.c */
+#define PIPE_SIZE 65536       /* kernel/fs/pipe.c */
 
 /* The bytes queued in a pipe, counted by draining it without blocking
  * (rfd is made non-blocking); they are thrown away. */
@@ -148,7 +148,7 @@ static void a_blocked_reader_wakes_for_data_and_for_eof(void)
 
 static void write_with_no_reader_left_is_epipe(void)
 {
-    static char big[10000];
+    static char big[PIPE_SIZE + 4096];
     int p[2], res[2], r[3] = { 0, 0, 0 }, pid, status, got;
     char buf[100];
 
@@ -272,7 +272,7 @@ static void a_small_write_is_all_or_nothing(void)
               first < 0 ? -1 : k - first);
     }
     close(p[0]);
-    /* at most PIPE_SIZE includes PIPE_SIZE: 4096 bytes with room for 4095 go in whole or not */
+    /* at most PIPE_SIZE includes PIPE_SIZE: PIPE_SIZE bytes with room for one less: whole or not */
     {
         static char whole[PIPE_SIZE];
         CHECK(pipe(p) == 0 && write(p[1], "x", 1) == 1, "setup");
@@ -525,7 +525,7 @@ static void kill_ends_a_process_blocked_in_read_or_write(void)
         _exit(0);
     }
     if ((wr = fork()) == 0) {
-        write(full[1], big, sizeof(big)); /* nobody reads: blocks at 4096 */
+        write(full[1], big, sizeof(big)); /* nobody reads: blocks at PIPE_SIZE */
         _exit(0);
     }
     CHECK(rd > 0 && wr > 0, "fork");

@@ -22,7 +22,7 @@
 #define NPROC     64          /* kernel/proc/proc.h: process slots */
 #define NOFILE    32          /* kernel/fs/vfs.h: fds per process */
 #define NFILE     512         /* kernel/fs/vfs.h: open files in the system */
-#define PIPE_SIZE 4096        /* kernel/fs/pipe.c: a pipe's buffer */
+#define PIPE_SIZE 65536       /* kernel/fs/pipe.c: a pipe's buffer */
 #define MAXARG    64          /* kernel/proc/exec.h: argv entries */
 #define ARG_MAX   32768       /* kernel/proc/exec.h: bytes of argv + envp */
 #define RAMFS_MAX (16 << 20)  /* kernel/fs/ramfs.c: largest ramfs file */
@@ -222,7 +222,7 @@ static void kill_ends_children_blocked_in_pipe_read_pipe_write_and_wait(void)
         _exit(0);
     }
     if ((wr = fork()) == 0) {
-        write(full[1], big, sizeof(big));       /* nobody reads: blocks at 4096 */
+        write(full[1], big, sizeof(big));       /* nobody reads: blocks at PIPE_SIZE */
         _exit(0);
     }
     if ((waiter = fork()) == 0) {
@@ -1064,7 +1064,7 @@ static void eight_writers_on_one_pipe_lose_no_bytes_and_keep_their_order(void)
 
 static void writer_blocked_on_a_full_pipe_gets_epipe_when_the_reader_leaves(void)
 {
-    static char big[10000];
+    static char big[PIPE_SIZE + 4096];
     int p[2], res[2], r[3] = { 0, 0, 0 }, pid, status, got;
     char buf[100];
 
