@@ -279,6 +279,29 @@ void *vm_user_page(pde_t *pgdir, uint32_t va, int write)
     return (char *)P2V(PTE_ADDR(*pte)) + (va & (PAGE_SIZE - 1));
 }
 
+/* Is every page of [start, end) usable by the user as vm_user_page makes
+ * it (1), or is one not (0)? The same answer as vm_user_page page by page,
+ * but a page table is found once for its 1024 pages and a page already
+ * present with the access asked for costs one test: read() and write()
+ * check their whole buffer with it on every call (uaccess.c). */
+int vm_user_range(pde_t *pgdir, uint32_t start, uint32_t end, int write)
+{
+    uint32_t need = PTE_P | PTE_U | (write ? PTE_W : 0), va = PGROUNDDOWN(start);
+    pte_t *pt = NULL;
+
+    if (end > USER_TOP || !pgdir)
+        return 0;
+    for (; va < end; va += PAGE_SIZE) {
+        if (!pt || PTX(va) == 0)
+            pt = (pgdir[PDX(va)] & PTE_P) ? (pte_t *)P2V(PTE_ADDR(pgdir[PDX(va)])) : NULL;
+        if (pt && (pt[PTX(va)] & need) == need)
+            continue;
+        if (!vm_user_page(pgdir, va, write))
+            return 0;
+    }
+    return 1;
+}
+
 /* Is anything mapped at va, a lazy page included? (Nothing is filled.) */
 int vm_mapped(pde_t *pgdir, uint32_t va)
 {

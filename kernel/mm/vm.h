@@ -27,5 +27,7 @@ int vm_mapped(pde_t *pgdir, uint32_t va);           /* present or lazy */
  * resolved first). */
 void *vm_user_page(pde_t *pgdir, uint32_t va, int write);
 unsigned vm_user_pages(pde_t *pgdir);               /* mapped user pages */
+/* 1 if vm_user_page would give every page of [start, end), else 0. */
+int vm_user_range(pde_t *pgdir, uint32_t start, uint32_t end, int write);
 
 #endif
