@@ -145,7 +145,7 @@ int proc_fork(int flags)
     ns_get(child->ns);
     *child->tf = *parent->tf;
     child->tf->eax = 0;                 /* fork() returns 0 in the child */
-    fpu_save(&child->fpu);              /* the parent's live registers */
+    fpu_copy(&child->fpu, &parent->fpu); /* the parent's registers, as they are now */
     child->heap_base = parent->heap_base;
     child->brk = parent->brk;
     child->pgid = parent->pgid;
