@@ -1093,7 +1093,7 @@ static void writer_blocked_on_a_full_pipe_gets_epipe_when_the_reader_leaves(void
     PASS();
 }
 
-static void nonblocking_pipe_holds_exactly_4096_bytes_then_eagain(void)
+static void nonblocking_pipe_holds_exactly_pipe_size_bytes_then_eagain(void)
 {
     static char big[2 * PIPE_SIZE], back[2 * PIPE_SIZE];
     int p[2], i, w1, w2, e2, r1, w3, ew3, w4, r2, r3, e3, r4;
@@ -1437,7 +1437,7 @@ int main(void)
     pipe_carries_1_mib_in_odd_chunks_with_the_right_crc32();
     eight_writers_on_one_pipe_lose_no_bytes_and_keep_their_order();
     writer_blocked_on_a_full_pipe_gets_epipe_when_the_reader_leaves();
-    nonblocking_pipe_holds_exactly_4096_bytes_then_eagain();
+    nonblocking_pipe_holds_exactly_pipe_size_bytes_then_eagain();
     a_long_nonblocking_write_puts_in_what_fits();
     pipeline_through_bin_cat_carries_256_kib_intact();
     fork_shares_the_file_offset_so_records_never_overlap();
