@@ -95,7 +95,9 @@ static void proc_release_resources(struct proc *p)
     path_put(&root);
     if (ns)
         ns_put(ns);
-    if (p->pgdir) {                     /* last: switching back to p needs it */
+    if (p->pgdir && p == curproc()) {
+        vm_free_user(p->pgdir);         /* exit: the directory goes at proc_free */
+    } else if (p->pgdir) {              /* last: switching back to p needs it */
         pde_t *pgdir = p->pgdir;
         p->pgdir = NULL;
         vm_destroy(pgdir);
