@@ -90,12 +90,17 @@ void *memmove(void *dst, const void *src, size_t n)
     return dst;
 }
 
-/* Whole words first while they are equal (exec compares program pages
- * with it), then the bytes that differ or are left. */
+/* Four words a step while they are equal (exec compares program pages
+ * with it), then a word, then the bytes that differ or are left. */
 int memcmp(const void *a, const void *b, size_t n)
 {
     const unsigned char *p = a, *q = b;
 
+    for (; n >= 16; n -= 16, p += 16, q += 16) {
+        const any_word *x = (const any_word *)p, *y = (const any_word *)q;
+        if ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]))
+            break;
+    }
     for (; n >= 4 && *(const any_word *)p == *(const any_word *)q; n -= 4, p += 4, q += 4)
         ;
     for (; n; n--, p++, q++)

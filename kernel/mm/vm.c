@@ -81,18 +81,24 @@ static void flush(pde_t *pgdir, uint32_t va)
         invlpg(va);
 }
 
+/* Map pa at va. Only a mapping that replaces a present one is flushed
+ * from the TLB: the TLB never holds a translation that was not present,
+ * and under QEMU an invlpg costs what a few hundred instructions do. */
 int vm_map_page(pde_t *pgdir, uint32_t va, uint32_t pa, uint32_t perm)
 {
     pte_t *pte = vm_walk(pgdir, va, 1);
+    int was_present;
 
     if (!pte)
         return -ENOMEM;
-    if (*pte & PTE_P)
+    was_present = (*pte & PTE_P) != 0;
+    if (was_present)
         page_put(PTE_ADDR(*pte));
     else if (*pte & PTE_LAZY)
         pmm_unreserve(1);
     *pte = pa | perm | PTE_P;
-    flush(pgdir, va);
+    if (was_present)
+        flush(pgdir, va);
     return 0;
 }
 
