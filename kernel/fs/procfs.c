@@ -29,6 +29,7 @@ static struct vnode *proc_node(struct fs *fs, int pid, int kind)
 {
     uint32_t mode = (kind == PF_PIDDIR || kind == PF_ROOT) ? S_IFDIR | 0555
                     : kind == PF_SELF                      ? S_IFLNK | 0777
+                    : kind == PF_FD                        ? S_IFREG | 0400
                                                            : S_IFREG | 0444;
     struct vnode *v = vnode_alloc(fs, mode, &procfs_ops);
     struct proc *p = pid > 0 ? proc_find(pid) : NULL;

@@ -224,6 +224,22 @@ static void proc_files_belong_to_their_processs_user(void)
     PASS();
 }
 
+/* /proc/<pid>/fd names every open file: its user's alone; status is anyone's. */
+static void another_users_proc_fd_is_eacces_but_status_is_readable(void)
+{
+    char buf[64];
+    int fd;
+
+    CHECK_ERR(open("/proc/1/fd", O_RDONLY), EACCES);
+    CHECK((fd = open("/proc/1/status", O_RDONLY)) >= 0 && read(fd, buf, sizeof(buf)) > 0,
+          "init's status: %s", strerror(errno));
+    close(fd);
+    CHECK((fd = open("/proc/self/fd", O_RDONLY)) >= 0 && read(fd, buf, sizeof(buf)) > 0,
+          "one's own fd list: %s", strerror(errno));
+    close(fd);
+    PASS();
+}
+
 /* ------------------------------------------------------------ namespaces */
 
 static void bind_unbind_and_fchroot_in_the_boot_namespace_are_eperm(void)
@@ -442,6 +458,7 @@ int main(void)
     kill(root_sleeper, SIGKILL);
     waitpid(root_sleeper, &status, 0);
     as_student(proc_files_belong_to_their_processs_user);
+    as_student(another_users_proc_fd_is_eacces_but_status_is_readable);
     as_student(bind_unbind_and_fchroot_in_the_boot_namespace_are_eperm);
     if (pipe(seen) == 0 && pipe(done) == 0 &&
         (pid = as_student_async(bind_in_ones_own_namespace_works_and_root_never_sees_it)) > 0) {
