@@ -228,11 +228,11 @@ static void a_fifo_without_a_writer_yet_is_empty_not_at_eof(void)
     PASS();
 }
 
-/* 4000 bytes queued leave room for 96: a 200-byte write must not put in
- * part of itself. */
+/* PIPE_SIZE - 96 bytes queued leave room for 96: a 200-byte write must
+ * not put in part of itself. */
 static void a_small_write_is_all_or_nothing(void)
 {
-    static char fill[4000], rec[200];
+    static char fill[PIPE_SIZE - 96], rec[200];
     int p[2], pid, status, n;
     char buf[300];
 
@@ -261,7 +261,7 @@ static void a_small_write_is_all_or_nothing(void)
           "the 200-byte write did not complete once there was room");
     close(p[1]);
     {
-        static char rest[8192];
+        static char rest[PIPE_SIZE];
         int k = read_full(p[0], rest, sizeof(rest)), i, first = -1;
         for (i = 0; i < k && first < 0; i++)
             if (rest[i] == 'r')
@@ -473,7 +473,7 @@ static int write_mib(int fd, unsigned *crc)
 /* 1 MiB in odd-sized writes and reads: both sides block and wake over and
  * over, and every byte arrives once, in order. Writer and reader are both
  * children, so that a lost wakeup costs only this test. */
-static void a_megabyte_flows_through_a_4k_pipe(void)
+static void a_megabyte_flows_through_a_pipe(void)
 {
     static unsigned char in[65536];
     unsigned crc = 0, want = 0, total = 0;
@@ -585,7 +585,7 @@ static const struct lab_test tests[] = {
     LAB_TEST(writers_waiting_for_room_stay_asleep),
     LAB_TEST(a_read_that_makes_room_wakes_a_waiting_writer),
     LAB_TEST(nonblocking_reads_and_writes_never_wait),
-    LAB_TEST(a_megabyte_flows_through_a_4k_pipe),
+    LAB_TEST(a_megabyte_flows_through_a_pipe),
     LAB_TEST(kill_ends_a_process_blocked_in_read_or_write),
     LAB_TEST(pipes_give_back_every_page_and_fd),
 };
