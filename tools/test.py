@@ -595,6 +595,70 @@ def authority_suites():
     return [authority_shell_suite(), authority_login_suite()]
 
 
+# ================================================================ attach (issue 15, parts 1-2)
+# The attach engineer's block: the issue's "Must show", typed into the
+# console of a guest whose data disk (at /mnt) holds a program of its own,
+# /mnt/bin/onlyondisk (a copy of echo: no such name in /bin): `bind -a
+# /mnt/bin /bin` makes it runnable by name, and a read-only bind of /mnt
+# at /ro refuses writes while /mnt takes them. Every rule one by one:
+# user/tests/t_attach.c and t_union.c.
+def attach_shell_suite():
+    def run():
+        res = []
+        with tempfile.TemporaryDirectory() as tmp:
+            tree, image = os.path.join(tmp, "tree"), os.path.join(tmp, "disk.img")
+            os.makedirs(os.path.join(tree, "bin"))
+            shutil.copy(os.path.join(qemu.BUILD, "root", "bin", "echo"),
+                        os.path.join(tree, "bin", "onlyondisk"))
+            os.chmod(os.path.join(tree, "bin", "onlyondisk"), 0o755)
+            with open(os.path.join(tree, "hello.txt"), "w") as f:
+                f.write("hello from the disk\n")
+            mkfs(image, 4, 1024, tree)
+            with qemu.Session(qemu.kernel_args("heapcheck panic=exit", [None, image]),
+                              timeout=120) as s:
+                if not s.expect(r"\$ $", timeout=30):
+                    return [("shell/attach/prompt_appears", False, tail(s.output))]
+                check = shell_checker(s, res, "shell/attach/")
+                check("a_disk_program_is_not_found_by_name_before_the_bind",
+                      ["onlyondisk before"], r"onlyondisk: command not found")
+                check("bind_a_mnt_bin_bin_runs_a_disk_program_by_name",
+                      ["bind -a /mnt/bin /bin", "onlyondisk from the data disk"],
+                      r"^from the data disk$")
+                check("the_union_bin_lists_both_members_programs",
+                      ["ls /bin | grep -c '^onlyondisk$'", "ls /bin | grep -c '^ls$'"],
+                      r"^1$[\s\S]*^1$")
+                check("proc_ns_shows_the_union_member", ["cat /proc/self/ns"],
+                      r"^/bin ext2 /dev/hd1 bind after$")
+                check("unbind_bin_takes_the_member_away_again",
+                      ["unbind /bin", "onlyondisk after", "ls /bin/ls"],
+                      r"^fd \d+$[\s\S]*onlyondisk: command not found[\s\S]*^/bin/ls$")
+                check("a_read_only_bind_of_mnt_at_ro_refuses_writes",
+                      ["mkdir /ro", "bind -r /mnt /ro", "echo no > /ro/new"],
+                      r"/ro/new: Read-only file system")
+                check("while_mnt_takes_them_and_ro_shows_them",
+                      ["echo yes > /mnt/new", "cat /ro/new", "cat /ro/hello.txt"],
+                      r"^yes$[\s\S]*^hello from the disk$")
+                check("proc_ns_shows_ro", ["cat /proc/self/ns"], r"^/ro ext2 /dev/hd1 ro$")
+                check("rm_through_ro_is_refused_and_through_mnt_works",
+                      ["rm /ro/new", "rm /mnt/new", "ls /ro"],
+                      r"Read-only file system[\s\S]*^hello\.txt$")
+                check("a_noexec_bind_refuses_to_run_a_program",
+                      ["mkdir /nx", "bind -n /mnt /nx", "/nx/bin/onlyondisk x",
+                       "/mnt/bin/onlyondisk runs"], r"Permission denied[\s\S]*^runs$")
+                m = re.search(r"^fd (\d+)$", s.run("fsopen ramfs") or "", re.M)
+                fd = m.group(1) if m else "none"
+                check("the_builtin_takes_an_fd_and_options_too",
+                      ["mkdir /tmp/u", "bind -b -c %s /tmp/u" % fd, "echo made > /tmp/u/made",
+                       "walkat %s made" % fd, "bind -x %s /tmp/u" % fd],
+                      r"^fd \d+$[\s\S]*usage: bind \[-a\|-b\]")
+        return res
+    return "shell/attach", run
+
+
+def attach_suites():
+    return [attach_shell_suite()]
+
+
 # ================================================================ robust2 (ATTACK2.md)
 # The robust2 engineer's block: the races of a call asleep inside ext2
 # (user/tests/r2race.c: many rounds, so a longer time limit than a t_*.c
@@ -2149,6 +2213,7 @@ def all_suites():
     suites += robust2_suites()
     suites += guestshell_suites()
     suites += authority_suites()
+    suites += attach_suites()
     suites.append(lab_harness_suite())
     suites += grading_suites() + [handout_and_handin_suite()]
     suites[:0] = mutant_suites()        # the longest suites start first

@@ -86,12 +86,15 @@ int vfs_ready(int fd, int mode, struct file **out)
         return -EISDIR;
     if (S_ISLNK(v->mode))
         return -ELOOP; /* a symlink itself has no contents to ready */
-    if ((access & FA_WRITE) && S_ISREG(v->mode) && (err = fs_may_change(v)) < 0)
-        return err;
+    if ((access & FA_WRITE) && S_ISREG(v->mode) &&
+        ((err = fs_may_change(v)) < 0 || (err = ns_attr_check(&f->path, BIND_RDONLY)) < 0))
+        return err; /* the attachment's read-only too: checked here, once */
     if ((err = perm_ready(curproc(), v, access)) < 0)
         return err; /* the readier's permission, whoever made the path fd */
     if (S_ISCHR(v->mode) || S_ISBLK(v->mode)) {
         const struct devsw *d = dev_lookup(v->rdev);
+        if ((err = ns_attr_check(&f->path, BIND_NODEV)) < 0)
+            return err;
         if (!d)
             return -ENXIO;
         if (d->open && (err = d->open(MINOR(v->rdev), access)) < 0)
@@ -255,6 +258,7 @@ int vfs_seek(int fd, int32_t off, int whence)
         if (whence != SEEK_SET || off != 0)
             return -EINVAL;
         f->dircookie = 0;
+        f->dirmember = 0;
         return 0;
     }
     if ((err = file_stat(f, &st)) < 0)
@@ -286,7 +290,7 @@ int vfs_truncate(int fd, uint32_t len)
         return -EBADF;
     if (!S_ISREG(v->mode))
         return S_ISDIR(v->mode) ? -EISDIR : -EINVAL;
-    if ((err = fs_may_change(v)) < 0)
+    if ((err = fs_may_change(v)) < 0 || (err = ns_attr_check(&f->path, BIND_RDONLY)) < 0)
         return err;
     return vnode_truncate(v, len);
 }
@@ -300,14 +304,18 @@ static uint16_t dirent_size(size_t len)
 
 /* getdents(): as many whole entries of the directory fd names as fit in
  * buf (n bytes), from where the last call stopped; their size, 0 at the
- * end. The position moves past exactly the entries returned. */
+ * end. The position moves past exactly the entries returned. A union is
+ * read member after member (f->dirmember), each name once (Lab 08:
+ * ns_union_hides); a later member the caller may not read, or that fails
+ * (revoked), is passed over as lookup passes it over. */
 int vfs_readdir(int fd, void *buf, uint32_t n)
 {
     char rec[sizeof(struct dirent) + NAME_MAX + DIRENT_ALIGN] = { 0 }; /* no stale bytes out */
     struct dirent *de = (struct dirent *)rec;
     uint32_t used = 0, ino, type;
+    struct path u[MAX_UNION];
     struct file *f;
-    int err;
+    int err, nu, fail = 0;
 
     if (!(f = fd_get(fd, &err)))
         return err;
@@ -315,19 +323,34 @@ int vfs_readdir(int fd, void *buf, uint32_t n)
         return -EBADF;
     if (!S_ISDIR(f->path.vn->mode))
         return -ENOTDIR;
-    for (;;) {
-        uint32_t cookie = f->dircookie;
+    nu = ns_union(curproc()->ns, &f->path, u);
+    while (f->dirmember < (uint32_t)(nu ? nu : 1)) {
+        uint32_t cookie = f->dircookie, i = f->dirmember;
+        struct vnode *dir = nu ? u[i].vn : f->path.vn;
         size_t len;
-        if ((err = vnode_readdir(f->path.vn, &cookie, de->d_name, &ino, &type)) <= 0) {
+        if (i > 0 && perm_check(curproc(), dir, MAY_READ) < 0)
+            err = 0;
+        else
+            err = vnode_readdir(dir, &cookie, de->d_name, &ino, &type);
+        if (err <= 0 && (int)i + 1 < nu) {
+            f->dirmember++; /* the next member, from its start */
+            f->dircookie = 0;
+            continue;
+        }
+        if (err <= 0) {
             if (err < 0 && used == 0)
-                return err; /* a read error, not the end */
+                fail = err; /* a read error, not the end */
             break;
+        }
+        if (nu && ns_union_hides(u, (int)i, de->d_name)) {
+            f->dircookie = cookie; /* listed already, from an earlier member */
+            continue;
         }
         len = strlen(de->d_name);
         memset(de->d_name + len, 0, dirent_size(len) - sizeof(struct dirent) - len);
         if (used + dirent_size(len) > n) {
             if (used == 0)
-                return -EINVAL; /* the buffer can't hold even one */
+                fail = -EINVAL; /* the buffer can't hold even one */
             break;
         }
         de->d_ino = ino;
@@ -337,7 +360,8 @@ int vfs_readdir(int fd, void *buf, uint32_t n)
         used += de->d_reclen;
         f->dircookie = cookie;
     }
-    return (int)used;
+    ns_union_put(u, nu);
+    return fail ? fail : (int)used;
 }
 
 /* F_GETTTY/F_SETTTY: the console's input mode, through an fd readied on

@@ -158,7 +158,6 @@ static int resolve(struct walker *w, struct path *cur, const char *path, int fol
     }
     while ((more = next_component(&path, name)) > 0) {
         struct path next;
-        struct vnode *child;
         int last = *path == '\0';
 
         if (!S_ISDIR(cur->vn->mode))
@@ -172,9 +171,8 @@ static int resolve(struct walker *w, struct path *cur, const char *path, int fol
                 return err;
             continue;
         }
-        if ((err = vnode_lookup(cur->vn, name, &child)) < 0)
-            return err;
-        path_child(cur, child, &next);
+        if ((err = ns_lookup(w->ns, w->who, cur, name, &next)) < 0)
+            return err;                 /* in a union: in each member (Lab 08) */
         ns_cross(w->ns, &next);
         if (S_ISLNK(next.vn->mode) && (!last || follow_last)) {
             err = follow_link(w, cur, &next);
@@ -314,7 +312,9 @@ int vfs_create(int dirfd, const char *path, uint32_t type, uint32_t perm, uint32
         return -ENOTDIR;                /* "name/" can only be a directory */
     if ((err = vfs_walk_parent(dirfd, path, &dir, name)) < 0)
         return err;
-    if ((err = fs_may_change(dir.vn)) == 0 && dir.vn->nlink == 0)
+    if ((err = ns_union_dir(curproc()->ns, &dir, name, UNION_NEW)) == 0 &&
+        (err = fs_may_change(dir.vn)) == 0 && (err = ns_attr_check(&dir, BIND_RDONLY)) == 0 &&
+        dir.vn->nlink == 0)
         err = -ENOENT;                  /* a removed directory takes no new names */
     if (err == 0)
         err = perm_create(curproc(), dir.vn, type);
@@ -348,9 +348,11 @@ int vfs_link(int fd, int dirfd, const char *path)
         return err;
     if ((err = vfs_walk_parent(dirfd, path, &dir, name)) < 0)
         return err;
-    if (dir.vn->fs != f->path.vn->fs)
+    if ((err = ns_union_dir(curproc()->ns, &dir, name, UNION_NEW)) < 0)
+        ;
+    else if (dir.vn->fs != f->path.vn->fs)
         err = -EXDEV;
-    else if ((err = fs_may_change(dir.vn)) < 0)
+    else if ((err = fs_may_change(dir.vn)) < 0 || (err = ns_attr_check(&dir, BIND_RDONLY)) < 0)
         ;
     else if (S_ISDIR(f->path.vn->mode))
         err = -EPERM;                   /* no hard link to a directory */
@@ -376,7 +378,9 @@ int vfs_unlink(int dirfd, const char *path, int flags)
         return -EINVAL;
     if ((err = vfs_walk_parent(dirfd, path, &dir, name)) < 0)
         return err;
-    if ((err = fs_may_change(dir.vn)) == 0 && (err = perm_dir_change(curproc(), dir.vn)) == 0 &&
+    if ((err = ns_union_dir(curproc()->ns, &dir, name, UNION_OLD)) == 0 &&
+        (err = fs_may_change(dir.vn)) == 0 && (err = ns_attr_check(&dir, BIND_RDONLY)) == 0 &&
+        (err = perm_dir_change(curproc(), dir.vn)) == 0 &&
         (err = vnode_lookup(dir.vn, name, &v)) == 0) {
         if (covered(&dir, v))
             err = -EBUSY;
@@ -432,7 +436,9 @@ static int rename_in(const struct path *odir, const char *oname, const struct pa
 
     if (odir->vn->fs != ndir->vn->fs)
         return -EXDEV;
-    if ((err = fs_may_change(odir->vn)) < 0 || (err = vnode_lookup(odir->vn, oname, &v)) < 0)
+    if ((err = fs_may_change(odir->vn)) < 0 || (err = ns_attr_check(odir, BIND_RDONLY)) < 0 ||
+        (err = ns_attr_check(ndir, BIND_RDONLY)) < 0 ||
+        (err = vnode_lookup(odir->vn, oname, &v)) < 0)
         return err;
     if ((err = vnode_lookup(ndir->vn, nname, &victim)) == -ENOENT) {
         victim = NULL;                  /* nothing there: a plain move */
@@ -462,7 +468,10 @@ int vfs_rename(int odirfd, const char *old, int ndirfd, const char *new, int fla
     if ((err = vfs_walk_parent(odirfd, old, &odir, oname)) < 0)
         return err;
     if ((err = vfs_walk_parent(ndirfd, new, &ndir, nname)) == 0) {
-        err = rename_in(&odir, oname, &ndir, nname, flags);
+        struct namespace *ns = curproc()->ns;
+        if ((err = ns_union_dir(ns, &odir, oname, UNION_OLD)) == 0 &&
+            (err = ns_union_dir(ns, &ndir, nname, UNION_TARGET)) == 0)
+            err = rename_in(&odir, oname, &ndir, nname, flags);
         path_put(&ndir);
     }
     path_put(&odir);

@@ -3,7 +3,10 @@
  * mount parent, show root instead". bind() adds one, unbind() takes one
  * (and everything below it) out and hands back an fd on what it held, and
  * revoke() forcibly detaches a filesystem everywhere. fork() shares the
- * namespace; unshare() gives a process its own copy (Plan 9's RFNAMEG). */
+ * namespace; unshare() gives a process its own copy (Plan 9's RFNAMEG).
+ * An attachment has attributes of its own (read-only, noexec, nodev:
+ * ns_attr_check), and several attached at one place with BIND_BEFORE or
+ * BIND_AFTER make a union directory (ns_union, ns_lookup: Lab 08). */
 #include "fs/vfs.h"
 #include "include/uapi/errno.h"
 #include "lib/fmt.h"
@@ -22,7 +25,13 @@ struct mount {
     struct mount *next;         /* in the namespace list */
     struct mount *copy;         /* scratch for ns_copy */
     char *name;                 /* a non-directory's: the name it was bound at, or NULL */
+    int flags;                  /* BIND_* it was bound with (setattach: BIND_ATTRS), MNT_* */
 };
+
+/* A mount's own flags, beside BIND_FLAGS: */
+#define MNT_UNIONED 0x100       /* a member of a union, or the base it was bound onto */
+#define MNT_BASE    0x200       /* the base a union bind made: the directory that was there */
+#define BIND_UNION  (BIND_BEFORE | BIND_AFTER)
 
 /* Laid out by hand (clang-format reads C++'s namespace keyword): */
 /* clang-format off */
@@ -201,6 +210,18 @@ void ns_put(struct namespace *ns)
     kfree(ns);
 }
 
+#define MAX_MOUNTS 256                  /* attachments per namespace */
+
+static int count_mounts(struct namespace *ns)
+{
+    struct mount *m;
+    int n = 0;
+
+    for (m = ns->mounts; m; m = m->next)
+        n++;
+    return n;
+}
+
 /* The newest attachment of ns on p, or NULL. */
 static struct mount *covering(struct namespace *ns, const struct path *p)
 {
@@ -213,17 +234,307 @@ static struct mount *covering(struct namespace *ns, const struct path *p)
 }
 
 /* Follow attachments down: while something is bound on p, go to it
- * (something may be stacked on what is bound there). */
+ * (something may be stacked on what is bound there); at a union, to its
+ * first member, whose root then stands for the whole union. */
 void ns_cross(struct namespace *ns, struct path *p)
 {
+    struct path u[MAX_UNION];
     struct mount *m;
+    int n;
 
     while ((m = covering(ns, p))) {
         struct path next = { m, m->root };
+        if ((n = ns_union(ns, &next, u)) > 0)
+            next = u[0];
         path_get(&next);
+        ns_union_put(u, n);
         path_put(p);
         *p = next;
     }
+}
+
+/* ---- union directories (Plan 9's bind -b/-a)
+ *
+ * A union is made by binding with BIND_BEFORE or BIND_AFTER at a place:
+ * its members are the attachments at that place since the newest one made
+ * without them (the base, "what was there"; on a plain directory the
+ * union bind makes one that shows it, MNT_BASE). No member is special
+ * but in its order: a path on any member's root is the union (ns_union),
+ * and crossing onto the place lands on the first member's. */
+
+static int same_place(const struct mount *a, const struct mount *b)
+{
+    return a->parent == b->parent && a->mp == b->mp;
+}
+
+/* The attachments of the union m is in, newest first, into seg (at most
+ * MAX_UNION): the members, then the base. Their number; 0 if m is not on
+ * ns's list. */
+static int union_segment(struct namespace *ns, struct mount *m, struct mount **seg)
+{
+    struct mount *i;
+    int n = 0, found = 0;
+
+    for (i = ns->mounts; i; i = i->next) {
+        if (!same_place(i, m))
+            continue;
+        if (n < MAX_UNION)
+            seg[n++] = i;
+        found |= i == m;
+        if (!(i->flags & BIND_UNION)) {         /* a base: the end of a union */
+            if (found)
+                return n;
+            n = 0;
+        }
+    }
+    return found ? n : 0;
+}
+
+/* If p is the root of a member of a union of ns (two members or more),
+ * fill u with paths on its members' roots in search order and return
+ * their number (the caller drops them with ns_union_put); otherwise 0.
+ * The order: the base, then each member in the order it was bound, a
+ * BIND_BEFORE one in front of all so far, a BIND_AFTER one behind. */
+int ns_union(struct namespace *ns, const struct path *p, struct path *u)
+{
+    struct mount *seg[MAX_UNION], *dq[2 * MAX_UNION];
+    int n, i, lo = MAX_UNION, hi = MAX_UNION;
+
+    if (!p->mnt || p->vn != p->mnt->root || !(p->mnt->flags & MNT_UNIONED) || !ns ||
+        (n = union_segment(ns, p->mnt, seg)) < 2)
+        return 0;
+    dq[hi++] = seg[n - 1];
+    for (i = n - 2; i >= 0; i--) {
+        if (seg[i]->flags & BIND_BEFORE)
+            dq[--lo] = seg[i];
+        else
+            dq[hi++] = seg[i];
+    }
+    for (i = 0; i < n; i++) {
+        u[i].mnt = dq[lo + i];
+        u[i].vn = dq[lo + i]->root;
+        path_get(&u[i]);
+    }
+    return n;
+}
+
+void ns_union_put(struct path *u, int n)
+{
+    while (n > 0)
+        path_put(&u[--n]);
+}
+
+/* Search the members u[0..n-1] of a union in order for `name`, for
+ * process `who`: the first that has it wins, and *out is the child
+ * reached through that member's attachment (so that what is attached
+ * inside the member, and ".." from inside it, work). A member `who` may
+ * not search is passed over, and so is one whose lookup fails (a revoked
+ * member costs only its own names); none has it: -ENOENT. The first
+ * member's search permission resolve() has checked already. Lab 08. */
+static int union_lookup(const struct proc *who, const struct path *u, int n, const char *name,
+                        struct path *out)
+{
+    /* LAB 08: BEGIN (stub:
+    (void)who;
+    (void)u;
+    (void)n;
+    (void)name;
+    (void)out;
+    return -ENOSYS;                     // no member is searched
+    ) */
+    struct vnode *v;
+    int i;
+
+    for (i = 0; i < n; i++) {
+        if (i > 0 && perm_check(who, u[i].vn, MAY_EXEC) < 0)
+            continue;
+        if (vnode_lookup(u[i].vn, name, &v) == 0) {
+            path_child(&u[i], v, out);
+            return 0;
+        }
+    }
+    return -ENOENT;
+    /* LAB 08: END */
+}
+
+/* One step of name resolution: `name` in directory dir, for process who;
+ * *out gets the child with a reference. In a union, union_lookup. */
+int ns_lookup(struct namespace *ns, const struct proc *who, const struct path *dir,
+              const char *name, struct path *out)
+{
+    struct path u[MAX_UNION];
+    struct vnode *v;
+    int n, err;
+
+    if ((n = ns_union(ns, dir, u)) > 0) {
+        err = union_lookup(who, u, n, name, out);
+        ns_union_put(u, n);
+        return err;
+    }
+    if ((err = vnode_lookup(dir->vn, name, &v)) == 0)
+        path_child(dir, v, out);
+    return err;
+}
+
+/* getdents() of a union lists each name once, from the first member that
+ * has it: is `name`, read from member i of u, one an earlier member has
+ * (and so listed already)? "." and ".." only the first member lists (the
+ * union's own; a filesystem is never asked to look them up). Lab 08. */
+int ns_union_hides(const struct path *u, int i, const char *name)
+{
+    /* LAB 08: BEGIN (stub:
+    (void)u;
+    (void)i;
+    (void)name;
+    return 0;                           // nothing hidden: a name in two members twice
+    ) */
+    struct vnode *v;
+    int j;
+
+    if (i == 0)
+        return 0;
+    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        return 1;
+    for (j = 0; j < i; j++) {
+        if (vnode_lookup(u[j].vn, name, &v) == 0) {
+            vnode_put(v);
+            return 1;
+        }
+    }
+    return 0;
+    /* LAB 08: END */
+}
+
+/* The name operations in a union (create, link, unlink, rename): switch
+ * *dir from the union to the member that `name` is acted on in. An
+ * existing name (UNION_OLD): the member lookup finds it in (none: *dir
+ * stays, and the operation says ENOENT). A new name: the first member
+ * bound with BIND_CREATE; none is -EROFS (Plan 9 refuses too); UNION_NEW
+ * (create, link) is -EEXIST if any member has the name already, since
+ * they are exclusive; UNION_TARGET (rename's) replaces only there. */
+int ns_union_dir(struct namespace *ns, struct path *dir, const char *name, int how)
+{
+    struct path u[MAX_UNION], found = { NULL, NULL };
+    struct mount *pick = NULL;
+    int n = ns_union(ns, dir, u), i, err = 0;
+
+    if (!n)
+        return 0;
+    if (how != UNION_TARGET && union_lookup(curproc(), u, n, name, &found) == 0)
+        pick = found.mnt;
+    if (how == UNION_NEW && pick)
+        err = -EEXIST;
+    if (how != UNION_OLD) {
+        for (i = 0, pick = NULL; i < n && !pick; i++)
+            if (u[i].mnt->flags & BIND_CREATE)
+                pick = u[i].mnt;
+        if (!pick && !err)
+            err = -EROFS;
+    }
+    if (pick && !err) {
+        struct path p = { pick, pick->root };
+        path_get(&p);
+        path_put(dir);
+        *dir = p;
+    }
+    path_put(&found);
+    ns_union_put(u, n);
+    return err;
+}
+
+/* Where a union bind on `where` goes, into *parent and *mp: at the place
+ * of the attachment `where` is the root of (joining its union, or making
+ * that attachment the base of a new one), or on a plain directory at the
+ * directory itself, over a base made here that shows it (with the
+ * attributes of the attachment it is on, so it loosens nothing); *base
+ * gets that, for undoing. */
+static int union_place(struct namespace *ns, const struct path *where, struct mount **parent,
+                       struct vnode **mp, struct mount **base)
+{
+    struct mount *m = where->mnt, *seg[MAX_UNION];
+    int n;
+
+    *base = NULL;
+    if (where->vn == m->root && m->parent) {
+        if ((n = union_segment(ns, m, seg)) >= MAX_UNION)
+            return -ENOSPC;
+        seg[n - 1]->flags |= MNT_UNIONED;
+        *parent = m->parent;
+        *mp = m->mp;
+        return 0;
+    }
+    if (count_mounts(ns) + 1 >= MAX_MOUNTS)
+        return -ENOSPC;
+    if (!(*base = mount_new(m, where->vn, where->vn, NULL)))
+        return -ENOMEM;
+    (*base)->flags = MNT_UNIONED | MNT_BASE | (m->flags & BIND_ATTRS);
+    (*base)->next = ns->mounts;
+    ns->mounts = *base;
+    *parent = m;
+    *mp = where->vn;
+    return 0;
+}
+
+/* A union's base made by union_place goes when it is all that is left
+ * at its place (its last member was unbound, or the bind failed). */
+static void drop_lone_base(struct namespace *ns, struct mount *parent, struct vnode *mp)
+{
+    struct mount *m, *base = NULL;
+    int n = 0;
+
+    for (m = ns->mounts; m; m = m->next) {
+        if (m->parent == parent && m->mp == mp) {
+            n++;
+            base = m;
+        }
+    }
+    if (n == 1 && (base->flags & MNT_BASE))
+        detach_tree(ns, base);
+}
+
+/* ---- attributes of an attachment */
+
+/* The attribute rules: does p's attachment forbid what `attr` names?
+ * BIND_RDONLY: changing anything through it (-EROFS); BIND_NOEXEC: exec
+ * (-EACCES); BIND_NODEV: readying a device (-EACCES). A path's attributes
+ * are those of the attachment it is on, the one it was reached through,
+ * and nothing else's: the filesystem's own read-only is fs_may_change's.
+ * A path reached through no attachment (an fsopen fd) has none. Checked
+ * where access is granted (ready, create, exec...), never at each
+ * read or write: what was granted stays granted. */
+int ns_attr_check(const struct path *p, int attr)
+{
+    if (!p->mnt || !(p->mnt->flags & attr))
+        return 0;
+    return attr == BIND_RDONLY ? -EROFS : -EACCES;
+}
+
+/* setattach(): set the attributes (BIND_ATTRS) of the attachment whose
+ * root (dirfd, path) is - of a union, its first member - in the caller's
+ * namespace, in place; other flags stay. Who may: as for bind, and only
+ * root may lift a restriction: a user's own namespace starts as a copy of
+ * root's, read-only attachments and all, and lifting one there would make
+ * the filesystem under it writable for the user. */
+int vfs_setattach(int dirfd, const char *path, int flags)
+{
+    struct namespace *ns = curproc()->ns;
+    struct path where;
+    struct mount *m;
+    int err;
+
+    if (flags & ~BIND_ATTRS)
+        return -EINVAL;
+    if ((err = ns_may_change(ns)) < 0 || (err = vfs_walk(dirfd, path, 0, &where)) < 0)
+        return err;
+    m = where.mnt;
+    if (!m || where.vn != m->root || !m->attached || !ns_has(ns, m))
+        err = -EINVAL;                  /* nothing of ours is attached here */
+    else if ((m->flags & BIND_ATTRS & ~flags) && curproc()->uid != 0)
+        err = -EPERM;                   /* only root lifts a restriction */
+    else
+        m->flags = (m->flags & ~BIND_ATTRS) | flags;
+    path_put(&where);
+    return err;
 }
 
 /* Is something attached on p in ns? Such a name cannot go away: unlink
@@ -278,18 +589,6 @@ int ns_dotdot(struct namespace *ns, const struct path *root, struct path *p)
     return 0;
 }
 
-#define MAX_MOUNTS 256                  /* attachments per namespace */
-
-static int count_mounts(struct namespace *ns)
-{
-    struct mount *m;
-    int n = 0;
-
-    for (m = ns->mounts; m; m = m->next)
-        n++;
-    return n;
-}
-
 /* The mount below top with the smallest id greater than after (or NULL).
  * A mount is always made after its parent, so visiting in id order visits
  * parents before children - without recursion, which user-made nesting
@@ -320,6 +619,7 @@ static int copy_below(struct namespace *ns, struct mount *src, struct mount *dst
             return -ENOSPC;
         if (!(c = mount_new(m->parent->copy, m->mp, m->root, m->name)))
             return -ENOMEM;
+        c->flags = m->flags | (dst->flags & BIND_ATTRS);    /* a restriction covers all */
         m->copy = c;
         c->next = ns->mounts;
         ns->mounts = c;
@@ -327,13 +627,27 @@ static int copy_below(struct namespace *ns, struct mount *src, struct mount *dst
     return 0;
 }
 
+/* The restrictions (BIND_ATTRS) a path carries: those of the attachment
+ * it was reached through. Whatever is made from the path - a bind of it,
+ * a root made of it by fchroot - has them too, so a copy of a read-only
+ * attachment (one that unshare() copied from root's namespace, or the fd
+ * unbind() handed back) never becomes a writable way in; only root lifts
+ * one (vfs_setattach). */
+static int path_attrs(const struct path *p)
+{
+    return p->mnt ? p->mnt->flags & BIND_ATTRS : 0;
+}
+
 /* The heart of bind(): check that `what` may cover where->vn, make the
  * mount and put it at the head of the namespace's list, so that ns_cross
- * finds it before anything it covers. */
+ * finds it before anything it covers; a union bind joins the union at
+ * where (union_place). The flags: only one of BIND_BEFORE and BIND_AFTER,
+ * and those only for a directory. */
 static int attach(struct namespace *ns, struct vnode *what, const struct path *where,
-                  const char *name, struct mount **out)
+                  const char *name, int flags, struct mount **out)
 {
-    struct mount *m;
+    struct mount *m, *parent, *base = NULL;
+    struct vnode *mp;
     int err;
 
     if ((err = fs_check(what)) < 0 || (err = fs_check(where->vn)) < 0)
@@ -344,10 +658,20 @@ static int attach(struct namespace *ns, struct vnode *what, const struct path *w
         return -EISDIR;
     if (!where->mnt || !where->mnt->attached || !ns_has(ns, where->mnt))
         return -EINVAL;                 /* target must be in this namespace */
+    if ((flags & BIND_UNION) == BIND_UNION || ((flags & BIND_UNION) && !S_ISDIR(what->mode)))
+        return -EINVAL;
     if (count_mounts(ns) >= MAX_MOUNTS)
         return -ENOSPC;
-    if (!(m = mount_new(where->mnt, where->vn, what, name)))
+    parent = where->mnt;
+    mp = where->vn;
+    if ((flags & BIND_UNION) && (err = union_place(ns, where, &parent, &mp, &base)) < 0)
+        return err;
+    if (!(m = mount_new(parent, mp, what, name))) {
+        if (base)
+            detach_tree(ns, base);
         return -ENOMEM;
+    }
+    m->flags = flags | (flags & BIND_UNION ? MNT_UNIONED : 0);
     m->next = ns->mounts;
     ns->mounts = m;
     *out = m;
@@ -357,20 +681,27 @@ static int attach(struct namespace *ns, struct vnode *what, const struct path *w
 /* Attach `what` at `where` in ns: directories on directories, everything
  * else on non-directories, never on a revoked filesystem, and only at a
  * place of this namespace. Stacking on an existing attachment covers it
- * (the newest wins in ns_cross). Binding the root of an attachment brings
- * along what is attached below it (copy_below). `name` is the name where
- * was given by, kept for a non-directory (ns_format); may be NULL. */
+ * (the newest wins in ns_cross); BIND_BEFORE/BIND_AFTER make a union
+ * instead. Binding the root of an attachment brings along what is
+ * attached below it (copy_below), with the new attachment's attributes
+ * added to their own. `name` is the name where was given by, kept for a
+ * non-directory (ns_format); may be NULL. `flags`: BIND_FLAGS. */
 int ns_bind(struct namespace *ns, const struct path *what, const struct path *where,
-            const char *name)
+            const char *name, int flags)
 {
     int limit = next_mount_id, err;
-    struct mount *m;
+    struct mount *m, *parent;
+    struct vnode *mp;
 
-    if ((err = ns_may_change(ns)) < 0 || (err = attach(ns, what->vn, where, name, &m)) < 0)
+    flags |= path_attrs(what);          /* a restriction travels with the path */
+    if ((err = ns_may_change(ns)) < 0 || (err = attach(ns, what->vn, where, name, flags, &m)) < 0)
         return err;
     if (what->mnt && what->vn == what->mnt->root &&
         (err = copy_below(ns, what->mnt, m, limit)) < 0) {
+        parent = m->parent;             /* held by the base, if there is one */
+        mp = m->mp;
         detach_tree(ns, m);
+        drop_lone_base(ns, parent, mp);
         return err;
     }
     return 0;
@@ -387,14 +718,14 @@ int vfs_bind(int fd, int dirfd, const char *path, int flags)
     char *name;
     int err;
 
-    if (flags != BIND_REPLACE)
+    if (flags & ~BIND_FLAGS)
         return -EINVAL;
     if (!(f = fd_get(fd, &err)))
         return err;
     if ((err = vfs_walk(dirfd, path, 0, &where)) < 0)
         return err;
     name = vfs_display_name(dirfd, path);
-    err = ns_bind(curproc()->ns, &f->path, &where, name);
+    err = ns_bind(curproc()->ns, &f->path, &where, name, flags);
     kfree(name);
     path_put(&where);
     return err;
@@ -411,7 +742,8 @@ int ns_attach_root(struct namespace *ns, struct path *p)
     if (p->mnt && p->mnt->attached && ns_has(ns, p->mnt))
         return 0;
     for (m = ns->mounts; m; m = m->next) {
-        if (!m->parent && m->root == p->vn) {      /* rooted here before: reuse it */
+        if (!m->parent && m->root == p->vn &&     /* rooted here before: reuse it */
+            (m->flags & BIND_ATTRS) == path_attrs(p)) {
             mount_get(m);
             mount_put(p->mnt);
             p->mnt = m;
@@ -422,6 +754,7 @@ int ns_attach_root(struct namespace *ns, struct path *p)
         return -ENOSPC;
     if (!(m = mount_new(NULL, NULL, p->vn, NULL)))
         return -ENOMEM;
+    m->flags = path_attrs(p);
     m->next = ns->mounts;
     ns->mounts = m;
     mount_get(m);
@@ -447,18 +780,44 @@ int ns_unbind(struct namespace *ns, struct path *where, struct path *out)
     /* LAB 04: END */
 }
 
+/* A union's newest member, in place of p (a path on any of its
+ * members' roots): what unbind of a union takes away. */
+static void union_newest(struct namespace *ns, struct path *p)
+{
+    struct mount *seg[MAX_UNION];
+    struct path u[MAX_UNION], newest;
+    int n = ns_union(ns, p, u);
+
+    if (n > 0 && union_segment(ns, p->mnt, seg) > 0) {
+        newest.mnt = seg[0];
+        newest.vn = seg[0]->root;
+        path_get(&newest);
+        path_put(p);
+        *p = newest;
+    }
+    ns_union_put(u, n);
+}
+
 /* unbind(): detach what is attached at (dirfd, path) in the caller's
  * namespace; *out is a path on it, for an fd (so a full fd table is
- * refused before anything is detached). */
+ * refused before anything is detached). At a union, its newest member
+ * goes (and the base a union bind made, with the last member). */
 int vfs_unbind(int dirfd, const char *path, struct path *out)
 {
+    struct namespace *ns = curproc()->ns;
+    struct mount *parent;
+    struct vnode *mp;
     struct path where;
     int err;
 
-    if ((err = ns_may_change(curproc()->ns)) < 0 || (err = fd_room()) < 0 ||
+    if ((err = ns_may_change(ns)) < 0 || (err = fd_room()) < 0 ||
         (err = vfs_walk(dirfd, path, 0, &where)) < 0)
         return err;
-    err = ns_unbind(curproc()->ns, &where, out);
+    union_newest(ns, &where);
+    parent = where.mnt ? where.mnt->parent : NULL;
+    mp = where.mnt ? where.mnt->mp : NULL;
+    if ((err = ns_unbind(ns, &where, out)) == 0 && parent)
+        drop_lone_base(ns, parent, mp);
     path_put(&where);
     return err;
 }
@@ -540,6 +899,7 @@ struct namespace *ns_copy(struct namespace *ns, struct path *root, struct path *
         if (!(m->copy = mount_new(NULL, m->mp, m->root, m->name)))
             goto nomem;
         m->copy->id = m->id;            /* same order as the original */
+        m->copy->flags = m->flags;
         *tail = m->copy;
         tail = &m->copy->next;
     }
@@ -595,17 +955,20 @@ static size_t format_one(struct mount *m, const struct path *root, char *where, 
         strlcpy(where, m->name, PATH_MAX);
     else if (vfs_path_name(root, &p, where, PATH_MAX) < 0)
         strlcpy(where, "?", PATH_MAX);
-    return snprintf(len < size ? buf + len : NULL, len < size ? size - len : 0, "%s %s %s%s\n",
-                    where, fs->type->name, fs_source_name(fs), m->root == fs->root ? "" : " bind");
+    return snprintf(len < size ? buf + len : NULL, len < size ? size - len : 0,
+                    "%s %s %s%s%s%s%s%s%s%s%s\n", where, fs->type->name, fs_source_name(fs),
+                    m->root == fs->root ? "" : " bind", m->flags & BIND_RDONLY ? " ro" : "",
+                    m->flags & BIND_NOEXEC ? " noexec" : "", m->flags & BIND_NODEV ? " nodev" : "",
+                    m->flags & BIND_BEFORE ? " before" : "", m->flags & BIND_AFTER ? " after" : "",
+                    m->flags & BIND_CREATE ? " create" : "", m->flags & MNT_BASE ? " base" : "");
 }
 
 /* /proc/<pid>/ns: one line per attachment, "<where> <fstype> <source>[
- * bind]", from the process's root down, parents before children, each
- * named as that process names it (from `root`, its root), whoever reads.
- * Like snprintf: returns the length of the whole text, of which what
- * fits is in buf, so a caller can ask again with room for all of it.
- * Naming may sleep (vfs_path_name looks names up, in ext2 too), and a
- * sharer of ns may unbind meanwhile: the mounts are listed first, without
+ * bind][ ro][ noexec][ nodev][ before| after][ create][ base]", from the process's root down,
+ * parents before children, each named as that process names it (from `root`, its root), whoever
+ * reads. Like snprintf: returns the length of the whole text, of which what fits is in buf, so a
+ * caller can ask again with room for all of it. Naming may sleep (vfs_path_name looks names up, in
+ * ext2 too), and a sharer of ns may unbind meanwhile: the mounts are listed first, without
  * sleeping, each with a reference that keeps it whole until it is named.
  * The caller holds ns and root. */
 int ns_format(struct namespace *ns, const struct path *root, char *buf, size_t size)

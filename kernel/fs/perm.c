@@ -115,7 +115,7 @@ static int owned_node(int fd, struct vnode **out)
 
     if (!(f = fd_get(fd, &err)))
         return err;
-    if ((err = fs_may_change(f->path.vn)) < 0)
+    if ((err = fs_may_change(f->path.vn)) < 0 || (err = ns_attr_check(&f->path, BIND_RDONLY)) < 0)
         return err;
     if (!is_root(p) && p->uid != f->path.vn->uid)
         return -EPERM;

@@ -32,7 +32,7 @@ static int boot_mount(struct proc *p, const char *type, const char *where)
     path_root(fs, &root);
     fs_put(fs);                         /* the path holds it now */
     if ((err = vfs_walk_from(p, AT_CWD, where, 0, &at)) == 0) {
-        err = ns_bind(p->ns, &root, &at, NULL);
+        err = ns_bind(p->ns, &root, &at, NULL, 0);
         path_put(&at);
     }
     path_put(&root);

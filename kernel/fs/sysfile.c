@@ -413,3 +413,18 @@ int sys_unshare(const uint32_t *arg)
     (void)arg;
     return ns_unshare(curproc());
 }
+
+/* setattach(dirfd, path, flags): an attachment's attributes, in place. */
+int sys_setattach(const uint32_t *arg)
+{
+    int dirfd = (int)arg[0], flags = (int)arg[2];
+    uint32_t upath = arg[1];
+    char *path;
+    int err;
+
+    if ((err = get_path(upath, &path)) < 0)
+        return err;
+    err = vfs_setattach(dirfd, path, flags);
+    kfree(path);
+    return err;
+}

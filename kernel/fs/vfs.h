@@ -110,6 +110,7 @@ struct file {
     struct path path;
     uint32_t off;
     uint32_t dircookie;             /* getdents position */
+    uint32_t dirmember;             /* getdents of a union: in which member (ns_union) */
     char *name;                     /* its display name (vfs_display_name), or NULL */
 };
 
@@ -186,7 +187,7 @@ int ns_is_top(const struct path *p);
 void mount_get(struct mount *m);
 void mount_put(struct mount *m);
 int ns_bind(struct namespace *ns, const struct path *what, const struct path *where,
-            const char *name);
+            const char *name, int flags);
 int ns_unbind(struct namespace *ns, struct path *where, struct path *out);  /* Lab 04 */
 void ns_detach_fs(struct fs *fs);
 int vfs_bind(int fd, int dirfd, const char *path, int flags);              /* Lab 03 */
@@ -199,6 +200,21 @@ int ns_attach_root(struct namespace *ns, struct path *p);
 struct mount *ns_root_mount(struct namespace *ns);
 int ns_may_change(struct namespace *ns);                                   /* Lab 07 */
 int ns_attached_beyond(struct fs *fs, uint32_t uid);
+int ns_attr_check(const struct path *p, int attr);    /* BIND_RDONLY/NOEXEC/NODEV rules */
+int vfs_setattach(int dirfd, const char *path, int flags);
+
+/* Union directories (namespace.c, Lab 08): a path on a member's root is
+ * the union; ns_union gives its members in order, with references. */
+#define MAX_UNION    16                 /* members of one union */
+#define UNION_OLD    0                  /* ns_union_dir: acting on an existing name */
+#define UNION_NEW    1                  /* making an exclusive new one */
+#define UNION_TARGET 2                  /* rename's new name */
+int ns_union(struct namespace *ns, const struct path *p, struct path *u);
+void ns_union_put(struct path *u, int n);
+int ns_lookup(struct namespace *ns, const struct proc *who, const struct path *dir,
+              const char *name, struct path *out);
+int ns_union_hides(const struct path *u, int i, const char *name);          /* Lab 08 */
+int ns_union_dir(struct namespace *ns, struct path *dir, const char *name, int how);
 
 /* ---- open files and fd tables (file.c) */
 #define NOFILE       OPEN_MAX

@@ -254,8 +254,8 @@ int exec_file(struct proc *p, struct file *f, const char *const *argv, const cha
         return err;
     if (!S_ISREG(v->mode))
         return S_ISDIR(v->mode) ? -EISDIR : -EACCES;
-    if ((err = perm_check(p, v, MAY_EXEC)) < 0)
-        return err;                     /* execute permission: the VFS's rule (perm.c) */
+    if ((err = perm_check(p, v, MAY_EXEC)) < 0 || (err = ns_attr_check(&f->path, BIND_NOEXEC)) < 0)
+        return err;                     /* execute permission (perm.c), a noexec attachment */
     if ((err = read_exact(v, &h, 0, sizeof(h))) < 0 || (err = check_header(&h)) < 0)
         return err == -EIO ? err : -ENOEXEC;
     if (h.phoff > v->size || (err = read_exact(v, ph, h.phoff, h.phnum * sizeof(ph[0]))) < 0)

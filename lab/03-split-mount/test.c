@@ -278,9 +278,9 @@ static void bind_checks_its_arguments(void)
     CHECK(unshare() == 0, "unshare");
     CHECK((dir = fsopen("ramfs", -1, NULL)) >= 0, "fsopen");
     CHECK((file = create(AT_CWD, "/tmp/l3file", S_IFREG, 0644, 0)) >= 0, "create");
-    CHECK_ERR(bind(dir, AT_CWD, "/tmp", 1), EINVAL);
+    CHECK_ERR(bind(dir, AT_CWD, "/tmp", 0x40), EINVAL);     /* no such flag */
     CHECK_ERR(bind(dir, AT_CWD, "/tmp", 12345), EINVAL);
-    CHECK_ERR(bind(99, AT_CWD, "/tmp/nowhere", 1), EINVAL);    /* flags come first */
+    CHECK_ERR(bind(99, AT_CWD, "/tmp/nowhere", 0x40), EINVAL); /* flags come first */
     CHECK_ERR(bind(99, AT_CWD, "/tmp", 0), EBADF);
     CHECK_ERR(bind(-1, AT_CWD, "/tmp", 0), EBADF);
     CHECK_ERR(bind(dir, AT_CWD, "/tmp/nowhere", 0), ENOENT);

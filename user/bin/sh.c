@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "array_size.h"
@@ -825,15 +826,27 @@ static int b_ready(int argc, char **argv)
     return print_fd(argv[0], fd < 0 ? -1 : ready(fd, mode));
 }
 
+/* bind [-a|-b] [-c] [-r] [-n] FROM TO: FROM is one of the shell's fds
+ * (a number) or a path, walked and let go again (what /bin/bind does);
+ * the options are bind_options' (Plan 9's). */
 static int b_bind(int argc, char **argv)
 {
-    int fd = arg_fd(argv, 1);
+    int flags, i = bind_options(argc, argv, &flags), fd, err;
 
+    if (i < 0 || argc - i != 2) {
+        warnx("usage: bind " BIND_OPTIONS " FD|PATH PATH");
+        return 2;
+    }
+    if (isdigit((unsigned char)argv[i][0]))
+        fd = arg_fd(argv, i);
+    else if ((fd = walk(AT_CWD, argv[i], 0)) < 0)
+        return fail_path(argv[0], argv[i]);
     if (fd < 0)
         return fail(argv[0]);
-    if (bind(fd, AT_CWD, argv[2], 0) < 0)
-        return fail_path(argv[0], argv[2]);
-    return 0;
+    err = bind(fd, AT_CWD, argv[i + 1], flags);
+    if (!isdigit((unsigned char)argv[i][0]))
+        close(fd);
+    return err < 0 ? fail_path(argv[0], argv[i + 1]) : 0;
 }
 
 static int b_unbind(int argc, char **argv)
@@ -949,7 +962,7 @@ static const struct builtin builtins[] = {
     { "walk", b_walk, 1, 1, 1, "PATH", "a path-only fd on PATH -> fd" },
     { "walkat", b_walkat, 2, 2, 1, "FD PATH", "walk PATH from directory FD -> fd" },
     { "ready", b_ready, 2, 2, 1, "FD r|w|rw[a]", "ready path fd FD for I/O -> new fd" },
-    { "bind", b_bind, 2, 2, 1, "FD PATH", "attach what FD refers to at PATH" },
+    { "bind", b_bind, 2, 6, 1, "[-abcrn] FD|SRC PATH", "attach FD (or SRC) at PATH" },
     { "unbind", b_unbind, 1, 1, 1, "PATH", "detach what is at PATH -> fd on it" },
     { "revoke", b_revoke, 1, 1, 1, "FD", "force-unmount the filesystem FD is in" },
     { "fchroot", b_fchroot, 1, 1, 1, "FD", "make directory FD the shell's root" },

@@ -28,6 +28,7 @@ int getdents(int fd, void *buf, size_t n);
 int fsopen(const char *type, int srcfd, const char *opts);  /* -> dir fd on its root */
 int bind(int fd, int dirfd, const char *path, int flags);
 int unbind(int dirfd, const char *path);                    /* -> fd on what was there */
+int setattach(int dirfd, const char *path, int flags);      /* BIND_ATTRS, in place */
 int revoke(int fd);
 int fchroot(int fd);
 int fchdir(int fd);

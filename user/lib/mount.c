@@ -135,3 +135,36 @@ out:
     return ret;
     /* LAB 05: END */
 }
+
+/* The options of `bind [-a|-b] [-c] [-r] [-n] from to` (Plan 9's, with
+ * Linux's read-only and noexec): -b BIND_BEFORE, -a BIND_AFTER (a union:
+ * one of them), -c BIND_CREATE, -r BIND_RDONLY, -n BIND_NOEXEC, in any
+ * order before the operands and combined as "-ac" too; "--" ends them.
+ * Sets *flags; returns the index of the first operand, or -1 with errno
+ * EINVAL for an unknown option or both -a and -b. */
+int bind_options(int argc, char *const argv[], int *flags)
+{
+    static const char letters[] = "bacrn";
+    static const int bits[] = { BIND_BEFORE, BIND_AFTER, BIND_CREATE, BIND_RDONLY, BIND_NOEXEC };
+    int i;
+
+    *flags = 0;
+    for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+        const char *c;
+        if (strcmp(argv[i], "--") == 0)
+            return i + 1;
+        for (c = argv[i] + 1; *c; c++) {
+            const char *at = strchr(letters, *c);
+            if (!at) {
+                errno = EINVAL;
+                return -1;
+            }
+            *flags |= bits[at - letters];
+        }
+    }
+    if ((*flags & (BIND_BEFORE | BIND_AFTER)) == (BIND_BEFORE | BIND_AFTER)) {
+        errno = EINVAL;
+        return -1;
+    }
+    return i;
+}

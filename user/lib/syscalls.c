@@ -223,6 +223,11 @@ int unbind(int dirfd, const char *path)
 {
     return SYS2(SYS_unbind, dirfd, path);
 }
+
+int setattach(int dirfd, const char *path, int flags)
+{
+    return SYS3(SYS_setattach, dirfd, path, flags);
+}
 int revoke(int fd)
 {
     return SYS1(SYS_revoke, fd);

@@ -605,7 +605,12 @@ static void op_ns(void)
                 chance(60) ? -1 : fd_arg(), chance(90) ? (unsigned)opts[rnd(6)] : bad_ptr());
         pool_add(fd, K_FSROOT);
         break;
-    case 1: S4(SYS_bind, fd_arg(), fd_arg(), path_arg(0), chance(90) ? 0 : fz_next(&rng)); break;
+    case 1:                                     /* unions and attributes too */
+        S4(SYS_bind, fd_arg(), fd_arg(), path_arg(0),
+           chance(60)   ? 0
+           : chance(80) ? rnd(BIND_FLAGS + 1)
+                        : fz_next(&rng));
+        break;
     case 2: pool_add(S2(SYS_unbind, fd_arg(), path_arg(0)), K_UNBOUND); break;
     case 3:
         if (chance(30))                         /* everything here is the worker's own */
@@ -616,6 +621,9 @@ static void op_ns(void)
     case 6:
         if (chance(30))
             S0(SYS_unshare);
+        else if (chance(30))
+            S3(SYS_setattach, fd_arg(), path_arg(0),
+               chance(80) ? rnd(BIND_ATTRS + 1) : fz_next(&rng));
         break;
     default:                                    /* a whole mount, used, then detached */
         fd = S3(SYS_fsopen, (unsigned)types[rnd(3)], -1, (unsigned)"");

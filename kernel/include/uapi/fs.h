@@ -89,8 +89,18 @@ struct dirent {
 /* rename(odirfd, old, ndirfd, new, flags) */
 #define RENAME_NOREPLACE 0x1
 
-/* bind(fd, dirfd, path, flags) */
+/* bind(fd, dirfd, path, flags): how it joins what is there (one of the
+ * first three), whether it takes new names in a union, and the
+ * attachment's attributes (setattach(2) changes those in place) */
 #define BIND_REPLACE 0x0     /* cover what is there (the default) */
+#define BIND_BEFORE  0x1     /* a union: searched before what is there (Plan 9 -b) */
+#define BIND_AFTER   0x2     /* a union: searched after what is there (Plan 9 -a) */
+#define BIND_CREATE  0x4     /* new names in the union are made here (Plan 9 -c) */
+#define BIND_RDONLY  0x8     /* nothing changes through this attachment: EROFS */
+#define BIND_NOEXEC  0x10    /* no exec of a file reached through it: EACCES */
+#define BIND_NODEV   0x20    /* no device readied through it: EACCES */
+#define BIND_ATTRS   (BIND_RDONLY | BIND_NOEXEC | BIND_NODEV)  /* what setattach sets */
+#define BIND_FLAGS   (BIND_BEFORE | BIND_AFTER | BIND_CREATE | BIND_ATTRS)
 
 /* Device numbers of the device nodes devfs and create() know about. */
 #define MKDEV(major, minor) (((major) << 8) | (minor))

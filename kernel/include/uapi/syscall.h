@@ -64,6 +64,9 @@
 #define SYS_fchmod 62
 #define SYS_fchown 63
 
+/* attachments (issue 15) */
+#define SYS_setattach 64
+
 #define NSYSCALLS 72
 
 #endif

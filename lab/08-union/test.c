@@ -1,0 +1,281 @@
+/* lab08 - graded tests for lab 08: union directories, the search of a
+ * union's members (union_lookup) and the listing of each name once
+ * (ns_union_hides).
+ *
+ * Each test runs in a child of its own (lab.h), in a namespace of its own
+ * (unshare), and builds its union in /tmp from ramfs instances it makes:
+ * every file holds the tag of the member it is in, so what a lookup found
+ * is what reading the file says. Every test looks into a union, so the
+ * stub (which searches nothing) scores 0. */
+#include <fcntl.h>
+#include <orthos.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "lab.h"
+#include "array_size.h"
+
+#define STUDENT 1000
+
+/* A new ramfs holding the files in the NULL-terminated names[] (each
+ * holding tag) and the directory "sub" if want_sub; its fd, or -1. */
+static int member(const char *tag, const char *const *names, int want_sub)
+{
+    int fs = fsopen("ramfs", -1, ""), i, d, w;
+
+    for (i = 0; fs >= 0 && names[i]; i++) {
+        if ((d = create(fs, names[i], S_IFREG, 0644, 0)) < 0 || (w = ready(d, R_WRITE)) < 0)
+            return -1;
+        if (write(w, tag, strlen(tag)) != (int)strlen(tag))
+            return -1;
+        close(w);
+        close(d);
+    }
+    if (fs >= 0 && want_sub) {
+        if ((d = create(fs, "sub", S_IFDIR, 0755, 0)) < 0)
+            return -1;
+        close(d);
+    }
+    return fs;
+}
+
+/* A plain directory `dir` holding the files names[] (each holding tag). */
+static int plain_dir(const char *dir, const char *tag, const char *const *names)
+{
+    char path[128];
+    int i;
+
+    if (mkdir(dir, 0777) < 0 || chmod(dir, 0777) < 0)
+        return -1;
+    for (i = 0; names[i]; i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        if (put_file(path, tag) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* What the file at path holds, or "(errno name)" if it cannot be read. */
+static const char *holds(const char *path)
+{
+    static char buf[64];
+
+    if (slurp(path, buf, sizeof(buf)) < 0)
+        snprintf(buf, sizeof(buf), "(%s)", strerror(errno));
+    return buf;
+}
+
+#define HOLDS(path, want) \
+    CHECK(strcmp(holds(path), want) == 0, "%s holds '%s', want '%s'", path, holds(path), want)
+
+/* How many times getdents of dir lists name; *total gets the count of
+ * all entries, *ino the d_ino name was listed with. */
+static int listed(const char *dir, const char *name, int *total, uint32_t *ino)
+{
+    char buf[64];                       /* a few entries per call */
+    int fd = open(dir, O_RDONLY), n, off, count = 0;
+
+    *total = 0;
+    if (fd < 0)
+        return -1;
+    while ((n = getdents(fd, buf, sizeof(buf))) > 0) {
+        for (off = 0; off < n; off += ((struct dirent *)(buf + off))->d_reclen) {
+            struct dirent *de = (struct dirent *)(buf + off);
+            if (strcmp(de->d_name, name) == 0) {
+                count++;
+                *ino = de->d_ino;
+            }
+            (*total)++;
+        }
+    }
+    close(fd);
+    return n < 0 ? -1 : count;
+}
+
+/* ------------------------------------------------------------ lookup */
+
+static void lookup_finds_names_in_every_member(void)
+{
+    int a, b;
+
+    CHECK(unshare() == 0, "unshare");
+    CHECK(plain_dir("/tmp/l8a", "base", (const char *const[]){ "base", NULL }) == 0, "setup");
+    CHECK((a = member("A", (const char *const[]){ "a", NULL }, 0)) >= 0, "member A");
+    CHECK((b = member("B", (const char *const[]){ "b", NULL }, 0)) >= 0, "member B");
+    CHECK(bind(a, AT_CWD, "/tmp/l8a", BIND_AFTER) == 0, "bind -a A");
+    CHECK(bind(b, AT_CWD, "/tmp/l8a", BIND_BEFORE) == 0, "bind -b B");
+    HOLDS("/tmp/l8a/b", "B");
+    HOLDS("/tmp/l8a/base", "base");
+    HOLDS("/tmp/l8a/a", "A");
+    CHECK_ERR(walk(AT_CWD, "/tmp/l8a/none", 0), ENOENT);
+    PASS();
+}
+
+static void lookup_takes_the_first_member_that_has_the_name(void)
+{
+    int a, b, c;
+
+    CHECK(unshare() == 0, "unshare");
+    CHECK(plain_dir("/tmp/l8b", "base", (const char *const[]){ "both", "ab", NULL }) == 0, "setup");
+    CHECK((a = member("A", (const char *const[]){ "both", "ab", "ac", NULL }, 0)) >= 0, "A");
+    CHECK((b = member("B", (const char *const[]){ "both", NULL }, 0)) >= 0, "B");
+    CHECK((c = member("C", (const char *const[]){ "ac", NULL }, 0)) >= 0, "C");
+    CHECK(bind(a, AT_CWD, "/tmp/l8b", BIND_AFTER) == 0, "bind -a A");
+    HOLDS("/tmp/l8b/both", "base");             /* what was there, then A */
+    CHECK(bind(c, AT_CWD, "/tmp/l8b", BIND_AFTER) == 0, "bind -a C");
+    HOLDS("/tmp/l8b/ac", "A");                  /* base, A, C */
+    CHECK(bind(b, AT_CWD, "/tmp/l8b", BIND_BEFORE) == 0, "bind -b B");
+    HOLDS("/tmp/l8b/both", "B");                /* B, base, A, C */
+    HOLDS("/tmp/l8b/ab", "base");
+    PASS();
+}
+
+static int student_finds_x(void)
+{
+    if (setgid(STUDENT) < 0 || setuid(STUDENT) < 0)
+        return 1;
+    if (strcmp(holds("/tmp/l8c/x"), "X") != 0)
+        return 2;                       /* 0711: searchable, so searched */
+    if (walk(AT_CWD, "/tmp/l8c/y", 0) >= 0 || errno != ENOENT)
+        return 3;                       /* 0744: readable but not searchable */
+    return 0;
+}
+
+static void a_member_is_searched_by_its_search_permission(void)
+{
+    int x, y, code;
+
+    CHECK(unshare() == 0, "unshare");
+    CHECK(mkdir("/tmp/l8c", 0755) == 0, "setup");
+    CHECK((y = member("Y", (const char *const[]){ "y", NULL }, 0)) >= 0, "member Y");
+    CHECK((x = member("X", (const char *const[]){ "x", NULL }, 0)) >= 0, "member X");
+    CHECK(fchmod(x, 0711) == 0 && fchmod(y, 0744) == 0, "chmod");
+    CHECK(bind(y, AT_CWD, "/tmp/l8c", BIND_AFTER) == 0, "bind -a Y");
+    CHECK(bind(x, AT_CWD, "/tmp/l8c", BIND_AFTER) == 0, "bind -a X");
+    HOLDS("/tmp/l8c/y", "Y");
+    code = in_child(student_finds_x);
+    CHECK(code == 0, "as the student: %s",
+          code == 2   ? "x not found in a member with mode 0711 (search without read)"
+          : code == 3 ? "y found in a member with mode 0744 (read without search)"
+                      : "setuid");
+    PASS();
+}
+
+static void student_looks(int *step)
+{
+    *step = 1;
+    if (setgid(STUDENT) < 0 || setuid(STUDENT) < 0)
+        return;
+    *step = 2;
+    if (strcmp(holds("/tmp/l8d/open"), "base") != 0)
+        return;
+    *step = 3;                          /* only in the closed member: ENOENT, passed over */
+    if (walk(AT_CWD, "/tmp/l8d/secret", 0) >= 0 || errno != ENOENT)
+        return;
+    *step = 4;                          /* in a member after the closed one */
+    if (strcmp(holds("/tmp/l8d/last"), "L") != 0)
+        return;
+    *step = 0;
+}
+
+static void a_member_the_caller_may_not_search_is_passed_over(void)
+{
+    int closed, last, step = -1;
+
+    CHECK(unshare() == 0, "unshare");
+    CHECK(plain_dir("/tmp/l8d", "base", (const char *const[]){ "open", NULL }) == 0, "setup");
+    CHECK((closed = member("S", (const char *const[]){ "secret", "last", NULL }, 0)) >= 0,
+          "a member only root may search");
+    CHECK(fchmod(closed, 0700) == 0, "chmod 0700");
+    CHECK((last = member("L", (const char *const[]){ "last", NULL }, 0)) >= 0, "member L");
+    CHECK(bind(closed, AT_CWD, "/tmp/l8d", BIND_AFTER) == 0, "bind -a S");
+    CHECK(bind(last, AT_CWD, "/tmp/l8d", BIND_AFTER) == 0, "bind -a L");
+    HOLDS("/tmp/l8d/secret", "S");              /* root may search it */
+    HOLDS("/tmp/l8d/last", "S");
+    student_looks(&step);
+    CHECK(step == 0, "as the student, step %d: %s", step,
+          step == 2 ? "/tmp/l8d/open not found"
+          : step == 3
+              ? "/tmp/l8d/secret, only in a member the student may not search, is not ENOENT"
+          : step == 4 ? "/tmp/l8d/last not found in the member after the closed one"
+                      : "setuid");
+    PASS();
+}
+
+static void a_name_is_reached_through_its_members_attachment(void)
+{
+    int a, sub, p;
+
+    CHECK(unshare() == 0, "unshare");
+    CHECK(plain_dir("/tmp/l8e", "base", (const char *const[]){ "base", NULL }) == 0, "setup");
+    CHECK((a = member("A", (const char *const[]){ "a", NULL }, 1)) >= 0, "member A");
+    CHECK(bind(a, AT_CWD, "/tmp/l8e", BIND_AFTER) == 0, "bind -a A");
+    CHECK((sub = walk(AT_CWD, "/tmp/l8e/sub", 0)) >= 0, "walk into A's sub");
+    CHECK((p = walk(sub, "../base", 0)) >= 0, ".. from A's sub must be the union: %s",
+          strerror(errno));
+    close(p);
+    CHECK((p = walk(sub, "../a", 0)) >= 0, "and A's own names");
+    close(p);
+    CHECK(fchdir(sub) == 0 && (p = walk(AT_CWD, "../../l8e/base", 0)) >= 0,
+          "and from a cwd in it, out and back in");
+    close(p);
+    PASS();
+}
+
+/* ------------------------------------------------------------ getdents */
+
+static void getdents_lists_each_name_once(void)
+{
+    const char *names[] = { ".", "..", "base", "both", "a", "ab", "b" };
+    int a, b, total = 0, i, n;
+    uint32_t ino;
+
+    CHECK(unshare() == 0, "unshare");
+    CHECK(plain_dir("/tmp/l8f", "base", (const char *const[]){ "base", "both", NULL }) == 0,
+          "setup");
+    CHECK((a = member("A", (const char *const[]){ "a", "both", "ab", NULL }, 0)) >= 0, "A");
+    CHECK((b = member("B", (const char *const[]){ "b", "both", "ab", NULL }, 0)) >= 0, "B");
+    CHECK(bind(a, AT_CWD, "/tmp/l8f", BIND_AFTER) == 0, "bind -a A");
+    CHECK(bind(b, AT_CWD, "/tmp/l8f", BIND_AFTER) == 0, "bind -a B");
+    HOLDS("/tmp/l8f/ab", "A");
+    for (i = 0; i < (int)ARRAY_SIZE(names); i++) {
+        n = listed("/tmp/l8f", names[i], &total, &ino);
+        CHECK(n == 1, "'%s' listed %d times, want once", names[i], n);
+    }
+    CHECK(total == (int)ARRAY_SIZE(names), "%d entries, want %d", total, (int)ARRAY_SIZE(names));
+    PASS();
+}
+
+static void getdents_lists_a_shared_name_from_the_first_member(void)
+{
+    struct stat st;
+    int a, b, total;
+    uint32_t ino = 0;
+
+    CHECK(unshare() == 0, "unshare");
+    CHECK(mkdir("/tmp/l8g", 0755) == 0, "setup");
+    CHECK((a = member("A", (const char *const[]){ "shared", NULL }, 0)) >= 0, "A");
+    CHECK((b = member("B", (const char *const[]){ "x", "y", "shared", NULL }, 0)) >= 0, "B");
+    CHECK(bind(a, AT_CWD, "/tmp/l8g", BIND_AFTER) == 0, "bind -a A");
+    CHECK(bind(b, AT_CWD, "/tmp/l8g", BIND_BEFORE) == 0, "bind -b B");
+    HOLDS("/tmp/l8g/shared", "B");
+    CHECK(stat("/tmp/l8g/shared", &st) == 0, "stat");
+    CHECK(listed("/tmp/l8g", "shared", &total, &ino) == 1, "listed once");
+    CHECK(ino == st.st_ino, "listed with ino %u, but the name is B's, ino %u", (unsigned)ino,
+          (unsigned)st.st_ino);
+    PASS();
+}
+
+static const struct lab_test tests[] = {
+    LAB_TEST(lookup_finds_names_in_every_member),
+    LAB_TEST(lookup_takes_the_first_member_that_has_the_name),
+    LAB_TEST(a_member_is_searched_by_its_search_permission),
+    LAB_TEST(a_member_the_caller_may_not_search_is_passed_over),
+    LAB_TEST(a_name_is_reached_through_its_members_attachment),
+    LAB_TEST(getdents_lists_each_name_once),
+    LAB_TEST(getdents_lists_a_shared_name_from_the_first_member),
+};
+
+int main(int argc, char **argv)
+{
+    return lab_main("lab08", tests, ARRAY_SIZE(tests), argc, argv);
+}
