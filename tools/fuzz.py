@@ -5,8 +5,9 @@
   tools/fuzz.py [--seconds S] [--fuzz NAME] [--seed N] [--guests G]
 
 Each fuzzer is a guest program /bin/fuzz_NAME SEED SECONDS [MAXCOUNT]
-(user/tests/fuzz_NAME.c): sys (system calls), elf (mutated executables)
-and ext2 (mutated disk images, when the build has it). Every guest boots
+(user/tests/fuzz_NAME.c): sys (system calls), elf (mutated executables),
+ext2 (mutated disk images, when the build has it) and srv (a file server's
+malformed replies, doc/srv.md). Every guest boots
 with the heap checker on (`heapcheck`), up to one per core at a time, each
 with a fresh seed (printed) unless SEED is given. A guest fails when the
 kernel panics, when its heartbeat line stops for HANG_S seconds (a hang:
@@ -33,8 +34,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import qemu  # noqa: E402
 
-FUZZERS = ["sys", "elf", "ext2"]
-UNITS = {"sys": "calls", "elf": "execs", "ext2": "images"}
+FUZZERS = ["sys", "elf", "ext2", "srv"]
+UNITS = {"sys": "calls", "elf": "execs", "ext2": "images", "srv": "replies"}
 HANG_S = 30             # no heartbeat for this long (host seconds): a hang
 SETTLE_S = 60           # the guest's leak check and teardown, beyond its run time
 SLOWDOWN = 3            # the hard timeout: this many host seconds per guest second
@@ -172,7 +173,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=int, default=int(os.environ.get("FUZZ_S") or 60))
     ap.add_argument("--fuzz", default=os.environ.get("FUZZ") or "",
-                    help="one fuzzer (sys, elf, ext2); default: all in the build")
+                    help="one fuzzer (sys, elf, ext2, srv); default: all in the build")
     ap.add_argument("--seed", type=int, default=int(os.environ["SEED"])
                     if os.environ.get("SEED") else None)
     ap.add_argument("--guests", type=int, default=max(1, os.cpu_count() or 1),

@@ -2198,6 +2198,46 @@ def fuzz_engineer_suites():
     return [heapcheck_suite()] + [fuzz_smoke_suite(n, FUZZ_SMOKE[n]) for n in fuzz.available()]
 
 
+# ================================================================ srv (issue 15, part 3)
+# The srv engineer's block: the issue's must-show for file servers in user
+# space, typed into the console (ramsrv at /tmp/s, the server killed, the
+# other two example servers), and the protocol fuzzer's smoke. Every rule
+# one by one: user/tests/t_srv.c (a t_*.c suite, booted like the others).
+FUZZ_SMOKE["srv"] = 10
+
+
+def srv_shell_suite():
+    def run():
+        res = []
+        with qemu.Session(qemu.kernel_args("heapcheck panic=exit"), timeout=90) as s:
+            if not s.expect(r"\$ $", timeout=30):
+                return [("shell/srv/prompt_appears", False, tail(s.output))]
+            check = shell_checker(s, res, "shell/srv/")
+            check("srvmount_ramsrv_then_echo_and_cat_print_hi",
+                  ["mkdir /tmp/s; srvmount /tmp/s ramsrv", "echo hi > /tmp/s/f; cat /tmp/s/f"],
+                  r"^hi$")
+            check("ls_of_the_served_directory_lists_f", ["ls /tmp/s"], r"\A[^\n]*\n?f\n")
+            m = re.search(r"^\s*(\d+)\s+\d+\s+\S+\s+\d+\s+ramsrv$", s.run("ps") or "", re.M)
+            check("killing_the_server_gives_eio_not_a_hang",
+                  ["kill %s" % (m.group(1) if m else "none"), "cat /tmp/s/f; echo status=$?",
+                   "ls /tmp/s; echo status=$?"],
+                  r"^cat: /tmp/s/f: I/O error$[\s\S]*^status=1$[\s\S]*"
+                  r"^ls: /tmp/s: I/O error$[\s\S]*^status=1$")
+            check("procsrv_files_are_computed_when_read",
+                  ["mkdir /tmp/p; srvmount /tmp/p procsrv", "ls /tmp/p", "cat /tmp/p/ps"],
+                  r"^ps$[\s\S]*^uptime$[\s\S]*^\s*\d+ running\s+procsrv$")
+            check("mirrorsrv_mirrors_a_directory_read_only",
+                  ["mkdir /tmp/m; srvmount /tmp/m mirrorsrv /etc", "cat /tmp/m/passwd",
+                   "echo x > /tmp/m/passwd"],
+                  r"^root:[\s\S]*/tmp/m/passwd: Read-only file system")
+        return res
+    return "shell/srv", run
+
+
+def srv_suites():
+    return [srv_shell_suite()]
+
+
 def all_suites():
     suites = [host_suite(b) for b in sorted(glob.glob(os.path.join(qemu.BUILD, "hosttest", "*")))
               if os.access(b, os.X_OK)]
@@ -2214,6 +2254,7 @@ def all_suites():
     suites += guestshell_suites()
     suites += authority_suites()
     suites += attach_suites()
+    suites += srv_suites()
     suites.append(lab_harness_suite())
     suites += grading_suites() + [handout_and_handin_suite()]
     suites[:0] = mutant_suites()        # the longest suites start first

@@ -148,6 +148,7 @@ static const char *fd_kind(struct file *f)
     case S_IFCHR: return "chr";
     case S_IFBLK: return "blk";
     case S_IFIFO: return pipe_kind(f->path.vn);
+    case S_IFSOCK: return "chan";
     }
     return "?";
 }

@@ -4,6 +4,7 @@
  * the namespace, fd_* for the fd table - and install its result as an fd
  * or copy it out. The rules are the work functions' (doc/decisions.md,
  * "The VFS layers"). Manual pages: doc/man/<call>.2.md. */
+#include "fs/chan.h"
 #include "fs/vfs.h"
 #include "include/uapi/errno.h"
 #include "lib/string.h"
@@ -130,6 +131,30 @@ int sys_pipe(const uint32_t *arg)
         return fds[0];
     }
     if ((fds[1] = fd_install(wr, 0)) < 0 || copyout(ufds, fds, sizeof(fds)) < 0) {
+        fd_close(fds[0]);
+        if (fds[1] >= 0)
+            fd_close(fds[1]);
+        return fds[1] < 0 ? fds[1] : -EFAULT;
+    }
+    return 0;
+}
+
+/* chan(fds): a channel (chan.c), both ends installed, or neither. */
+int sys_chan(const uint32_t *arg)
+{
+    uint32_t ufds = arg[0];
+    struct file *a, *b;
+    int fds[2], err;
+
+    if (!uaccess_ok(ufds, sizeof(fds), 1))
+        return -EFAULT;
+    if ((err = chan_new(&a, &b)) < 0)
+        return err;
+    if ((fds[0] = fd_install(a, 0)) < 0) {
+        file_put(b);
+        return fds[0];
+    }
+    if ((fds[1] = fd_install(b, 0)) < 0 || copyout(ufds, fds, sizeof(fds)) < 0) {
         fd_close(fds[0]);
         if (fds[1] >= 0)
             fd_close(fds[1]);
@@ -341,7 +366,8 @@ int sys_getcwd(const uint32_t *arg)
 
 /* fsopen(type, srcfd, opts): a type name longer than any type is no type
  * (ENODEV), options longer than FSOPTS_MAX - 1 bytes are EINVAL, and no
- * options pointer means none. */
+ * options pointer means none. "srv" takes a channel end as its source,
+ * which no other type does: its own rules are srv_fsopen's (srvfs.c). */
 int sys_fsopen(const uint32_t *arg)
 {
     uint32_t utype = arg[0], uopts = arg[2];
@@ -353,7 +379,11 @@ int sys_fsopen(const uint32_t *arg)
         return err == -ENAMETOOLONG ? -ENODEV : err;
     if (uopts && (err = copyinstr(opts, uopts, sizeof(opts))) < 0)
         return err == -ENAMETOOLONG ? -EINVAL : err;
-    if ((err = vfs_fsopen(type, srcfd, opts, &root)) < 0)
+    if (strcmp(type, "srv") == 0)
+        err = srv_fsopen(srcfd, opts, &root);
+    else
+        err = vfs_fsopen(type, srcfd, opts, &root);
+    if (err < 0)
         return err;
     return install_path(&root, FA_PATH, NULL);
 }

@@ -20,7 +20,7 @@ static const struct fs_type *fs_types[NFSTYPES]; /* filled at boot (vfs_init), r
 static int next_fs_id = 1;
 static struct fs *live_fs; /* every instance, for sync() */
 
-extern const struct fs_type ramfs_type, devfs_type, procfs_type, ext2_type;
+extern const struct fs_type ramfs_type, devfs_type, procfs_type, ext2_type, srv_type;
 
 void register_fs_type(const struct fs_type *t)
 {
@@ -41,6 +41,7 @@ void vfs_init(void)
     register_fs_type(&devfs_type);
     register_fs_type(&procfs_type);
     register_fs_type(&ext2_type);
+    register_fs_type(&srv_type); /* served by a user process: srvfs.c, doc/srv.md */
 }
 
 struct vnode *vnode_alloc(struct fs *fs, uint32_t mode, const struct vnode_ops *ops)

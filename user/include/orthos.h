@@ -33,6 +33,7 @@ int revoke(int fd);
 int fchroot(int fd);
 int fchdir(int fd);
 int unshare(void);
+int chan(int fds[2]);               /* a two-way channel: fsopen("srv", fds[0], ...) serves */
 
 /* processes */
 int rfork(int flags);               /* fork; RFORK_SHAREFDS: one fd table for both */

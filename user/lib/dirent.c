@@ -116,6 +116,13 @@ int scandir(const char *path, struct dirent ***list, int (*filter)(const struct 
             goto fail;
         memcpy(v[n++], e, e->d_reclen);
     }
+    if (d->len < 0) {                   /* getdents failed (EIO...): not the end */
+        int saved = errno;
+        closedir(d);
+        free_list(v, n);
+        errno = saved;
+        return -1;
+    }
     closedir(d);
     if (cmp) {
         scan_cmp = cmp;

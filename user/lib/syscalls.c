@@ -270,3 +270,9 @@ int fchown(int fd, int uid, int gid)
 {
     return SYS3(SYS_fchown, fd, uid, gid);
 }
+
+/* file servers in user space (doc/man/chan.2.md, doc/srv.md) */
+int chan(int fds[2])
+{
+    return SYS1(SYS_chan, fds);
+}

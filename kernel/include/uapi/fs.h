@@ -19,6 +19,7 @@
 #define S_IFBLK     0060000
 #define S_IFREG     0100000
 #define S_IFLNK     0120000
+#define S_IFSOCK    0140000 /* an end of a channel (chan(2)) */
 #define S_ISUID     0004000 /* kept in the mode, never acted on: no set-uid programs */
 #define S_ISGID     0002000
 #define S_ISVTX     0001000 /* sticky: in such a directory only a name's owner removes it */
@@ -28,6 +29,7 @@
 #define S_ISFIFO(m) (((m) & S_IFMT) == S_IFIFO)
 #define S_ISCHR(m)  (((m) & S_IFMT) == S_IFCHR)
 #define S_ISBLK(m)  (((m) & S_IFMT) == S_IFBLK)
+#define S_ISSOCK(m) (((m) & S_IFMT) == S_IFSOCK)
 
 struct stat {
     uint32_t st_dev;        /* which filesystem instance */

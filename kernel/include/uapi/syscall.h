@@ -67,6 +67,9 @@
 /* attachments (issue 15) */
 #define SYS_setattach 64
 
+/* file servers in user space (doc/srv.md) */
+#define SYS_chan 65
+
 #define NSYSCALLS 72
 
 #endif
