@@ -152,6 +152,13 @@ static void read_boot_info(const struct multiboot_info *mbi)
     }
 }
 
+/* Pages kept only to be reused, given back when memory runs short and
+ * before /proc/meminfo counts (pmm_set_reclaim): how many. */
+static unsigned reclaim_caches(void)
+{
+    return exec_text_reclaim() + proc_kstack_trim();
+}
+
 void kmain(uint32_t magic, uint32_t mbi_pa)
 {
     const struct multiboot_info *mbi = P2V(mbi_pa);
@@ -170,7 +177,7 @@ void kmain(uint32_t magic, uint32_t mbi_pa)
     fpu_init();
     pic_init();
     mem_init(mbi);
-    pmm_set_reclaim(exec_text_reclaim);     /* shared program text goes first */
+    pmm_set_reclaim(reclaim_caches);        /* shared text, spare kernel stacks */
     kheap_init();
     rtc_init();
     pit_init(HZ);

@@ -634,11 +634,13 @@ int vfs_getcwd(char *buf, size_t size)
  * A kmalloc'd string of at most PATH_MAX bytes, or NULL without memory. */
 char *vfs_display_name(int dirfd, const char *path)
 {
-    char *buf = kmalloc(PATH_MAX), *name;
+    char *buf, *name;
     struct file *d;
     int err;
 
-    if (!buf)
+    if (path[0] == '/' && strnlen(path, PATH_MAX) < PATH_MAX)
+        return kstrdup(path);           /* absolute: the name as it is, no buffer */
+    if (!(buf = kmalloc(PATH_MAX)))
         return NULL;
     buf[0] = '\0';
     if (path[0] != '/') {

@@ -21,7 +21,10 @@
 #include "mm/page.h"
 #include "proc/proc.h"
 
-#define PIPE_SIZE 4096
+/* 64 KiB, as on Linux: a ring this size takes a 64 KiB write whole, so a
+ * stream through a pipe costs two context switches per 64 KiB, not per
+ * 4 KiB (make bench's pipe row; doc/decisions.md, "Performance"). */
+#define PIPE_SIZE 65536
 
 struct pipe {
     char buf[PIPE_SIZE];

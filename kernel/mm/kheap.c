@@ -2,8 +2,11 @@
  * (32 B .. 2 KiB, the 16-byte header included) carved out of whole pages;
  * anything larger gets its own run of contiguous pages. The header before
  * each block says which, so kfree needs no size. A bucket page goes back to
- * the page allocator as soon as none of its blocks is in use, so the free
- * page count (/proc/meminfo) comes back exactly when every block does.
+ * the page allocator once none of its blocks is in use, except one spare
+ * page per bucket, kept until memory runs short or /proc/meminfo counts
+ * (kheap_trim): so the free page count comes back exactly when every block
+ * does, and a system call that takes and frees one block does not get,
+ * zero and carve a fresh page every time.
  *
  * The heap checker (boot argument `heapcheck`; the test runner and
  * `make fuzz` always pass it) turns silent heap corruption into a loud
@@ -67,6 +70,7 @@ static struct {
     uint32_t freed_by;
 } quarantine[QUARANTINE];
 static unsigned q_next, q_len;          /* ring: the oldest is q_next - q_len */
+static char *spare[NBUCKETS];           /* a page of the bucket with no block taken, or NULL */
 static unsigned run_pages, bucket_pages, blocks_used, frees_since_check;
 int kheap_checking;                     /* set once at boot: `heapcheck` */
 
@@ -217,11 +221,26 @@ static int bucket_refill(int b)
     return 0;
 }
 
+/* A bucket page none of whose blocks is taken goes back to the page
+ * allocator, its blocks off the free list. */
+static void bucket_page_free(int b, char *page)
+{
+    uint32_t size = BLOCK_SIZE(b), off;
+
+    for (off = 0; off + size <= PAGE_SIZE; off += size) {
+        struct block_hdr *fb = (struct block_hdr *)(page + off);
+        check_free_block(fb, 0);
+        list_remove(b, fb);
+    }
+    bucket_pages--;
+    page_put(V2P(page));
+}
+
 /* Give a freed block back for reuse: a run to the page allocator, a
- * bucket block to its free list, and its page too once all of it is free. */
+ * bucket block to its free list, and its page too once all of it is free
+ * (unless the bucket has no spare page yet: then it becomes the spare). */
 static void release(struct block_hdr *h)
 {
-    uint32_t size, off;
     char *page;
     int b = h->bucket;
 
@@ -234,15 +253,30 @@ static void release(struct block_hdr *h)
     list_push(b, h);
     if (--page_head(h)->count > 0)
         return;
-    size = BLOCK_SIZE(b);
     page = (char *)page_head(h);
-    for (off = 0; off + size <= PAGE_SIZE; off += size) {
-        struct block_hdr *fb = (struct block_hdr *)(page + off);
-        check_free_block(fb, 0);
-        list_remove(b, fb);
+    if (!spare[b])
+        spare[b] = page;
+    else if (spare[b] != page)
+        bucket_page_free(b, page);
+}
+
+/* The spare pages go back to the page allocator: how many. pmm calls it
+ * when memory runs short, kheap_check (and so /proc/meminfo) always. */
+unsigned kheap_trim(void)
+{
+    uint32_t s = irq_save();
+    unsigned n = 0;
+    int b;
+
+    for (b = 0; b < NBUCKETS; b++) {
+        if (spare[b]) {
+            bucket_page_free(b, spare[b]);
+            spare[b] = NULL;
+            n++;
+        }
     }
-    bucket_pages--;
-    page_put(V2P(page));
+    irq_restore(s);
+    return n;
 }
 
 /* The oldest block in quarantine, checked, goes back for reuse. */
@@ -284,7 +318,8 @@ static void *alloc(size_t n, uint32_t caller)
         h = free_list[b];
         check_free_block(h, 0);
         list_remove(b, h);
-        page_head(h)->count++;
+        if (page_head(h)->count++ == 0 && (char *)page_head(h) == spare[b])
+            spare[b] = NULL;            /* in use again: no longer spare */
     }
     h->bucket = b;
     h->magic = MAGIC_USED;
@@ -409,6 +444,7 @@ void kheap_check(void)
     while (q_len > 0)
         quarantine_evict();
     irq_restore(s);
+    kheap_trim();
 }
 
 unsigned kheap_pages(void)

@@ -134,7 +134,7 @@ static int have(unsigned n)
 {
     if (n <= nfree - nreserved)
         return 1;
-    return reclaim && reclaim() > 0 && n <= nfree - nreserved;
+    return (kheap_trim() + (reclaim ? reclaim() : 0)) > 0 && n <= nfree - nreserved;
 }
 
 /* n pages, zeroed. Every page is zeroed here, whatever its use: a page

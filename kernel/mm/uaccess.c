@@ -99,12 +99,7 @@ int uaccess_buffer(uint32_t uaddr, size_t n, int write, void **buf)
  * data it could not deliver. */
 int uaccess_ok(uint32_t uaddr, size_t n, int write)
 {
-    uint32_t va;
-
     if (!range_ok(uaddr, n))
         return 0;
-    for (va = PGROUNDDOWN(uaddr); n && va < uaddr + n; va += PAGE_SIZE)
-        if (!vm_user_page(curproc()->pgdir, va, write))
-            return 0;
-    return 1;
+    return n == 0 || vm_user_range(curproc()->pgdir, uaddr, uaddr + n, write);
 }

@@ -81,18 +81,24 @@ static void flush(pde_t *pgdir, uint32_t va)
         invlpg(va);
 }
 
+/* Map pa at va. Only a mapping that replaces a present one is flushed
+ * from the TLB: the TLB never holds a translation that was not present,
+ * and under QEMU an invlpg costs what a few hundred instructions do. */
 int vm_map_page(pde_t *pgdir, uint32_t va, uint32_t pa, uint32_t perm)
 {
     pte_t *pte = vm_walk(pgdir, va, 1);
+    int was_present;
 
     if (!pte)
         return -ENOMEM;
-    if (*pte & PTE_P)
+    was_present = (*pte & PTE_P) != 0;
+    if (was_present)
         page_put(PTE_ADDR(*pte));
     else if (*pte & PTE_LAZY)
         pmm_unreserve(1);
     *pte = pa | perm | PTE_P;
-    flush(pgdir, va);
+    if (was_present)
+        flush(pgdir, va);
     return 0;
 }
 
@@ -138,50 +144,73 @@ int vm_lazy_range(pde_t *pgdir, uint32_t start, uint32_t end, uint32_t perm)
     return 0;
 }
 
+/* Unmap [start, end) (end at most USER_TOP): a page table at a time, an
+ * empty 4 MiB skipped whole and an empty entry with one test (exit and
+ * exec free a whole address space this way). */
 void vm_free_range(pde_t *pgdir, uint32_t start, uint32_t end)
 {
-    uint32_t va;
+    uint32_t va = PGROUNDDOWN(start);
 
-    for (va = PGROUNDDOWN(start); va < end; va += PAGE_SIZE) {
-        pte_t *pte;
+    while (va < end) {
+        uint32_t next = (va | (BIGPAGE - 1)) + 1, stop = next < end ? next : end;
+        pte_t *pt;
         if (!(pgdir[PDX(va)] & PTE_P)) {
-            va = (va | (BIGPAGE - 1)) - PAGE_SIZE + 1;  /* skip the empty 4 MiB */
+            va = next;                  /* skip the empty 4 MiB */
             continue;
         }
-        pte = vm_walk(pgdir, va, 0);
-        if (pte && (*pte & PTE_P)) {
-            page_put(PTE_ADDR(*pte));
-            *pte = 0;
-            flush(pgdir, va);
-        } else if (pte && (*pte & PTE_LAZY)) {
-            pmm_unreserve(1);
-            *pte = 0;
+        pt = P2V(PTE_ADDR(pgdir[PDX(va)]));
+        for (; va < stop; va += PAGE_SIZE) {
+            pte_t *pte = &pt[PTX(va)];
+            if (*pte & PTE_P) {
+                page_put(PTE_ADDR(*pte));
+                *pte = 0;
+                flush(pgdir, va);
+            } else if (*pte & PTE_LAZY) {
+                pmm_unreserve(1);
+                *pte = 0;
+            }
         }
+    }
+}
+
+/* Free every user page and page table, and leave the user half empty.
+ * The directory itself stays, so a process that exits can do this on its
+ * own address space while it is still loaded: no CR3 write (and, under
+ * QEMU, no emptied TLB) just to die; its pages leave the TLB one by one. */
+void vm_free_user(pde_t *pgdir)
+{
+    uint32_t i;
+
+    vm_free_range(pgdir, 0, USER_TOP);
+    for (i = 0; i < KPDX; i++) {
+        if (pgdir[i] & PTE_P)
+            page_put(PTE_ADDR(pgdir[i]));
+        pgdir[i] = 0;
     }
 }
 
 /* Free every user page, every page table, then the directory itself. */
 void vm_destroy(pde_t *pgdir)
 {
-    uint32_t i;
-
     if (!pgdir)
         return;
     if (pgdir == active)
         vm_switch(NULL);
-    vm_free_range(pgdir, 0, USER_TOP);
-    for (i = 0; i < KPDX; i++)
-        if (pgdir[i] & PTE_P)
-            page_put(PTE_ADDR(pgdir[i]));
+    vm_free_user(pgdir);
     page_put(V2P(pgdir));
 }
+
+/* Up to this many pages made read-only by a fork are flushed from the TLB
+ * one by one (invlpg); more, and the whole TLB goes (a CR3 write), which
+ * under QEMU costs about as much as refilling some thirty pages. */
+#define FORK_INVLPG_MAX 32
 
 /* Copy-on-write clone of the user half: share every page read-only. A
  * lazy page stays lazy on both sides, each with a page reserved. */
 pde_t *vm_fork(pde_t *src)
 {
     pde_t *dst = vm_create();
-    uint32_t i, j;
+    uint32_t i, j, nro = 0, ro[FORK_INVLPG_MAX];
 
     if (!dst)
         return NULL;
@@ -196,6 +225,8 @@ pde_t *vm_fork(pde_t *src)
         dst[i] = V2P(dpt) | PTE_P | PTE_W | PTE_U;
         spt = P2V(PTE_ADDR(src[i]));
         for (j = 0; j < 1024; j++) {
+            if (!spt[j])
+                continue;
             if (spt[j] & PTE_LAZY) {
                 if (pmm_reserve(1) < 0) {
                     vm_destroy(dst);
@@ -205,14 +236,21 @@ pde_t *vm_fork(pde_t *src)
             }
             if (!(spt[j] & PTE_P))
                 continue;
-            if (spt[j] & (PTE_W | PTE_COW))
+            if (spt[j] & PTE_W) {
                 spt[j] = (spt[j] & ~PTE_W) | PTE_COW;
+                if (nro < FORK_INVLPG_MAX)
+                    ro[nro] = i << 22 | j << 12;
+                nro++;
+            }
             dpt[j] = spt[j];
             page_get(PTE_ADDR(spt[j]));
         }
     }
-    if (src == active)
+    if (src == active && nro > FORK_INVLPG_MAX)
         write_cr3(V2P(src));            /* we removed write access: flush all */
+    else if (src == active)
+        for (j = 0; j < nro; j++)
+            invlpg(ro[j]);
     return dst;
 }
 
@@ -277,6 +315,29 @@ void *vm_user_page(pde_t *pgdir, uint32_t va, int write)
             return NULL;
     }
     return (char *)P2V(PTE_ADDR(*pte)) + (va & (PAGE_SIZE - 1));
+}
+
+/* Is every page of [start, end) usable by the user as vm_user_page makes
+ * it (1), or is one not (0)? The same answer as vm_user_page page by page,
+ * but a page table is found once for its 1024 pages and a page already
+ * present with the access asked for costs one test: read() and write()
+ * check their whole buffer with it on every call (uaccess.c). */
+int vm_user_range(pde_t *pgdir, uint32_t start, uint32_t end, int write)
+{
+    uint32_t need = PTE_P | PTE_U | (write ? PTE_W : 0), va = PGROUNDDOWN(start);
+    pte_t *pt = NULL;
+
+    if (end > USER_TOP || !pgdir)
+        return 0;
+    for (; va < end; va += PAGE_SIZE) {
+        if (!pt || PTX(va) == 0)
+            pt = (pgdir[PDX(va)] & PTE_P) ? (pte_t *)P2V(PTE_ADDR(pgdir[PDX(va)])) : NULL;
+        if (pt && (pt[PTX(va)] & need) == need)
+            continue;
+        if (!vm_user_page(pgdir, va, write))
+            return 0;
+    }
+    return 1;
 }
 
 /* Is anything mapped at va, a lazy page included? (Nothing is filled.) */

@@ -10,6 +10,7 @@
 void vm_init(uint32_t maxpa);
 pde_t *vm_create(void);                             /* NULL on no memory */
 void vm_destroy(pde_t *pgdir);
+void vm_free_user(pde_t *pgdir);                    /* the user half only: exit */
 void vm_switch(pde_t *pgdir);                       /* NULL: the kernel's own */
 int vm_map_page(pde_t *pgdir, uint32_t va, uint32_t pa, uint32_t perm);
 int vm_alloc_range(pde_t *pgdir, uint32_t start, uint32_t end, uint32_t perm);
@@ -27,5 +28,7 @@ int vm_mapped(pde_t *pgdir, uint32_t va);           /* present or lazy */
  * resolved first). */
 void *vm_user_page(pde_t *pgdir, uint32_t va, int write);
 unsigned vm_user_pages(pde_t *pgdir);               /* mapped user pages */
+/* 1 if vm_user_page would give every page of [start, end), else 0. */
+int vm_user_range(pde_t *pgdir, uint32_t start, uint32_t end, int write);
 
 #endif

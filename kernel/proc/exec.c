@@ -109,14 +109,18 @@ unsigned exec_text_reclaim(void)
     return n;
 }
 
-/* May page va of segment ph be a shared one? Only in a read-only segment
- * laid out page for page as in the file, and only if no other segment
- * touches the page (that one's bytes would be written into it). */
+/* May page va of segment ph be a shared one? Only in a read-only segment,
+ * and only if no other segment touches the page (that one's bytes would
+ * be written into it). Where the segment sits in the file does not
+ * matter: the page's bytes are compared whole, the file offset is only a
+ * hint. (It used to have to sit at the same offset in a page as in
+ * memory; programs are linked with -n, their text at 0x80 in the file
+ * and at 0x0 in its page, so no page was ever shared.) */
 static int shareable(const struct elf_phdr *ph, const struct elf_phdr *all, int n, uint32_t va)
 {
     int i;
 
-    if ((ph->flags & PF_W) || (ph->vaddr ^ ph->offset) & (PAGE_SIZE - 1))
+    if (ph->flags & PF_W)
         return 0;
     for (i = 0; i < n; i++)
         if (&all[i] != ph && all[i].type == PT_LOAD && all[i].memsz &&

@@ -56,6 +56,7 @@ extern volatile uint32_t ticks;
 struct proc *curproc(void);
 struct proc *proc_alloc(void);
 void proc_free(struct proc *p);
+unsigned proc_kstack_trim(void);        /* cached kernel stacks back: pages freed */
 int proc_fork(int flags); /* RFORK_* (uapi/proc.h) */
 void proc_exit(int status) __attribute__((noreturn));
 int proc_wait(int pid, int flags, int *status);

@@ -51,9 +51,8 @@ void scheduler(void)
         need_resched = 0;
         tss_set_kstack((uint32_t)p->kstack + KSTACK_SIZE);
         vm_switch(p->pgdir);
-        fpu_restore(&p->fpu);           /* eagerly: see fpu.c */
+        fpu_switch_to(&p->fpu);         /* lazily: see fpu.c */
         swtch(&scheduler_ctx, p->ctx);
-        fpu_save(&p->fpu);
         current = NULL;                 /* p's address space stays loaded: see vm_switch */
     }
 }

@@ -87,10 +87,8 @@ int sys_exec(const uint32_t *arg)
         (err = copy_strings(arg[2], envp, &space, &left)) == 0)
         err = exec_file(curproc(), f, argv, envp);
     kfree(buf);
-    if (err == 0) {                     /* a new program starts with a clean FPU */
+    if (err == 0)                       /* a new program starts with a clean FPU */
         fpu_reset(&curproc()->fpu);
-        fpu_restore(&curproc()->fpu);
-    }
     return err;
 }
 

@@ -13,7 +13,7 @@
 #include "lab.h"
 #include "array_size.h"
 
-#define PIPE_SIZE 4096        /* kernel/fs/pipe.c */
+#define PIPE_SIZE 65536       /* kernel/fs/pipe.c */
 
 /* The bytes queued in a pipe, counted by draining it without blocking
  * (rfd is made non-blocking); they are thrown away. */
@@ -148,7 +148,7 @@ static void a_blocked_reader_wakes_for_data_and_for_eof(void)
 
 static void write_with_no_reader_left_is_epipe(void)
 {
-    static char big[10000];
+    static char big[PIPE_SIZE + 4096];
     int p[2], res[2], r[3] = { 0, 0, 0 }, pid, status, got;
     char buf[100];
 
@@ -228,11 +228,11 @@ static void a_fifo_without_a_writer_yet_is_empty_not_at_eof(void)
     PASS();
 }
 
-/* 4000 bytes queued leave room for 96: a 200-byte write must not put in
- * part of itself. */
+/* PIPE_SIZE - 96 bytes queued leave room for 96: a 200-byte write must
+ * not put in part of itself. */
 static void a_small_write_is_all_or_nothing(void)
 {
-    static char fill[4000], rec[200];
+    static char fill[PIPE_SIZE - 96], rec[200];
     int p[2], pid, status, n;
     char buf[300];
 
@@ -261,7 +261,7 @@ static void a_small_write_is_all_or_nothing(void)
           "the 200-byte write did not complete once there was room");
     close(p[1]);
     {
-        static char rest[8192];
+        static char rest[PIPE_SIZE];
         int k = read_full(p[0], rest, sizeof(rest)), i, first = -1;
         for (i = 0; i < k && first < 0; i++)
             if (rest[i] == 'r')
@@ -272,7 +272,7 @@ static void a_small_write_is_all_or_nothing(void)
               first < 0 ? -1 : k - first);
     }
     close(p[0]);
-    /* at most PIPE_SIZE includes PIPE_SIZE: 4096 bytes with room for 4095 go in whole or not */
+    /* at most PIPE_SIZE includes PIPE_SIZE: PIPE_SIZE bytes with room for one less: whole or not */
     {
         static char whole[PIPE_SIZE];
         CHECK(pipe(p) == 0 && write(p[1], "x", 1) == 1, "setup");
@@ -473,7 +473,7 @@ static int write_mib(int fd, unsigned *crc)
 /* 1 MiB in odd-sized writes and reads: both sides block and wake over and
  * over, and every byte arrives once, in order. Writer and reader are both
  * children, so that a lost wakeup costs only this test. */
-static void a_megabyte_flows_through_a_4k_pipe(void)
+static void a_megabyte_flows_through_a_pipe(void)
 {
     static unsigned char in[65536];
     unsigned crc = 0, want = 0, total = 0;
@@ -525,7 +525,7 @@ static void kill_ends_a_process_blocked_in_read_or_write(void)
         _exit(0);
     }
     if ((wr = fork()) == 0) {
-        write(full[1], big, sizeof(big)); /* nobody reads: blocks at 4096 */
+        write(full[1], big, sizeof(big)); /* nobody reads: blocks at PIPE_SIZE */
         _exit(0);
     }
     CHECK(rd > 0 && wr > 0, "fork");
@@ -585,7 +585,7 @@ static const struct lab_test tests[] = {
     LAB_TEST(writers_waiting_for_room_stay_asleep),
     LAB_TEST(a_read_that_makes_room_wakes_a_waiting_writer),
     LAB_TEST(nonblocking_reads_and_writes_never_wait),
-    LAB_TEST(a_megabyte_flows_through_a_4k_pipe),
+    LAB_TEST(a_megabyte_flows_through_a_pipe),
     LAB_TEST(kill_ends_a_process_blocked_in_read_or_write),
     LAB_TEST(pipes_give_back_every_page_and_fd),
 };

@@ -16,6 +16,13 @@ void panic(const char *fmt, ...)
     exit(1);
 }
 
+/* pmm asks the kernel heap for its spare pages when memory runs short:
+ * there is no heap here. */
+unsigned kheap_trim(void)
+{
+    return 0;
+}
+
 #define NPAGES 64
 static unsigned char *arena;
 static uint32_t meta[NPAGES * 3];     /* more than pmm_meta_bytes asks for */

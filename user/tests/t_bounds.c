@@ -177,7 +177,7 @@ static void a_write_never_moves_the_offset_past_2g(void)
  * filesystem is revoked wakes with EIO. */
 static void a_writer_asleep_on_a_revoked_fifo_gets_eio(void)
 {
-    static char big[4096];
+    static char big[65536];             /* a FIFO's whole buffer (PIPE_SIZE, kernel/fs/pipe.c) */
     int fs = fsopen("ramfs", -1, ""), f, r, w, pid, st;
 
     close(create(fs, "fifo", S_IFIFO, 0644, 0));

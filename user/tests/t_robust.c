@@ -59,7 +59,7 @@ static void two_writers_on_a_full_pipe_sleep_and_the_clock_runs(void)
     CHECK(fcntl(p[1], F_SETFL, R_NONBLOCK) == 0, "non-blocking");
     while (write(p[1], "x", 1) == 1)
         n++;
-    CHECK(errno == EAGAIN && n == 4096, "filled %d bytes, then errno %d", n, errno);
+    CHECK(errno == EAGAIN && n == 65536, "filled %d bytes, then errno %d", n, errno);
     CHECK(fcntl(p[1], F_SETFL, 0) == 0, "blocking again");
     fflush(stdout);
     for (i = 0; i < 2; i++)

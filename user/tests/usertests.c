@@ -22,7 +22,7 @@
 #define NPROC     64          /* kernel/proc/proc.h: process slots */
 #define NOFILE    32          /* kernel/fs/vfs.h: fds per process */
 #define NFILE     512         /* kernel/fs/vfs.h: open files in the system */
-#define PIPE_SIZE 4096        /* kernel/fs/pipe.c: a pipe's buffer */
+#define PIPE_SIZE 65536       /* kernel/fs/pipe.c: a pipe's buffer */
 #define MAXARG    64          /* kernel/proc/exec.h: argv entries */
 #define ARG_MAX   32768       /* kernel/proc/exec.h: bytes of argv + envp */
 #define RAMFS_MAX (16 << 20)  /* kernel/fs/ramfs.c: largest ramfs file */
@@ -222,7 +222,7 @@ static void kill_ends_children_blocked_in_pipe_read_pipe_write_and_wait(void)
         _exit(0);
     }
     if ((wr = fork()) == 0) {
-        write(full[1], big, sizeof(big));       /* nobody reads: blocks at 4096 */
+        write(full[1], big, sizeof(big));       /* nobody reads: blocks at PIPE_SIZE */
         _exit(0);
     }
     if ((waiter = fork()) == 0) {
@@ -1064,7 +1064,7 @@ static void eight_writers_on_one_pipe_lose_no_bytes_and_keep_their_order(void)
 
 static void writer_blocked_on_a_full_pipe_gets_epipe_when_the_reader_leaves(void)
 {
-    static char big[10000];
+    static char big[PIPE_SIZE + 4096];
     int p[2], res[2], r[3] = { 0, 0, 0 }, pid, status, got;
     char buf[100];
 
@@ -1093,7 +1093,7 @@ static void writer_blocked_on_a_full_pipe_gets_epipe_when_the_reader_leaves(void
     PASS();
 }
 
-static void nonblocking_pipe_holds_exactly_4096_bytes_then_eagain(void)
+static void nonblocking_pipe_holds_exactly_pipe_size_bytes_then_eagain(void)
 {
     static char big[2 * PIPE_SIZE], back[2 * PIPE_SIZE];
     int p[2], i, w1, w2, e2, r1, w3, ew3, w4, r2, r3, e3, r4;
@@ -1437,7 +1437,7 @@ int main(void)
     pipe_carries_1_mib_in_odd_chunks_with_the_right_crc32();
     eight_writers_on_one_pipe_lose_no_bytes_and_keep_their_order();
     writer_blocked_on_a_full_pipe_gets_epipe_when_the_reader_leaves();
-    nonblocking_pipe_holds_exactly_4096_bytes_then_eagain();
+    nonblocking_pipe_holds_exactly_pipe_size_bytes_then_eagain();
     a_long_nonblocking_write_puts_in_what_fits();
     pipeline_through_bin_cat_carries_256_kib_intact();
     fork_shares_the_file_offset_so_records_never_overlap();

@@ -26,6 +26,7 @@ struct context {
 #define T_DEBUG   1
 #define T_BRKPT   3
 #define T_ILLOP   6
+#define T_DEVICE  7                   /* FPU used with CR0.TS set (#NM): fpu.c */
 #define T_GPFLT   13
 #define T_PGFLT   14
 #define T_FPERR   16                  /* x87 error (#MF) */
@@ -72,8 +73,9 @@ struct fpu_state {
 
 void fpu_init(void);
 void fpu_reset(struct fpu_state *s);
-void fpu_save(struct fpu_state *s);
-void fpu_restore(const struct fpu_state *s);
+void fpu_switch_to(const struct fpu_state *s);  /* before running s's process */
+void fpu_trap(struct fpu_state *s);             /* #NM from the process owning s */
+void fpu_copy(struct fpu_state *dst, struct fpu_state *src);   /* fork */
 
 /* Switch kernel stacks (swtch.asm): save into *old, resume new. */
 void swtch(struct context **old, struct context *new);

@@ -1,9 +1,16 @@
-/* fpu.c - the x87 FPU and SSE registers, one set per process. They are
- * saved and restored eagerly, with fxsave/fxrstor, on every switch into
- * and out of a process (sched.c); doc/decisions.md says why eager rather
- * than lazy (CR0.TS + #NM). The kernel itself never touches them: it is
- * built with -mgeneral-regs-only, so only user programs own these
- * registers and the switch is the only place that needs to care. */
+/* fpu.c - the x87 FPU and SSE registers, one set per process, switched
+ * lazily: the registers hold the state of one save area, the owner's
+ * (or of none); a switch to any other process only sets CR0.TS, and that
+ * process's first FPU or SSE instruction traps (#NM, fpu_trap), which
+ * saves the owner's registers with fxsave and loads the newcomer's with
+ * fxrstor. Processes that never touch the FPU (most) never pay for it;
+ * doc/decisions.md says why lazy rather than eager. The kernel itself
+ * never touches these registers: it is built with -mgeneral-regs-only.
+ *
+ * The invariant, for the process running: CR0.TS is clear exactly when
+ * its save area is the owner, so its state is in the registers then and
+ * in its save area otherwise. Touched only with interrupts off (the
+ * scheduler, the #NM trap, fork and exec, which never sleep in here). */
 #include "arch/x86/cpu.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
@@ -17,6 +24,9 @@
 #define CR0_NE         (1u << 5)           /* FPU errors as #MF, not an IRQ 13 nobody handles */
 #define CR4_OSFXSR     (1u << 9)           /* the OS saves SSE state: SSE allowed */
 #define CR4_OSXMMEXCPT (1u << 10)       /* unmasked SSE errors raise #XM */
+
+static struct fpu_state *owner;        /* whose state the registers hold, or NULL */
+static int ts_set;                      /* CR0.TS as last written */
 
 #define FCW_DEFAULT   0x037F              /* fninit: 64-bit precision, every exception masked */
 #define MXCSR_DEFAULT 0x1F80            /* every SSE exception masked, round to nearest */
@@ -63,10 +73,27 @@ void fpu_init(void)
     kprintf("fpu: x87%s, saved per process\n", (d & CPUID_SSE) ? " + SSE" : "");
 }
 
+static void set_ts(int on)
+{
+    if (on == ts_set)
+        return;
+    if (on)
+        write_cr0(read_cr0() | CR0_TS);
+    else
+        __asm__ volatile("clts");
+    ts_set = on;
+}
+
 /* The state of a process that has not used the FPU: what fninit leaves,
- * with MXCSR at its default and every register zero. */
+ * with MXCSR at its default and every register zero. If the registers
+ * held s (exec, or a slot of the process table used again), they no
+ * longer count as anyone's: the next use loads this state. */
 void fpu_reset(struct fpu_state *s)
 {
+    if (owner == s) {
+        owner = NULL;
+        set_ts(1);
+    }
     memset(s, 0, sizeof(*s));
     s->fcw = FCW_DEFAULT;               /* ftw 0 in fxsave's form: every register empty */
     s->mxcsr = MXCSR_DEFAULT;
@@ -74,13 +101,42 @@ void fpu_reset(struct fpu_state *s)
 
 /* fxsave does not raise pending FPU errors and leaves the registers as
  * they were; fxrstor does not raise them either: a pending error reaches
- * its own process, at its next FPU instruction. */
-void fpu_save(struct fpu_state *s)
+ * its own process, at its next FPU instruction. Both need CR0.TS clear. */
+static void fxsave(struct fpu_state *s)
 {
     __asm__ volatile("fxsave %0" : "=m"(*s));
 }
 
-void fpu_restore(const struct fpu_state *s)
+static void fxrstor(const struct fpu_state *s)
 {
     __asm__ volatile("fxrstor %0" : : "m"(*s));
+}
+
+/* The scheduler is about to run the process whose save area is s: let
+ * its FPU instructions run if the registers are its own, trap otherwise. */
+void fpu_switch_to(const struct fpu_state *s)
+{
+    set_ts(owner != s);
+}
+
+/* #NM from user mode: the running process (save area s) used the FPU
+ * while the registers held someone else's state. Save that, load s. */
+void fpu_trap(struct fpu_state *s)
+{
+    set_ts(0);
+    if (owner == s)
+        return;
+    if (owner)
+        fxsave(owner);
+    fxrstor(s);
+    owner = s;
+}
+
+/* fork: dst gets the running process's FPU state (src is its save area),
+ * from the registers if they hold it. */
+void fpu_copy(struct fpu_state *dst, struct fpu_state *src)
+{
+    if (owner == src)
+        fxsave(src);                    /* TS is clear: src is the owner */
+    memcpy(dst, src, sizeof(*dst));
 }

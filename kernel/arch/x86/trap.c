@@ -81,6 +81,8 @@ void trap(struct trapframe *tf)
         syscall_dispatch(tf);
     } else if (tf->trapno >= T_IRQ0 && tf->trapno < T_IRQ0 + NIRQ) {
         irq_dispatch(tf->trapno - T_IRQ0);
+    } else if (tf->trapno == T_DEVICE && trap_from_user(tf) && curproc()) {
+        fpu_trap(&curproc()->fpu);      /* its first FPU use since a switch: fpu.c */
     } else if (trap_from_user(tf)) {
         if (!user_fault_fixed(tf, addr))
             proc_user_fault(tf, addr);
