@@ -475,8 +475,23 @@ static int union_place(struct namespace *ns, const struct path *where, struct mo
     return 0;
 }
 
+/* Would detaching m lift a restriction, for a caller other than root?
+ * m has attributes the attachment it covers lacks, over the same
+ * filesystem: what shows through once m is gone may be m's own storage
+ * (a directory bound read-only over itself, a union's base that root made
+ * read-only with setattach), and a user's copy of root's namespace would
+ * write where root's shows read-only. Only root lifts one (setattach). */
+static int detach_lifts(const struct mount *m)
+{
+    struct proc *p = curproc();
+
+    return p && p->uid != 0 && m->parent && m->mp && m->mp->fs == m->root->fs &&
+           (m->flags & BIND_ATTRS & ~m->parent->flags);
+}
+
 /* A union's base made by union_place goes when it is all that is left
- * at its place (its last member was unbound, or the bind failed). */
+ * at its place (its last member was unbound, or the bind failed) - but
+ * stays, a plain attachment, if that would lift a restriction. */
 static void drop_lone_base(struct namespace *ns, struct mount *parent, struct vnode *mp)
 {
     struct mount *m, *base = NULL;
@@ -488,7 +503,7 @@ static void drop_lone_base(struct namespace *ns, struct mount *parent, struct vn
             base = m;
         }
     }
-    if (n == 1 && (base->flags & MNT_BASE))
+    if (n == 1 && (base->flags & MNT_BASE) && !detach_lifts(base))
         detach_tree(ns, base);
 }
 
@@ -844,7 +859,9 @@ int vfs_unbind(int dirfd, const char *path, struct path *out)
     union_newest(ns, &where);
     parent = where.mnt ? where.mnt->parent : NULL;
     mp = where.mnt ? where.mnt->mp : NULL;
-    if ((err = ns_unbind(ns, &where, out)) == 0 && parent)
+    if (where.mnt && where.vn == where.mnt->root && detach_lifts(where.mnt))
+        err = -EPERM;                   /* only root lifts a restriction */
+    else if ((err = ns_unbind(ns, &where, out)) == 0 && parent)
         drop_lone_base(ns, parent, mp);
     path_put(&where);
     return err;

@@ -381,6 +381,52 @@ static void link_or_rename_out_of_a_nodev_attachment_is_refused(void)
     PASS();
 }
 
+/* Root makes a directory read-only for everyone by binding it read-only
+ * over itself (/tmp/at_self), and a union's base read-only with setattach
+ * (/tmp/at_ub). A student's unshared copy of root's namespace may unbind
+ * what it likes, but not lift a restriction so: with the read-only
+ * attachment gone, the same directory would show through, writable, and
+ * the student would write into what root's namespace shows read-only. */
+static int student_unbinds_a_restriction(void)
+{
+    int u;
+
+    if (setgid(1000) < 0 || setuid(1000) < 0 || unshare() < 0)
+        return 1;
+    if ((u = unbind(AT_CWD, "/tmp/at_self")) >= 0 || errno != EPERM)
+        return 2;
+    if (create(AT_CWD, "/tmp/at_self/student", S_IFREG, 0644, 0) >= 0 || errno != EROFS)
+        return 3;
+    if ((u = unbind(AT_CWD, "/tmp/at_ub")) < 0)
+        return 4;                       /* the union's member: not a restriction */
+    close(u);
+    if (create(AT_CWD, "/tmp/at_ub/student", S_IFREG, 0644, 0) >= 0 || errno != EROFS)
+        return 5;                       /* the read-only base stayed */
+    return 0;
+}
+
+static void unbind_by_a_user_lifts_no_restriction_from_what_it_covers(void)
+{
+    int d = path_fd("/tmp"), m = fsopen("ramfs", -1, ""), step;
+
+    CHECK(d >= 0 && m >= 0 && mkdir("/tmp/at_self", 0777) == 0 && mkdir("/tmp/at_ub", 0777) == 0 &&
+              chmod("/tmp/at_self", 0777) == 0 && chmod("/tmp/at_ub", 0777) == 0,
+          "setup");
+    close(d);
+    CHECK((d = path_fd("/tmp/at_self")) >= 0 && bind(d, AT_CWD, "/tmp/at_self", BIND_RDONLY) == 0,
+          "bind -r /tmp/at_self over itself: %s", strerror(errno));
+    close(d);
+    CHECK(bind(m, AT_CWD, "/tmp/at_ub", BIND_AFTER) == 0 &&
+              setattach(AT_CWD, "/tmp/at_ub", BIND_RDONLY) == 0,
+          "a union on /tmp/at_ub, its base read-only: %s", strerror(errno));
+    close(m);
+    step = in_child(student_unbinds_a_restriction);
+    CHECK(step == 0, "step %d failed", step);
+    CHECK_ERR(walk(AT_CWD, "/tmp/at_self/student", 0), ENOENT);
+    CHECK_ERR(walk(AT_CWD, "/tmp/at_ub/student", 0), ENOENT);
+    PASS();
+}
+
 static void setup(void)
 {
     int bin = path_fd("/bin"), dev = path_fd("/dev");
@@ -421,6 +467,7 @@ int main(int argc, char *argv[])
     T_RUN(root_lifts_a_restriction_with_setattach);
     T_RUN(link_out_of_a_read_only_attachment_is_refused);
     T_RUN(link_or_rename_out_of_a_nodev_attachment_is_refused);
+    T_RUN(unbind_by_a_user_lifts_no_restriction_from_what_it_covers);
     printf("t_attach: done\n");
     return 0;
 }
