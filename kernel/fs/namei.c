@@ -551,11 +551,14 @@ static int name_in_dir(struct vnode *dir, struct vnode *child, char *name)
     return -ENOENT;
 }
 
-/* Write the name of p as seen from `root` (a process's root) into buf,
- * the way getcwd() does: climb with "..", naming each step from its
- * parent. A path not below the root (a detached fs, a dir outside a
- * chroot) is prefixed with "?". Returns the length or -ERANGE. */
-int vfs_path_name(const struct path *root, const struct path *p, char *buf, size_t size)
+/* Write the name of p as seen from `root` (a process's root in ns) into
+ * buf, the way getcwd() does: climb with "..", naming each step from its
+ * parent, up to the root (or, when the root is a union, the root of any
+ * of its members: ns_union_root). A path not below the root (a detached
+ * fs, a dir outside a chroot) is prefixed with "?". Returns the length or
+ * -ERANGE. */
+int vfs_path_name(struct namespace *ns, const struct path *root, const struct path *p, char *buf,
+                  size_t size)
 {
     struct path cur;
     char *name, *tmp;
@@ -576,7 +579,7 @@ int vfs_path_name(const struct path *root, const struct path *p, char *buf, size
         struct path up;
         size_t n;
 
-        if (path_equal(&cur, root))
+        if (path_equal(&cur, root) || ns_union_root(ns, root, &cur))
             break;
         if ((err = fs_check(cur.vn)) < 0)
             break;                      /* revoked: nothing to ask it */
@@ -623,7 +626,7 @@ int vfs_path_name(const struct path *root, const struct path *p, char *buf, size
 
 int vfs_getcwd(char *buf, size_t size)
 {
-    return vfs_path_name(&curproc()->root, &curproc()->cwd, buf, size);
+    return vfs_path_name(curproc()->ns, &curproc()->root, &curproc()->cwd, buf, size);
 }
 
 /* The name (dirfd, path) is given by, made absolute for display: the one

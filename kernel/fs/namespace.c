@@ -581,21 +581,19 @@ int ns_is_top(const struct path *p)
     return p->mnt && p->vn == p->mnt->root && !p->mnt->parent;
 }
 
-/* Is p the process root? By its vnode alone: a directory fd made before
- * unshare() names it through an older mount, and must not climb past it
- * either. And when the root is a union, the root of any of its members is
- * the root too (ns_union: each stands for the whole union): a cwd in a
- * later member climbs to that member's root, and ".." must stop there,
- * not go on to the place the union is bound on, outside the root. */
-static int at_root(struct namespace *ns, const struct path *root, const struct path *p)
+/* Is p the root of a member of a union of ns whose members include the
+ * root `root` is on? Each member's root stands for the whole union
+ * (ns_union), so a process whose root is a union has it at each of them:
+ * a cwd in a later member climbs to that member's root, and ".." (and
+ * getcwd's naming) must stop there, not go on to the place the union is
+ * bound on, outside the root. Compared by vnode, as ns_dotdot does. */
+int ns_union_root(struct namespace *ns, const struct path *root, const struct path *p)
 {
     struct path u[MAX_UNION];
-    int n, i, hit;
+    int n, i, hit = 0;
 
-    if (!root || p->vn == root->vn)
-        return root != NULL;
     n = ns_union(ns, p, u);
-    for (i = 0, hit = 0; i < n; i++)
+    for (i = 0; i < n; i++)
         hit |= u[i].vn == root->vn;
     ns_union_put(u, n);
     return hit;
@@ -607,8 +605,11 @@ int ns_dotdot(struct namespace *ns, const struct path *root, struct path *p)
     struct path up;
     int err;
 
+    /* The root is recognised by its vnode alone: a directory fd made
+     * before unshare() names it through an older mount, and must not climb
+     * past it either. */
     for (;;) {
-        if (at_root(ns, root, p))
+        if (root && (p->vn == root->vn || ns_union_root(ns, root, p)))
             return 0;
         if (!ns_climb(p))
             break;
@@ -990,15 +991,15 @@ int ns_unshare(struct proc *p)
 
 /* One line of /proc/<pid>/ns for m into buf (size bytes, of which len
  * are used), like snprintf: the line's length, whether it fit or not. */
-static size_t format_one(struct mount *m, const struct path *root, char *where, char *buf,
-                         size_t size, size_t len)
+static size_t format_one(struct namespace *ns, struct mount *m, const struct path *root,
+                         char *where, char *buf, size_t size, size_t len)
 {
     struct path p = { m, m->root };
     struct fs *fs = m->root->fs;
 
     if (m->name)
         strlcpy(where, m->name, PATH_MAX);
-    else if (vfs_path_name(root, &p, where, PATH_MAX) < 0)
+    else if (vfs_path_name(ns, root, &p, where, PATH_MAX) < 0)
         strlcpy(where, "?", PATH_MAX);
     return snprintf(len < size ? buf + len : NULL, len < size ? size - len : 0,
                     "%s %s %s%s%s%s%s%s%s%s%s\n", where, fs->type->name, fs_source_name(fs),
@@ -1037,7 +1038,7 @@ int ns_format(struct namespace *ns, const struct path *root, char *buf, size_t s
     for (i = 0; i < n; i++)
         mount_get(list[i]);
     for (i = 0; i < n; i++)
-        len += format_one(list[i], root, where, buf, size, len);
+        len += format_one(ns, list[i], root, where, buf, size, len);
     for (i = 0; i < n; i++)
         mount_put(list[i]);
     kfree(list);

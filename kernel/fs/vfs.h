@@ -172,7 +172,9 @@ int vfs_boot_namespace(struct proc *init);
 struct fs *vfs_boot_root(void);         /* init's root: revoke refuses it */
 int vfs_walk_parent(int dirfd, const char *path, struct path *parent, char *name);
 int vfs_getcwd(char *buf, size_t size);
-int vfs_path_name(const struct path *root, const struct path *p, char *buf, size_t size);
+struct namespace;
+int vfs_path_name(struct namespace *ns, const struct path *root, const struct path *p, char *buf,
+                  size_t size);
 char *vfs_display_name(int dirfd, const char *path);
 
 /* ---- namespaces (namespace.c) */
@@ -200,6 +202,7 @@ int ns_attach_root(struct namespace *ns, struct path *p);
 struct mount *ns_root_mount(struct namespace *ns);
 int ns_may_change(struct namespace *ns);                                   /* Lab 07 */
 int ns_attached_beyond(struct fs *fs, uint32_t uid);
+int ns_union_root(struct namespace *ns, const struct path *root, const struct path *p);
 int ns_attr_check(const struct path *p, int attr);    /* BIND_RDONLY/NOEXEC/NODEV rules */
 int ns_attr_keeps(const struct path *from, const struct path *to); /* link/rename: -EXDEV */
 int vfs_setattach(int dirfd, const char *path, int flags);
