@@ -152,8 +152,10 @@ def report(o):
     head = "%s fuzz/%s seed %d: %d %s in %.0f s" % ("PASS" if o.ok else "FAIL", o.name, o.seed,
                                                    o.count, UNITS.get(o.name, "iterations"),
                                                    o.wall)
-    if o.ok:
-        return head
+    if o.ok:                            # and the fuzzer's own summary, if it gave one
+        said = [line for line in o.tail if line.startswith("fuzz_%s: " % o.name) and
+                not re.match(r"fuzz_\w+: (done )?seed ", line)]
+        return "\n".join([head] + ["      | " + line for line in said[-1:]])
     return "\n".join([head + " - " + o.problem, "      reproduce: " + o.repro(),
                       "      last console lines:"] +
                      ["      | " + line for line in o.tail[-25:]])
