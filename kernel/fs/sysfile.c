@@ -115,41 +115,12 @@ int sys_dup2(const uint32_t *arg)
     return fd_dup2(from, to);
 }
 
-/* pipe(fds): both ends installed, or neither. */
-int sys_pipe(const uint32_t *arg)
+/* Both ends of a new pipe or channel installed and their fds copied out
+ * to ufds, or neither: 0 or -errno. */
+static int install_pair(uint32_t ufds, struct file *a, struct file *b)
 {
-    uint32_t ufds = arg[0];
-    struct file *rd, *wr;
-    int fds[2], err;
+    int fds[2];
 
-    if (!uaccess_ok(ufds, sizeof(fds), 1))
-        return -EFAULT;
-    if ((err = pipe_new(&rd, &wr)) < 0)
-        return err;
-    if ((fds[0] = fd_install(rd, 0)) < 0) {
-        file_put(wr);
-        return fds[0];
-    }
-    if ((fds[1] = fd_install(wr, 0)) < 0 || copyout(ufds, fds, sizeof(fds)) < 0) {
-        fd_close(fds[0]);
-        if (fds[1] >= 0)
-            fd_close(fds[1]);
-        return fds[1] < 0 ? fds[1] : -EFAULT;
-    }
-    return 0;
-}
-
-/* chan(fds): a channel (chan.c), both ends installed, or neither. */
-int sys_chan(const uint32_t *arg)
-{
-    uint32_t ufds = arg[0];
-    struct file *a, *b;
-    int fds[2], err;
-
-    if (!uaccess_ok(ufds, sizeof(fds), 1))
-        return -EFAULT;
-    if ((err = chan_new(&a, &b)) < 0)
-        return err;
     if ((fds[0] = fd_install(a, 0)) < 0) {
         file_put(b);
         return fds[0];
@@ -161,6 +132,34 @@ int sys_chan(const uint32_t *arg)
         return fds[1] < 0 ? fds[1] : -EFAULT;
     }
     return 0;
+}
+
+/* pipe(fds): fds[0] the read end, fds[1] the write end. */
+int sys_pipe(const uint32_t *arg)
+{
+    uint32_t ufds = arg[0];
+    struct file *rd, *wr;
+    int err;
+
+    if (!uaccess_ok(ufds, 2 * sizeof(int), 1))
+        return -EFAULT;
+    if ((err = pipe_new(&rd, &wr)) < 0)
+        return err;
+    return install_pair(ufds, rd, wr);
+}
+
+/* chan(fds): the two ends of a channel (chan.c). */
+int sys_chan(const uint32_t *arg)
+{
+    uint32_t ufds = arg[0];
+    struct file *a, *b;
+    int err;
+
+    if (!uaccess_ok(ufds, 2 * sizeof(int), 1))
+        return -EFAULT;
+    if ((err = chan_new(&a, &b)) < 0)
+        return err;
+    return install_pair(ufds, a, b);
 }
 
 int sys_fstat(const uint32_t *arg)
