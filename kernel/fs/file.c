@@ -306,7 +306,8 @@ static uint16_t dirent_size(size_t len)
  * buf (n bytes), from where the last call stopped; their size, 0 at the
  * end. The position moves past exactly the entries returned. A union is
  * read member after member (f->dirmember), each name once (Lab 08:
- * ns_union_hides); a later member the caller may not read, or that fails
+ * ns_union_hides, which lets no member the caller may not search hide a
+ * name); a later member the caller may not read, or that fails
  * (revoked), is passed over as lookup passes it over. */
 int vfs_readdir(int fd, void *buf, uint32_t n)
 {

@@ -379,7 +379,9 @@ int ns_lookup(struct namespace *ns, const struct proc *who, const struct path *d
 /* getdents() of a union lists each name once, from the first member that
  * has it: is `name`, read from member i of u, one an earlier member has
  * (and so listed already)? "." and ".." only the first member lists (the
- * union's own; a filesystem is never asked to look them up). Lab 08. */
+ * union's own; a filesystem is never asked to look them up). An earlier
+ * member the caller may not search hides nothing, as union_lookup passes
+ * it over: the entry listed is the one a lookup finds. Lab 08. */
 int ns_union_hides(const struct path *u, int i, const char *name)
 {
     /* LAB 08: BEGIN (stub:
@@ -396,6 +398,8 @@ int ns_union_hides(const struct path *u, int i, const char *name)
     if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
         return 1;
     for (j = 0; j < i; j++) {
+        if (j > 0 && perm_check(curproc(), u[j].vn, MAY_EXEC) < 0)
+            continue;
         if (vnode_lookup(u[j].vn, name, &v) == 0) {
             vnode_put(v);
             return 1;

@@ -162,6 +162,9 @@ static void a_member_is_searched_by_its_search_permission(void)
 
 static void student_looks(int *step)
 {
+    uint32_t ino;
+    int total = 0;
+
     *step = 1;
     if (setgid(STUDENT) < 0 || setuid(STUDENT) < 0)
         return;
@@ -173,6 +176,9 @@ static void student_looks(int *step)
         return;
     *step = 4;                          /* in a member after the closed one */
     if (strcmp(holds("/tmp/l8d/last"), "L") != 0)
+        return;
+    *step = 5;                          /* ...and listed: the closed one hides nothing */
+    if (listed("/tmp/l8d", "last", &total, &ino) != 1)
         return;
     *step = 0;
 }
@@ -197,6 +203,7 @@ static void a_member_the_caller_may_not_search_is_passed_over(void)
           : step == 3
               ? "/tmp/l8d/secret, only in a member the student may not search, is not ENOENT"
           : step == 4 ? "/tmp/l8d/last not found in the member after the closed one"
+          : step == 5 ? "/tmp/l8d/last, found by lookup, not listed once by getdents"
                       : "setuid");
     PASS();
 }
