@@ -192,18 +192,11 @@ static void chan_inactive(struct vnode *v)
     chan_put(c);
 }
 
-/* fchmod/fchown: the vnode is all the storage an end has. */
-static int chan_setattr(struct vnode *v)
-{
-    (void)v;
-    return 0;
-}
-
 static const struct vnode_ops chan_ops = {
     .read = chan_read,
     .write = chan_write,
     .inactive = chan_inactive,
-    .setattr = chan_setattr,
+    .setattr = vnode_keeps_attrs,
 };
 
 /* chan(): a new channel, both ends readied for reading and writing,

@@ -346,13 +346,6 @@ static void ramfs_inactive(struct vnode *v)
     }
 }
 
-/* The vnode's mode, uid and gid are all the storage a ramfs node has. */
-static int ramfs_setattr(struct vnode *v)
-{
-    (void)v;
-    return 0;
-}
-
 static const struct vnode_ops ramfs_ops = {
     .lookup = ramfs_lookup,
     .create = ramfs_create,
@@ -365,7 +358,7 @@ static const struct vnode_ops ramfs_ops = {
     .readdir = ramfs_readdir,
     .readlink = ramfs_readlink,
     .inactive = ramfs_inactive,
-    .setattr = ramfs_setattr,
+    .setattr = vnode_keeps_attrs,
 };
 
 int ramfs_mount(struct fs *fs, struct file *src, const char *opts)

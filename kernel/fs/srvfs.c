@@ -499,13 +499,6 @@ static void srv_inactive(struct vnode *v)
     kfree(v);
 }
 
-/* Mode and owner live in the vnode only: the protocol has no wstat. */
-static int srv_setattr(struct vnode *v)
-{
-    (void)v;
-    return 0;
-}
-
 static const struct vnode_ops srv_ops = {
     .lookup = srv_lookup,
     .create = srv_create,
@@ -515,7 +508,7 @@ static const struct vnode_ops srv_ops = {
     .truncate = srv_truncate,
     .readdir = srv_readdir,
     .inactive = srv_inactive,
-    .setattr = srv_setattr,
+    .setattr = vnode_keeps_attrs,
 };
 
 /* Take the channel end src, then ask the server about its root (fid

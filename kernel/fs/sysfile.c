@@ -115,12 +115,17 @@ int sys_dup2(const uint32_t *arg)
     return fd_dup2(from, to);
 }
 
-/* Both ends of a new pipe or channel installed and their fds copied out
- * to ufds, or neither: 0 or -errno. */
-static int install_pair(uint32_t ufds, struct file *a, struct file *b)
+/* pipe(fds) and chan(fds): make(&a, &b) makes the two ends, then both are
+ * installed and their fds copied out to ufds, or neither. */
+static int sys_pair(uint32_t ufds, int (*make)(struct file **, struct file **))
 {
-    int fds[2];
+    struct file *a, *b;
+    int fds[2], err;
 
+    if (!uaccess_ok(ufds, sizeof(fds), 1))
+        return -EFAULT;
+    if ((err = make(&a, &b)) < 0)
+        return err;
     if ((fds[0] = fd_install(a, 0)) < 0) {
         file_put(b);
         return fds[0];
@@ -137,29 +142,13 @@ static int install_pair(uint32_t ufds, struct file *a, struct file *b)
 /* pipe(fds): fds[0] the read end, fds[1] the write end. */
 int sys_pipe(const uint32_t *arg)
 {
-    uint32_t ufds = arg[0];
-    struct file *rd, *wr;
-    int err;
-
-    if (!uaccess_ok(ufds, 2 * sizeof(int), 1))
-        return -EFAULT;
-    if ((err = pipe_new(&rd, &wr)) < 0)
-        return err;
-    return install_pair(ufds, rd, wr);
+    return sys_pair(arg[0], pipe_new);
 }
 
 /* chan(fds): the two ends of a channel (chan.c). */
 int sys_chan(const uint32_t *arg)
 {
-    uint32_t ufds = arg[0];
-    struct file *a, *b;
-    int err;
-
-    if (!uaccess_ok(ufds, 2 * sizeof(int), 1))
-        return -EFAULT;
-    if ((err = chan_new(&a, &b)) < 0)
-        return err;
-    return install_pair(ufds, a, b);
+    return sys_pair(arg[0], chan_new);
 }
 
 int sys_fstat(const uint32_t *arg)

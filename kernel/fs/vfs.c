@@ -226,6 +226,15 @@ int vnode_readlink(struct vnode *v, char *buf, uint32_t n)
     return err ? err : v->ops->readlink(v, buf, n);
 }
 
+/* setattr of a filesystem whose vnodes are all the storage a node has
+ * (ramfs, a channel's ends, srv's nodes: the protocol has no wstat):
+ * the mode, uid and gid are already in the vnode. */
+int vnode_keeps_attrs(struct vnode *v)
+{
+    (void)v;
+    return 0;
+}
+
 /* Store v's mode, uid and gid (perm.c). A filesystem that cannot keep
  * them (procfs makes its nodes afresh) has no setattr: NO_OP. */
 int vnode_setattr(struct vnode *v)
