@@ -14,6 +14,7 @@
 #define MAXSYMLINKS 8
 
 #define MAXDOWN 4096 /* directories one walk may go down through */
+#define NDOWN   16   /* ...of which the walker holds this many itself, no kmalloc */
 
 /* One resolution. ".." after a step down is the directory the walk came
  * from: it pops `down` and never asks the filesystem, whose ".." entry
@@ -28,21 +29,22 @@ struct walker {
     struct path *down;          /* the directories gone down through, each held */
     int ndown, cap;             /* WALK_BENEATH: ndown is the depth below the start */
     const struct proc *who;     /* whose search permission each directory needs */
+    struct path in[NDOWN];      /* down's first home: most walks go no deeper */
 };
 
 /* Remember dir (its reference handed over) as the way back up. */
 static int push_down(struct walker *w, struct path *dir)
 {
     if (w->ndown == w->cap) {
-        int cap = w->cap ? w->cap * 2 : 16;
+        int cap = w->cap * 2;
         struct path *n;
         if (cap > MAXDOWN)
             return -ENAMETOOLONG;
         if (!(n = kmalloc(cap * sizeof(*n))))
             return -ENOMEM;
-        if (w->ndown)
-            memcpy(n, w->down, w->ndown * sizeof(*n));
-        kfree(w->down);
+        memcpy(n, w->down, w->ndown * sizeof(*n));
+        if (w->down != w->in)
+            kfree(w->down);
         w->down = n;
         w->cap = cap;
     }
@@ -116,7 +118,11 @@ static int walk_start(struct proc *p, int dirfd, const char *path, struct path *
     return 0;
 }
 
-static int resolve(struct walker *w, struct path *cur, const char *path, int follow_last);
+/* What resolve does with the last component: follows a symlink there or
+ * not, or stops before it (vfs_walk_parent: cur is then its directory). */
+enum { LAST_FOLLOW, LAST_NOFOLLOW, LAST_PARENT };
+
+static int resolve(struct walker *w, struct path *cur, const char *path, int how);
 
 /* cur is a symlink reached from directory `dir`: continue from dir along
  * the link's target. On success cur holds the result. */
@@ -138,13 +144,13 @@ static int follow_link(struct walker *w, struct path *dir, struct path *cur)
     path_put(cur);
     *cur = *dir;                        /* hand over dir's reference */
     dir->vn = NULL;
-    n = resolve(w, cur, target, 1);
+    n = resolve(w, cur, target, LAST_FOLLOW);
     kfree(target);
     return n;
 }
 
-/* Walk `path` from *cur (which we own and update). */
-static int resolve(struct walker *w, struct path *cur, const char *path, int follow_last)
+/* Walk `path` from *cur (which we own and update); `how`: LAST_*. */
+static int resolve(struct walker *w, struct path *cur, const char *path, int how)
 {
     char name[NAME_MAX + 1];
     int more, err;
@@ -164,6 +170,8 @@ static int resolve(struct walker *w, struct path *cur, const char *path, int fol
             return -ENOTDIR;
         if ((err = perm_check(w->who, cur->vn, MAY_EXEC)) < 0)
             return err;                 /* search permission, on every directory walked */
+        if (last && how == LAST_PARENT)
+            return 0;                   /* cur: the directory the last name is in */
         if (strcmp(name, ".") == 0)
             continue;
         if (strcmp(name, "..") == 0) {
@@ -174,7 +182,7 @@ static int resolve(struct walker *w, struct path *cur, const char *path, int fol
         if ((err = ns_lookup(w->ns, w->who, cur, name, &next)) < 0)
             return err;                 /* in a union: in each member (Lab 08) */
         ns_cross(w->ns, &next);
-        if (S_ISLNK(next.vn->mode) && (!last || follow_last)) {
+        if (S_ISLNK(next.vn->mode) && (!last || how == LAST_FOLLOW)) {
             err = follow_link(w, cur, &next);
             if (err < 0) {
                 path_put(&next);
@@ -196,26 +204,35 @@ static int resolve(struct walker *w, struct path *cur, const char *path, int fol
  * result is never on a revoked filesystem: every lookup on the way asks
  * its filesystem (vnode_lookup: -EIO once revoked), and the end is checked
  * here (a path with no component, like "/", asks none). */
-int vfs_walk_from(struct proc *p, int dirfd, const char *path, int flags, struct path *out)
+static int walk_path(struct proc *p, int dirfd, const char *path, int flags, int how,
+                     struct path *out)
 {
-    struct walker w = { p->ns, &p->root, flags, 0, NULL, 0, 0, p };
+    struct walker w = { p->ns, &p->root, flags, 0, NULL, 0, NDOWN, p, { { 0 } } };
     int err;
 
+    w.down = w.in;
     if (flags & ~(WALK_NOFOLLOW | WALK_BENEATH))
         return -EINVAL;
     if (!path[0])
         return -ENOENT;
     if ((err = walk_start(p, dirfd, path, out)) < 0)
         return err;
-    if ((err = resolve(&w, out, path, !(flags & WALK_NOFOLLOW))) == 0)
+    if ((err = resolve(&w, out, path, how)) == 0)
         err = fs_check(out->vn);
     forget_down(&w);
-    kfree(w.down);
+    if (w.down != w.in)
+        kfree(w.down);
     if (err == 0 && path[strlen(path) - 1] == '/' && !S_ISDIR(out->vn->mode))
         err = -ENOTDIR;                 /* "file/" names a directory or nothing */
     if (err < 0)
         path_put(out);
     return err;
+}
+
+int vfs_walk_from(struct proc *p, int dirfd, const char *path, int flags, struct path *out)
+{
+    return walk_path(p, dirfd, path, flags, flags & WALK_NOFOLLOW ? LAST_NOFOLLOW : LAST_FOLLOW,
+                     out);
 }
 
 /* The body of walk(): resolve for the calling process. */
@@ -230,7 +247,6 @@ int vfs_walk(int dirfd, const char *path, int flags, struct path *out)
 int vfs_walk_parent(int dirfd, const char *path, struct path *parent, char *name)
 {
     size_t len = strlen(path), i;
-    char *dir;
     int err;
 
     while (len > 1 && path[len - 1] == '/')
@@ -243,18 +259,9 @@ int vfs_walk_parent(int dirfd, const char *path, struct path *parent, char *name
     name[len - i] = '\0';
     if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
         return -EINVAL;
-    if (!(dir = kmalloc(i + 2)))
-        return -ENOMEM;
-    if (i == 0)
-        strlcpy(dir, ".", 2);
-    else
-        strlcpy(dir, path, i + 1);
-    err = vfs_walk(dirfd, dir, 0, parent);
-    kfree(dir);
-    if (err == 0 && !S_ISDIR(parent->vn->mode)) {
-        path_put(parent);
-        return -ENOTDIR;
-    }
+    /* the whole path, stopping before `name`: the directories on the way
+     * are searched (and checked) as walk does, the last is a directory */
+    err = walk_path(curproc(), dirfd, path, 0, LAST_PARENT, parent);
     if (err == 0 && len < strlen(path)) {   /* "name/": only a directory, or nothing yet */
         struct vnode *v;
         if (vnode_lookup(parent->vn, name, &v) == 0) {

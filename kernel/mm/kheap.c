@@ -368,8 +368,14 @@ static struct block_hdr *header_of(void *p, uint32_t caller)
     uintptr_t a = (uintptr_t)p;
     struct block_hdr *h = (struct block_hdr *)p - 1;
     uint32_t off;
-    const char *fn = sym(caller, &off);
+    const char *fn;
 
+    if (a >= KERNBASE + PAGE_SIZE && (a & 31) == sizeof(*h) &&
+        V2P(a) < pmm_total_pages() * PAGE_SIZE && h->magic == MAGIC_USED &&
+        (h->bucket == RUN ? (a - sizeof(*h)) % PAGE_SIZE == 0
+                          : h->bucket < RUN && (a - sizeof(*h)) % BLOCK_SIZE(h->bucket) == 0))
+        return h;                       /* a good block: no symbol looked up (every kfree) */
+    fn = sym(caller, &off);
     if (a < KERNBASE + PAGE_SIZE || (a & 31) != sizeof(*h) ||
         V2P(a) >= pmm_total_pages() * PAGE_SIZE)
         panic("kfree(%p) from %s+0x%x: not a heap block", p, fn, off);
@@ -380,10 +386,7 @@ static struct block_hdr *header_of(void *p, uint32_t caller)
         panic("kfree(%p) from %s+0x%x: no heap block here (magic %x): a bad pointer, "
               "or the block was underrun",
               p, fn, off, h->magic);
-    if (h->bucket > RUN || (h->bucket == RUN && (a - sizeof(*h)) % PAGE_SIZE) ||
-        (h->bucket < RUN && (a - sizeof(*h)) % BLOCK_SIZE(h->bucket)))
-        panic("kfree(%p) from %s+0x%x: damaged header (bucket %u)", p, fn, off, h->bucket);
-    return h;
+    panic("kfree(%p) from %s+0x%x: damaged header (bucket %u)", p, fn, off, h->bucket);
 }
 
 /* Check every free block: the free lists and the quarantine. */
