@@ -1,6 +1,8 @@
 /* rtc.c - the CMOS real-time clock, read once at boot, so that files get
  * real timestamps (ext2 stores seconds since 1970, and e2fsck on the host
- * would frown at times from the distant past or the future). */
+ * would frown at times from the distant past or the future); and, for the
+ * profiler only, its periodic interrupt. */
+#include "arch/x86/cpu.h"
 #include "arch/x86/x86.h"
 #include "dev/rtc.h"
 #include "proc/proc.h"
@@ -61,4 +63,32 @@ void rtc_init(void)
 uint32_t rtc_now(void)
 {
     return boot_epoch + uptime_ms() / 1000;
+}
+
+/* Interrupts from the RTC at 32768 >> (rate - 1) Hz (rate 3..15: 8192 Hz
+ * down to 2 Hz), each calling fn: a clock of its own beside the timer, for
+ * the sampling profiler (lib/prof.c). Every interrupt is acknowledged by
+ * reading register C, or the RTC sends no more. */
+#define IRQ_RTC 8                       /* on the second PIC */
+
+static void (*periodic_fn)(void);
+
+static void rtc_intr(void)
+{
+    cmos(0x0C);
+    periodic_fn();
+}
+
+void rtc_periodic(int rate, void (*fn)(void))
+{
+    uint32_t s = irq_save();
+
+    periodic_fn = fn;
+    outb(CMOS_ADDR, 0x8A);              /* register A, NMI off while we set it */
+    outb(CMOS_DATA, (inb(CMOS_DATA) & 0xF0) | (rate & 0x0F));
+    outb(CMOS_ADDR, 0x8B);              /* register B: periodic interrupts on */
+    outb(CMOS_DATA, inb(CMOS_DATA) | 0x40);
+    cmos(0x0C);
+    irq_register(IRQ_RTC, rtc_intr);
+    irq_restore(s);
 }

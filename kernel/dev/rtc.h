@@ -6,5 +6,6 @@
 
 void rtc_init(void);
 uint32_t rtc_now(void);
+void rtc_periodic(int rate, void (*fn)(void));
 
 #endif

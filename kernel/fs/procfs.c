@@ -1,17 +1,18 @@
 /* procfs.c - /proc: the kernel's state as text files, made fresh on every
  * read. /proc/<pid>/{status,fd,ns}, /proc/self (a symlink to the caller's
- * pid), /proc/meminfo. Nodes are made on lookup and freed on last put;
- * their inode numbers encode (pid, file) so names stay stable. */
+ * pid), /proc/meminfo, and /proc/prof when the profiler runs (lib/prof.c). Nodes are made on lookup
+ * and freed on last put; their inode numbers encode (pid, file) so names stay stable. */
 #include "fs/vfs.h"
 #include "include/array_size.h"
 #include "include/uapi/errno.h"
 #include "lib/fmt.h"
+#include "lib/prof.h"
 #include "lib/string.h"
 #include "mm/page.h"
 #include "mm/vm.h"
 #include "proc/proc.h"
 
-enum { PF_ROOT, PF_SELF, PF_MEMINFO, PF_PIDDIR, PF_STATUS, PF_FD, PF_NS };
+enum { PF_ROOT, PF_SELF, PF_MEMINFO, PF_PIDDIR, PF_STATUS, PF_FD, PF_NS, PF_PROF };
 
 #define INO(pid, kind) (((uint32_t)(pid) << 4) | (kind))
 #define INO_PID(ino)   ((int)((ino) >> 4))
@@ -75,7 +76,9 @@ static int procfs_lookup(struct vnode *dir, const char *name, struct vnode **out
             kheap_check();              /* see make_text */
             pmm_reclaim();
             *out = proc_node(dir->fs, 0, PF_MEMINFO);
-        } else if ((pid = parse_pid(name)) > 0 && proc_find(pid))
+        } else if (strcmp(name, "prof") == 0 && prof_enabled())
+            *out = proc_node(dir->fs, 0, PF_PROF);
+        else if ((pid = parse_pid(name)) > 0 && proc_find(pid))
             *out = proc_node(dir->fs, pid, PF_PIDDIR);
         else
             return -ENOENT;
@@ -116,7 +119,14 @@ static int procfs_readdir(struct vnode *dir, uint32_t *cookie, char *name, uint3
         *type = c ? DT_REG : DT_LNK;
         return 1;
     }
-    for (c -= 2; c < NPROC; c++, (*cookie)++) {     /* the rest: one per live process */
+    c -= 2;
+    if (prof_enabled() && c-- == 0) {
+        strlcpy(name, "prof", NAME_MAX + 1);
+        *ino = INO(0, PF_PROF);
+        *type = DT_REG;
+        return 1;
+    }
+    for (; c < NPROC; c++, (*cookie)++) {     /* the rest: one per live process */
         struct proc *p = &proc_table[c];
         if (p->state != P_UNUSED && p->state != P_EMBRYO) {
             snprintf(name, NAME_MAX + 1, "%d", p->pid);
@@ -201,7 +211,7 @@ static int ns_text(struct proc *p, char *buf, size_t size)
 static int make_text(struct vnode *v, char *buf, size_t size)
 {
     int kind = INO_KIND(v->ino);
-    struct proc *p = kind == PF_MEMINFO ? NULL : proc_find(INO_PID(v->ino));
+    struct proc *p = INO_PID(v->ino) ? proc_find(INO_PID(v->ino)) : NULL;
 
     if (kind == PF_MEMINFO) {
         /* Count the heap checker's quarantine as free, here and already
@@ -216,6 +226,8 @@ static int make_text(struct vnode *v, char *buf, size_t size)
                         pmm_free_pages(), pmm_total_pages(), file_count(), kheap_pages(),
                         kheap_bucket_pages(), kheap_blocks(), kheap_checking);
     }
+    if (kind == PF_PROF)
+        return prof_format(buf, size);
     if (!p)
         return -ENOENT;                 /* the process has gone */
     switch (kind) {

@@ -19,6 +19,9 @@ void panic_trap(const struct trapframe *tf, uint32_t fault_addr) __attribute__((
 /* Name of the function containing addr, and the offset into it; NULL if
  * the address is outside the kernel's text. */
 const char *ksym_lookup(uint32_t addr, uint32_t *offset);
+int32_t ksym_index(uint32_t addr);
+uint32_t ksym_count(void);
+const char *ksym_name(int32_t i);
 
 #define KASSERT(x) \
     do { \

@@ -53,14 +53,36 @@ static int32_t last_at_or_below(const void *table, uint32_t n, size_t size, uint
     return (int32_t)lo;
 }
 
-const char *ksym_lookup(uint32_t addr, uint32_t *offset)
+/* The number of the function holding addr (0 .. ksym_count() - 1), or -1:
+ * before the first, or far past the last. */
+int32_t ksym_index(uint32_t addr)
 {
     int32_t i = last_at_or_below(ksyms, nksyms, sizeof(ksyms[0]), addr);
 
     if (i < 0 || ((uint32_t)i == nksyms - 1 && addr - ksyms[i].addr > 0x10000))
-        return NULL;                    /* before the first, or far past the last */
-    *offset = addr - ksyms[i].addr;
+        return -1;
+    return i;
+}
+
+uint32_t ksym_count(void)
+{
+    return nksyms;
+}
+
+/* The name of function number i (ksym_index). */
+const char *ksym_name(int32_t i)
+{
     return ksym_names + ksyms[i].name;
+}
+
+const char *ksym_lookup(uint32_t addr, uint32_t *offset)
+{
+    int32_t i = ksym_index(addr);
+
+    if (i < 0)
+        return NULL;
+    *offset = addr - ksyms[i].addr;
+    return ksym_name(i);
 }
 
 /* The source line holding addr: its file (NULL if unknown) and *line. */
