@@ -12,6 +12,7 @@
 #include "dev/power.h"
 #include "fs/vfs.h"
 #include "lib/kprintf.h"
+#include "lib/prof.h"
 #include "lib/string.h"
 #include "mm/memlayout.h"
 #include "mm/page.h"
@@ -180,6 +181,7 @@ void kmain(uint32_t magic, uint32_t mbi_pa)
     pmm_set_reclaim(reclaim_caches);        /* shared text, spare kernel stacks */
     kheap_init();
     rtc_init();
+    prof_init();                            /* boot argument `prof`: lib/prof.c */
     pit_init(HZ);
     console_enable_input();
     clock_init();
