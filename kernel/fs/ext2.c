@@ -1320,7 +1320,7 @@ static int ext2_unlink(struct vnode *dir, const char *name)
  * walker meets a saved point) is damage, found within a few rounds. */
 static int is_above(struct ext2_fs *e, struct vnode *anc, struct vnode *d, int *err)
 {
-    uint32_t ino = d->ino, saved = 0, up, steps, power = 1, lap = 0;
+    uint32_t ino = d->ino, saved = 0, up = 0, steps, power = 1, lap = 0;
 
     *err = 0;
     for (steps = 0; steps < 4096 && ino != EXT2_ROOT_INO; steps++) {

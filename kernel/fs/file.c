@@ -488,14 +488,17 @@ int file_count(void)
     return nfiles;
 }
 
-/* How many slots of t are empty. */
-static int free_slots(struct fdtable *t)
+/* Has t a free slot that no call was promised: more empty slots than
+ * promised ones? The scan stops as soon as it knows (at the first empty
+ * slot, when nothing is promised: every fd_install asks). */
+static int slot_unpromised(struct fdtable *t)
 {
     int i, n = 0;
 
     for (i = 0; i < NOFILE; i++)
-        n += !t->fd[i];
-    return n;
+        if (!t->fd[i] && ++n > t->promised)
+            return 1;
+    return 0;
 }
 
 /* Put f (whose reference we take over) in the lowest free slot: the one
@@ -509,7 +512,7 @@ int fd_install(struct file *f, int keep)
     if (me->room_table == t) {
         t->promised--;
         me->room_table = NULL;
-    } else if (free_slots(t) <= t->promised) {
+    } else if (!slot_unpromised(t)) {
         file_put(f);
         return -EMFILE;
     }
@@ -537,7 +540,7 @@ int fd_room(void)
         return 0;                       /* asked twice in one call */
     if (nfiles + nfiles_promised >= NFILE)
         return -ENFILE;
-    if (free_slots(t) <= t->promised)
+    if (!slot_unpromised(t))
         return -EMFILE;
     t->promised++;
     me->room_table = t;
@@ -624,7 +627,7 @@ int fd_dup2(int from, int to)
         return -EBADF;
     if (from == to)
         return to;
-    if (!t->fd[to] && free_slots(t) <= t->promised)
+    if (!t->fd[to] && !slot_unpromised(t))
         return -EMFILE;                 /* the last free slots are promised */
     file_get(f);
     old = t->fd[to]; /* fill the slot before the old file's */

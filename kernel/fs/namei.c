@@ -172,9 +172,9 @@ static int resolve(struct walker *w, struct path *cur, const char *path, int how
             return err;                 /* search permission, on every directory walked */
         if (last && how == LAST_PARENT)
             return 0;                   /* cur: the directory the last name is in */
-        if (strcmp(name, ".") == 0)
+        if (name_is_dot(name))
             continue;
-        if (strcmp(name, "..") == 0) {
+        if (name_is_dotdot(name)) {
             if ((err = walk_up(w, cur)) < 0)
                 return err;
             continue;
@@ -207,10 +207,17 @@ static int resolve(struct walker *w, struct path *cur, const char *path, int how
 static int walk_path(struct proc *p, int dirfd, const char *path, int flags, int how,
                      struct path *out)
 {
-    struct walker w = { p->ns, &p->root, flags, 0, NULL, 0, NDOWN, p, { { 0 } } };
+    struct walker w;                    /* w.in is not cleared: push_down fills it */
     int err;
 
+    w.ns = p->ns;
+    w.root = &p->root;
+    w.flags = flags;
+    w.links = 0;
     w.down = w.in;
+    w.ndown = 0;
+    w.cap = NDOWN;
+    w.who = p;
     if (flags & ~(WALK_NOFOLLOW | WALK_BENEATH))
         return -EINVAL;
     if (!path[0])
@@ -257,7 +264,7 @@ int vfs_walk_parent(int dirfd, const char *path, struct path *parent, char *name
         return len - i ? -ENAMETOOLONG : -EINVAL;
     memcpy(name, path + i, len - i);
     name[len - i] = '\0';
-    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+    if (name_is_dot(name) || name_is_dotdot(name))
         return -EINVAL;
     /* the whole path, stopping before `name`: the directories on the way
      * are searched (and checked) as walk does, the last is a directory */

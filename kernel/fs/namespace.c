@@ -60,6 +60,7 @@ void mount_put(struct mount *m)
         return;
     if (m->mp) {
         struct fs *fs = m->mp->fs;
+        m->mp->mounted--;
         vnode_put(m->mp);
         fs_put(fs);
     }
@@ -95,6 +96,7 @@ static struct mount *mount_new(struct mount *parent, struct vnode *mp, struct vn
     if ((m->mp = mp)) {
         vnode_get(mp);
         fs_get(mp->fs);
+        mp->mounted++;
     }
     m->root = root;
     vnode_get(root);
@@ -138,6 +140,7 @@ static void detach_one(struct mount *m)
     m->parent = NULL;
     if (m->mp) {
         struct fs *fs = m->mp->fs;
+        m->mp->mounted--;
         vnode_put(m->mp);
         m->mp = NULL;
         fs_put(fs);
@@ -222,11 +225,15 @@ static int count_mounts(struct namespace *ns)
     return n;
 }
 
-/* The newest attachment of ns on p, or NULL. */
+/* The newest attachment of ns on p, or NULL. A vnode that is no mount's
+ * place (vnode->mounted, counted in any namespace) has none: most names a
+ * walk steps on, so the list is not searched for them. */
 static struct mount *covering(struct namespace *ns, const struct path *p)
 {
     struct mount *m;
 
+    if (!p->vn->mounted)
+        return NULL;
     for (m = ns ? ns->mounts : NULL; m; m = m->next)
         if (m->mp && m->mp == p->vn && m->parent == p->mnt)
             return m;

@@ -16,18 +16,25 @@
 #define IO_MAX   0x7FFFF000u             /* bytes per read or write (Linux's limit) */
 #define IO_CHUNK 4096                   /* getdents' kernel buffer */
 
-/* Copy a user path into a fresh kernel buffer (kfree it). */
+/* Copy a user path into a kernel buffer of its own size (kfree it): the
+ * length first, then the bytes, with copyin's word-wise copy, so a short
+ * path takes a small block (and an absolute one can become a file's name
+ * as it is: named_path). The NUL is the kernel's own: the user's bytes
+ * may change in between, but never the size of what we copy. */
 static int get_path(uint32_t upath, char **out)
 {
-    char *k = kmalloc(PATH_MAX);
-    int n;
+    int n = ustrlen(upath, PATH_MAX), err;
+    char *k;
 
-    if (!k)
-        return -ENOMEM;
-    if ((n = copyinstr(k, upath, PATH_MAX)) < 0) {
-        kfree(k);
+    if (n < 0)
         return n;
+    if (!(k = kmalloc(n + 1)))
+        return -ENOMEM;
+    if ((err = copyin(k, upath, n)) < 0) {
+        kfree(k);
+        return err;
     }
+    k[n] = '\0';
     *out = k;
     return 0;
 }
@@ -45,6 +52,19 @@ static int install_path(struct path *p, int access, char *name)
     }
     f->name = name;
     return fd_install(f, 0);
+}
+
+/* The name for a file made from (dirfd, *path): an absolute path is its
+ * own display name, and the file takes get_path's buffer over (*path is
+ * NULL then); any other is vfs_display_name's. */
+static char *named_path(int dirfd, char **path)
+{
+    char *name = *path;
+
+    if (name[0] != '/')
+        return vfs_display_name(dirfd, name);
+    *path = NULL;
+    return name;
 }
 
 /* ---- I/O */
@@ -237,7 +257,7 @@ int sys_walk(const uint32_t *arg)
     if ((err = get_path(upath, &path)) < 0)
         return err;
     if ((err = vfs_walk(dirfd, path, flags, &p)) == 0)
-        err = install_path(&p, FA_PATH, vfs_display_name(dirfd, path));
+        err = install_path(&p, FA_PATH, named_path(dirfd, &path));
     kfree(path);
     return err;
 }
@@ -266,7 +286,7 @@ int sys_create(const uint32_t *arg)
         return err;
     if ((err = get_path(upath, &path)) == 0) {
         if ((err = vfs_create(dirfd, path, type, perm, extra, target, &made)) == 0)
-            err = install_path(&made, FA_PATH, vfs_display_name(dirfd, path));
+            err = install_path(&made, FA_PATH, named_path(dirfd, &path));
         kfree(path);
     }
     kfree(target);

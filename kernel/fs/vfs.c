@@ -58,17 +58,11 @@ struct vnode *vnode_alloc(struct fs *fs, uint32_t mode, const struct vnode_ops *
     return v;
 }
 
-void vnode_get(struct vnode *v)
+/* The last reference to v went (vnode_put): the filesystem decides what
+ * that means (ramfs keeps linked nodes, ext2 writes the inode back and
+ * forgets it). */
+void vnode_release(struct vnode *v)
 {
-    v->refs++;
-}
-
-/* Drop a reference; the filesystem decides what the last one means
- * (ramfs keeps linked nodes, ext2 writes the inode back and forgets it). */
-void vnode_put(struct vnode *v)
-{
-    if (!v || !ref_drop(&v->refs))
-        return;
     if (v->pipe) {
         pipe_free(v->pipe);
         v->pipe = NULL;
@@ -79,21 +73,14 @@ void vnode_put(struct vnode *v)
         kfree(v);
 }
 
-void fs_get(struct fs *fs)
-{
-    fs->refs++;
-}
-
-/* The last reference: off the list of live instances at once, before
- * anything that may sleep (so that sync(2) and fsopen never find, and
- * never take, a dying instance), then sync, let the type free its state,
- * drop the source. */
-void fs_put(struct fs *fs)
+/* The last reference (fs_put): off the list of live instances at once,
+ * before anything that may sleep (so that sync(2) and fsopen never find,
+ * and never take, a dying instance), then sync, let the type free its
+ * state, drop the source. */
+void fs_release(struct fs *fs)
 {
     struct fs **pp;
 
-    if (!fs || !ref_drop(&fs->refs))
-        return;
     for (pp = &live_fs; *pp; pp = &(*pp)->next) {
         if (*pp == fs) {
             *pp = fs->next;

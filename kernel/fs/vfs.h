@@ -62,6 +62,7 @@ struct vnode {
     uint32_t mtime;
     uint32_t uid, gid;              /* owner and group (perm.c checks them) */
     int refs;
+    int mounted;                    /* mounts (any namespace's) with it as their place */
     struct fs *fs;
     const struct vnode_ops *ops;
     struct pipe *pipe;              /* FIFOs: the buffer, made on first use */
@@ -126,11 +127,45 @@ static inline int ref_drop(int *refs)
 
 /* ---- vnodes and filesystems (vfs.c) */
 void vfs_init(void);
-void vnode_get(struct vnode *v);
-void vnode_put(struct vnode *v);
 struct vnode *vnode_alloc(struct fs *fs, uint32_t mode, const struct vnode_ops *ops);
-void fs_get(struct fs *fs);
-void fs_put(struct fs *fs);
+void vnode_release(struct vnode *v);    /* its last reference went: vnode_put */
+void fs_release(struct fs *fs);         /* the same for an instance: fs_put */
+
+/* Taking and dropping references, inline: each step of a walk takes
+ * and drops several (path_get, path_put), and a call costs more than the
+ * count; what the last one means is vnode_release's and fs_release's. */
+static inline void vnode_get(struct vnode *v)
+{
+    v->refs++;
+}
+
+static inline void vnode_put(struct vnode *v)
+{
+    if (v && ref_drop(&v->refs))
+        vnode_release(v);
+}
+
+static inline void fs_get(struct fs *fs)
+{
+    fs->refs++;
+}
+
+static inline void fs_put(struct fs *fs)
+{
+    if (fs && ref_drop(&fs->refs))
+        fs_release(fs);
+}
+
+/* Is a name "." or ".."? Asked at every step of every walk: inline. */
+static inline int name_is_dot(const char *n)
+{
+    return n[0] == '.' && n[1] == '\0';
+}
+
+static inline int name_is_dotdot(const char *n)
+{
+    return n[0] == '.' && n[1] == '.' && n[2] == '\0';
+}
 int fs_new(const char *type, struct file *src, const char *opts, struct fs **out);
 int fs_revoke(struct fs *fs);                                       /* Lab 04 */
 const char *fs_source_name(const struct fs *fs);

@@ -61,6 +61,26 @@ int copyin(void *dst, uint32_t usrc, size_t n)
     return 0;
 }
 
+/* The length of the user string at usrc if it is shorter than max
+ * (its NUL among the first max bytes), -ENAMETOOLONG, or -EFAULT: a
+ * string's size before it is copied (get_path allocates exactly that). */
+int ustrlen(uint32_t usrc, size_t max)
+{
+    size_t len = 0;
+
+    while (len < max) {
+        const char *k = vm_user_page(curproc()->pgdir, usrc + len, 0);
+        size_t chunk = PAGE_SIZE - ((usrc + len) & (PAGE_SIZE - 1));
+        if (!k || usrc + len < usrc)
+            return -EFAULT;
+        for (; chunk > 0 && len < max; chunk--, len++) {
+            if (*k++ == '\0')
+                return (int)len;
+        }
+    }
+    return -ENAMETOOLONG;
+}
+
 int copyinstr(char *dst, uint32_t usrc, size_t max)
 {
     size_t len = 0;
