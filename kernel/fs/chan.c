@@ -210,8 +210,8 @@ int chan_new(struct file **a, struct file **b)
 
     *a = *b = NULL;
     if (!c || !(c->q[0].buf = kmalloc(CHAN_SIZE)) || !(c->q[1].buf = kmalloc(CHAN_SIZE)) ||
-        !(v[0] = vnode_alloc(&chanfs, S_IFSOCK | 0600, &chan_ops)) ||
-        !(v[1] = vnode_alloc(&chanfs, S_IFSOCK | 0600, &chan_ops))) {
+        !(v[0] = vnode_alloc(&chanfs, S_IFSOCK | 0600, &chan_ops, 0)) ||
+        !(v[1] = vnode_alloc(&chanfs, S_IFSOCK | 0600, &chan_ops, 0))) {
         kfree(v[0]);
         if (c) {
             kfree(c->q[0].buf);
@@ -230,8 +230,8 @@ int chan_new(struct file **a, struct file **b)
         p[i].vn = v[i];
     }
     next_chan_ino += 2;
-    if ((*a = file_alloc(&p[0], FA_READ | FA_WRITE, 0)))
-        *b = file_alloc(&p[1], FA_READ | FA_WRITE, 0);
+    if ((*a = file_alloc(&p[0], FA_READ | FA_WRITE, 0, NULL)))
+        *b = file_alloc(&p[1], FA_READ | FA_WRITE, 0, NULL);
     path_put(&p[0]);                    /* the files hold the ends now */
     path_put(&p[1]);
     if (!*b) {

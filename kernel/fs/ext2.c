@@ -486,7 +486,7 @@ static int node_new(struct ext2_fs *e, uint32_t ino, const struct ext2_inode *ra
 
     if (!(n = kzalloc(sizeof(*n))))
         return -ENOMEM;
-    if (!(v = vnode_alloc(e->fs, raw->mode, &ext2_ops))) {
+    if (!(v = vnode_alloc(e->fs, raw->mode, &ext2_ops, 0))) {
         kfree(n);
         return -ENOMEM;
     }

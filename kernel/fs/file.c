@@ -19,16 +19,22 @@
 static int nfiles;
 static int nfiles_promised; /* open files fd_room() promised to calls in progress */
 
-/* A new open file on p, one reference. A call that fd_room() promised a
- * file takes that one; any other may not take a promised one (ENFILE). */
-struct file *file_alloc(const struct path *p, int access, int flags)
+/* A new open file on p, one reference, named `name` (or NULL: the caller
+ * may hand it a kmalloc'd name in f->name): a copy kept in the file's
+ * own block, one allocation, as ready() names every file it makes. A
+ * call that fd_room() promised a file takes that one; any other may not
+ * take a promised one (ENFILE). */
+struct file *file_alloc(const struct path *p, int access, int flags, const char *name)
 {
+    size_t len = name ? strlen(name) + 1 : 0;
     struct proc *me = curproc();
     int promised = me && me->room_file;
     struct file *f;
 
-    if ((!promised && nfiles + nfiles_promised >= NFILE) || !(f = kzalloc(sizeof(*f))))
+    if ((!promised && nfiles + nfiles_promised >= NFILE) || !(f = kzalloc(sizeof(*f) + len)))
         return NULL;
+    if (name)
+        f->name = memcpy(f->own_name, name, len);
     if (promised) {
         me->room_file = 0;
         nfiles_promised--;
@@ -62,7 +68,8 @@ void file_put(struct file *f)
             dev_lookup(v->rdev)->close(MINOR(v->rdev), f->access);
     }
     path_put(&f->path);
-    kfree(f->name);
+    if (f->name != f->own_name)
+        kfree(f->name);
     kfree(f);
     nfiles--;
 }
@@ -102,12 +109,11 @@ int vfs_ready(int fd, int mode, struct file **out)
     }
     if (S_ISFIFO(v->mode) && (err = pipe_open(v, access)) < 0)
         return err;
-    if (!(nf = file_alloc(&f->path, access, mode & (R_APPEND | R_NONBLOCK)))) {
+    if (!(nf = file_alloc(&f->path, access, mode & (R_APPEND | R_NONBLOCK), f->name))) {
         if (S_ISFIFO(v->mode))
             pipe_close(v, access);
         return -ENFILE;
     }
-    nf->name = kstrdup(f->name); /* for display only: NULL will do */
     *out = nf;
     return 0;
 }

@@ -229,7 +229,7 @@ static int walk_path(struct proc *p, int dirfd, const char *path, int flags, int
     forget_down(&w);
     if (w.down != w.in)
         kfree(w.down);
-    if (err == 0 && path[strlen(path) - 1] == '/' && !S_ISDIR(out->vn->mode))
+    if (err == 0 && !S_ISDIR(out->vn->mode) && path[strlen(path) - 1] == '/')
         err = -ENOTDIR;                 /* "file/" names a directory or nothing */
     if (err < 0)
         path_put(out);
@@ -253,7 +253,7 @@ int vfs_walk(int dirfd, const char *path, int flags, struct path *out)
  * "." or "..". */
 int vfs_walk_parent(int dirfd, const char *path, struct path *parent, char *name)
 {
-    size_t len = strlen(path), i;
+    size_t full = strlen(path), len = full, i;
     int err;
 
     while (len > 1 && path[len - 1] == '/')
@@ -269,7 +269,7 @@ int vfs_walk_parent(int dirfd, const char *path, struct path *parent, char *name
     /* the whole path, stopping before `name`: the directories on the way
      * are searched (and checked) as walk does, the last is a directory */
     err = walk_path(curproc(), dirfd, path, 0, LAST_PARENT, parent);
-    if (err == 0 && len < strlen(path)) {   /* "name/": only a directory, or nothing yet */
+    if (err == 0 && len < full) {       /* "name/": only a directory, or nothing yet */
         struct vnode *v;
         if (vnode_lookup(parent->vn, name, &v) == 0) {
             int dir_ok = S_ISDIR(v->mode);  /* the last name is never followed: a */

@@ -179,7 +179,7 @@ int pipe_write(struct vnode *v, const void *buf, uint32_t n, int nonblock)
 /* pipe(): one anonymous FIFO vnode, a read file and a write file on it. */
 int pipe_new(struct file **rd, struct file **wr)
 {
-    struct vnode *v = vnode_alloc(&pipefs, S_IFIFO | 0600, &pipe_ops);
+    struct vnode *v = vnode_alloc(&pipefs, S_IFIFO | 0600, &pipe_ops, 0);
     struct path p = { NULL, v };
     int err = -ENFILE;
 
@@ -190,7 +190,7 @@ int pipe_new(struct file **rd, struct file **wr)
     if ((err = pipe_open(v, FA_READ | FA_WRITE)) < 0)
         goto fail;
     err = -ENFILE;
-    if (!(*rd = file_alloc(&p, FA_READ, 0)) || !(*wr = file_alloc(&p, FA_WRITE, 0)))
+    if (!(*rd = file_alloc(&p, FA_READ, 0, NULL)) || !(*wr = file_alloc(&p, FA_WRITE, 0, NULL)))
         goto fail;
     path_put(&p);
     return 0;

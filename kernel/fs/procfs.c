@@ -32,7 +32,7 @@ static struct vnode *proc_node(struct fs *fs, int pid, int kind)
                     : kind == PF_SELF                      ? S_IFLNK | 0777
                     : kind == PF_FD                        ? S_IFREG | 0400
                                                            : S_IFREG | 0444;
-    struct vnode *v = vnode_alloc(fs, mode, &procfs_ops);
+    struct vnode *v = vnode_alloc(fs, mode, &procfs_ops, 0);
     struct proc *p = pid > 0 ? proc_find(pid) : NULL;
 
     if (v) {

@@ -41,15 +41,11 @@ static const struct vnode_ops ramfs_ops;
 
 static struct vnode *ramfs_node_new(struct fs *fs, uint32_t mode)
 {
-    struct vnode *v = vnode_alloc(fs, mode, &ramfs_ops);
+    struct vnode *v = vnode_alloc(fs, mode, &ramfs_ops, sizeof(struct ramfs_node));
     struct ramfs *r = fs->priv;
 
     if (!v)
         return NULL;
-    if (!(v->priv = kzalloc(sizeof(struct ramfs_node)))) {
-        kfree(v);
-        return NULL;
-    }
     v->ino = r->next_ino++;
     v->nlink = 0;
     v->mtime = rtc_now();
@@ -330,8 +326,7 @@ static void ramfs_inactive(struct vnode *v)
         struct ramfs_node *node = NODE(v);
         struct vnode *parent = node->parent;
         kfree(node->data);
-        kfree(node);
-        kfree(v);
+        kfree(v);                       /* the node too: it is in v's block */
         v = NULL;
         if (parent && --parent->refs == 0) {
             if (parent->pipe) {

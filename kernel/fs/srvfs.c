@@ -286,7 +286,8 @@ static int node_get(struct srvconn *s, uint32_t fid, const char *st, struct vnod
             return 0;
         }
     }
-    if (!(n = kzalloc(sizeof(*n))) || !(v = vnode_alloc(s->fs, mode & (S_IFMT | 0777), &srv_ops))) {
+    if (!(n = kzalloc(sizeof(*n))) ||
+        !(v = vnode_alloc(s->fs, mode & (S_IFMT | 0777), &srv_ops, 0))) {
         kfree(n);
         clunk(s, fid);
         return -ENOMEM;

@@ -16,34 +16,19 @@
 #define IO_MAX   0x7FFFF000u             /* bytes per read or write (Linux's limit) */
 #define IO_CHUNK 4096                   /* getdents' kernel buffer */
 
-/* Copy a user path into a kernel buffer of its own size (kfree it): the
- * length first, then the bytes, with copyin's word-wise copy, so a short
- * path takes a small block (and an absolute one can become a file's name
- * as it is: named_path). The NUL is the kernel's own: the user's bytes
- * may change in between, but never the size of what we copy. */
+/* Copy a user path into a kernel buffer of its own size (kfree it): a
+ * short path takes a small block, and an absolute one can become a
+ * file's name as it is (named_path). */
 static int get_path(uint32_t upath, char **out)
 {
-    int n = ustrlen(upath, PATH_MAX), err;
-    char *k;
-
-    if (n < 0)
-        return n;
-    if (!(k = kmalloc(n + 1)))
-        return -ENOMEM;
-    if ((err = copyin(k, upath, n)) < 0) {
-        kfree(k);
-        return err;
-    }
-    k[n] = '\0';
-    *out = k;
-    return 0;
+    return copyinstr_alloc(upath, PATH_MAX, out);
 }
 
 /* Make an fd from a path: the common tail of walk, create, unbind, fsopen.
  * `name`, if not NULL, is handed to the file. */
 static int install_path(struct path *p, int access, char *name)
 {
-    struct file *f = file_alloc(p, access, 0);
+    struct file *f = file_alloc(p, access, 0, NULL);
 
     path_put(p);
     if (!f) {

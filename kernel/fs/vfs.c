@@ -44,12 +44,17 @@ void vfs_init(void)
     register_fs_type(&srv_type); /* served by a user process: srvfs.c, doc/srv.md */
 }
 
-struct vnode *vnode_alloc(struct fs *fs, uint32_t mode, const struct vnode_ops *ops)
+/* A new vnode with one reference; `priv` bytes of the filesystem's own
+ * data (zeroed) follow it in the same block, at v->priv, and go with it
+ * (ramfs keeps its node there: one allocation per file). */
+struct vnode *vnode_alloc(struct fs *fs, uint32_t mode, const struct vnode_ops *ops, size_t priv)
 {
-    struct vnode *v = kzalloc(sizeof(*v));
+    struct vnode *v = kzalloc(sizeof(*v) + priv);
 
     if (!v)
         return NULL;
+    if (priv)
+        v->priv = v + 1;
     v->mode = mode;
     v->refs = 1;
     v->fs = fs;

@@ -113,6 +113,7 @@ struct file {
     uint32_t dircookie;             /* getdents position */
     uint32_t dirmember;             /* getdents of a union: in which member (ns_union) */
     char *name;                     /* its display name (vfs_display_name), or NULL */
+    char own_name[];                /* file_alloc's copy of a name, in the same block */
 };
 
 /* Drop one of the references counted in *refs: 1 if it was the last (the
@@ -127,7 +128,7 @@ static inline int ref_drop(int *refs)
 
 /* ---- vnodes and filesystems (vfs.c) */
 void vfs_init(void);
-struct vnode *vnode_alloc(struct fs *fs, uint32_t mode, const struct vnode_ops *ops);
+struct vnode *vnode_alloc(struct fs *fs, uint32_t mode, const struct vnode_ops *ops, size_t priv);
 void vnode_release(struct vnode *v);    /* its last reference went: vnode_put */
 void fs_release(struct fs *fs);         /* the same for an instance: fs_put */
 
@@ -272,7 +273,7 @@ struct fdtable {
     uint8_t fdflags[NOFILE];        /* FD_KEEP */
 };
 
-struct file *file_alloc(const struct path *p, int access, int flags);
+struct file *file_alloc(const struct path *p, int access, int flags, const char *name);
 void file_get(struct file *f);
 void file_put(struct file *f);
 int file_read(struct file *f, void *kbuf, uint32_t n);

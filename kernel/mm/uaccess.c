@@ -5,6 +5,7 @@
 #include "include/uapi/errno.h"
 #include "lib/string.h"
 #include "mm/memlayout.h"
+#include "mm/page.h"
 #include "mm/uaccess.h"
 #include "mm/vm.h"
 #include "proc/proc.h"
@@ -79,6 +80,43 @@ int ustrlen(uint32_t usrc, size_t max)
         }
     }
     return -ENAMETOOLONG;
+}
+
+/* A kernel copy of the user string at usrc, shorter than max, in a
+ * kmalloc'd block of its own size (*out; kfree it): 0, -EFAULT,
+ * -ENAMETOOLONG or -ENOMEM. What system calls take paths by. A string
+ * that ends in its first page (nearly every path) is measured and copied
+ * through one page lookup; a longer one is measured first (ustrlen), then
+ * copied. The NUL is the kernel's own: the user's bytes may change
+ * meanwhile, never the size of what is copied. */
+int copyinstr_alloc(uint32_t usrc, size_t max, char **out)
+{
+    const char *k = vm_user_page(curproc()->pgdir, usrc, 0);
+    size_t room = PAGE_SIZE - (usrc & (PAGE_SIZE - 1)), n;
+    char *s;
+    int err;
+
+    if (!k)
+        return -EFAULT;
+    if (room > max)
+        room = max;
+    if ((n = strnlen(k, room)) == room) {   /* no NUL here: the long way */
+        if ((err = ustrlen(usrc, max)) < 0)
+            return err;
+        n = (size_t)err;
+        k = NULL;
+    }
+    if (!(s = kmalloc(n + 1)))
+        return -ENOMEM;
+    if (k)
+        memcpy(s, k, n);
+    else if ((err = copyin(s, usrc, n)) < 0) {
+        kfree(s);
+        return err;
+    }
+    s[n] = '\0';
+    *out = s;
+    return 0;
 }
 
 int copyinstr(char *dst, uint32_t usrc, size_t max)

@@ -16,6 +16,8 @@ int copyout(uint32_t udst, const void *src, size_t n);
 int copyinstr(char *dst, uint32_t usrc, size_t max);
 /* The length of that string (< max), -EFAULT or -ENAMETOOLONG. */
 int ustrlen(uint32_t usrc, size_t max);
+/* That string in a kmalloc'd block of its own size: 0 or -errno. */
+int copyinstr_alloc(uint32_t usrc, size_t max, char **out);
 /* Is [uaddr, uaddr + n) all mapped for user access (writable, if write)? */
 int uaccess_ok(uint32_t uaddr, size_t n, int write);
 /* The same check, then the buffer itself in *buf, usable by the kernel

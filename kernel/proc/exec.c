@@ -314,7 +314,7 @@ int exec_path(struct proc *p, const char *path, const char *const *argv)
 
     if ((err = vfs_walk_from(p, AT_CWD, path, 0, &where)) < 0)
         return err;
-    f = file_alloc(&where, FA_PATH, 0);
+    f = file_alloc(&where, FA_PATH, 0, NULL);
     path_put(&where);
     if (!f)
         return -ENFILE;
