@@ -2238,6 +2238,39 @@ def srv_suites():
     return [srv_shell_suite()]
 
 
+# ---------------------------------------------------------------- perf3-vfs: the profiler
+def perf3_vfs_suites():
+    """The sampling profiler (boot argument `prof`, /proc/prof) and the
+    per-call timer bench_vfs: developer tools, README "Where the kernel's
+    time goes"."""
+    def prof_run():
+        res = []
+        b = qemu.run(qemu.kernel_args("prof panic=exit run=/bin/cat /proc/prof"), timeout=60)
+        m = re.search(r"^samples (\d+) user (\d+) kernel (\d+) unknown (\d+)", b.output, re.M)
+        ok = bool(m) and int(m.group(3)) > 0 and int(m.group(1)) == sum(
+            int(m.group(i)) for i in (2, 3, 4))
+        res.append(("prof/proc_prof_counts_samples_since_boot", ok,
+                    "" if ok else tail(b.output)))
+        top = re.findall(r"^\s*(\d+)\s+\d+\.\d% (\w+)$", b.output, re.M)
+        ok = bool(top) and all(int(a[0]) >= int(b_[0]) for a, b_ in zip(top, top[1:]))
+        res.append(("prof/proc_prof_lists_kernel_functions_busiest_first", ok,
+                    "" if ok else tail(b.output)))
+        b = qemu.run(qemu.kernel_args("panic=exit run=/bin/cat /proc/prof"), timeout=60)
+        ok = "samples" not in b.output and "No such file" in b.output
+        res.append(("prof/no_proc_prof_without_the_boot_argument", ok,
+                    "" if ok else tail(b.output)))
+        return res
+
+    def bench_run():
+        b = qemu.run(qemu.kernel_args("panic=exit run=/bin/bench_vfs"), timeout=120)
+        rows = dict(re.findall(r"^VFSCOST (\S+)\s+(\d+) ns$", b.output, re.M))
+        want = ["walk", "fstat", "ready", "close", "dup", "dup2", "create", "unlink", "getppid",
+                "open+close", "creat+unlink"]
+        ok = "bench_vfs: done" in b.output and all(int(rows.get(k, 0)) > 0 for k in want)
+        return [("bench_vfs/times_every_call_of_open", ok, "" if ok else tail(b.output))]
+    return [("perf3-vfs/prof", prof_run), ("perf3-vfs/bench_vfs", bench_run)]
+
+
 def all_suites():
     suites = [host_suite(b) for b in sorted(glob.glob(os.path.join(qemu.BUILD, "hosttest", "*")))
               if os.access(b, os.X_OK)]
@@ -2255,6 +2288,7 @@ def all_suites():
     suites += authority_suites()
     suites += attach_suites()
     suites += srv_suites()
+    suites += perf3_vfs_suites()
     suites.append(lab_harness_suite())
     suites += grading_suites() + [handout_and_handin_suite()]
     suites[:0] = mutant_suites()        # the longest suites start first
