@@ -96,6 +96,16 @@ static inline void invlpg(uintptr_t va)
     __asm__ volatile("invlpg (%0)" : : "r"(va) : "memory");
 }
 
+/* Write a model-specific register: sysenter's (idt.c, gdt.c). */
+#define MSR_SYSENTER_CS  0x174          /* its cs; ss is the next GDT slot */
+#define MSR_SYSENTER_ESP 0x175          /* its esp: the running process's kernel stack */
+#define MSR_SYSENTER_EIP 0x176          /* where it lands: sysenter_entry */
+
+static inline void wrmsr(uint32_t msr, uint32_t lo, uint32_t hi)
+{
+    __asm__ volatile("wrmsr" : : "c"(msr), "a"(lo), "d"(hi));
+}
+
 static inline uint32_t read_ebp(void)
 {
     uint32_t v;
