@@ -14,11 +14,23 @@
 static struct context *scheduler_ctx;
 static struct proc *current;
 static int need_resched;                /* set by the timer interrupt */
+/* Slots of proc_table ever used: proc_alloc takes the lowest free slot,
+ * so with few processes this is small, and the scheduler and wakeup look
+ * at nothing past it. It matters under QEMU: every switch empties the
+ * TLB, and the table is many pages (a struct proc holds its FPU state). */
+static int nslots;
 volatile uint32_t ticks;                /* counted by the timer interrupt; read anywhere */
 
 struct proc *curproc(void)
 {
     return current;
+}
+
+/* proc_alloc took slot p (interrupts off). */
+void sched_slot_used(struct proc *p)
+{
+    if (p - proc_table >= nslots)
+        nslots = p - proc_table + 1;
 }
 
 void scheduler(void)
@@ -34,11 +46,11 @@ void scheduler(void)
          * with interrupts off) must not keep the clock and the keyboard
          * out. The nop matters: sti takes effect one instruction late. */
         __asm__ volatile("sti; nop; cli" ::: "memory");
-        for (i = 1; i <= NPROC; i++) {
-            struct proc *q = &proc_table[(last + i) % NPROC];
+        for (i = 1; i <= nslots; i++) {
+            struct proc *q = &proc_table[(last + i) % nslots];
             if (q->state == P_RUNNABLE) {
                 p = q;
-                last = (last + i) % NPROC;
+                last = (last + i) % nslots;
                 break;
             }
         }
@@ -93,7 +105,7 @@ void wakeup(void *chan)
     uint32_t s = irq_save();
     int i;
 
-    for (i = 0; i < NPROC; i++)
+    for (i = 0; i < nslots; i++)
         if (proc_table[i].state == P_SLEEPING && proc_table[i].chan == chan)
             proc_table[i].state = P_RUNNABLE;
     irq_restore(s);
@@ -106,7 +118,7 @@ void wakeup_all(void)
     uint32_t s = irq_save();
     int i;
 
-    for (i = 0; i < NPROC; i++)
+    for (i = 0; i < nslots; i++)
         if (proc_table[i].state == P_SLEEPING)
             proc_table[i].state = P_RUNNABLE;
     irq_restore(s);
