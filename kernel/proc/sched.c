@@ -21,7 +21,7 @@ static int need_resched;                /* set by the timer interrupt */
 static int nslots;
 volatile uint32_t ticks;                /* counted by the timer interrupt; read anywhere */
 
-struct proc *curproc(void)
+SWITCH_PATH struct proc *curproc(void)
 {
     return current;
 }
@@ -33,7 +33,7 @@ void sched_slot_used(struct proc *p)
         nslots = p - proc_table + 1;
 }
 
-void scheduler(void)
+SWITCH_PATH void scheduler(void)
 {
     int last = 0;
 
@@ -62,21 +62,21 @@ void scheduler(void)
         p->state = P_RUNNING;
         need_resched = 0;
         tss_set_kstack((uint32_t)p->kstack + KSTACK_SIZE);
-        vm_switch(p->pgdir);
         fpu_switch_to(&p->fpu);         /* lazily: see fpu.c */
-        swtch(&scheduler_ctx, p->ctx);
+        vm_switch(p->pgdir);            /* last: QEMU walks the page tables again for */
+        swtch(&scheduler_ctx, p->ctx);  /* every page touched after it (SWITCH_PATH) */
         current = NULL;                 /* p's address space stays loaded: see vm_switch */
     }
 }
 
 /* Switch to the scheduler. Interrupts must be off and the caller must
  * already have set its state to something other than RUNNING. */
-void sched(void)
+SWITCH_PATH void sched(void)
 {
     swtch(&current->ctx, scheduler_ctx);
 }
 
-void yield(void)
+SWITCH_PATH void yield(void)
 {
     uint32_t s = irq_save();
 
@@ -92,7 +92,7 @@ void yield(void)
  * Never wake a channel you are about to sleep on yourself (two sleepers
  * of the same kind would wake each other for ever): pipe.c gives
  * readers and writers a channel each for that reason. */
-void sleep_on(void *chan)
+SWITCH_PATH void sleep_on(void *chan)
 {
     current->chan = chan;
     current->state = P_SLEEPING;
@@ -100,7 +100,7 @@ void sleep_on(void *chan)
     current->chan = NULL;
 }
 
-void wakeup(void *chan)
+SWITCH_PATH void wakeup(void *chan)
 {
     uint32_t s = irq_save();
     int i;
@@ -160,7 +160,7 @@ int sleep_ms(uint32_t ms)
 }
 
 /* Last thing before returning to user mode. */
-void proc_return_to_user(struct trapframe *tf)
+SWITCH_PATH void proc_return_to_user(struct trapframe *tf)
 {
     (void)tf;
     if (current->killed)

@@ -73,7 +73,7 @@ void gdt_init(void)
 /* The kernel stack of the process about to run, for both ways in from user
  * mode: the TSS's esp0 (interrupts, exceptions, int $0x80) and the
  * sysenter stack MSR (idt.c sets up the rest of sysenter). */
-void tss_set_kstack(uint32_t esp0)
+SWITCH_PATH void tss_set_kstack(uint32_t esp0)
 {
     tss.esp0 = esp0;
     if (sysenter_ok)

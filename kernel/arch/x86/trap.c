@@ -78,7 +78,7 @@ static int sysenter_single_step(const struct trapframe *tf)
            tf->eip <= (uint32_t)sysenter_flags_clean;
 }
 
-void trap(struct trapframe *tf)
+SWITCH_PATH void trap(struct trapframe *tf)
 {
     uint32_t addr = tf->trapno == T_PGFLT ? read_cr2() : 0;
 
@@ -116,7 +116,7 @@ void trap(struct trapframe *tf)
  * (null, or the user code or data segment, any RPL, in the GDT): anything
  * else in a sysenter frame comes from virtual-8086 mode (see trap()) and
  * would fault when sysexit's way out loads it back. */
-static int user_selector(uint32_t sel)
+SWITCH_PATH static int user_selector(uint32_t sel)
 {
     uint32_t slot = sel & ~3u;
 
@@ -138,7 +138,7 @@ static int user_selector(uint32_t sel)
  * process. Returns whether the frame may be left by sysexit: only if it
  * is still the one sysenter made (exec starts another) and asks nothing
  * sysexit cannot do (single-stepping, a nested task): else iret. */
-int sysenter_trap(struct trapframe *tf)
+SWITCH_PATH int sysenter_trap(struct trapframe *tf)
 {
     struct proc *p = curproc();
     int stack_ok = tf->eip != 0 || copyin(&tf->eip, tf->ebp, 4) == 0;

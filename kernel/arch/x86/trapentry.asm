@@ -37,6 +37,8 @@ section .text
 %assign i i+1
 %endrep
 
+section .text.hot progbits alloc exec nowrite align=16   ; SWITCH_PATH (x86.h)
+
 ; Nothing in the interrupted state is trusted: the CPU already cleared TF
 ; and NT (and IF, for an interrupt gate) and switched to the kernel stack;
 ; AC only matters in ring 3; the direction flag is ours to clear (C code

@@ -96,6 +96,14 @@ static inline void invlpg(uintptr_t va)
     __asm__ volatile("invlpg (%0)" : : "r"(va) : "memory");
 }
 
+/* The code every context switch runs, from the CR3 write to the return to
+ * user mode, and a system call's way in and out: kept together at the
+ * start of .text (linker.ld). A CR3 write empties QEMU's TLB, and every
+ * page touched after it is looked up in the page tables again: with this
+ * code in two pages rather than eight, a switch costs about a microsecond
+ * less (doc/decisions.md, "Third round"). */
+#define SWITCH_PATH __attribute__((section(".text.hot")))
+
 /* Write a model-specific register: sysenter's (idt.c, gdt.c). */
 #define MSR_SYSENTER_CS  0x174          /* its cs; ss is the next GDT slot */
 #define MSR_SYSENTER_ESP 0x175          /* its esp: the running process's kernel stack */
