@@ -39,11 +39,6 @@ section .text
 
 section .text.hot progbits alloc exec nowrite align=16   ; SWITCH_PATH (x86.h)
 
-; Nothing in the interrupted state is trusted: the CPU already cleared TF
-; and NT (and IF, for an interrupt gate) and switched to the kernel stack;
-; AC only matters in ring 3; the direction flag is ours to clear (C code
-; and rep movs/stos assume it is clear), and the data segments are
-; reloaded. iret gives the interrupted code back all of its own state.
 ; Load segment register %1 from the frame slot at [esp + %2], unless it
 ; already holds that selector (the way out of sysenter_entry).
 %macro RESTORE_SEG 2
@@ -54,6 +49,11 @@ section .text.hot progbits alloc exec nowrite align=16   ; SWITCH_PATH (x86.h)
 %%same:
 %endmacro
 
+; Nothing in the interrupted state is trusted: the CPU already cleared TF
+; and NT (and IF, for an interrupt gate) and switched to the kernel stack;
+; AC only matters in ring 3; the direction flag is ours to clear (C code
+; and rep movs/stos assume it is clear), and the data segments are
+; reloaded. iret gives the interrupted code back all of its own state.
 trap_common:
     cld
     push ds
