@@ -1,4 +1,5 @@
-/* syscall.c - int $0x80 lands here: look the number up, pass the five
+/* syscall.c - a system call lands here, by int $0x80 (trap()) or sysenter
+ * (sysenter_trap(), both in arch/x86/trap.c): look the number up, pass the five
  * argument registers, put the result (value or -errno) back in %eax, and
  * end the call: drop the files it borrowed by fd (fd_end_call). */
 #include "arch/x86/cpu.h"
