@@ -14,7 +14,8 @@ tools/test.py runs these suites beside the others (same result format:
                       e2fsprogs, i686-elf-grub-mkrescue are found; the libc
                       builds with them; tools/deps checks per goal
   build/headers       a host header is "not found", kernel and user side
-  panic/file_line     a panic frame names file:line, the right line
+  panic/file_line     a panic frame names file:line, the right line; no
+                      function moved between the kernel's two links
   gdb                 make qemu-gdb + make gdb stop in kmain and, with
                       PROG=ls, in ls's main; two sessions at once
   readme/tour         the README's shell tour, typed into the guest
@@ -292,6 +293,11 @@ def panic_suite():
         frames = re.findall(r"^  0x[0-9a-f]+ (\w+)\+0x[0-9a-f]+ \((\S+):(\d+)\)$", b.output, re.M)
         ok = any(f == "kmain" and path == "kernel/main.c" for f, path, _ in frames)
         res.append(("panic/every_c_frame_has_a_line", ok, tail(b.output)))
+        # The tables come from the first link: no function may have moved
+        # in the second (the Makefile leaves this check to make test).
+        status, out = run([sys.executable, "tools/ksyms.py", "--check",
+                           os.path.join(qemu.BUILD, "ksyms1.c"), qemu.KERNEL], timeout=60)
+        res.append(("panic/no_function_moves_between_the_two_links", status == 0, tail(out)))
         return res
     return "panic/file_line", run_suite
 
