@@ -259,13 +259,16 @@ GRUB_OK := $(if $(and $(GRUB_MKRESCUE),$(call which,xorriso)),$(if \
 	$(findstring i686-elf-,$(GRUB_MKRESCUE)),yes,$(and $(wildcard /usr/lib/grub/i386-pc), \
 	$(if $(wildcard /usr/lib/grub/*-efi),$(call which,mformat),yes))))
 
+# The archive goes on the ISO compressed (GRUB's module command inflates a
+# gzip file as it loads it): GRUB reads the CD through the BIOS, a few MB/s
+# under QEMU, so a fifth of the bytes is the faster load.
 $(B)/orthos.iso: $(B)/orthos.elf $(B)/initrd.tar boot/grub.cfg tools/mkinitrd.py
 	@test -n "$(GRUB_OK)" || { echo "no usable GRUB (grub-mkrescue, its i386-pc modules," \
 		"xorriso): see tools/deps; make qemu boots without it"; exit 1; }
 	@mkdir -p $(B)/iso/boot/grub
 	cp boot/grub.cfg $(B)/iso/boot/grub/grub.cfg
 	$(PYBUILD) tools/mkinitrd.py --strip $(B)/orthos.elf $(B)/iso/boot/orthos.elf
-	cp $(B)/initrd.tar $(B)/iso/boot/initrd.tar
+	gzip -9 -n -c $(B)/initrd.tar > $(B)/iso/boot/initrd.tar.gz
 	$(GRUB_MKRESCUE) -o $@ $(B)/iso 2> $(B)/grub-mkrescue.log || \
 		{ cat $(B)/grub-mkrescue.log; exit 1; }
 
