@@ -146,7 +146,7 @@ $(B)/%.o: %.asm | $(DIRS)
 # Two links: the first gives the addresses, tools/ksyms.py turns its
 # functions and DWARF line table into tables for panic backtraces (function
 # and file:line of each frame), the second adds the tables. The first link
-# has no tables of its own: kernel/lib/panic.c's empty ones are weak, and
+# has no tables of its own: kernel/lib/ksyms.c's empty ones are weak, and
 # build/ksyms1.c's take their place in the second. The tables go after
 # every function (linker.ld), so no function moves between the links
 # (make test checks it: ksyms.py --check, in the panic suite).
