@@ -150,19 +150,15 @@ $(B)/%.o: %.asm | $(DIRS)
 # build/ksyms1.c's take their place in the second. The tables go after
 # every function (linker.ld), so no function moves between the links
 # (make test checks it: ksyms.py --check, in the panic suite).
-$(B)/orthos.pass1.elf: $(KOBJ) linker.ld
-	$(call say,LD      $@)
-	@$(LD) -T linker.ld -nostdlib -z noexecstack -o $@ $(KOBJ)
-
-$(B)/ksyms1.c: $(B)/orthos.pass1.elf tools/ksyms.py
-	$(call say,KSYMS   $@)
-	@$(PYBUILD) tools/ksyms.py $< > $@
-
-$(B)/ksyms1.o: $(B)/ksyms1.c
-	$(call say,CC      $<)
-	@$(CC) $(KCFLAGS) -c $< -o $@
-
-$(B)/orthos.elf: $(KOBJ) $(B)/ksyms1.o linker.ld
+# One recipe for the four steps, so make runs them as one job, beside the
+# programs' links, rather than one step per pass over the whole build.
+$(B)/orthos.elf: $(KOBJ) linker.ld tools/ksyms.py
+	$(call say,LD      $(B)/orthos.pass1.elf)
+	@$(LD) -T linker.ld -nostdlib -z noexecstack -o $(B)/orthos.pass1.elf $(KOBJ)
+	$(call say,KSYMS   $(B)/ksyms1.c)
+	@$(PYBUILD) tools/ksyms.py $(B)/orthos.pass1.elf > $(B)/ksyms1.c
+	$(call say,CC      $(B)/ksyms1.c)
+	@$(CC) $(KCFLAGS) -c $(B)/ksyms1.c -o $(B)/ksyms1.o
 	$(call say,LD      $@)
 	@$(LD) -T linker.ld -nostdlib -z noexecstack -o $@ $(KOBJ) $(B)/ksyms1.o
 
