@@ -51,7 +51,7 @@ pde_t *vm_create(void)
  * jumps too, which costs more than the switch itself (the scheduler keeps
  * the last process's space while it looks for the next, which is often
  * the same one). */
-void vm_switch(pde_t *pgdir)
+SWITCH_PATH void vm_switch(pde_t *pgdir)
 {
     pde_t *next = pgdir ? pgdir : kpgdir;
 

@@ -91,6 +91,7 @@ struct proc *proc_alloc(void)
         if (proc_table[i].state == P_UNUSED) {
             p = &proc_table[i];
             p->state = P_EMBRYO;
+            sched_slot_used(p);
             break;
         }
     }

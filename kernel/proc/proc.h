@@ -54,6 +54,7 @@ extern struct proc proc_table[NPROC];
 extern volatile uint32_t ticks;
 
 struct proc *curproc(void);
+void sched_slot_used(struct proc *p);   /* proc_alloc took this slot (sched.c) */
 struct proc *proc_alloc(void);
 void proc_free(struct proc *p);
 unsigned proc_kstack_trim(void);        /* cached kernel stacks back: pages freed */

@@ -14,14 +14,26 @@
 static struct context *scheduler_ctx;
 static struct proc *current;
 static int need_resched;                /* set by the timer interrupt */
+/* Slots of proc_table ever used: proc_alloc takes the lowest free slot,
+ * so with few processes this is small, and the scheduler and wakeup look
+ * at nothing past it. It matters under QEMU: every switch empties the
+ * TLB, and the table is many pages (a struct proc holds its FPU state). */
+static int nslots;
 volatile uint32_t ticks;                /* counted by the timer interrupt; read anywhere */
 
-struct proc *curproc(void)
+SWITCH_PATH struct proc *curproc(void)
 {
     return current;
 }
 
-void scheduler(void)
+/* proc_alloc took slot p (interrupts off). */
+void sched_slot_used(struct proc *p)
+{
+    if (p - proc_table >= nslots)
+        nslots = p - proc_table + 1;
+}
+
+SWITCH_PATH void scheduler(void)
 {
     int last = 0;
 
@@ -34,11 +46,11 @@ void scheduler(void)
          * with interrupts off) must not keep the clock and the keyboard
          * out. The nop matters: sti takes effect one instruction late. */
         __asm__ volatile("sti; nop; cli" ::: "memory");
-        for (i = 1; i <= NPROC; i++) {
-            struct proc *q = &proc_table[(last + i) % NPROC];
+        for (i = 1; i <= nslots; i++) {
+            struct proc *q = &proc_table[(last + i) % nslots];
             if (q->state == P_RUNNABLE) {
                 p = q;
-                last = (last + i) % NPROC;
+                last = (last + i) % nslots;
                 break;
             }
         }
@@ -50,21 +62,21 @@ void scheduler(void)
         p->state = P_RUNNING;
         need_resched = 0;
         tss_set_kstack((uint32_t)p->kstack + KSTACK_SIZE);
-        vm_switch(p->pgdir);
         fpu_switch_to(&p->fpu);         /* lazily: see fpu.c */
-        swtch(&scheduler_ctx, p->ctx);
+        vm_switch(p->pgdir);            /* last: QEMU walks the page tables again for */
+        swtch(&scheduler_ctx, p->ctx);  /* every page touched after it (SWITCH_PATH) */
         current = NULL;                 /* p's address space stays loaded: see vm_switch */
     }
 }
 
 /* Switch to the scheduler. Interrupts must be off and the caller must
  * already have set its state to something other than RUNNING. */
-void sched(void)
+SWITCH_PATH void sched(void)
 {
     swtch(&current->ctx, scheduler_ctx);
 }
 
-void yield(void)
+SWITCH_PATH void yield(void)
 {
     uint32_t s = irq_save();
 
@@ -80,7 +92,7 @@ void yield(void)
  * Never wake a channel you are about to sleep on yourself (two sleepers
  * of the same kind would wake each other for ever): pipe.c gives
  * readers and writers a channel each for that reason. */
-void sleep_on(void *chan)
+SWITCH_PATH void sleep_on(void *chan)
 {
     current->chan = chan;
     current->state = P_SLEEPING;
@@ -88,12 +100,12 @@ void sleep_on(void *chan)
     current->chan = NULL;
 }
 
-void wakeup(void *chan)
+SWITCH_PATH void wakeup(void *chan)
 {
     uint32_t s = irq_save();
     int i;
 
-    for (i = 0; i < NPROC; i++)
+    for (i = 0; i < nslots; i++)
         if (proc_table[i].state == P_SLEEPING && proc_table[i].chan == chan)
             proc_table[i].state = P_RUNNABLE;
     irq_restore(s);
@@ -106,7 +118,7 @@ void wakeup_all(void)
     uint32_t s = irq_save();
     int i;
 
-    for (i = 0; i < NPROC; i++)
+    for (i = 0; i < nslots; i++)
         if (proc_table[i].state == P_SLEEPING)
             proc_table[i].state = P_RUNNABLE;
     irq_restore(s);
@@ -148,7 +160,7 @@ int sleep_ms(uint32_t ms)
 }
 
 /* Last thing before returning to user mode. */
-void proc_return_to_user(struct trapframe *tf)
+SWITCH_PATH void proc_return_to_user(struct trapframe *tf)
 {
     (void)tf;
     if (current->killed)

@@ -1,5 +1,6 @@
 /* sysproc.c - the process system calls: argument checking and copying,
  * then the work in proc.c, sched.c and exec.c. */
+#include "arch/x86/x86.h"
 #include "dev/power.h"
 #include "dev/tty.h"
 #include "fs/vfs.h"
@@ -148,7 +149,7 @@ int sys_uptime(const uint32_t *arg)
     return (int)uptime_ms();
 }
 
-int sys_yield(const uint32_t *arg)
+SWITCH_PATH int sys_yield(const uint32_t *arg)
 {
     yield();
     return 0;

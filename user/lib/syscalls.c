@@ -12,15 +12,34 @@
 #include "uapi/syscall.h"
 
 int errno;
+extern int __sysenter_ok;               /* crt0.asm: the CPU has sysenter */
 
+/* sysenter when the CPU has it (much cheaper under QEMU than an
+ * interrupt), int $0x80 otherwise: the same registers either way, but
+ * sysenter saves no return address, so this passes it as a call would,
+ * on top of the stack, with the stack pointer in ebp; sysexit comes back
+ * with that address in edx and the stack pointer past it in ecx, so both
+ * are lost (uapi/syscall.h). ebp is saved by hand: it may be the frame
+ * pointer, which gcc will not let an asm clobber. */
 static inline int trap(int nr, uintptr_t a, uintptr_t b, uintptr_t c, uintptr_t d, uintptr_t e)
 {
     int ret;
 
-    asm volatile("int $0x80"
-                 : "=a"(ret)
-                 : "a"(nr), "b"(a), "c"(b), "d"(c), "S"(d), "D"(e)
-                 : "memory");
+    if (__sysenter_ok) {
+        asm volatile("push %%ebp\n\t"
+                     "push $1f\n\t"
+                     "mov %%esp, %%ebp\n\t"
+                     "sysenter\n"
+                     "1:\tpop %%ebp"
+                     : "=a"(ret), "+c"(b), "+d"(c)
+                     : "a"(nr), "b"(a), "S"(d), "D"(e)
+                     : "memory");
+    } else {
+        asm volatile("int $0x80"
+                     : "=a"(ret)
+                     : "a"(nr), "b"(a), "c"(b), "d"(c), "S"(d), "D"(e)
+                     : "memory");
+    }
     return ret;
 }
 

@@ -1,7 +1,8 @@
 /* fuzz_sys.c - the system-call fuzzer: /bin/fuzz_sys SEED SECONDS [MAXCOUNT].
  *
  * The parent only forks workers, watches their progress and kills them;
- * each worker makes BATCH_CALLS raw `int $0x80` calls from its own seed:
+ * each worker makes BATCH_CALLS raw calls (`int $0x80` and sysenter, in
+ * turn) from its own seed:
  * random numbers with random arguments, and typed calls whose arguments
  * are what the kernel must survive - fds the worker made (files, dirs,
  * path fds, pipes, FIFOs, devices, fsopen'd instances, unbound and revoked
@@ -81,16 +82,62 @@ static void report(void)
     }
 }
 
+/* ---- sysenter (issue 12, perf3-sys): the other way in. Every other call
+ * enters by sysenter when the CPU has it (uapi/syscall.h: the same
+ * registers, the return address on top of the stack, ebp = esp), and
+ * op_regs also enters it with garbage registers and flags. */
+extern int __sysenter_ok;               /* crt0.asm */
+
+static int by_sysenter(int nr, unsigned a, unsigned b, unsigned c, unsigned d, unsigned e)
+{
+    int r;
+
+    asm volatile("push %%ebp\n\tpush $1f\n\tmov %%esp, %%ebp\n\tsysenter\n1:\tpop %%ebp"
+                 : "=a"(r), "+c"(b), "+d"(c)
+                 : "a"(nr), "b"(a), "S"(d), "D"(e)
+                 : "memory");
+    return r;
+}
+
+/* A child's garbage call by sysenter: every register, TF, NT, AC and DF
+ * may be set; ebp (the user stack the kernel reads) anything. */
+static void __attribute__((noreturn)) garbage_sysenter(unsigned *r)
+{
+    if (chance(30))
+        r[8] |= 0x100;                  /* TF: the kernel steps through its entry */
+    asm volatile("movl %0, %%eax\n\t"
+                 "movw 36(%%eax), %%gs\n\t"
+                 "movl 4(%%eax), %%ebx\n\t"
+                 "movl 8(%%eax), %%ecx\n\t"
+                 "movl 12(%%eax), %%edx\n\t"
+                 "movl 16(%%eax), %%esi\n\t"
+                 "movl 20(%%eax), %%edi\n\t"
+                 "movl 24(%%eax), %%ebp\n\t"
+                 "pushl 32(%%eax)\n\t"
+                 "movl 0(%%eax), %%eax\n\t"
+                 "popfl\n\t"
+                 "sysenter\n\t"
+                 "hlt"                  /* privileged: the child dies here, if not before */
+                 :
+                 : "r"(r)
+                 : "memory");
+    __builtin_unreachable();
+}
+/* ---- end of the sysenter block */
+
 /* One raw system call, counted: no libc wrapper between the fuzzer and
  * the kernel. */
 static int sys(int nr, unsigned a, unsigned b, unsigned c, unsigned d, unsigned e)
 {
     int r;
 
-    asm volatile("int $0x80"
-                 : "=a"(r)
-                 : "a"(nr), "b"(a), "c"(b), "d"(c), "S"(d), "D"(e)
-                 : "memory");
+    if (__sysenter_ok && (calls & 1))
+        r = by_sysenter(nr, a, b, c, d, e);
+    else
+        asm volatile("int $0x80"
+                     : "=a"(r)
+                     : "a"(nr), "b"(a), "c"(b), "d"(c), "S"(d), "D"(e)
+                     : "memory");
     if (++calls - reported >= 8)
         report();
     return r;
@@ -866,6 +913,8 @@ static void op_regs(void)
         if (chance(50))
             r[8] |= 0x400;                      /* DF: trap entry must clear it */
         r[9] = sels[rnd(8)];
+        if (__sysenter_ok && chance(50))
+            garbage_sysenter(r);
         asm volatile("movl %0, %%eax\n\t"
                      "movw 36(%%eax), %%gs\n\t"
                      "pushl 32(%%eax)\n\t"

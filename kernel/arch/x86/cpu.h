@@ -7,7 +7,9 @@
 
 /* Built by trapentry.asm on the kernel stack for every interrupt, exception
  * and system call; restored on the way out. esp/ss exist only when the trap
- * came from user mode (the CPU pushes them on a privilege change). */
+ * came from user mode (the CPU pushes them on a privilege change). A system
+ * call made with sysenter gets the same frame (sysenter_entry builds it by
+ * hand), with err = SYSENTER_FRAME. */
 struct trapframe {
     uint32_t edi, esi, ebp, oesp, ebx, edx, ecx, eax;   /* pusha */
     uint32_t gs, fs, es, ds;
@@ -32,7 +34,11 @@ struct context {
 #define T_FPERR   16                  /* x87 error (#MF) */
 #define T_SIMDERR 19                  /* SSE error (#XM) */
 #define T_IRQ0    32
-#define T_SYSCALL 0x80
+#define T_SYSCALL 0x80                /* int $0x80, and sysenter too (err tells them apart) */
+
+/* tf->err of a system call made with sysenter: its frame may be left by
+ * sysexit (trapentry.asm) as long as it still says so; exec rewrites it. */
+#define SYSENTER_FRAME 0x5e
 
 #define IRQ_TIMER 0
 #define IRQ_KBD   1
@@ -40,7 +46,14 @@ struct context {
 #define IRQ_ATA   14
 #define IRQ_ATA2  15
 
+#define EFLAGS_TF 0x00000100u /* single step: a debug trap after each instruction */
+#define EFLAGS_DF 0x00000400u /* direction: string instructions go down */
+#define EFLAGS_NT 0x00004000u /* nested task: iret would switch tasks */
+#define EFLAGS_AC 0x00040000u /* alignment check (in ring 3) */
 #define EFLAGS_VM 0x00020000u /* the trap came from virtual-8086 mode */
+/* What a user program may set in its eflags: the arithmetic flags, TF, DF,
+ * OF, NT, AC and ID (never IF, IOPL or VM: sysenter_trap puts them right). */
+#define EFLAGS_USER 0x00244DD5u
 
 static inline int trap_from_user(const struct trapframe *tf)
 {
@@ -50,6 +63,8 @@ static inline int trap_from_user(const struct trapframe *tf)
 void gdt_init(void);
 void tss_set_kstack(uint32_t esp0);
 void idt_init(void);
+extern int sysenter_ok;                 /* the CPU has sysenter and it is set up (idt.c) */
+int sysenter_trap(struct trapframe *tf);    /* trap.c: sysenter lands here */
 void pic_init(void);
 void pic_unmask(int irq);
 void pic_eoi(int irq);

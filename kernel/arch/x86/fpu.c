@@ -12,6 +12,7 @@
  * in its save area otherwise. Touched only with interrupts off (the
  * scheduler, the #NM trap, fork and exec, which never sleep in here). */
 #include "arch/x86/cpu.h"
+#include "arch/x86/x86.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
 
@@ -73,7 +74,7 @@ void fpu_init(void)
     kprintf("fpu: x87%s, saved per process\n", (d & CPUID_SSE) ? " + SSE" : "");
 }
 
-static void set_ts(int on)
+SWITCH_PATH static void set_ts(int on)
 {
     if (on == ts_set)
         return;
@@ -114,7 +115,7 @@ static void fxrstor(const struct fpu_state *s)
 
 /* The scheduler is about to run the process whose save area is s: let
  * its FPU instructions run if the registers are its own, trap otherwise. */
-void fpu_switch_to(const struct fpu_state *s)
+SWITCH_PATH void fpu_switch_to(const struct fpu_state *s)
 {
     set_ts(owner != s);
 }

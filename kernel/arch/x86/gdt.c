@@ -1,9 +1,11 @@
 /* gdt.c - the segment table. x86 insists on one even though Orthos uses a
  * flat address space: four flat segments (kernel/user x code/data) and the
  * TSS, whose only job is to tell the CPU which kernel stack to switch to
- * when a user process traps (tss_set_kstack, called on every switch). */
+ * when a user process traps (tss_set_kstack, called on every switch; it
+ * sets sysenter's stack too). */
 #include "arch/x86/cpu.h"
 #include "arch/x86/mmu.h"
+#include "arch/x86/x86.h"
 
 struct gdt_entry {
     uint16_t limit_lo, base_lo;
@@ -68,7 +70,12 @@ void gdt_init(void)
     __asm__ volatile("lldt %w0" : : "r"(0));
 }
 
-void tss_set_kstack(uint32_t esp0)
+/* The kernel stack of the process about to run, for both ways in from user
+ * mode: the TSS's esp0 (interrupts, exceptions, int $0x80) and the
+ * sysenter stack MSR (idt.c sets up the rest of sysenter). */
+SWITCH_PATH void tss_set_kstack(uint32_t esp0)
 {
     tss.esp0 = esp0;
+    if (sysenter_ok)
+        wrmsr(MSR_SYSENTER_ESP, esp0, 0);
 }

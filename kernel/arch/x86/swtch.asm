@@ -3,6 +3,7 @@
 ; in *old, load `new` and pop its registers. Returns into the new thread.
 ;   void swtch(struct context **old, struct context *new);
 global swtch
+section .text.hot progbits alloc exec nowrite align=16   ; SWITCH_PATH (x86.h)
 swtch:
     mov eax, [esp + 4]
     mov edx, [esp + 8]

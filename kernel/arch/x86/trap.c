@@ -5,6 +5,8 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/x86.h"
 #include "lib/kprintf.h"
+#include "mm/memlayout.h"
+#include "mm/uaccess.h"
 #include "mm/vm.h"
 #include "proc/proc.h"
 #include "include/uapi/errno.h"
@@ -64,7 +66,19 @@ static int user_fault_fixed(struct trapframe *tf, uint32_t addr)
     return err == 0 || err == -ENOMEM;
 }
 
-void trap(struct trapframe *tf)
+extern char sysenter_entry[], sysenter_flags_clean[], sysenter_ret_load[], sysenter_ret_missing[];
+
+_Static_assert(USER_TOP == 0xC0000000u, "sysenter_entry (trapentry.asm) checks against it");
+
+/* A debug trap at the start of sysenter_entry, before its popf cleared the
+ * TF a user program entered with: not a kernel bug, step on. */
+static int sysenter_single_step(const struct trapframe *tf)
+{
+    return tf->trapno == T_DEBUG && tf->eip >= (uint32_t)sysenter_entry &&
+           tf->eip <= (uint32_t)sysenter_flags_clean;
+}
+
+SWITCH_PATH void trap(struct trapframe *tf)
 {
     uint32_t addr = tf->trapno == T_PGFLT ? read_cr2() : 0;
 
@@ -86,7 +100,9 @@ void trap(struct trapframe *tf)
     } else if (trap_from_user(tf)) {
         if (!user_fault_fixed(tf, addr))
             proc_user_fault(tf, addr);
-    } else {
+    } else if (tf->trapno == T_PGFLT && tf->eip == (uint32_t)sysenter_ret_load) {
+        tf->eip = (uint32_t)sysenter_ret_missing;   /* its one expected fault: see there */
+    } else if (!sysenter_single_step(tf)) {
         panic_trap(tf, addr);
     }
 
@@ -94,4 +110,50 @@ void trap(struct trapframe *tf)
      * timer said our slice is over. Kernel code is never preempted. */
     if (trap_from_user(tf))
         proc_return_to_user(tf);
+}
+
+/* A selector a user program can have loaded into a data segment register
+ * (null, or the user code or data segment, any RPL, in the GDT): anything
+ * else in a sysenter frame comes from virtual-8086 mode (see trap()) and
+ * would fault when sysexit's way out loads it back. */
+SWITCH_PATH static int user_selector(uint32_t sel)
+{
+    uint32_t slot = sel & ~3u;
+
+    return slot == 0 || slot == (SEL_UCODE & ~3u) || slot == (SEL_UDATA & ~3u);
+}
+
+/* sysexit leaves eflags as the kernel has them (trapentry.asm): a user's
+ * own TF, NT, AC or DF needs the way out by iret, which restores them. */
+#define SYSEXIT_KEEPS_NOT (EFLAGS_TF | EFLAGS_NT | EFLAGS_AC | EFLAGS_DF)
+
+/* sysenter lands here (trapentry.asm) with the frame int $0x80 would have
+ * made, but for what the CPU did not save: eflags as the user had them
+ * (only the bits a user may set are kept; IF on), and eip and esp, which
+ * the ABI passes as a call does: ebp is the user's esp, and the return
+ * address is on top of that stack (sysenter_entry read it, unless its
+ * page was absent: then eip is 0 and copyin has a go). The call then goes
+ * on as int $0x80's.
+ * A stack we cannot read, or segments from virtual-8086 mode, kill the
+ * process. Returns whether the frame may be left by sysexit: only if it
+ * is still the one sysenter made (exec starts another) and asks nothing
+ * sysexit cannot do (single-stepping, a nested task): else iret. */
+SWITCH_PATH int sysenter_trap(struct trapframe *tf)
+{
+    struct proc *p = curproc();
+    int stack_ok = tf->eip != 0 || copyin(&tf->eip, tf->ebp, 4) == 0;
+
+    tf->eflags = (tf->eflags & EFLAGS_USER) | EFLAGS_IF;
+    tf->esp = tf->ebp + 4;
+    if (stack_ok && user_selector(tf->ds) && user_selector(tf->es) && user_selector(tf->fs) &&
+        user_selector(tf->gs)) {
+        syscall_dispatch(tf);
+    } else {
+        kprintf("pid %d (%s): sysenter with a bad stack (%p) or segments: killed\n", p->pid,
+                p->name, (void *)tf->ebp);
+        tf->ds = tf->es = tf->fs = tf->gs = SEL_UDATA;
+        p->killed = SIGSEGV;
+    }
+    proc_return_to_user(tf);
+    return tf->err == SYSENTER_FRAME && !(tf->eflags & SYSEXIT_KEEPS_NOT);
 }

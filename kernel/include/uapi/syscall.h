@@ -2,7 +2,17 @@
  * (kernel/proc/syscall.c) and libc's stubs (user/lib/syscalls.c).
  * Calling convention: `int $0x80`, number in %eax, arguments in %ebx,
  * %ecx, %edx, %esi, %edi; the result comes back in %eax: a value >= 0, or
- * -errno. Manual entries: doc/man/<name>.2.md. */
+ * -errno; every other register is kept. Manual entries: doc/man/<name>.2.md.
+ *
+ * Or `sysenter`, when CPUID.1:EDX bit 11 (SEP) says the CPU has it (the
+ * kernel then always sets it up; libc uses it, doc/decisions.md says why):
+ * the same number and arguments in the same registers, and the way back
+ * as a call would leave it: %ebp = the stack pointer, with the return
+ * address on top of that stack. The call returns there, with %esp past
+ * that address (as `ret` would) and %ebp as it was; %ecx and %edx are lost
+ * (sysexit takes them), everything else is kept. A stack the kernel
+ * cannot read kills the process (SIGSEGV). libc's stub:
+ *     push %ebp; push $1f; mov %esp, %ebp; sysenter; 1: pop %ebp */
 #ifndef UAPI_SYSCALL_H
 #define UAPI_SYSCALL_H
 
