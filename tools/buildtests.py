@@ -6,7 +6,9 @@ tools/test.py runs these suites beside the others (same result format:
   toolchain/clang     a copy of the tree as a clean clone has it, under a
                       PATH like a macOS student's: no gcc cross compiler
                       (clang is found), no GRUB, no GNU tar (bsdtar as tar).
-                      A bare `make` builds warning-free; the README's
+                      A bare `make` builds warning-free; a second `make`
+                      does nothing, and after touching a kernel (a libc)
+                      header only that side rebuilds; the README's
                       `python3 tools/test.py NAME` works after it; `make
                       qemu` boots with -kernel to the prompt and `poweroff`
                       ends make with status 0
@@ -14,7 +16,8 @@ tools/test.py runs these suites beside the others (same result format:
                       e2fsprogs, i686-elf-grub-mkrescue are found; the libc
                       builds with them; tools/deps checks per goal
   build/headers       a host header is "not found", kernel and user side
-  panic/file_line     a panic frame names file:line, the right line
+  panic/file_line     a panic frame names file:line, the right line; no
+                      function moved between the kernel's two links
   gdb                 make qemu-gdb + make gdb stop in kmain and, with
                       PROG=ls, in ls's main; two sessions at once
   readme/tour         the README's shell tour, typed into the guest
@@ -203,6 +206,7 @@ def clang_suite():
                 return res
             noisy = [line for line in out.splitlines() if WARNING.search(line)]
             res.append(("toolchain/clang_build_is_warning_free", not noisy, "\n".join(noisy[:10])))
+            res += incremental_checks(tree, env)
             res += header_check("toolchain/clang_", env, tree)
             status, out = run([sys.executable, "tools/test.py", "t_proc"], cwd=tree, env=env,
                               timeout=300)
@@ -218,6 +222,36 @@ def clang_suite():
             shutil.rmtree(tmp, ignore_errors=True)
         return res
     return "toolchain/clang", run_suite
+
+
+def incremental_checks(tree, env):
+    """In a built tree: a second make does nothing; touching a kernel
+    header rebuilds kernel files and the kernel only, a libc header user
+    files, programs and the archive only (then nothing again)."""
+    def steps(out):
+        return [line.split(None, 1) for line in out.splitlines() if line.startswith("  ")]
+
+    def compiled(out):
+        return [s[1] for s in steps(out) if s[0] == "CC"]
+
+    res = []
+    status, out = run(["make"], cwd=tree, env=env, timeout=300)
+    res.append(("build/second_make_rebuilds_nothing", status == 0 and not steps(out), tail(out)))
+    cases = (("kernel/dev/rtc.h", "kernel", "build/orthos.elf", "build/initrd.tar"),
+             ("user/include/pwd.h", "user", "build/initrd.tar", "build/orthos.elf"))
+    for header, side, relinked, untouched in cases:
+        os.utime(os.path.join(tree, header))
+        status, out = run(["make"], cwd=tree, env=env, timeout=300)
+        cc = compiled(out)
+        targets = [s[1] for s in steps(out)]
+        ours = [f for f in cc if f.startswith(side + "/") or f == "build/ksyms1.c"]
+        ok = status == 0 and cc and ours == cc and relinked in targets and untouched not in targets
+        res.append(("build/touching_%s_rebuilds_the_%s_side_only" % (os.path.basename(header),
+                                                                      side), bool(ok), tail(out)))
+        status, out = run(["make"], cwd=tree, env=env, timeout=300)
+        res.append(("build/then_nothing_after_%s" % os.path.basename(header),
+                    status == 0 and not steps(out), tail(out)))
+    return res
 
 
 # ---------------------------------------------------------------- names
@@ -292,6 +326,11 @@ def panic_suite():
         frames = re.findall(r"^  0x[0-9a-f]+ (\w+)\+0x[0-9a-f]+ \((\S+):(\d+)\)$", b.output, re.M)
         ok = any(f == "kmain" and path == "kernel/main.c" for f, path, _ in frames)
         res.append(("panic/every_c_frame_has_a_line", ok, tail(b.output)))
+        # The tables come from the first link: no function may have moved
+        # in the second (the Makefile leaves this check to make test).
+        status, out = run([sys.executable, "tools/ksyms.py", "--check",
+                           os.path.join(qemu.BUILD, "ksyms1.c"), qemu.KERNEL], timeout=60)
+        res.append(("panic/no_function_moves_between_the_two_links", status == 0, tail(out)))
         return res
     return "panic/file_line", run_suite
 

@@ -655,8 +655,7 @@ def worker_dir(lab, worker=0, root=ROOT):
 
 
 BUILD_OUTPUTS = ("boot", "kernel", "u", "user", "root", "libc.a", "initrd.tar", "orthos.elf",
-                 "orthos.pass1.elf", "ksyms0.c", "ksyms0.o", "ksyms0.d", "ksyms1.c", "ksyms1.o",
-                 "ksyms1.d")
+                 "orthos.pass1.elf", "ksyms1.c", "ksyms1.o", "ksyms1.d")
 
 
 def seed_build(src, tree):

@@ -1,5 +1,10 @@
 #!/usr/bin/env python3
-"""tools/mkinitrd.py DIR OUT - the boot archive: DIR's tree as a ustar file.
+"""tools/mkinitrd.py OUT GUEST=HOST... - the boot archive, as a ustar file.
+Each GUEST=HOST puts the host's file or folder HOST at GUEST in the guest
+(a folder: everything under it, merged with what is there already; a later
+argument wins for the same name): `/=build/root /=user/root
+usr/share/man/ls.1.md=doc/man/ls.1.md`. Every file is read where it is,
+so the Makefile copies nothing into a staging folder first.
 tools/mkinitrd.py --strip ELF OUT - ELF stripped the same way (the kernel
 that goes on the GRUB ISO; build/orthos.elf keeps its symbols).
 
@@ -12,7 +17,7 @@ directories and executables and 0644 for the rest.
 
 ELF files go in stripped: only the ELF header, the program headers and the
 segments' bytes (exec reads nothing else), no section headers, symbols or
-debug information. The files under DIR keep theirs, for GDB (make gdb
+debug information. The files under build/root keep theirs, for GDB (make gdb
 PROG=...) on the host. /bin/true is then a few hundred bytes, the archive
 a fraction of its size, and GRUB, which reads it through the BIOS, and
 the kernel, which copies it into ramfs, have that much less to move."""
@@ -47,14 +52,31 @@ def stripped(data):
     return bytes(out)
 
 
-def entries(top):
-    """Every path under top (relative, '/'-separated), sorted."""
-    out = []
-    for dirpath, dirs, files in os.walk(top):
-        rel = os.path.relpath(dirpath, top)
-        for name in dirs + files:
-            out.append(name if rel == "." else os.path.join(rel, name).replace(os.sep, "/"))
-    return sorted(out)
+def gather(pairs):
+    """{guest path: host path} for every GUEST=HOST argument: the guest
+    paths relative ('/'-separated, no leading '/'), folders included."""
+    out = {}
+    for pair in pairs:
+        guest, sep, host = pair.partition("=")
+        if not sep:
+            sys.exit("mkinitrd.py: %r is not GUEST=HOST" % pair)
+        guest = guest.strip("/")
+        if not os.path.isdir(host):
+            out[guest] = host
+            continue
+        if guest:
+            out[guest] = host
+        for dirpath, dirs, files in os.walk(host):
+            rel = os.path.relpath(dirpath, host)
+            for name in dirs + files:
+                sub = name if rel == "." else os.path.join(rel, name).replace(os.sep, "/")
+                out[guest + "/" + sub if guest else sub] = os.path.join(dirpath, name)
+    # the folders above each file, as tar lists parents before children
+    for name in list(out):
+        parts = name.split("/")
+        for i in range(1, len(parts)):
+            out.setdefault("/".join(parts[:i]), None)
+    return out
 
 
 def main():
@@ -64,17 +86,18 @@ def main():
         with open(sys.argv[3], "wb") as f:
             f.write(data)
         return
-    if len(sys.argv) != 3:
-        sys.exit("usage: mkinitrd.py DIR OUT | mkinitrd.py --strip ELF OUT")
-    top, out = sys.argv[1:]
+    if len(sys.argv) < 3:
+        sys.exit("usage: mkinitrd.py OUT GUEST=HOST... | mkinitrd.py --strip ELF OUT")
+    out = sys.argv[1]
+    files = gather(sys.argv[2:])
     mtime = int(os.environ.get("SOURCE_DATE_EPOCH", "0"))
     tmp = out + ".tmp"
     with tarfile.open(tmp, "w", format=tarfile.USTAR_FORMAT) as tar:
-        for rel in entries(top):
-            path = os.path.join(top, rel)
-            st = os.lstat(path)
+        for rel in sorted(files):
+            path = files[rel]
             info = tarfile.TarInfo(rel)
-            if stat.S_ISDIR(st.st_mode):
+            st = os.lstat(path) if path else None
+            if st is None or stat.S_ISDIR(st.st_mode):
                 info.type = tarfile.DIRTYPE
             elif stat.S_ISLNK(st.st_mode):
                 info.type = tarfile.SYMTYPE

@@ -40,7 +40,7 @@ struct buf {
     uint8_t wanted;                     /* someone sleeps until it is released */
     struct buf *hnext;                  /* hash chain */
     struct buf *prev, *next;            /* LRU: lru.next is the most recent */
-    char *data;                         /* one page */
+    char *data;                         /* one page; NULL until first used */
 };
 
 static struct buf *bufs, **hash, lru;   /* lru: the list's sentinel, and a sleep channel */
@@ -62,7 +62,13 @@ void bcache_init(void)
     bufs = kzalloc(want * sizeof(*bufs));
     hash = kzalloc(nhash * sizeof(*hash));
     lru.next = lru.prev = &lru;
-    for (i = 0; bufs && hash && i < want && (bufs[i].data = page_alloc()); i++) {
+    /* The pages are promised here (free_pages counts them as taken) and
+     * each is taken when its buffer first holds a block (rename_buf):
+     * zeroing 16 MiB of fresh memory at boot was a fifth of the boot
+     * under QEMU, which pays for the first touch of every page. */
+    while (want > 0 && pmm_reserve(want) < 0)
+        want /= 2;
+    for (i = 0; bufs && hash && i < want; i++) {
         bufs[i].unit = -1;
         bufs[i].next = lru.next;
         bufs[i].prev = &lru;
@@ -70,6 +76,8 @@ void bcache_init(void)
         lru.next = &bufs[i];
     }
     nbuf = i;
+    if (nbuf < want)
+        pmm_unreserve(want - nbuf);
     kprintf("bcache: %u KiB\n", nbuf * (BLK_SIZE / 1024));
 }
 
@@ -113,9 +121,12 @@ static void touch(struct buf *b)
     lru.next = b;
 }
 
-/* b now holds (unit, block), not read yet. */
+/* b now holds (unit, block), not read yet. A buffer gets its page the
+ * first time it holds a block (one of the pages bcache_init reserved). */
 static void rename_buf(struct buf *b, int unit, uint32_t block)
 {
+    if (!b->data)
+        b->data = page_alloc_reserved();
     unhash(b);
     b->unit = unit;
     b->block = block;

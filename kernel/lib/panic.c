@@ -23,7 +23,9 @@ struct kline {
     uint16_t file;          /* offset into kline_files */
 };
 
-/* Defined by the generated build/ksyms1.c (empty in the first link). */
+/* The tables of the generated build/ksyms1.c. The first link, which
+ * gives tools/ksyms.py its addresses, has no ksyms1.c: the empty, weak
+ * tables of kernel/lib/ksyms.c stand in there and give way in the second. */
 extern const struct ksym ksyms[];
 extern const uint32_t nksyms;
 extern const char ksym_names[];
