@@ -287,7 +287,10 @@ $(B)/hosttest/%: tools/hosttest/%.c tools/hosttest/check.h $(KSRC)
 		-Wno-format -Wno-format-overflow -Ikernel -Itools/hosttest -o $@ $<
 
 # ---------------------------------------------------------------- targets
-QEMUFLAGS := -m 128M -no-reboot -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+# -nic none: Orthos has no network driver, and the PC's default card costs
+# the BIOS its option ROM on every boot. Without a window there is no VGA
+# card either (NODISPLAY): the serial line is the console.
+QEMUFLAGS := -m 128M -no-reboot -nic none -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 	-drive file=$(B)/disk.img,format=raw,if=ide,index=1
 
 # How make qemu boots: BOOT=iso (GRUB, the default when it is here) or
@@ -307,6 +310,7 @@ WINDOW = $(or $(DISPLAY),$(WAYLAND_DISPLAY),$(filter Darwin,$(shell uname -s)))
 # QEMU runs under tools/runqemu.py: a guest poweroff is success, not Error 1.
 RUNQEMU = $(PYTHON) tools/runqemu.py $(QEMU) $(QEMUFLAGS) $(BOOT_ARGS) -serial mon:stdio
 QEMUEXTRA ?=
+NODISPLAY := -display none -vga none
 # make qemu-gdb waits for gdb on a port of this user's own (6.1810's scheme),
 # so users sharing a machine do not collide; make gdb connects to it.
 GDBPORT ?= $(shell expr `id -u` % 5000 + 25000)
@@ -324,16 +328,16 @@ ifeq ($(BOOT),kernel)
 endif
 	@$(if $(WINDOW),echo "(QEMU window; this terminal is the serial console: quit with Ctrl-a x)", \
 		echo "(no display: the serial console is here; quit with Ctrl-a x)")
-	@$(RUNQEMU) $(if $(WINDOW),,-display none) $(QEMUEXTRA)
+	@$(RUNQEMU) $(if $(WINDOW),,$(NODISPLAY)) $(QEMUEXTRA)
 
 qemu-nox: $(BOOT_FILES) $(B)/disk.img
 	@echo "(serial console; quit with Ctrl-a x)"
-	@$(RUNQEMU) -display none $(QEMUEXTRA)
+	@$(RUNQEMU) $(NODISPLAY) $(QEMUEXTRA)
 
 qemu-gdb: $(BOOT_FILES) $(B)/disk.img
 	@$(PYTHON) tools/gdbinit.py $(B) $(GDBPORT) > $(B)/gdbinit
 	@echo "(QEMU waits for gdb on port $(GDBPORT): run 'make gdb' in this folder in another terminal)"
-	@$(RUNQEMU) -display none -gdb tcp:127.0.0.1:$(GDBPORT) -S $(QEMUEXTRA)
+	@$(RUNQEMU) $(NODISPLAY) -gdb tcp:127.0.0.1:$(GDBPORT) -S $(QEMUEXTRA)
 
 # make gdb [PROG=name]: attach to make qemu-gdb, stop in kmain (or in
 # PROG's main). -iex: do not offer to auto-load ./.gdbinit (see .gdbinit).
