@@ -341,10 +341,12 @@ qemu-gdb: $(BOOT_FILES) $(B)/disk.img
 
 # make gdb [PROG=name]: attach to make qemu-gdb, stop in kmain (or in
 # PROG's main). -iex: do not offer to auto-load ./.gdbinit (see .gdbinit).
+# Its script is its own (named for the port and PROG): a second make
+# qemu-gdb in this tree rewrites build/gdbinit, the one plain gdb sources.
+GDBSCRIPT = $(B)/gdbinit-$(GDBPORT)$(if $(PROG),-$(PROG))
 gdb:
-	@$(PYTHON) tools/gdbinit.py $(B) $(GDBPORT) $(PROG) > $(B)/gdbinit$(if $(PROG),-$(PROG))
-	$(GDB) -q -iex 'set auto-load local-gdbinit off' -x $(B)/gdbinit$(if $(PROG),-$(PROG)) \
-		$(GDBFLAGS)
+	@$(PYTHON) tools/gdbinit.py $(B) $(GDBPORT) $(PROG) > $(GDBSCRIPT)
+	$(GDB) -q -iex 'set auto-load local-gdbinit off' -x $(GDBSCRIPT) $(GDBFLAGS)
 
 # Without GRUB the ISO check is skipped (SKIP, not FAIL): doc/decisions.md.
 test: all $(if $(GRUB_OK),$(B)/orthos.iso) $(HOSTTESTS:%=$(B)/hosttest/%)
