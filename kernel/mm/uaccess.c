@@ -62,12 +62,13 @@ int copyin(void *dst, uint32_t usrc, size_t n)
     return 0;
 }
 
-/* The length of the user string at usrc if it is shorter than max
- * (its NUL among the first max bytes), -ENAMETOOLONG, or -EFAULT: a
- * string's size before it is copied (get_path allocates exactly that). */
-int ustrlen(uint32_t usrc, size_t max)
+/* Walks the user string at usrc a page at a time, copying it to dst if
+ * dst is not NULL: its length if it is shorter than max (its NUL among
+ * the first max bytes), -ENAMETOOLONG, or -EFAULT. */
+static int ustr_walk(char *dst, uint32_t usrc, size_t max)
 {
     size_t len = 0;
+    char c;
 
     while (len < max) {
         const char *k = vm_user_page(curproc()->pgdir, usrc + len, 0);
@@ -75,11 +76,20 @@ int ustrlen(uint32_t usrc, size_t max)
         if (!k || usrc + len < usrc)
             return -EFAULT;
         for (; chunk > 0 && len < max; chunk--, len++) {
-            if (*k++ == '\0')
+            c = *k++;
+            if (dst)
+                dst[len] = c;
+            if (c == '\0')
                 return (int)len;
         }
     }
     return -ENAMETOOLONG;
+}
+
+/* A string's size before it is copied (get_path allocates exactly that). */
+int ustrlen(uint32_t usrc, size_t max)
+{
+    return ustr_walk(NULL, usrc, max);
 }
 
 /* A kernel copy of the user string at usrc, shorter than max, in a
@@ -121,19 +131,7 @@ int copyinstr_alloc(uint32_t usrc, size_t max, char **out)
 
 int copyinstr(char *dst, uint32_t usrc, size_t max)
 {
-    size_t len = 0;
-
-    while (len < max) {
-        const char *k = vm_user_page(curproc()->pgdir, usrc + len, 0);
-        size_t chunk = PAGE_SIZE - ((usrc + len) & (PAGE_SIZE - 1));
-        if (!k || usrc + len < usrc)
-            return -EFAULT;
-        for (; chunk > 0 && len < max; chunk--, len++) {
-            if ((dst[len] = *k++) == '\0')
-                return (int)len;
-        }
-    }
-    return -ENAMETOOLONG;
+    return ustr_walk(dst, usrc, max);
 }
 
 /* A user buffer the kernel may use as its own (*buf), or -EFAULT.

@@ -108,6 +108,21 @@ static inline int in_child(int (*fn)(void))
     return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
 }
 
+/* Run fn in a child and return its raw wait status. */
+static inline int child_status(void (*fn)(void))
+{
+    int pid, status = -1;
+
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        fn();
+        _exit(0);
+    }
+    if (pid < 0 || waitpid(pid, &status, 0) != pid)
+        return -1;
+    return status;
+}
+
 /* Read until n bytes or end of file (pipes and the console give less). */
 static inline int read_full(int fd, void *buf, int n)
 {

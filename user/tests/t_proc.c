@@ -11,21 +11,6 @@
 #include "t.h"
 #include "array_size.h"
 
-/* Run fn in a child and return its raw wait status. */
-static int child_status(void (*fn)(void))
-{
-    int pid, status = -1;
-
-    fflush(stdout);
-    if ((pid = fork()) == 0) {
-        fn();
-        _exit(0);
-    }
-    if (pid < 0 || waitpid(pid, &status, 0) != pid)
-        return -1;
-    return status;
-}
-
 static void fork_tree_reports_every_exit_code(void)
 {
     int i, status, pid, seen = 0;

@@ -46,20 +46,6 @@ static int sysenter_keeps(int nr, unsigned a, unsigned b, unsigned c, int *ret)
     return (vb != a) | (vs != 0x51515151) << 1 | (vd != 0xd1d1d1d1) << 2 | (ebp_off != 0) << 3;
 }
 
-static int child_status(void (*fn)(void))
-{
-    int pid, status = -1;
-
-    fflush(stdout);
-    if ((pid = fork()) == 0) {
-        fn();
-        _exit(0);
-    }
-    if (pid < 0 || waitpid(pid, &status, 0) != pid)
-        return -1;
-    return status;
-}
-
 static void sysenter_gives_the_same_results_as_int_0x80(void)
 {
     static const int simple[] = { SYS_getpid, SYS_getppid, SYS_getuid, SYS_getgid, 999, -1 };
