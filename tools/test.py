@@ -2238,6 +2238,23 @@ def srv_suites():
     return [srv_shell_suite()]
 
 
+# ---------------------------------------------------------------- no sysenter
+def nosep_suite():
+    """On a CPU without sysenter (QEMU's qemu32 less SEP) the C library
+    makes every call by int $0x80: t_proc passes all the same."""
+    def run():
+        args = qemu.kernel_args("heapcheck panic=exit run=/bin/t_proc") + ["-cpu", "qemu32,-sep"]
+        b = qemu.run(args, timeout=120)
+        res = [("nosep/the_kernel_sees_no_sysenter",
+                "syscalls: int $0x80 only" in b.output, tail(b.output))]
+        res += parse_results("nosep/t_proc/", b.output)
+        done = re.search(r"^t_proc: done", b.output, re.M) is not None
+        res.append(("nosep/t_proc_completes_by_int_0x80", done and "panic:" not in b.output,
+                    tail(b.output)))
+        return res
+    return "nosep", run
+
+
 # ---------------------------------------------------------------- perf3-vfs: the profiler
 def perf3_vfs_suites():
     """The sampling profiler (boot argument `prof`, /proc/prof) and the
@@ -2289,6 +2306,7 @@ def all_suites():
     suites += attach_suites()
     suites += srv_suites()
     suites += perf3_vfs_suites()
+    suites.append(nosep_suite())
     suites.append(lab_harness_suite())
     suites += grading_suites() + [handout_and_handin_suite()]
     suites[:0] = mutant_suites()        # the longest suites start first

@@ -53,8 +53,10 @@ static void sysenter_init(void)
                        SEG_UDATA == SEG_KCODE + 3,
                    "sysenter/sysexit need kernel cs, kernel ss, user cs, user ss in a row");
     __asm__ volatile("cpuid" : "+a"(a), "=b"(b), "=c"(c), "=d"(d));
-    if (!(d & CPUID_SEP))
+    if (!(d & CPUID_SEP)) {
+        kprintf("syscalls: int $0x80 only (this CPU has no sysenter)\n");
         return;
+    }
     wrmsr(MSR_SYSENTER_CS, SEL_KCODE, 0);
     wrmsr(MSR_SYSENTER_EIP, (uint32_t)sysenter_entry, 0);
     sysenter_ok = 1;                    /* SYSENTER_ESP: tss_set_kstack, before any user code */
