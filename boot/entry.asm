@@ -9,6 +9,9 @@ MB_FLAGS    equ 0x00000003          ; align modules to pages, give a memory map
 KERNBASE    equ 0xC0000000
 PDE_BIG     equ 0x83                ; present | writable | 4 MiB page
 STACK_SIZE  equ 16384
+EFLAGS_ID   equ 0x200000
+CPU_NEEDS   equ (1 << 3) | (1 << 15) | (1 << 24)   ; CPUID.1:EDX: PSE, CMOV, FXSR
+COM1        equ 0x3F8
 
 section .multiboot
 align 4
@@ -22,6 +25,32 @@ section .boot
 global _start
 extern kmain
 _start:
+    ; First, can this CPU run Orthos at all? The compiler writes i686 code
+    ; (cmov), the FPU is saved by fxsave, and the boot page directory uses
+    ; 4 MiB pages (PSE): an older CPU would fault on one of them before any
+    ; message could be printed. eax and ebx (multiboot's) are kept; the
+    ; loader gives no stack, so the boot stack is used at its physical address.
+    mov esp, boot_stack_top - KERNBASE
+    mov esi, eax
+    mov edi, ebx
+    pushfd                          ; CPUID exists if EFLAGS.ID can be flipped
+    pop ecx
+    mov edx, ecx
+    xor ecx, EFLAGS_ID
+    push ecx
+    popfd
+    pushfd
+    pop ecx
+    cmp ecx, edx
+    je old_cpu
+    mov eax, 1
+    cpuid
+    and edx, CPU_NEEDS
+    cmp edx, CPU_NEEDS
+    jne old_cpu
+    mov eax, esi
+    mov ebx, edi
+
     mov ecx, cr4
     or ecx, 0x10                    ; CR4.PSE: allow 4 MiB pages
     mov cr4, ecx
@@ -32,6 +61,36 @@ _start:
     mov cr0, ecx
     lea ecx, [high]                 ; absolute (high) address
     jmp ecx
+
+; Too old a CPU: say so on the serial line and the screen, and stop.
+old_cpu:
+    mov esi, old_cpu_msg
+    mov edi, 0xB8000                ; the VGA text screen, top left
+.next:
+    mov al, [esi]
+    test al, al
+    jz .stop
+    mov [edi], al
+    mov byte [edi + 1], 0x4F        ; white on red
+    add edi, 2
+    mov bl, al
+    mov dx, COM1 + 5                ; line status: wait until it can send
+.wait:
+    in al, dx
+    test al, 0x20
+    jz .wait
+    mov al, bl
+    mov dx, COM1
+    out dx, al
+    inc esi
+    jmp .next
+.stop:
+    cli
+    hlt
+    jmp .stop
+
+old_cpu_msg:
+    db "Orthos needs a Pentium II or later (CPUID with PSE, CMOV and FXSR): halted", 13, 10, 0
 
 section .text
 high:

@@ -2255,6 +2255,17 @@ def nosep_suite():
     return "nosep", run
 
 
+def oldcpu_suite():
+    """A CPU Orthos cannot run on (a Pentium: no cmov, no fxsave) is told
+    so at the first instruction, not left to fault in silence."""
+    def run():
+        args = qemu.kernel_args("panic=exit run=/bin/true") + ["-cpu", "pentium"]
+        b = qemu.run(args, timeout=30, until=r"halted")
+        said = "Orthos needs a Pentium II or later" in b.output
+        return [("oldcpu/a_pentium_is_told_it_is_too_old", said, tail(b.output))]
+    return "oldcpu", run
+
+
 # ---------------------------------------------------------------- perf3-vfs: the profiler
 def perf3_vfs_suites():
     """The sampling profiler (boot argument `prof`, /proc/prof) and the
@@ -2306,7 +2317,7 @@ def all_suites():
     suites += attach_suites()
     suites += srv_suites()
     suites += perf3_vfs_suites()
-    suites.append(nosep_suite())
+    suites += [nosep_suite(), oldcpu_suite()]
     suites.append(lab_harness_suite())
     suites += grading_suites() + [handout_and_handin_suite()]
     suites[:0] = mutant_suites()        # the longest suites start first
