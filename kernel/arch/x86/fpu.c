@@ -16,9 +16,6 @@
 #include "lib/kprintf.h"
 #include "lib/string.h"
 
-#define CPUID_FXSR (1u << 24)          /* CPUID.1:EDX: fxsave/fxrstor */
-#define CPUID_SSE  (1u << 25)
-
 #define CR0_MP         (1u << 1)           /* wait/fwait honour TS */
 #define CR0_EM         (1u << 2)           /* no FPU: emulate (must be off) */
 #define CR0_TS         (1u << 3)           /* task switched: next FPU use traps */
@@ -59,15 +56,12 @@ static inline void write_cr4(uint32_t v)
 }
 
 /* Turn the FPU on for user programs: errors as exceptions (#MF, #XM) that
- * kill the process that caused them, and SSE if the CPU has it. A CPU
- * without fxsave (older than a Pentium II) cannot run Orthos. */
+ * kill the process that caused them, and SSE if the CPU has it. fxsave is
+ * there: boot/entry.asm refused a CPU without it (older than a Pentium II). */
 void fpu_init(void)
 {
-    uint32_t a = 1, b, c, d;
+    uint32_t d = cpuid_features();
 
-    __asm__ volatile("cpuid" : "+a"(a), "=b"(b), "=c"(c), "=d"(d));
-    if (!(d & CPUID_FXSR))
-        panic("this CPU has no fxsave/fxrstor: Orthos needs a Pentium II or later");
     write_cr0((read_cr0() | CR0_MP | CR0_NE) & ~(CR0_EM | CR0_TS));
     write_cr4(read_cr4() | CR4_OSFXSR | ((d & CPUID_SSE) ? CR4_OSXMMEXCPT : 0));
     __asm__ volatile("fninit");

@@ -24,8 +24,6 @@ static struct idt_gate idt[256];        /* written once at boot, before interrup
 extern uint32_t trap_vectors[256];
 extern char sysenter_entry[];
 
-#define CPUID_SEP (1u << 11)   /* CPUID.1:EDX: sysenter/sysexit */
-
 int sysenter_ok;                        /* set once at boot */
 
 #define GATE_INTERRUPT 0x8E            /* present, 32-bit, clears IF */
@@ -47,13 +45,10 @@ static void idt_set(int n, uint32_t handler, int type, int dpl)
  * the kernel must set it up whenever it is there. */
 static void sysenter_init(void)
 {
-    uint32_t a = 1, b, c, d;
-
     _Static_assert(SEG_KDATA == SEG_KCODE + 1 && SEG_UCODE == SEG_KCODE + 2 &&
                        SEG_UDATA == SEG_KCODE + 3,
                    "sysenter/sysexit need kernel cs, kernel ss, user cs, user ss in a row");
-    __asm__ volatile("cpuid" : "+a"(a), "=b"(b), "=c"(c), "=d"(d));
-    if (!(d & CPUID_SEP)) {
+    if (!(cpuid_features() & CPUID_SEP)) {
         kprintf("syscalls: int $0x80 only (this CPU has no sysenter)\n");
         return;
     }

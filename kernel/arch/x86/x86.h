@@ -104,6 +104,19 @@ static inline void invlpg(uintptr_t va)
  * under QEMU (doc/decisions.md, "Third round"). */
 #define SWITCH_PATH __attribute__((section(".text.hot")))
 
+/* CPUID leaf 1's feature bits in EDX: what this CPU has (boot/entry.asm
+ * has already refused one without PSE, CMOV and FXSR). */
+#define CPUID_SEP (1u << 11)           /* sysenter/sysexit (idt.c) */
+#define CPUID_SSE (1u << 25)
+
+static inline uint32_t cpuid_features(void)
+{
+    uint32_t a = 1, b, c, d;
+
+    __asm__ volatile("cpuid" : "+a"(a), "=b"(b), "=c"(c), "=d"(d));
+    return d;
+}
+
 /* Write a model-specific register: sysenter's (idt.c, gdt.c). */
 #define MSR_SYSENTER_CS  0x174          /* its cs; ss is the next GDT slot */
 #define MSR_SYSENTER_ESP 0x175          /* its esp: the running process's kernel stack */
