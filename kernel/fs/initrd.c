@@ -1,5 +1,7 @@
 /* initrd.c - unpack the boot archive into the root ramfs, through the
- * same vnode operations create() uses: directories, files, symlinks. */
+ * same vnode operations create() uses: directories, files, symlinks. A
+ * file's bytes are not copied: ramfs reads them in the archive, which the
+ * kernel keeps (/dev/initrd), until the file is first written. */
 #include "fs/vfs.h"
 #include "include/uapi/errno.h"
 #include "lib/kprintf.h"
@@ -58,8 +60,8 @@ static int unpack_one(struct vnode *root, const struct ustar_entry *e)
         err = vnode_create(dir, name, S_IFLNK | 0777, 0, e->link, &v);
     } else if (e->type == '0') {
         err = vnode_create(dir, name, S_IFREG | (e->mode & 0777), 0, NULL, &v);
-        if (err == 0 && e->size && (err = vnode_write(v, e->data, 0, e->size)) > 0)
-            err = 0;
+        if (err == 0 && e->size)
+            err = ramfs_borrow(v, e->data, e->size); /* read in place, not copied */
     } else {
         vnode_put(dir);
         return 0;                       /* other kinds: skipped */

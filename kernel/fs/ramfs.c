@@ -1,8 +1,10 @@
 /* ramfs.c - a filesystem that lives only in memory (the root from the
  * boot archive, /tmp, anything fsopen("ramfs") makes). Each directory is a
  * linked list of entries; each regular file or symlink keeps its bytes in
- * one kmalloc'd buffer that grows by doubling. A node lives while it has a
- * name (nlink) or a reference; the whole tree goes when the fs does. */
+ * one kmalloc'd buffer that grows by doubling, or, for the files of the
+ * boot archive, in the archive itself until the first write (ramfs_borrow).
+ * A node lives while it has a name (nlink) or a reference; the whole tree
+ * goes when the fs does. */
 #include "fs/vfs.h"
 #include "include/uapi/errno.h"
 #include "lib/string.h"
@@ -28,7 +30,7 @@ struct ramfs_node {
     struct ramfs_dirent *cursor;
     uint32_t cursor_at;
     char *data;                     /* files, symlinks */
-    uint32_t cap;
+    uint32_t cap;                   /* bytes kmalloc'd at data; 0: not ours (borrowed) */
 };
 
 struct ramfs {
@@ -240,7 +242,8 @@ static int reserve(struct vnode *v, uint32_t size)
         return -ENOSPC;
     if (node->data)
         memcpy(nd, node->data, v->size);
-    kfree(node->data);
+    if (node->cap)
+        kfree(node->data);              /* borrowed bytes stay where they are */
     node->data = nd;
     node->cap = cap;
     return 0;
@@ -261,6 +264,23 @@ static int ramfs_write(struct vnode *v, const void *buf, uint32_t off, uint32_t 
         v->size = off + n;
     v->mtime = rtc_now();
     return (int)n;
+}
+
+/* The file v (new, empty) holds the `size` bytes at data, read where they
+ * lie: the boot archive's files (initrd.c), whose memory the kernel keeps
+ * for good and nobody writes. Copying 2 MiB into the heap at every boot
+ * cost more than the rest of the unpacking; a file is copied out (reserve)
+ * only when it is first written or grows. */
+int ramfs_borrow(struct vnode *v, const void *data, uint32_t size)
+{
+    struct ramfs_node *node = NODE(v);
+
+    if (v->ops != &ramfs_ops || !S_ISREG(v->mode) || node->data)
+        return -EINVAL;
+    node->data = (char *)data;
+    node->cap = 0;
+    v->size = size;
+    return 0;
 }
 
 static int ramfs_truncate(struct vnode *v, uint32_t len)
@@ -325,7 +345,8 @@ static void ramfs_inactive(struct vnode *v)
     while (v) {
         struct ramfs_node *node = NODE(v);
         struct vnode *parent = node->parent;
-        kfree(node->data);
+        if (node->cap)
+            kfree(node->data);
         kfree(v);                       /* the node too: it is in v's block */
         v = NULL;
         if (parent && --parent->refs == 0) {

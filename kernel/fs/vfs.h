@@ -329,6 +329,7 @@ const char *pipe_kind(struct vnode *v);
 /* ---- ramfs, which devfs builds on (ramfs.c) */
 int ramfs_mount(struct fs *fs, struct file *src, const char *opts);
 void ramfs_release(struct fs *fs);
+int ramfs_borrow(struct vnode *v, const void *data, uint32_t size);
 
 /* ---- the root filesystem from the boot archive (initrd.c) */
 int initrd_unpack(struct vnode *root, const void *tar, size_t size);
