@@ -258,14 +258,26 @@ GRUB_OK := $(if $(and $(GRUB_MKRESCUE),$(call which,xorriso)),$(if \
 # The archive goes on the ISO compressed (GRUB's module command inflates a
 # gzip file as it loads it): GRUB reads the CD through the BIOS, a few MB/s
 # under QEMU, so a fifth of the bytes is the faster load.
-$(B)/orthos.iso: $(B)/orthos.elf $(B)/initrd.tar boot/grub.cfg tools/mkinitrd.py
+# For the same reason the ISO holds only the GRUB modules boot/grub.cfg
+# needs (normal mode, serial, multiboot, gzio and what they load), no
+# fonts, translations or themes; and the partition-table modules that
+# grub-mkrescue's boot image loads before anything else (one `insmod` each)
+# are built into that image instead of read one by one. Half the GRUB
+# boot went on finding and loading modules in a folder of 287
+# (doc/decisions.md, "Fourth round: boot").
+GRUB_MODULES := normal serial multiboot gzio
+GRUB_PARTMAPS := part_acorn part_amiga part_apple part_bsd part_dfly part_dvh part_gpt \
+	part_msdos part_plan part_sun part_sunpc
+GRUB_ISO_FLAGS := --install-modules="$(GRUB_MODULES)" --modules="$(GRUB_PARTMAPS)" \
+	--fonts= --locales= --themes=
+$(B)/orthos.iso: $(B)/orthos.elf $(B)/initrd.tar boot/grub.cfg tools/mkinitrd.py Makefile
 	@test -n "$(GRUB_OK)" || { echo "no usable GRUB (grub-mkrescue, its i386-pc modules," \
 		"xorriso): see tools/deps; make qemu boots without it"; exit 1; }
 	@mkdir -p $(B)/iso/boot/grub
 	cp boot/grub.cfg $(B)/iso/boot/grub/grub.cfg
 	$(PYBUILD) tools/mkinitrd.py --strip $(B)/orthos.elf $(B)/iso/boot/orthos.elf
 	gzip -9 -n -c $(B)/initrd.tar > $(B)/iso/boot/initrd.tar.gz
-	$(GRUB_MKRESCUE) -o $@ $(B)/iso 2> $(B)/grub-mkrescue.log || \
+	$(GRUB_MKRESCUE) -o $@ $(GRUB_ISO_FLAGS) $(B)/iso 2> $(B)/grub-mkrescue.log || \
 		{ cat $(B)/grub-mkrescue.log; exit 1; }
 
 # The data disk (/dev/hd1, ext2, attached at /mnt by init). Made once from
