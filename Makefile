@@ -262,9 +262,10 @@ GRUB_OK := $(if $(and $(GRUB_MKRESCUE),$(call which,xorriso)),$(if \
 # needs (normal mode, serial, multiboot, gzio and what they load), no
 # fonts, translations or themes; and the partition-table modules that
 # grub-mkrescue's boot image loads before anything else (one `insmod` each)
-# are built into that image instead of read one by one. Half the GRUB
-# boot went on finding and loading modules in a folder of 287
-# (doc/decisions.md, "Fourth round: boot").
+# are built into that image instead of read one by one: each module was
+# looked up in a folder of 287 through the BIOS. GRUB's start (to
+# "Booting `Orthos'") went from about 0.46 s to 0.27 s (doc/decisions.md,
+# "Fourth round: boot").
 GRUB_MODULES := normal serial multiboot gzio
 GRUB_PARTMAPS := part_acorn part_amiga part_apple part_bsd part_dfly part_dvh part_gpt \
 	part_msdos part_plan part_sun part_sunpc

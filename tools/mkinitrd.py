@@ -19,8 +19,8 @@ ELF files go in stripped: only the ELF header, the program headers and the
 segments' bytes (exec reads nothing else), no section headers, symbols or
 debug information. The files under build/root keep theirs, for GDB (make gdb
 PROG=...) on the host. /bin/true is then a few hundred bytes, the archive
-a fraction of its size, and GRUB, which reads it through the BIOS, and
-the kernel, which copies it into ramfs, have that much less to move."""
+a fraction of its size, and GRUB, which reads it through the BIOS and
+inflates it, has that much less to move."""
 import io
 import os
 import stat
