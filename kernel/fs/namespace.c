@@ -15,18 +15,7 @@
 #include "mm/page.h"
 #include "proc/proc.h"
 
-struct mount {
-    int refs;                   /* the namespace list's, plus one per path */
-    int id;
-    int attached;
-    struct mount *parent;       /* NULL: a namespace root, or detached */
-    struct vnode *mp;           /* the covered vnode (in parent), or NULL */
-    struct vnode *root;         /* what is shown there */
-    struct mount *next;         /* in the namespace list */
-    struct mount *copy;         /* scratch for ns_copy */
-    char *name;                 /* a non-directory's: the name it was bound at, or NULL */
-    int flags;                  /* BIND_* it was bound with (setattach: BIND_ATTRS), MNT_* */
-};
+/* struct mount is in vfs.h, for the inline mount_get and mount_put. */
 
 /* A mount's own flags, beside BIND_FLAGS: */
 #define MNT_UNIONED 0x100       /* a member of a union, or the base it was bound onto */
@@ -49,15 +38,9 @@ struct namespace {
 static struct namespace *all_ns;        /* every namespace, for revoke */
 static int next_mount_id = 1;
 
-void mount_get(struct mount *m)
+/* The last reference to m went (mount_put): let go of what it holds. */
+void mount_release(struct mount *m)
 {
-    m->refs++;
-}
-
-void mount_put(struct mount *m)
-{
-    if (!m || !ref_drop(&m->refs))
-        return;
     if (m->mp) {
         struct fs *fs = m->mp->fs;
         m->mp->mounted--;

@@ -157,6 +157,85 @@ static inline void fs_put(struct fs *fs)
         fs_release(fs);
 }
 
+/* An attachment: "at vnode mp, reached through mount parent, show root
+ * instead". Only namespace.c looks inside (it makes, lists and detaches
+ * them); it is here for paths, which take and drop references on their
+ * mount inline, as on their vnode and filesystem. */
+struct mount {
+    int refs;                   /* the namespace list's, plus one per path */
+    int id;
+    int attached;
+    struct mount *parent;       /* NULL: a namespace root, or detached */
+    struct vnode *mp;           /* the covered vnode (in parent), or NULL */
+    struct vnode *root;         /* what is shown there */
+    struct mount *next;         /* in the namespace list */
+    struct mount *copy;         /* scratch for ns_copy */
+    char *name;                 /* a non-directory's: the name it was bound at, or NULL */
+    int flags;                  /* BIND_* it was bound with (setattach: BIND_ATTRS), MNT_* */
+};
+
+void mount_release(struct mount *m);    /* its last reference went: mount_put */
+
+static inline void mount_get(struct mount *m)
+{
+    m->refs++;
+}
+
+static inline void mount_put(struct mount *m)
+{
+    if (m && ref_drop(&m->refs))
+        mount_release(m);
+}
+
+/* ---- paths (path.h): the references a path holds, one on its vnode,
+ * one on the vnode's filesystem and one on its mount. Inline, like the
+ * counts themselves: every step of a walk takes and drops a few. */
+static inline void path_get(const struct path *p)
+{
+    vnode_get(p->vn);
+    fs_get(p->vn->fs);
+    if (p->mnt)
+        mount_get(p->mnt);
+}
+
+/* Drop p's references and empty it; an empty path is a no-op. */
+static inline void path_put(struct path *p)
+{
+    struct vnode *v = p->vn;
+    struct fs *fs;
+
+    if (!v)
+        return;
+    fs = v->fs;                         /* read first: v may go with its reference */
+    mount_put(p->mnt);
+    vnode_put(v);
+    fs_put(fs);
+    p->vn = NULL;
+    p->mnt = NULL;
+}
+
+static inline void path_copy(struct path *dst, const struct path *src)
+{
+    *dst = *src;
+    path_get(dst);
+}
+
+static inline int path_equal(const struct path *a, const struct path *b)
+{
+    return a->vn == b->vn && a->mnt == b->mnt;
+}
+
+/* The path of v, a lookup's result in directory `dir`: the same
+ * attachment, and v's reference (the one the lookup gave) handed over. */
+static inline void path_child(const struct path *dir, struct vnode *v, struct path *out)
+{
+    out->mnt = dir->mnt;
+    out->vn = v;
+    fs_get(v->fs);
+    if (out->mnt)
+        mount_get(out->mnt);
+}
+
 /* Is a name "." or ".."? Asked at every step of every walk: inline. */
 static inline int name_is_dot(const char *n)
 {
@@ -223,8 +302,6 @@ struct namespace *ns_copy(struct namespace *ns, struct path *root, struct path *
 void ns_cross(struct namespace *ns, struct path *p);
 int ns_climb(struct path *p);
 int ns_is_top(const struct path *p);
-void mount_get(struct mount *m);
-void mount_put(struct mount *m);
 int ns_bind(struct namespace *ns, const struct path *what, const struct path *where,
             const char *name, int flags);
 int ns_unbind(struct namespace *ns, struct path *where, struct path *out);  /* Lab 04 */

@@ -53,7 +53,16 @@ struct proc {
 extern struct proc proc_table[NPROC];
 extern volatile uint32_t ticks;
 
-struct proc *curproc(void);
+/* The running process (NULL in the scheduler and before the first one).
+ * Inline: nearly every system call asks several times, and a call under
+ * QEMU costs more than the load. Only the scheduler sets it (sched.c). */
+extern struct proc *current_proc;
+
+static inline struct proc *curproc(void)
+{
+    return current_proc;
+}
+
 void sched_slot_used(struct proc *p);   /* proc_alloc took this slot (sched.c) */
 struct proc *proc_alloc(void);
 void proc_free(struct proc *p);

@@ -12,7 +12,8 @@
 
 /* The scheduler's own: changed only with interrupts off (sched, scheduler). */
 static struct context *scheduler_ctx;
-static struct proc *current;
+struct proc *current_proc;              /* curproc() (proc.h), read everywhere */
+#define current current_proc
 static int need_resched;                /* set by the timer interrupt */
 /* Slots of proc_table ever used: proc_alloc takes the lowest free slot,
  * so with few processes this is small, and the scheduler and wakeup look
@@ -20,11 +21,6 @@ static int need_resched;                /* set by the timer interrupt */
  * TLB, and the table is many pages (a struct proc holds its FPU state). */
 static int nslots;
 volatile uint32_t ticks;                /* counted by the timer interrupt; read anywhere */
-
-SWITCH_PATH struct proc *curproc(void)
-{
-    return current;
-}
 
 /* proc_alloc took slot p (interrupts off). */
 void sched_slot_used(struct proc *p)
