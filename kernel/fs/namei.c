@@ -158,8 +158,10 @@ static int resolve(struct walker *w, struct path *cur, const char *path, int how
     if (path[0] == '/') {
         if (w->flags & WALK_BENEATH)
             return -EXDEV;
-        path_put(cur);
-        path_copy(cur, w->root);
+        if (!path_equal(cur, w->root)) {    /* (walk_start began at the root already) */
+            path_put(cur);
+            path_copy(cur, w->root);
+        }
         forget_down(w);
     }
     while ((more = next_component(&path, name)) > 0) {

@@ -245,8 +245,9 @@ static void bucket_page_free(int b, char *page)
 
 /* Give a freed block back for reuse: a run to the page allocator, a
  * bucket block to its free list, and its page too once all of it is free
- * (unless the bucket has no spare page yet: then it becomes the spare). */
-static void release(struct block_hdr *h)
+ * (unless the bucket has no spare page yet: then it becomes the spare).
+ * Inlined into kfree, its caller on every free. */
+static inline __attribute__((always_inline)) void release(struct block_hdr *h)
 {
     char *page;
     int b = h->bucket;
@@ -303,7 +304,9 @@ static int bucket_of(size_t need)
     return need <= BLOCK_SIZE(0) ? 0 : 32 - __builtin_clz(need - 1) - MIN_SHIFT;
 }
 
-static void *alloc(size_t n, uint32_t caller)
+/* Inlined into kmalloc, kzalloc and kstrdup: one call per allocation,
+ * not two (under QEMU a call and its return cost more than their work). */
+static inline __attribute__((always_inline)) void *alloc(size_t n, uint32_t caller)
 {
     size_t need = n + sizeof(struct block_hdr) + (kheap_checking ? REDZONE_MIN : 0);
     struct block_hdr *h;

@@ -87,6 +87,11 @@ void wakeup(void *chan);
 void wakeup_all(void);
 int sleep_ms(uint32_t ms); /* -EINTR if killed while asleep */
 void clock_init(void);                  /* the timer interrupt's handler */
-uint32_t uptime_ms(void);
+/* Milliseconds since the clock started (the timer's ticks). Inline: every
+ * change to a file or directory stamps its time with it (rtc_now). */
+static inline uint32_t uptime_ms(void)
+{
+    return ticks * (1000 / HZ);
+}
 
 #endif

@@ -134,11 +134,6 @@ void clock_init(void)
     irq_register(IRQ_TIMER, timer_intr);
 }
 
-uint32_t uptime_ms(void)
-{
-    return ticks * (1000 / HZ);
-}
-
 int sleep_ms(uint32_t ms)
 {
     uint32_t s = irq_save();
