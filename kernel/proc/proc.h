@@ -75,7 +75,20 @@ int proc_kill_group(int pgid, int sig);
 struct proc *proc_find(int pid);
 void proc_user_fault(struct trapframe *tf, uint32_t addr);
 void proc_out_of_memory(struct proc *p); /* a COW fault found no page */
-void proc_return_to_user(struct trapframe *tf);
+
+/* Last thing before returning to user mode: die if killed, give up the
+ * CPU if the timer said our slice is over. Every system call comes
+ * through here, and nearly always neither has happened: the test is
+ * inline, the work is proc_return_slow's (sched.c). */
+extern int need_resched;
+void proc_return_slow(void);
+
+static inline void proc_return_to_user(struct trapframe *tf)
+{
+    (void)tf;
+    if (current_proc->killed || need_resched)
+        proc_return_slow();
+}
 void proc_start_init(const char *path, const char *const *args);
 void proc_set_name(struct proc *p, const char *name);
 

@@ -14,7 +14,7 @@
 static struct context *scheduler_ctx;
 struct proc *current_proc;              /* curproc() (proc.h), read everywhere */
 #define current current_proc
-static int need_resched;                /* set by the timer interrupt */
+int need_resched;                       /* set by the timer interrupt (proc.h) */
 /* Slots of proc_table ever used: proc_alloc takes the lowest free slot,
  * so with few processes this is small, and the scheduler and wakeup look
  * at nothing past it. It matters under QEMU: every switch empties the
@@ -150,10 +150,10 @@ int sleep_ms(uint32_t ms)
     return 0;
 }
 
-/* Last thing before returning to user mode. */
-SWITCH_PATH void proc_return_to_user(struct trapframe *tf)
+/* proc_return_to_user (proc.h) when the process was killed or its slice
+ * is over. */
+SWITCH_PATH void proc_return_slow(void)
 {
-    (void)tf;
     if (current->killed)
         proc_exit(W_SIGNALED(current->killed));
     if (need_resched)
