@@ -56,11 +56,11 @@ extern volatile uint32_t ticks;
 /* The running process (NULL in the scheduler and before the first one).
  * Inline: nearly every system call asks several times, and a call under
  * QEMU costs more than the load. Only the scheduler sets it (sched.c). */
-extern struct proc *current_proc;
+extern struct proc *current;
 
 static inline struct proc *curproc(void)
 {
-    return current_proc;
+    return current;
 }
 
 void sched_slot_used(struct proc *p);   /* proc_alloc took this slot (sched.c) */
@@ -86,7 +86,7 @@ void proc_return_slow(void);
 static inline void proc_return_to_user(struct trapframe *tf)
 {
     (void)tf;
-    if (current_proc->killed || need_resched)
+    if (current->killed || need_resched)
         proc_return_slow();
 }
 void proc_start_init(const char *path, const char *const *args);

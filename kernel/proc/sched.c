@@ -12,8 +12,7 @@
 
 /* The scheduler's own: changed only with interrupts off (sched, scheduler). */
 static struct context *scheduler_ctx;
-struct proc *current_proc;              /* curproc() (proc.h), read everywhere */
-#define current current_proc
+struct proc *current;                   /* curproc() (proc.h); make gdb reads it too */
 int need_resched;                       /* set by the timer interrupt (proc.h) */
 /* Slots of proc_table ever used: proc_alloc takes the lowest free slot,
  * so with few processes this is small, and the scheduler and wakeup look
