@@ -515,21 +515,20 @@ int fd_install(struct file *f, int keep)
     struct fdtable *t = me->fds;
     int i;
 
+    for (i = 0; i < NOFILE && t->fd[i]; i++)
+        ;                               /* the lowest free slot */
     if (me->room_table == t) {
         t->promised--;
         me->room_table = NULL;
-    } else if (!slot_unpromised(t)) {
+        if (i == NOFILE)
+            panic("fd_install: a promised slot is gone");
+    } else if (i == NOFILE || (t->promised && !slot_unpromised(t))) {
         file_put(f);
         return -EMFILE;
     }
-    for (i = 0; i < NOFILE; i++) {
-        if (!t->fd[i]) {
-            t->fd[i] = f;
-            t->fdflags[i] = keep ? FD_KEEP : 0;
-            return i;
-        }
-    }
-    panic("fd_install: a promised slot is gone");
+    t->fd[i] = f;
+    t->fdflags[i] = keep ? FD_KEEP : 0;
+    return i;
 }
 
 /* Called before a call with side effects (create, unbind, fsopen) makes

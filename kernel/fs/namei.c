@@ -29,6 +29,8 @@ struct walker {
     struct path *down;          /* the directories gone down through, each held */
     int ndown, cap;             /* WALK_BENEATH: ndown is the depth below the start */
     const struct proc *who;     /* whose search permission each directory needs */
+    char *name;                 /* the component being resolved (LAST_PARENT: the last) */
+    int slash;                  /* LAST_PARENT: slashes followed the last component */
     struct path in[NDOWN];      /* down's first home: most walks go no deeper */
 };
 
@@ -152,14 +154,16 @@ static int follow_link(struct walker *w, struct path *dir, struct path *cur)
 /* Walk `path` from *cur (which we own and update); `how`: LAST_*. */
 static int resolve(struct walker *w, struct path *cur, const char *path, int how)
 {
-    char name[NAME_MAX + 1];
-    int more, err;
+    char *name = w->name;               /* (a symlink's resolve uses it too, and is done */
+    int more, err;                      /* with it before this one takes the next name) */
 
     if (path[0] == '/') {
         if (w->flags & WALK_BENEATH)
             return -EXDEV;
-        path_put(cur);
-        path_copy(cur, w->root);
+        if (!path_equal(cur, w->root)) {    /* (walk_start began at the root already) */
+            path_put(cur);
+            path_copy(cur, w->root);
+        }
         forget_down(w);
     }
     while ((more = next_component(&path, name)) > 0) {
@@ -170,8 +174,10 @@ static int resolve(struct walker *w, struct path *cur, const char *path, int how
             return -ENOTDIR;
         if ((err = perm_check(w->who, cur->vn, MAY_EXEC)) < 0)
             return err;                 /* search permission, on every directory walked */
-        if (last && how == LAST_PARENT)
+        if (last && how == LAST_PARENT) {
+            w->slash = path[-1] == '/'; /* next_component went past any slashes */
             return 0;                   /* cur: the directory the last name is in */
+        }
         if (name_is_dot(name))
             continue;
         if (name_is_dotdot(name)) {
@@ -203,9 +209,11 @@ static int resolve(struct walker *w, struct path *cur, const char *path, int how
 /* Resolve (dirfd, path) for process p to a path with a reference. The
  * result is never on a revoked filesystem: every lookup on the way asks
  * its filesystem (vnode_lookup: -EIO once revoked), and the end is checked
- * here (a path with no component, like "/", asks none). */
-static int walk_path(struct proc *p, int dirfd, const char *path, int flags, int how,
-                     struct path *out)
+ * here (a path with no component, like "/", asks none). `name` (NAME_MAX
+ * + 1 bytes) holds each component as it is resolved: for LAST_PARENT, the
+ * last one, and *slash says whether slashes followed it. */
+static int walk_path(struct proc *p, int dirfd, const char *path, int flags, int how, char *name,
+                     int *slash, struct path *out)
 {
     struct walker w;                    /* w.in is not cleared: push_down fills it */
     int err;
@@ -218,6 +226,9 @@ static int walk_path(struct proc *p, int dirfd, const char *path, int flags, int
     w.ndown = 0;
     w.cap = NDOWN;
     w.who = p;
+    w.name = name;
+    w.slash = 0;
+    name[0] = '\0';
     if (flags & ~(WALK_NOFOLLOW | WALK_BENEATH))
         return -EINVAL;
     if (!path[0])
@@ -233,13 +244,17 @@ static int walk_path(struct proc *p, int dirfd, const char *path, int flags, int
         err = -ENOTDIR;                 /* "file/" names a directory or nothing */
     if (err < 0)
         path_put(out);
+    if (slash)
+        *slash = w.slash;
     return err;
 }
 
 int vfs_walk_from(struct proc *p, int dirfd, const char *path, int flags, struct path *out)
 {
+    char name[NAME_MAX + 1];
+
     return walk_path(p, dirfd, path, flags, flags & WALK_NOFOLLOW ? LAST_NOFOLLOW : LAST_FOLLOW,
-                     out);
+                     name, NULL, out);
 }
 
 /* The body of walk(): resolve for the calling process. */
@@ -248,13 +263,14 @@ int vfs_walk(int dirfd, const char *path, int flags, struct path *out)
     return vfs_walk_from(curproc(), dirfd, path, flags, out);
 }
 
-/* Resolve all but the last component: for create, link, unlink, rename.
- * `name` (NAME_MAX + 1 bytes) gets the last component, which may not be
- * "." or "..". */
-int vfs_walk_parent(int dirfd, const char *path, struct path *parent, char *name)
+/* What is wrong with the last name of path for the name operations: it
+ * is empty (the path is "/", or ""), -EINVAL; longer than NAME_MAX,
+ * -ENAMETOOLONG; "." or "..", -EINVAL; or 0. These errors come before
+ * any of the walk's: asked only when the walk failed or found such a
+ * name (vfs_walk_parent), since a walk that got to the end has the name. */
+static int last_name_error(const char *path)
 {
-    size_t full = strlen(path), len = full, i;
-    int err;
+    size_t len = strlen(path), i;
 
     while (len > 1 && path[len - 1] == '/')
         len--;
@@ -262,14 +278,28 @@ int vfs_walk_parent(int dirfd, const char *path, struct path *parent, char *name
         ;
     if (len - i == 0 || len - i > NAME_MAX)
         return len - i ? -ENAMETOOLONG : -EINVAL;
-    memcpy(name, path + i, len - i);
-    name[len - i] = '\0';
-    if (name_is_dot(name) || name_is_dotdot(name))
+    if ((len - i == 1 && path[i] == '.') || (len - i == 2 && path[i] == '.' && path[i + 1] == '.'))
         return -EINVAL;
-    /* the whole path, stopping before `name`: the directories on the way
-     * are searched (and checked) as walk does, the last is a directory */
-    err = walk_path(curproc(), dirfd, path, 0, LAST_PARENT, parent);
-    if (err == 0 && len < full) {       /* "name/": only a directory, or nothing yet */
+    return 0;
+}
+
+/* Resolve all but the last component: for create, link, unlink, rename.
+ * `name` (NAME_MAX + 1 bytes) gets the last component, which may not be
+ * "." or "..". The walk of the whole path stops before it (LAST_PARENT)
+ * and hands it over: the directories on the way are searched (and
+ * checked) as walk does, the last is a directory. */
+int vfs_walk_parent(int dirfd, const char *path, struct path *parent, char *name)
+{
+    int err, slash, bad;
+
+    err = walk_path(curproc(), dirfd, path, 0, LAST_PARENT, name, &slash, parent);
+    if (err < 0 || !name[0] || name_is_dot(name) || name_is_dotdot(name)) {
+        if (err == 0)
+            path_put(parent);
+        bad = last_name_error(path);
+        return bad ? bad : err;
+    }
+    if (slash) {                        /* "name/": only a directory, or nothing yet */
         struct vnode *v;
         if (vnode_lookup(parent->vn, name, &v) == 0) {
             int dir_ok = S_ISDIR(v->mode);  /* the last name is never followed: a */
@@ -280,7 +310,7 @@ int vfs_walk_parent(int dirfd, const char *path, struct path *parent, char *name
             }
         }
     }
-    return err;
+    return 0;
 }
 
 /* ---- the operations on names

@@ -15,23 +15,9 @@
 #include "mm/page.h"
 #include "proc/proc.h"
 
-struct mount {
-    int refs;                   /* the namespace list's, plus one per path */
-    int id;
-    int attached;
-    struct mount *parent;       /* NULL: a namespace root, or detached */
-    struct vnode *mp;           /* the covered vnode (in parent), or NULL */
-    struct vnode *root;         /* what is shown there */
-    struct mount *next;         /* in the namespace list */
-    struct mount *copy;         /* scratch for ns_copy */
-    char *name;                 /* a non-directory's: the name it was bound at, or NULL */
-    int flags;                  /* BIND_* it was bound with (setattach: BIND_ATTRS), MNT_* */
-};
-
-/* A mount's own flags, beside BIND_FLAGS: */
-#define MNT_UNIONED 0x100       /* a member of a union, or the base it was bound onto */
-#define MNT_BASE    0x200       /* the base a union bind made: the directory that was there */
-#define BIND_UNION  (BIND_BEFORE | BIND_AFTER)
+/* struct mount and its own flags (MNT_*) are in vfs.h, for the inline
+ * mount_get, mount_put and ns_union. */
+#define BIND_UNION (BIND_BEFORE | BIND_AFTER)
 
 /* Laid out by hand (clang-format reads C++'s namespace keyword): */
 /* clang-format off */
@@ -49,15 +35,9 @@ struct namespace {
 static struct namespace *all_ns;        /* every namespace, for revoke */
 static int next_mount_id = 1;
 
-void mount_get(struct mount *m)
+/* The last reference to m went (mount_put): let go of what it holds. */
+void mount_release(struct mount *m)
 {
-    m->refs++;
-}
-
-void mount_put(struct mount *m)
-{
-    if (!m || !ref_drop(&m->refs))
-        return;
     if (m->mp) {
         struct fs *fs = m->mp->fs;
         m->mp->mounted--;
@@ -297,18 +277,18 @@ static int union_segment(struct namespace *ns, struct mount *m, struct mount **s
     return found ? n : 0;
 }
 
-/* If p is the root of a member of a union of ns (two members or more),
- * fill u with paths on its members' roots in search order and return
- * their number (the caller drops them with ns_union_put); otherwise 0.
- * The order: the base, then each member in the order it was bound, a
- * BIND_BEFORE one in front of all so far, a BIND_AFTER one behind. */
-int ns_union(struct namespace *ns, const struct path *p, struct path *u)
+/* ns_union (vfs.h) for p on the root of an attachment that is or was in
+ * a union: fill u with paths on its members' roots in search order and
+ * return their number (the caller drops them with ns_union_put), if it
+ * is a union of ns with two members or more; otherwise 0. The order: the
+ * base, then each member in the order it was bound, a BIND_BEFORE one in
+ * front of all so far, a BIND_AFTER one behind. */
+int ns_union_members(struct namespace *ns, const struct path *p, struct path *u)
 {
     struct mount *seg[MAX_UNION], *dq[2 * MAX_UNION];
     int n, i, lo = MAX_UNION, hi = MAX_UNION;
 
-    if (!p->mnt || p->vn != p->mnt->root || !(p->mnt->flags & MNT_UNIONED) || !ns ||
-        (n = union_segment(ns, p->mnt, seg)) < 2)
+    if (!ns || (n = union_segment(ns, p->mnt, seg)) < 2)
         return 0;
     dq[hi++] = seg[n - 1];
     for (i = n - 2; i >= 0; i--) {
@@ -520,20 +500,7 @@ static void drop_lone_base(struct namespace *ns, struct mount *parent, struct vn
 
 /* ---- attributes of an attachment */
 
-/* The attribute rules: does p's attachment forbid what `attr` names?
- * BIND_RDONLY: changing anything through it (-EROFS); BIND_NOEXEC: exec
- * (-EACCES); BIND_NODEV: readying a device (-EACCES). A path's attributes
- * are those of the attachment it is on, the one it was reached through,
- * and nothing else's: the filesystem's own read-only is fs_may_change's.
- * A path reached through no attachment (an fsopen fd) has none. Checked
- * where access is granted (ready, create, exec...), never at each
- * read or write: what was granted stays granted. */
-int ns_attr_check(const struct path *p, int attr)
-{
-    if (!p->mnt || !(p->mnt->flags & attr))
-        return 0;
-    return attr == BIND_RDONLY ? -EROFS : -EACCES;
-}
+/* ns_attr_check, the attribute rules, is inline in vfs.h. */
 
 /* setattach(): set the attributes (BIND_ATTRS) of the attachment whose
  * root (dirfd, path) is - of a union, its first member - in the caller's

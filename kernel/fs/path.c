@@ -1,55 +1,11 @@
-/* path.c - paths: the references a path holds, and the three ways a path
- * is made from another - a lookup's result below a directory, the root of
- * a new filesystem, and the filesystem's own "..". The bottom of the VFS:
+/* path.c - paths: two of the three ways a path is made from another -
+ * the root of a new filesystem, and the filesystem's own ".." (a lookup's
+ * result below a directory, path_child, and the references a path holds,
+ * path_get and path_put, are inline in vfs.h). The bottom of the VFS:
  * namei.c and namespace.c both build on it, and it asks the namespace only
  * for mount references and "is this the top of an attachment". */
 #include "fs/vfs.h"
 #include "include/uapi/errno.h"
-
-void path_get(const struct path *p)
-{
-    vnode_get(p->vn);
-    fs_get(p->vn->fs);
-    if (p->mnt)
-        mount_get(p->mnt);
-}
-
-void path_put(struct path *p)
-{
-    struct fs *fs;
-
-    if (!p->vn)
-        return;
-    fs = p->vn->fs;
-    if (p->mnt)
-        mount_put(p->mnt);
-    vnode_put(p->vn);
-    fs_put(fs);
-    p->vn = NULL;
-    p->mnt = NULL;
-}
-
-void path_copy(struct path *dst, const struct path *src)
-{
-    *dst = *src;
-    path_get(dst);
-}
-
-int path_equal(const struct path *a, const struct path *b)
-{
-    return a->vn == b->vn && a->mnt == b->mnt;
-}
-
-/* The path of v, a lookup's result in directory `dir`: the same
- * attachment, and v's reference (the one the lookup gave) handed over. */
-void path_child(const struct path *dir, struct vnode *v, struct path *out)
-{
-    out->mnt = dir->mnt;
-    out->vn = v;
-    fs_get(v->fs);
-    if (out->mnt)
-        mount_get(out->mnt);
-}
 
 /* The root of fs as a path attached nowhere (what fsopen hands back),
  * with a reference of its own: the caller may drop its own on fs. */

@@ -17,11 +17,8 @@ struct path {
     struct vnode *vn;
 };
 
-void path_get(const struct path *p);
-void path_put(struct path *p);          /* and empties *p; an empty path is a no-op */
-void path_copy(struct path *dst, const struct path *src);
-int path_equal(const struct path *a, const struct path *b);
-void path_child(const struct path *dir, struct vnode *v, struct path *out);
+/* path_get, path_put, path_copy, path_equal and path_child are inline,
+ * in vfs.h (they need the vnode's, filesystem's and mount's counts). */
 void path_root(struct fs *fs, struct path *out);
 int path_parent(const struct path *p, struct path *up);
 

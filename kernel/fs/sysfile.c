@@ -24,6 +24,29 @@ static int get_path(uint32_t upath, char **out)
     return copyinstr_alloc(upath, PATH_MAX, out);
 }
 
+/* A path the call needs only while it runs (link, unlink, rename): into
+ * the caller's buffer `small` (PATH_SHORT bytes, on its stack) if it fits,
+ * else into a block of its own; put_path lets go of it. A short path
+ * then costs no allocation and one pass over its bytes. */
+#define PATH_SHORT 128
+
+static int get_short_path(uint32_t upath, char *small, char **out)
+{
+    int err = copyinstr(small, upath, PATH_SHORT);
+
+    if (err >= 0) {
+        *out = small;
+        return 0;
+    }
+    return err == -ENAMETOOLONG ? get_path(upath, out) : err;
+}
+
+static void put_path(char *path, const char *small)
+{
+    if (path != small)
+        kfree(path);
+}
+
 /* Make an fd from a path: the common tail of walk, create, unbind, fsopen.
  * `name`, if not NULL, is handed to the file. */
 static int install_path(struct path *p, int access, char *name)
@@ -282,13 +305,13 @@ int sys_link(const uint32_t *arg)
 {
     int fd = (int)arg[0], dirfd = (int)arg[1];
     uint32_t upath = arg[2];
-    char *path;
+    char small[PATH_SHORT], *path;
     int err;
 
-    if ((err = get_path(upath, &path)) < 0)
+    if ((err = get_short_path(upath, small, &path)) < 0)
         return err;
     err = vfs_link(fd, dirfd, path);
-    kfree(path);
+    put_path(path, small);
     return err;
 }
 
@@ -296,13 +319,13 @@ int sys_unlink(const uint32_t *arg)
 {
     int dirfd = (int)arg[0], flags = (int)arg[2];
     uint32_t upath = arg[1];
-    char *path;
+    char small[PATH_SHORT], *path;
     int err;
 
-    if ((err = get_path(upath, &path)) < 0)
+    if ((err = get_short_path(upath, small, &path)) < 0)
         return err;
     err = vfs_unlink(dirfd, path, flags);
-    kfree(path);
+    put_path(path, small);
     return err;
 }
 
@@ -310,15 +333,16 @@ int sys_rename(const uint32_t *arg)
 {
     int odirfd = (int)arg[0], ndirfd = (int)arg[2], flags = (int)arg[4];
     uint32_t uold = arg[1], unew = arg[3];
-    char *old, *new = NULL;
+    char small_old[PATH_SHORT], small_new[PATH_SHORT], *old, *new;
     int err;
 
-    if ((err = get_path(uold, &old)) < 0)
+    if ((err = get_short_path(uold, small_old, &old)) < 0)
         return err;
-    if ((err = get_path(unew, &new)) == 0)
+    if ((err = get_short_path(unew, small_new, &new)) == 0) {
         err = vfs_rename(odirfd, old, ndirfd, new, flags);
-    kfree(new);
-    kfree(old);
+        put_path(new, small_new);
+    }
+    put_path(old, small_old);
     return err;
 }
 

@@ -109,23 +109,6 @@ const char *fs_source_name(const struct fs *fs)
     return fs->source_name ? fs->source_name : "-";
 }
 
-int fs_check(struct vnode *v)
-{
-    return v->fs && v->fs->revoked ? -EIO : 0;
-}
-
-/* May v's filesystem change - its names, its files' bytes? The read-only
- * rule, written once: -EIO once revoked, -EROFS for a read-only instance.
- * Every change of names or of a regular file's bytes asks (the vfs_
- * operations, file_write_at, vfs_ready for write access); devices and
- * FIFOs in a read-only filesystem still work, their bytes are not its. */
-int fs_may_change(struct vnode *v)
-{
-    int err = fs_check(v);
-
-    return err ? err : v->fs->readonly ? -EROFS : 0;
-}
-
 /* ---- calling the filesystem
  *
  * The one place a vnode's operations are called. Two answers are given

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "fs/path.h"
+#include "include/uapi/errno.h"
 #include "include/uapi/fs.h"
 #include "lib/kprintf.h"
 
@@ -157,6 +158,89 @@ static inline void fs_put(struct fs *fs)
         fs_release(fs);
 }
 
+/* An attachment: "at vnode mp, reached through mount parent, show root
+ * instead". Only namespace.c looks inside (it makes, lists and detaches
+ * them); it is here for paths, which take and drop references on their
+ * mount inline, as on their vnode and filesystem. */
+struct mount {
+    int refs;                   /* the namespace list's, plus one per path */
+    int id;
+    int attached;
+    struct mount *parent;       /* NULL: a namespace root, or detached */
+    struct vnode *mp;           /* the covered vnode (in parent), or NULL */
+    struct vnode *root;         /* what is shown there */
+    struct mount *next;         /* in the namespace list */
+    struct mount *copy;         /* scratch for ns_copy */
+    char *name;                 /* a non-directory's: the name it was bound at, or NULL */
+    int flags;                  /* BIND_* it was bound with (setattach: BIND_ATTRS), MNT_* */
+};
+
+/* A mount's own flags, beside BIND_FLAGS: */
+#define MNT_UNIONED 0x100       /* a member of a union, or the base it was bound onto */
+#define MNT_BASE    0x200       /* the base a union bind made: the directory that was there */
+
+void mount_release(struct mount *m);    /* its last reference went: mount_put */
+
+static inline void mount_get(struct mount *m)
+{
+    m->refs++;
+}
+
+static inline void mount_put(struct mount *m)
+{
+    if (m && ref_drop(&m->refs))
+        mount_release(m);
+}
+
+/* ---- paths (path.h): the references a path holds, one on its vnode,
+ * one on the vnode's filesystem and one on its mount. Inline, like the
+ * counts themselves: every step of a walk takes and drops a few. */
+static inline void path_get(const struct path *p)
+{
+    vnode_get(p->vn);
+    fs_get(p->vn->fs);
+    if (p->mnt)
+        mount_get(p->mnt);
+}
+
+/* Drop p's references and empty it; an empty path is a no-op. */
+static inline void path_put(struct path *p)
+{
+    struct vnode *v = p->vn;
+    struct fs *fs;
+
+    if (!v)
+        return;
+    fs = v->fs;                         /* read first: v may go with its reference */
+    mount_put(p->mnt);
+    vnode_put(v);
+    fs_put(fs);
+    p->vn = NULL;
+    p->mnt = NULL;
+}
+
+static inline void path_copy(struct path *dst, const struct path *src)
+{
+    *dst = *src;
+    path_get(dst);
+}
+
+static inline int path_equal(const struct path *a, const struct path *b)
+{
+    return a->vn == b->vn && a->mnt == b->mnt;
+}
+
+/* The path of v, a lookup's result in directory `dir`: the same
+ * attachment, and v's reference (the one the lookup gave) handed over. */
+static inline void path_child(const struct path *dir, struct vnode *v, struct path *out)
+{
+    out->mnt = dir->mnt;
+    out->vn = v;
+    fs_get(v->fs);
+    if (out->mnt)
+        mount_get(out->mnt);
+}
+
 /* Is a name "." or ".."? Asked at every step of every walk: inline. */
 static inline int name_is_dot(const char *n)
 {
@@ -172,8 +256,25 @@ int fs_revoke(struct fs *fs);                                       /* Lab 04 */
 const char *fs_source_name(const struct fs *fs);
 int vfs_fsopen(const char *type, int srcfd, const char *opts, struct path *out);  /* Lab 03 */
 int vfs_revoke(int fd);
-int fs_check(struct vnode *v);      /* -EIO if revoked */
-int fs_may_change(struct vnode *v); /* and -EROFS if read-only */
+
+/* -EIO if v's filesystem was revoked, else 0: asked before every use of
+ * a node (inline: every walk step and every ready asks). */
+static inline int fs_check(const struct vnode *v)
+{
+    return v->fs && v->fs->revoked ? -EIO : 0;
+}
+
+/* May v's filesystem change - its names, its files' bytes? The read-only
+ * rule, written once: -EIO once revoked, -EROFS for a read-only instance.
+ * Every change of names or of a regular file's bytes asks (the vfs_
+ * operations, file_write_at, vfs_ready for write access); devices and
+ * FIFOs in a read-only filesystem still work, their bytes are not its. */
+static inline int fs_may_change(const struct vnode *v)
+{
+    int err = fs_check(v);
+
+    return err ? err : v->fs->readonly ? -EROFS : 0;
+}
 int vnode_lookup(struct vnode *dir, const char *name, struct vnode **out);
 int vnode_create(struct vnode *dir, const char *name, uint32_t mode, uint32_t rdev,
                  const char *symlink, struct vnode **out);
@@ -223,8 +324,6 @@ struct namespace *ns_copy(struct namespace *ns, struct path *root, struct path *
 void ns_cross(struct namespace *ns, struct path *p);
 int ns_climb(struct path *p);
 int ns_is_top(const struct path *p);
-void mount_get(struct mount *m);
-void mount_put(struct mount *m);
 int ns_bind(struct namespace *ns, const struct path *what, const struct path *where,
             const char *name, int flags);
 int ns_unbind(struct namespace *ns, struct path *where, struct path *out);  /* Lab 04 */
@@ -240,7 +339,21 @@ struct mount *ns_root_mount(struct namespace *ns);
 int ns_may_change(struct namespace *ns);                                   /* Lab 07 */
 int ns_attached_beyond(struct fs *fs, uint32_t uid);
 int ns_union_root(struct namespace *ns, const struct path *root, const struct path *p);
-int ns_attr_check(const struct path *p, int attr);    /* BIND_RDONLY/NOEXEC/NODEV rules */
+
+/* The attribute rules: does p's attachment forbid what `attr` names?
+ * BIND_RDONLY: changing anything through it (-EROFS); BIND_NOEXEC: exec
+ * (-EACCES); BIND_NODEV: readying a device (-EACCES). A path's attributes
+ * are those of the attachment it is on, the one it was reached through,
+ * and nothing else's: the filesystem's own read-only is fs_may_change's.
+ * A path reached through no attachment (an fsopen fd) has none. Checked
+ * where access is granted (ready, create, exec...), never at each
+ * read or write: what was granted stays granted. */
+static inline int ns_attr_check(const struct path *p, int attr)
+{
+    if (!p->mnt || !(p->mnt->flags & attr))
+        return 0;
+    return attr == BIND_RDONLY ? -EROFS : -EACCES;
+}
 int ns_attr_keeps(const struct path *from, const struct path *to); /* link/rename: -EXDEV */
 int vfs_setattach(int dirfd, const char *path, int flags);
 
@@ -250,7 +363,19 @@ int vfs_setattach(int dirfd, const char *path, int flags);
 #define UNION_OLD    0                  /* ns_union_dir: acting on an existing name */
 #define UNION_NEW    1                  /* making an exclusive new one */
 #define UNION_TARGET 2                  /* rename's new name */
-int ns_union(struct namespace *ns, const struct path *p, struct path *u);
+int ns_union_members(struct namespace *ns, const struct path *p, struct path *u);
+
+/* If p is the root of a member of a union of ns (two members or more),
+ * fill u with paths on its members' roots in search order and return
+ * their number (the caller drops them with ns_union_put); otherwise 0.
+ * Asked at every step of a walk, and nearly always answered by the
+ * first test, here, without a call. */
+static inline int ns_union(struct namespace *ns, const struct path *p, struct path *u)
+{
+    if (!p->mnt || p->vn != p->mnt->root || !(p->mnt->flags & MNT_UNIONED))
+        return 0;
+    return ns_union_members(ns, p, u);
+}
 void ns_union_put(struct path *u, int n);
 int ns_lookup(struct namespace *ns, const struct proc *who, const struct path *dir,
               const char *name, struct path *out);

@@ -5,8 +5,8 @@
  * of user mode. /proc/prof shows the counts since boot, the busiest
  * functions first (README, "Where the kernel's time goes").
  *
- * What a sample cannot see: code that runs with interrupts off (inside
- * kmalloc, which holds them off, or an interrupt handler) is counted at
+ * What a sample cannot see: code that runs with interrupts off (between
+ * irq_save and irq_restore, or in an interrupt handler) is counted at
  * the point where they come back on, so such a function's cost lands
  * partly on the one that turns interrupts on again. */
 #include "arch/x86/cpu.h"

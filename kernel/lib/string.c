@@ -18,8 +18,10 @@ typedef unsigned int __attribute__((may_alias, aligned(1))) any_word;
 #define NOT_A_LIBCALL() __asm__ volatile("" ::: "memory")
 
 /* n bytes from s to d, lowest address first (the ranges may overlap only
- * with d below s: each step loads its words before it stores them). */
-static void copy_up(void *d, const void *s, size_t n)
+ * with d below s: each step loads its words before it stores them).
+ * Inlined into memcpy and memmove: most copies in the kernel are a few
+ * bytes (names), where a second call costs as much as the copy. */
+static inline __attribute__((always_inline)) void copy_up(void *d, const void *s, size_t n)
 {
     unsigned char *dp = d;
     const unsigned char *sp = s;
@@ -54,6 +56,11 @@ void *memset(void *dst, int c, size_t n)
         any_word *w = (any_word *)d;
         w[0] = w[1] = w[2] = w[3] = w[4] = w[5] = w[6] = w[7] = v;
         w[8] = w[9] = w[10] = w[11] = w[12] = w[13] = w[14] = w[15] = v;
+        NOT_A_LIBCALL();
+    }
+    for (; n >= 16; n -= 16, d += 16) {     /* the kernel's small structures */
+        any_word *w = (any_word *)d;
+        w[0] = w[1] = w[2] = w[3] = v;
         NOT_A_LIBCALL();
     }
     for (; n >= 4; n -= 4, d += 4)

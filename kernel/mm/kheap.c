@@ -21,7 +21,6 @@
  *     block, is caught by the magic words and the block's alignment.
  * doc/decisions.md says why it is built so. */
 #include "arch/x86/mmu.h"
-#include "arch/x86/x86.h"
 #include "boot.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
@@ -63,7 +62,13 @@ block: the blocks of that page taken */
     uint32_t magic;                     /* MAGIC_USED / MAGIC_FREE, next to the data */
 };
 
-/* All of this is touched only with interrupts off (irq_save). */
+/* No lock: the kernel is never preempted (one CPU), and no interrupt
+ * handler allocates or frees (nor does the page allocator under us, which
+ * has no lock either). So kmalloc and kfree do not turn interrupts off:
+ * under QEMU every `sti` ends the translated block and goes back to the
+ * emulator's main loop, which cost more than the rest of a small kmalloc
+ * (doc/decisions.md, "Performance"). An interrupt handler that must have
+ * memory takes it beforehand. */
 static struct block_hdr *free_list[NBUCKETS];
 static struct {
     struct block_hdr *h;
@@ -72,6 +77,7 @@ static struct {
 static unsigned q_next, q_len;          /* ring: the oldest is q_next - q_len */
 static char *spare[NBUCKETS];           /* a page of the bucket with no block taken, or NULL */
 static unsigned run_pages, bucket_pages, blocks_used, frees_since_check;
+static uintptr_t heap_end;              /* the end of the kernel's mapping of memory */
 int kheap_checking;                     /* set once at boot: `heapcheck` */
 
 void kheap_init(void)
@@ -80,6 +86,7 @@ void kheap_init(void)
 
     for (i = 0; i < NBUCKETS; i++)
         free_list[i] = NULL;
+    heap_end = KERNBASE + pmm_total_pages() * PAGE_SIZE;
     kheap_checking = boot_arg("heapcheck") != NULL;
     if (kheap_checking)
         kprintf("heapcheck: red zones, poisoned frees, quarantine of %d\n", QUARANTINE);
@@ -238,8 +245,9 @@ static void bucket_page_free(int b, char *page)
 
 /* Give a freed block back for reuse: a run to the page allocator, a
  * bucket block to its free list, and its page too once all of it is free
- * (unless the bucket has no spare page yet: then it becomes the spare). */
-static void release(struct block_hdr *h)
+ * (unless the bucket has no spare page yet: then it becomes the spare).
+ * Inlined into kfree, its caller on every free. */
+static inline __attribute__((always_inline)) void release(struct block_hdr *h)
 {
     char *page;
     int b = h->bucket;
@@ -264,7 +272,6 @@ static void release(struct block_hdr *h)
  * when memory runs short, kheap_check (and so /proc/meminfo) always. */
 unsigned kheap_trim(void)
 {
-    uint32_t s = irq_save();
     unsigned n = 0;
     int b;
 
@@ -275,7 +282,6 @@ unsigned kheap_trim(void)
             n++;
         }
     }
-    irq_restore(s);
     return n;
 }
 
@@ -290,31 +296,34 @@ static void quarantine_evict(void)
     q_len--;
 }
 
-static void *alloc(size_t n, uint32_t caller)
+/* The bucket of a block of `need` bytes (header included): the smallest
+ * power of two from 32 that holds it, counted from 0; RUN (or more) if
+ * no bucket does. From the highest bit of need - 1, not by trying each. */
+static int bucket_of(size_t need)
+{
+    return need <= BLOCK_SIZE(0) ? 0 : 32 - __builtin_clz(need - 1) - MIN_SHIFT;
+}
+
+/* Inlined into kmalloc, kzalloc and kstrdup: one call per allocation,
+ * not two (under QEMU a call and its return cost more than their work). */
+static inline __attribute__((always_inline)) void *alloc(size_t n, uint32_t caller)
 {
     size_t need = n + sizeof(struct block_hdr) + (kheap_checking ? REDZONE_MIN : 0);
     struct block_hdr *h;
-    uint32_t s;
     int b;
 
     if (n == 0 || n > MAX_ALLOC)
         return NULL;
-    for (b = 0; b < NBUCKETS; b++)
-        if (need <= BLOCK_SIZE(b))
-            break;
-    if (b == RUN) {
+    if ((b = bucket_of(need)) >= RUN) {
         unsigned np = PGROUNDUP(need) / PAGE_SIZE;
         if (!(h = pages_alloc(np)))
             return NULL;
-        s = irq_save();
+        b = RUN;
         h->count = np;
         run_pages += np;
     } else {
-        s = irq_save();
-        if (!free_list[b] && bucket_refill(b) < 0) {
-            irq_restore(s);
+        if (!free_list[b] && bucket_refill(b) < 0)
             return NULL;
-        }
         h = free_list[b];
         if (kheap_checking || h->magic != MAGIC_FREE)
             check_free_block(h, 0);     /* else all it would check is the magic */
@@ -329,7 +338,6 @@ static void *alloc(size_t n, uint32_t caller)
     if (kheap_checking)
         fill(data_of(h) + n, REDZONE, data_room(h) - n);
     blocks_used++;
-    irq_restore(s);
     return data_of(h);
 }
 
@@ -371,14 +379,13 @@ static struct block_hdr *header_of(void *p, uint32_t caller)
     uint32_t off;
     const char *fn;
 
-    if (a >= KERNBASE + PAGE_SIZE && (a & 31) == sizeof(*h) &&
-        V2P(a) < pmm_total_pages() * PAGE_SIZE && h->magic == MAGIC_USED &&
-        (h->bucket == RUN ? (a - sizeof(*h)) % PAGE_SIZE == 0
-                          : h->bucket < RUN && (a - sizeof(*h)) % BLOCK_SIZE(h->bucket) == 0))
+    /* a block starts at a multiple of its size (a run: of a page) */
+    if (a >= KERNBASE + PAGE_SIZE && (a & 31) == sizeof(*h) && a < heap_end &&
+        h->magic == MAGIC_USED && h->bucket <= RUN &&
+        ((a - sizeof(*h)) & ((h->bucket == RUN ? PAGE_SIZE : BLOCK_SIZE(h->bucket)) - 1)) == 0)
         return h;                       /* a good block: no symbol looked up (every kfree) */
     fn = sym(caller, &off);
-    if (a < KERNBASE + PAGE_SIZE || (a & 31) != sizeof(*h) ||
-        V2P(a) >= pmm_total_pages() * PAGE_SIZE)
+    if (a < KERNBASE + PAGE_SIZE || (a & 31) != sizeof(*h) || a >= heap_end)
         panic("kfree(%p) from %s+0x%x: not a heap block", p, fn, off);
     if (h->magic == MAGIC_FREE)
         panic("kfree(%p) from %s+0x%x: double free of a %u-byte block", p, fn, off,
@@ -408,18 +415,16 @@ static void check_all(void)
 
 void kfree(void *p)
 {
-    uint32_t s, freed_by = (uint32_t)__builtin_return_address(0);
+    uint32_t freed_by = (uint32_t)__builtin_return_address(0);
     struct block_hdr *h;
 
     if (!p)
         return;
-    s = irq_save();
     h = header_of(p, freed_by);
     blocks_used--;
     if (!kheap_checking) {
         h->magic = MAGIC_FREE;
         release(h);
-        irq_restore(s);
         return;
     }
     check_redzone(h);
@@ -437,17 +442,13 @@ void kfree(void *p)
     }
     if (++frees_since_check >= CHECK_EVERY)
         check_all();
-    irq_restore(s);
 }
 
 void kheap_check(void)
 {
-    uint32_t s = irq_save();
-
     check_all();
     while (q_len > 0)
         quarantine_evict();
-    irq_restore(s);
     kheap_trim();
 }
 

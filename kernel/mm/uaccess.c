@@ -67,20 +67,22 @@ int copyin(void *dst, uint32_t usrc, size_t n)
  * the first max bytes), -ENAMETOOLONG, or -EFAULT. */
 static int ustr_walk(char *dst, uint32_t usrc, size_t max)
 {
-    size_t len = 0;
-    char c;
+    size_t len = 0, end;
 
     while (len < max) {
         const char *k = vm_user_page(curproc()->pgdir, usrc + len, 0);
         size_t chunk = PAGE_SIZE - ((usrc + len) & (PAGE_SIZE - 1));
         if (!k || usrc + len < usrc)
             return -EFAULT;
-        for (; chunk > 0 && len < max; chunk--, len++) {
-            c = *k++;
-            if (dst)
-                dst[len] = c;
-            if (c == '\0')
-                return (int)len;
+        end = chunk < max - len ? len + chunk : max;
+        if (dst) {                      /* two loops: the test is not made per byte */
+            for (; len < end; len++)
+                if ((dst[len] = *k++) == '\0')
+                    return (int)len;
+        } else {
+            for (; len < end; len++)
+                if (*k++ == '\0')
+                    return (int)len;
         }
     }
     return -ENAMETOOLONG;

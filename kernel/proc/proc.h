@@ -53,7 +53,16 @@ struct proc {
 extern struct proc proc_table[NPROC];
 extern volatile uint32_t ticks;
 
-struct proc *curproc(void);
+/* The running process (NULL in the scheduler and before the first one).
+ * Inline: nearly every system call asks several times, and a call under
+ * QEMU costs more than the load. Only the scheduler sets it (sched.c). */
+extern struct proc *current;
+
+static inline struct proc *curproc(void)
+{
+    return current;
+}
+
 void sched_slot_used(struct proc *p);   /* proc_alloc took this slot (sched.c) */
 struct proc *proc_alloc(void);
 void proc_free(struct proc *p);
@@ -66,7 +75,20 @@ int proc_kill_group(int pgid, int sig);
 struct proc *proc_find(int pid);
 void proc_user_fault(struct trapframe *tf, uint32_t addr);
 void proc_out_of_memory(struct proc *p); /* a COW fault found no page */
-void proc_return_to_user(struct trapframe *tf);
+
+/* Last thing before returning to user mode: die if killed, give up the
+ * CPU if the timer said our slice is over. Every system call comes
+ * through here, and nearly always neither has happened: the test is
+ * inline, the work is proc_return_slow's (sched.c). */
+extern int need_resched;
+void proc_return_slow(void);
+
+static inline void proc_return_to_user(struct trapframe *tf)
+{
+    (void)tf;
+    if (current->killed || need_resched)
+        proc_return_slow();
+}
 void proc_start_init(const char *path, const char *const *args);
 void proc_set_name(struct proc *p, const char *name);
 
@@ -78,6 +100,11 @@ void wakeup(void *chan);
 void wakeup_all(void);
 int sleep_ms(uint32_t ms); /* -EINTR if killed while asleep */
 void clock_init(void);                  /* the timer interrupt's handler */
-uint32_t uptime_ms(void);
+/* Milliseconds since the clock started (the timer's ticks). Inline: every
+ * change to a file or directory stamps its time with it (rtc_now). */
+static inline uint32_t uptime_ms(void)
+{
+    return ticks * (1000 / HZ);
+}
 
 #endif

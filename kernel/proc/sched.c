@@ -12,19 +12,14 @@
 
 /* The scheduler's own: changed only with interrupts off (sched, scheduler). */
 static struct context *scheduler_ctx;
-static struct proc *current;
-static int need_resched;                /* set by the timer interrupt */
+struct proc *current;                   /* curproc() (proc.h); make gdb reads it too */
+int need_resched;                       /* set by the timer interrupt (proc.h) */
 /* Slots of proc_table ever used: proc_alloc takes the lowest free slot,
  * so with few processes this is small, and the scheduler and wakeup look
  * at nothing past it. It matters under QEMU: every switch empties the
  * TLB, and the table is many pages (a struct proc holds its FPU state). */
 static int nslots;
 volatile uint32_t ticks;                /* counted by the timer interrupt; read anywhere */
-
-SWITCH_PATH struct proc *curproc(void)
-{
-    return current;
-}
 
 /* proc_alloc took slot p (interrupts off). */
 void sched_slot_used(struct proc *p)
@@ -138,11 +133,6 @@ void clock_init(void)
     irq_register(IRQ_TIMER, timer_intr);
 }
 
-uint32_t uptime_ms(void)
-{
-    return ticks * (1000 / HZ);
-}
-
 int sleep_ms(uint32_t ms)
 {
     uint32_t s = irq_save();
@@ -159,10 +149,10 @@ int sleep_ms(uint32_t ms)
     return 0;
 }
 
-/* Last thing before returning to user mode. */
-SWITCH_PATH void proc_return_to_user(struct trapframe *tf)
+/* proc_return_to_user (proc.h) when the process was killed or its slice
+ * is over. */
+SWITCH_PATH void proc_return_slow(void)
 {
-    (void)tf;
     if (current->killed)
         proc_exit(W_SIGNALED(current->killed));
     if (need_resched)

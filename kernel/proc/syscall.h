@@ -5,9 +5,10 @@
 #define PROC_SYSCALL_H
 
 #include <stdint.h>
-
-struct trapframe;
-void syscall_dispatch(struct trapframe *tf);
+#include "arch/x86/cpu.h"
+#include "include/uapi/errno.h"
+#include "include/uapi/syscall.h"
+#include "proc/proc.h"
 
 typedef int (*syscall_fn)(const uint32_t *arg);
 
@@ -27,5 +28,28 @@ typedef int (*syscall_fn)(const uint32_t *arg);
 #define DECLARE(name) int sys_##name(const uint32_t *arg);
 SYSCALLS(DECLARE)
 #undef DECLARE
+
+extern const syscall_fn syscalls[NSYSCALLS];    /* syscall.c */
+void fd_end_call(struct proc *p);               /* fs/file.c */
+
+/* A system call lands here, by int $0x80 (trap()) or sysenter
+ * (sysenter_trap(), both in arch/x86/trap.c): look the number up, pass
+ * the five argument registers, put the result (value or -errno) back in
+ * %eax, and end the call: drop the files it borrowed by fd (fd_end_call).
+ * Inline in its two callers: under QEMU a call costs about what this
+ * does, and every system call pays it. */
+static inline void syscall_dispatch(struct trapframe *tf)
+{
+    uint32_t arg[5] = { tf->ebx, tf->ecx, tf->edx, tf->esi, tf->edi };
+    uint32_t n = tf->eax;
+    struct proc *p = curproc();
+
+    if (n < NSYSCALLS && syscalls[n])
+        tf->eax = (uint32_t)syscalls[n](arg);
+    else
+        tf->eax = (uint32_t)-ENOSYS;
+    if (p->ncall_files || p->room_table || p->room_file)
+        fd_end_call(p);                 /* most calls borrow nothing (fd_end_call's three) */
+}
 
 #endif
