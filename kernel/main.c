@@ -165,9 +165,12 @@ void kmain(uint32_t magic, uint32_t mbi_pa)
     const struct multiboot_info *mbi = P2V(mbi_pa);
     char test[32], run[sizeof(cmdline)], user[32];
     const char *run_argv[MAXARG];
+    int sse;
 
     console_init();
+    sse = fpu_init();                       /* CR0 as it stays: before any code that runs again */
     kprintf("Orthos %s\n", ORTHOS_VERSION);
+    kprintf("fpu: x87%s, saved per process\n", sse ? " + SSE" : "");
     if (magic != MULTIBOOT_BOOTLOADER_MAGIC)
         panic("not booted by a multiboot loader (magic %x)", magic);
     read_boot_info(mbi);
@@ -175,7 +178,6 @@ void kmain(uint32_t magic, uint32_t mbi_pa)
         panic_exits = 1;
     gdt_init();
     idt_init();
-    fpu_init();
     pic_init();
     mem_init(mbi);
     pmm_set_reclaim(reclaim_caches);        /* shared text, spare kernel stacks */

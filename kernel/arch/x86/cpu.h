@@ -86,7 +86,7 @@ struct fpu_state {
     uint8_t regs[480];                  /* st0-st7, xmm0-xmm7, reserved */
 } __attribute__((aligned(16)));
 
-void fpu_init(void);
+int fpu_init(void);                             /* first in kmain: 1 if SSE */
 void fpu_reset(struct fpu_state *s);
 void fpu_switch_to(const struct fpu_state *s);  /* before running s's process */
 void fpu_trap(struct fpu_state *s);             /* #NM from the process owning s */

@@ -13,7 +13,6 @@
  * scheduler, the #NM trap, fork and exec, which never sleep in here). */
 #include "arch/x86/cpu.h"
 #include "arch/x86/x86.h"
-#include "lib/kprintf.h"
 #include "lib/string.h"
 
 #define CR0_MP         (1u << 1)           /* wait/fwait honour TS */
@@ -55,19 +54,6 @@ static inline void write_cr4(uint32_t v)
     __asm__ volatile("movl %0, %%cr4" : : "r"(v));
 }
 
-/* Turn the FPU on for user programs: errors as exceptions (#MF, #XM) that
- * kill the process that caused them, and SSE if the CPU has it. fxsave is
- * there: boot/entry.asm refused a CPU without it (older than a Pentium II). */
-void fpu_init(void)
-{
-    uint32_t d = cpuid_features();
-
-    write_cr0((read_cr0() | CR0_MP | CR0_NE) & ~(CR0_EM | CR0_TS));
-    write_cr4(read_cr4() | CR4_OSFXSR | ((d & CPUID_SSE) ? CR4_OSXMMEXCPT : 0));
-    __asm__ volatile("fninit");
-    kprintf("fpu: x87%s, saved per process\n", (d & CPUID_SSE) ? " + SSE" : "");
-}
-
 SWITCH_PATH static void set_ts(int on)
 {
     if (on == ts_set)
@@ -77,6 +63,30 @@ SWITCH_PATH static void set_ts(int on)
     else
         __asm__ volatile("clts");
     ts_set = on;
+}
+
+/* Turn the FPU on for user programs: errors as exceptions (#MF, #XM) that
+ * kill the process that caused them, and SSE if the CPU has it. fxsave is
+ * there: boot/entry.asm refused a CPU without it (older than a Pentium II).
+ * Returns whether SSE is on.
+ *
+ * kmain calls this first, and it leaves CR0 as the kernel then runs with:
+ * TS set, since no process owns the registers yet (the invariant above).
+ * QEMU's TCG translates a block of code again for every value of CR0.MP
+ * and CR0.TS it runs with, so code that ran at boot with other values
+ * (MP clear before this call, TS clear after it) was translated once more
+ * when processes called it: a fifth of the blocks translated on the way
+ * to the first prompt, which is mostly translating (doc/decisions.md,
+ * "Fifth round: boot"). */
+int fpu_init(void)
+{
+    uint32_t d = cpuid_features();
+
+    write_cr0((read_cr0() | CR0_MP | CR0_NE) & ~(CR0_EM | CR0_TS));
+    write_cr4(read_cr4() | CR4_OSFXSR | ((d & CPUID_SSE) ? CR4_OSXMMEXCPT : 0));
+    __asm__ volatile("fninit");
+    set_ts(1);                          /* nobody's state: the first use traps */
+    return (d & CPUID_SSE) != 0;
 }
 
 /* The state of a process that has not used the FPU: what fninit leaves,
