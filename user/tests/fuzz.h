@@ -111,17 +111,15 @@ static inline unsigned fz_now(struct fuzz *f)
     return uptime_ms() - f->start_ms;
 }
 
-/* A tiny program that exits 0: an ELF header, one program header, code. */
-static inline int fz_tiny_elf(char *out)
+/* A minimal program around n bytes of code: an ELF header, one program
+ * header, the code at file offset 84, loaded at 0x400000 (so the code
+ * starts at FZ_ELF_CODE, the entry). out needs 84 + n bytes; its length. */
+#define FZ_ELF_CODE (0x400000u + 84)
+
+static inline int fz_elf_image(char *out, const void *code, int ncode)
 {
-    static const unsigned char code[] = {
-        0xB8, 0x01, 0x00, 0x00, 0x00,           /* mov eax, SYS_exit */
-        0x31, 0xDB,                             /* xor ebx, ebx */
-        0xCD, 0x80,                             /* int $0x80 */
-        0x0F, 0x0B,                             /* ud2 */
-    };
     unsigned *w;
-    int n = 52 + 32 + sizeof(code);
+    int n = 52 + 32 + ncode;
 
     memset(out, 0, n);
     memcpy(out,
@@ -132,7 +130,7 @@ static inline int fz_tiny_elf(char *out)
     out[18] = 3;                                /* EM_386 */
     w = (unsigned *)(out + 20);
     w[0] = 1;                                   /* version */
-    w[1] = 0x400000 + 84;                       /* entry */
+    w[1] = FZ_ELF_CODE;                         /* entry */
     w[2] = 52;                                  /* phoff */
     out[40] = 52;                               /* ehsize */
     out[42] = 32;                               /* phentsize */
@@ -144,8 +142,38 @@ static inline int fz_tiny_elf(char *out)
     w[4] = w[5] = n;                            /* filesz, memsz */
     w[6] = 5;                                   /* R X */
     w[7] = 4096;
-    memcpy(out + 84, code, sizeof(code));
+    memcpy(out + 84, code, ncode);
     return n;
+}
+
+/* A tiny program that exits 0 (fits in 256 bytes). */
+static inline int fz_tiny_elf(char *out)
+{
+    static const unsigned char code[] = {
+        0xB8, 0x01, 0x00, 0x00, 0x00,           /* mov eax, SYS_exit */
+        0x31, 0xDB,                             /* xor ebx, ebx */
+        0xCD, 0x80,                             /* int $0x80 */
+        0x0F, 0x0B,                             /* ud2 */
+    };
+
+    return fz_elf_image(out, code, sizeof(code));
+}
+
+/* Make an image unable to make a system call, so that a mutated program
+ * can only fault: every `int $0x80` (cd 80) and every `sysenter` (0f 34)
+ * in it gets int3 for its first byte, wherever the pair sits (an opcode,
+ * an operand, data: a jump may land anywhere). Both ways in count: libc
+ * calls by sysenter when the CPU has it (user/lib/syscalls.c), and a
+ * mutated /bin/wc that still could once made a file with create(), which
+ * the leak check saw as a page and two heap blocks kept (doc/fuzzing.md). */
+static inline void fz_defuse(unsigned char *img, unsigned size)
+{
+    unsigned i;
+
+    for (i = 0; i + 1 < size; i++) {
+        if ((img[i] == 0xCD && img[i + 1] == 0x80) || (img[i] == 0x0F && img[i + 1] == 0x34))
+            img[i] = 0xCC;
+    }
 }
 
 /* The program's first initialised variable: its object comes before libc's

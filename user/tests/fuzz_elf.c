@@ -12,9 +12,10 @@
  * MAXCOUNT and the count are execs.
  *
  * A mutated program must not be able to do anything but fault: every
- * `int $0x80` byte pair (cd 80) in an image is changed to `int3` before it
- * is written, so no code from the file can make a system call (poweroff
- * included). doc/fuzzing.md has more. */
+ * `int $0x80` (cd 80) and `sysenter` (0f 34) byte pair in an image gets
+ * `int3` for its first byte before it is written (fz_defuse), so no code
+ * from the file can make a system call (poweroff, kill, create included).
+ * doc/fuzzing.md has more. */
 #include <fcntl.h>
 #include <orthos.h>
 #include "fuzz.h"
@@ -184,19 +185,6 @@ static void mutate(unsigned *size)
     }
 }
 
-/* No code from the file may make a system call: int $0x80 becomes int3.
- * (std, popf and iret stay: a fault taken with the direction flag set must
- * harm only the program - trap entry clears it.) */
-static void defuse(unsigned size)
-{
-    unsigned i;
-
-    for (i = 0; i < size; i++) {
-        if (img[i] == 0xCD && i + 1 < size && img[i + 1] == 0x80)
-            img[i] = 0xCC;
-    }
-}
-
 /* Write the image where every round puts it: 0 or -1. */
 static int put_image(unsigned size, int mode)
 {
@@ -278,7 +266,7 @@ int main(int argc, char **argv)
         memcpy(img, seeds[i].data, size);
         for (i = chance(5) ? 0 : 1 + rnd(4); i > 0; i--)
             mutate(&size);
-        defuse(size);
+        fz_defuse(img, size);              /* (std, popf and iret stay: trap entry clears DF) */
         if (put_image(size, chance(97) ? 0755 : 0644) < 0) {
             fz_say("fuzz_elf: cannot write %s: %s\n", IMAGE, strerror(errno));
             break;
