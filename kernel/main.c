@@ -1,6 +1,7 @@
 /* main.c - kmain(): the order in which Orthos comes up. Each step needs
- * the ones before it: the console first (so everything can talk), then
- * segments and traps, physical memory, paging, the heap, devices and the
+ * the ones before it: the console first (so everything can talk) and the
+ * FPU's control bits as the kernel keeps them (fpu.c says why so early),
+ * then segments and traps, physical memory, paging, the heap, devices and the
  * clock, the filesystems, and finally the first user process. */
 #include "arch/x86/cpu.h"
 #include "arch/x86/multiboot.h"
