@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include "arch/x86/cpu.h"
+#include "fs/vfs.h"
 #include "include/uapi/errno.h"
 #include "include/uapi/syscall.h"
 #include "proc/proc.h"
@@ -30,7 +31,6 @@ SYSCALLS(DECLARE)
 #undef DECLARE
 
 extern const syscall_fn syscalls[NSYSCALLS];    /* syscall.c */
-void fd_end_call(struct proc *p);               /* fs/file.c */
 
 /* A system call lands here, by int $0x80 (trap()) or sysenter
  * (sysenter_trap(), both in arch/x86/trap.c): look the number up, pass
