@@ -43,6 +43,7 @@
 
 #define PCI_ADDR 0xCF8
 #define PCI_DATA 0xCFC
+#define BM_IO    0xC000                 /* where SeaBIOS puts them, if the firmware did not */
 
 /* One IDE channel (two units). Touched by the interrupt handler too: only
  * with interrupts off. */
@@ -311,9 +312,17 @@ static uint32_t pci_read(uint32_t dev, uint32_t off)
     return inl(PCI_DATA);
 }
 
+static void pci_write(uint32_t dev, uint32_t off, uint32_t value)
+{
+    outl(PCI_ADDR, 0x80000000u | dev << 8 | (off & 0xFC));
+    outl(PCI_DATA, value);
+}
+
 /* The bus-master registers of the first PCI IDE controller that has them
  * (class 1, subclass 1, programming interface bit 7), with bus mastering
- * switched on; 0 if there is none. Bus 0 only: where PCs put it. */
+ * switched on; 0 if there is none. Bus 0 only: where PCs put it. A
+ * firmware that assigns no PCI addresses (qboot, which the tests boot
+ * with) leaves them at 0: then they go at BM_IO, nothing else's on a PC. */
 static uint16_t find_bus_master(void)
 {
     uint32_t dev, class, bar, cmd;
@@ -322,12 +331,17 @@ static uint16_t find_bus_master(void)
         if ((pci_read(dev, 0) & 0xFFFF) == 0xFFFF)
             continue;
         class = pci_read(dev, 8);
+        if (class >> 16 != 0x0101 || !(class & 0x8000))
+            continue;
         bar = pci_read(dev, 0x20);
-        if (class >> 16 != 0x0101 || !(class & 0x8000) || !(bar & 1))
+        if ((bar & 1) && !(bar & 0xFFFC)) {
+            pci_write(dev, 0x20, BM_IO);
+            bar = pci_read(dev, 0x20);
+        }
+        if (!(bar & 1) || !(bar & 0xFFFC))
             continue;
         cmd = pci_read(dev, 4) & 0xFFFF;
-        outl(PCI_ADDR, 0x80000000u | dev << 8 | 4);
-        outw(PCI_DATA, cmd | 0x5);      /* I/O space and bus master on */
+        pci_write(dev, 4, cmd | 0x5); /* I/O space and bus master on; status 0 changes nothing */
         return bar & 0xFFFC;
     }
     return 0;
@@ -345,9 +359,9 @@ static void identify(int unit)
     outb(io + 5, 0);
     outb(io + 7, ATA_CMD_IDENTIFY);
     if (inb(io + 7) == 0 || inb(io + 7) == 0xFF)
-        return;                         /* nothing on this cable position */
+        return; /* nothing on this cable position */
     if (wait_ready(io) < 0 || inb(io + 4) || inb(io + 5))
-        return;                         /* ATAPI (the CD-ROM) or an error */
+        return; /* ATAPI (the CD-ROM) or an error */
     if (wait_drq(io) < 0)
         return;
     insw(io, id, 256);
@@ -414,7 +428,7 @@ void ata_init(void)
     for (ch = 0; ch < 2; ch++) {
         if (chans[ch].bm) {
             irq_register(chans[ch].irq, ch ? ata_intr_secondary : ata_intr_primary);
-            outb(chans[ch].ctl, 0);     /* nIEN clear: the drive may interrupt */
+            outb(chans[ch].ctl, 0); /* nIEN clear: the drive may interrupt */
         }
     }
     if (any)

@@ -34,6 +34,7 @@ struct context {
 #define T_FPERR   16                  /* x87 error (#MF) */
 #define T_SIMDERR 19                  /* SSE error (#XM) */
 #define T_IRQ0    32
+#define T_SPUR    0xFF                /* the local APIC's spurious vector (pic.c): ignored */
 #define T_SYSCALL 0x80                /* int $0x80, and sysenter too (err tells them apart) */
 
 /* tf->err of a system call made with sysenter: its frame may be left by

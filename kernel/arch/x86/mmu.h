@@ -13,6 +13,8 @@
 #define PTE_P        0x001u  /* present */
 #define PTE_W        0x002u  /* writable */
 #define PTE_U        0x004u  /* user may access */
+#define PTE_PWT      0x008u  /* write-through */
+#define PTE_PCD      0x010u  /* not cached (device registers) */
 #define PTE_PS       0x080u  /* 4 MiB page (in a PDE) */
 #define PTE_COW      0x200u  /* software bit: copy-on-write page */
 #define PTE_LAZY     0x400u  /* software bit, not present: a zeroed page on first touch */

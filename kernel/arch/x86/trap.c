@@ -95,6 +95,8 @@ SWITCH_PATH void trap(struct trapframe *tf)
         syscall_dispatch(tf);
     } else if (tf->trapno >= T_IRQ0 && tf->trapno < T_IRQ0 + NIRQ) {
         irq_dispatch(tf->trapno - T_IRQ0);
+    } else if (tf->trapno == T_SPUR) {
+        /* nothing happened */
     } else if (tf->trapno == T_DEVICE && trap_from_user(tf) && curproc()) {
         fpu_trap(&curproc()->fpu);      /* its first FPU use since a switch: fpu.c */
     } else if (trap_from_user(tf)) {

@@ -106,8 +106,9 @@ static inline void invlpg(uintptr_t va)
 
 /* CPUID leaf 1's feature bits in EDX: what this CPU has (boot/entry.asm
  * has already refused one without PSE, CMOV and FXSR). */
-#define CPUID_SEP (1u << 11)           /* sysenter/sysexit (idt.c) */
-#define CPUID_SSE (1u << 25)
+#define CPUID_APIC (1u << 9)           /* a local APIC (pic.c) */
+#define CPUID_SEP  (1u << 11)           /* sysenter/sysexit (idt.c) */
+#define CPUID_SSE  (1u << 25)
 
 static inline uint32_t cpuid_features(void)
 {
@@ -117,7 +118,8 @@ static inline uint32_t cpuid_features(void)
     return d;
 }
 
-/* Write a model-specific register: sysenter's (idt.c, gdt.c). */
+/* Model-specific registers: sysenter's (idt.c, gdt.c), the local APIC's (pic.c). */
+#define MSR_APIC_BASE    0x1B           /* its registers' address; bit 11: it is on */
 #define MSR_SYSENTER_CS  0x174          /* its cs; ss is the next GDT slot */
 #define MSR_SYSENTER_ESP 0x175          /* its esp: the running process's kernel stack */
 #define MSR_SYSENTER_EIP 0x176          /* where it lands: sysenter_entry */
@@ -125,6 +127,14 @@ static inline uint32_t cpuid_features(void)
 static inline void wrmsr(uint32_t msr, uint32_t lo, uint32_t hi)
 {
     __asm__ volatile("wrmsr" : : "c"(msr), "a"(lo), "d"(hi));
+}
+
+static inline uint64_t rdmsr(uint32_t msr)
+{
+    uint32_t lo, hi;
+
+    __asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+    return (uint64_t)hi << 32 | lo;
 }
 
 static inline uint32_t read_ebp(void)
