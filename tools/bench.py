@@ -4,7 +4,9 @@ the emulated machine allows. Numbers, never pass/fail tests.
 
 Each run boots the guest benchmarks (user/tests/bench.c) once and times a
 boot to the shell's prompt through QEMU's -kernel and through the GRUB
-ISO. Every row is printed as the median, minimum and maximum over the runs
+ISO. The -kernel boot is timed on the firmware the tests boot with (qboot,
+when QEMU has it: tools/qemu.py) and, as its own row, on SeaBIOS, QEMU's
+default, which GRUB's ISO needs. Every row is printed as the median, minimum and maximum over the runs
 and, where it has one, as a fraction of its limit: the guest's own fastest
 copy (`limit_memcpy`, the best of several ways of copying in user mode)
 for memory-bound rows, the raw disk read sequentially by the same guest
@@ -98,10 +100,14 @@ def boot_to_prompt(args):
 def one_run(build, disks, tmp):
     rows = guest_run(build, disks, tmp)
     small = os.path.join(tmp, "run-small.img")
-    for name, boot in (("boot_kernel_to_prompt", ["-kernel", os.path.join(build, "orthos.elf"),
-                                                  "-initrd", os.path.join(build, "initrd.tar")]),
-                       ("boot_grub_iso_to_prompt", ["-cdrom", os.path.join(build, "orthos.iso")])):
-        if not os.path.exists(boot[1]):
+    kernel, iso = os.path.join(build, "orthos.elf"), os.path.join(build, "orthos.iso")
+    for name, path, boot in (
+            ("boot_kernel_to_prompt", kernel, qemu.kernel_firmware() + [
+                "-kernel", kernel, "-initrd", os.path.join(build, "initrd.tar")]),
+            ("boot_kernel_seabios_to_prompt", kernel if qemu.kernel_firmware() else "", [
+                "-kernel", kernel, "-initrd", os.path.join(build, "initrd.tar")]),
+            ("boot_grub_iso_to_prompt", iso, ["-cdrom", iso])):
+        if not os.path.exists(path):
             continue
         shutil.copyfile(disks[2], small)
         t = boot_to_prompt(qemu.base_args() + boot + qemu.disk_args([None, small]))
