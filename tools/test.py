@@ -124,6 +124,8 @@ CONSOLE_EXPECT = {
          r"pid \d+ \(t_proc\): page fault at 0x00000000 \(write not present, eip 0x[0-9a-f]{8}\)"
          r": killed"),
         ("illegal_instruction_message", r"pid \d+ \(t_proc\): invalid opcode \(eip 0x[0-9a-f]{8}\)"),
+        ("int3_message_says_breakpoint", r"pid \d+ \(t_proc\): breakpoint \(eip 0x[0-9a-f]{8}\)"),
+        ("into_message_says_overflow", r"pid \d+ \(t_proc\): overflow \(eip 0x[0-9a-f]{8}\)"),
     ],
 }
 

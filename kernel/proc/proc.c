@@ -340,6 +340,8 @@ void proc_user_fault(struct trapframe *tf, uint32_t addr)
 
     if (tf->trapno == T_DIVIDE || tf->trapno == T_FPERR || tf->trapno == T_SIMDERR)
         sig = SIGFPE;
+    else if (tf->trapno == T_BRKPT)
+        sig = SIGTRAP;
 
     if (tf->trapno == T_PGFLT)
         kprintf("pid %d (%s): page fault at %p (%s %s, eip %p): killed\n", p->pid, p->name,

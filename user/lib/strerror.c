@@ -48,8 +48,13 @@ static const char *const errors[] = {
 };
 
 static const char *const signals[] = {
-    [SIGINT] = "Interrupt", [SIGILL] = "Illegal instruction", [SIGFPE] = "Arithmetic exception",
-    [SIGKILL] = "Killed",   [SIGSEGV] = "Segmentation fault", [SIGTERM] = "Terminated",
+    [SIGINT] = "Interrupt",
+    [SIGILL] = "Illegal instruction",
+    [SIGTRAP] = "Trace/breakpoint trap",
+    [SIGFPE] = "Arithmetic exception",
+    [SIGKILL] = "Killed",
+    [SIGSEGV] = "Segmentation fault",
+    [SIGTERM] = "Terminated",
 };
 
 /* A number without a name gets "what N" in a static buffer. */

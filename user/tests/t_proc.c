@@ -184,6 +184,16 @@ static void write_to_text(void)
     *(volatile char *)&write_to_text = 0;
 }
 
+static void breakpoint(void)
+{
+    __asm__ volatile("int3");
+}
+
+static void overflow(void)
+{
+    __asm__ volatile("movl $0x7fffffff, %%eax; addl $1, %%eax; into" : : : "eax", "cc");
+}
+
 static void privileged_instruction(void)
 {
     __asm__ volatile("cli");
@@ -201,9 +211,14 @@ static void faults_kill_only_the_child(void)
         int sig;
         const char *what;
     } cases[] = {
-        { null_deref, SIGSEGV, "NULL write" },        { bad_opcode, SIGILL, "ud2" },
-        { divide_by_zero, SIGFPE, "divide by zero" }, { write_to_text, SIGSEGV, "write to text" },
-        { privileged_instruction, SIGSEGV, "cli" },   { kernel_address, SIGSEGV, "kernel address" },
+        { null_deref, SIGSEGV, "NULL write" },
+        { bad_opcode, SIGILL, "ud2" },
+        { divide_by_zero, SIGFPE, "divide by zero" },
+        { write_to_text, SIGSEGV, "write to text" },
+        { privileged_instruction, SIGSEGV, "cli" },
+        { kernel_address, SIGSEGV, "kernel address" },
+        { breakpoint, SIGTRAP, "int3" },
+        { overflow, SIGSEGV, "into" },
     };
     unsigned i;
 

@@ -26,7 +26,8 @@ struct context {
 
 #define T_DIVIDE  0
 #define T_DEBUG   1
-#define T_BRKPT   3
+#define T_BRKPT   3                   /* int3: a user program may raise it (idt.c) */
+#define T_OFLOW   4                   /* into: likewise */
 #define T_ILLOP   6
 #define T_DEVICE  7                   /* FPU used with CR0.TS set (#NM): fpu.c */
 #define T_GPFLT   13

@@ -68,6 +68,8 @@ void idt_init(void)
     for (i = 0; i < 256; i++)
         idt_set(i, trap_vectors[i], GATE_INTERRUPT, 0);
     idt_set(T_SYSCALL, trap_vectors[T_SYSCALL], GATE_TRAP, 3);
+    idt_set(T_BRKPT, trap_vectors[T_BRKPT], GATE_INTERRUPT, 3);    /* else a user int3 is a #GP */
+    idt_set(T_OFLOW, trap_vectors[T_OFLOW], GATE_INTERRUPT, 3);
     p.limit = sizeof(idt) - 1;
     p.base = (uint32_t)idt;
     __asm__ volatile("lidt %0" : : "m"(p));

@@ -6,6 +6,7 @@
 
 #define SIGINT  2   /* ^C on the console */
 #define SIGILL  4   /* invalid opcode */
+#define SIGTRAP 5   /* int3 */
 #define SIGFPE  8   /* divide error */
 #define SIGKILL 9
 #define SIGSEGV 11  /* page fault, protection fault */
