@@ -4,9 +4,10 @@ the emulated machine allows. Numbers, never pass/fail tests.
 
 Each run boots the guest benchmarks (user/tests/bench.c) once and times a
 boot to the shell's prompt through QEMU's -kernel and through the GRUB
-ISO. The -kernel boot is timed on the firmware the tests boot with (qboot,
-when QEMU has it: tools/qemu.py) and, as its own row, on SeaBIOS, QEMU's
-default, which GRUB's ISO needs. Every row is printed as the median, minimum and maximum over the runs
+ISO. Each tree boots on the firmware its own tests boot it with
+(firmware_for: qboot, when QEMU has it and the tree's kernel sets up what
+SeaBIOS used to, else SeaBIOS); the -kernel boot is also timed on SeaBIOS
+for every tree, the like-for-like row. Every row is printed as the median, minimum and maximum over the runs
 and, where it has one, as a fraction of its limit: the guest's own fastest
 copy (`limit_memcpy`, the best of several ways of copying in user mode)
 for memory-bound rows, the raw disk read sequentially by the same guest
@@ -68,12 +69,25 @@ def make_disks(tmp):
     return ext2, raw, small
 
 
+def firmware_for(build):
+    """The firmware a build's own tests boot it with: an older tree (before
+    kernel_firmware() in its tools/qemu.py) relied on SeaBIOS's setup (the
+    APIC's virtual wire: on qboot its timer stops), so it gets SeaBIOS."""
+    try:
+        with open(os.path.join(os.path.dirname(os.path.abspath(build)), "tools", "qemu.py")) as f:
+            own = "def kernel_firmware" in f.read()
+    except OSError:
+        own = False
+    return qemu.kernel_firmware() if own else []
+
+
 def guest_run(build, disks, tmp):
     """One boot of /bin/bench: {row: (value, unit, limit)} where value is
     MiB/s for byte rows and microseconds per operation for the others."""
     ext2 = os.path.join(tmp, "run-ext2.img")
     shutil.copyfile(disks[0], ext2)
-    args = qemu.kernel_args("panic=exit run=/bin/bench", [None, ext2, disks[1]], build=build)
+    args = qemu.kernel_args("panic=exit run=/bin/bench", [None, ext2, disks[1]], build=build,
+                            firmware=firmware_for(build))
     b = qemu.run(args, timeout=900)
     clock = re.search(r"^BENCHCLOCK (\w+) (\w+) (\d+)$", b.output, re.M)
     if "bench: done" not in b.output or not clock:
@@ -102,9 +116,9 @@ def one_run(build, disks, tmp):
     small = os.path.join(tmp, "run-small.img")
     kernel, iso = os.path.join(build, "orthos.elf"), os.path.join(build, "orthos.iso")
     for name, path, boot in (
-            ("boot_kernel_to_prompt", kernel, qemu.kernel_firmware() + [
+            ("boot_kernel_to_prompt", kernel, firmware_for(build) + [
                 "-kernel", kernel, "-initrd", os.path.join(build, "initrd.tar")]),
-            ("boot_kernel_seabios_to_prompt", kernel if qemu.kernel_firmware() else "", [
+            ("boot_kernel_seabios_to_prompt", kernel, [
                 "-kernel", kernel, "-initrd", os.path.join(build, "initrd.tar")]),
             ("boot_grub_iso_to_prompt", iso, ["-cdrom", iso])):
         if not os.path.exists(path):

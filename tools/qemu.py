@@ -78,10 +78,13 @@ def kernel_firmware():
     return _firmware
 
 
-def kernel_args(cmdline, disks=None, memory="128M", build=BUILD):
+def kernel_args(cmdline, disks=None, memory="128M", build=BUILD, firmware=None):
     """A direct -kernel boot (what tests use: no GRUB, ~0.05 s to the kernel).
-    `build` is the build folder to boot from (another tree's, for handouts)."""
-    return base_args(memory) + kernel_firmware() + ["-kernel", os.path.join(build, "orthos.elf"),
+    `build` is the build folder to boot from (another tree's, for handouts);
+    `firmware`: QEMU's arguments for it, kernel_firmware()'s if None."""
+    if firmware is None:
+        firmware = kernel_firmware()
+    return base_args(memory) + firmware + ["-kernel", os.path.join(build, "orthos.elf"),
                                 "-initrd", os.path.join(build, "initrd.tar"),
                                 "-append", cmdline] + disk_args(disks)
 
