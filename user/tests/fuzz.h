@@ -176,6 +176,114 @@ static inline void fz_defuse(unsigned char *img, unsigned size)
     }
 }
 
+/* ---- the sandbox: where a fuzzer runs what may make any system call.
+ * fuzz_sys's workers call at random, and a mutated program in fuzz_elf can
+ * write `int $0x80` or `sysenter` on its stack and jump there (no NX bit
+ * without PAE), which fz_defuse cannot stop. So each runs in a private
+ * namespace whose root is a fresh ramfs with its own /tmp, /dev (no
+ * console) and /proc: every name it can reach, bind, unbind or revoke is
+ * its own, and the instances go when its last process does (nothing for
+ * the leak check to count). fz_jail adds an unprivileged user for a
+ * program that is not the fuzzer's own code (doc/decisions.md, "## Tests"). */
+
+#define FZ_UID 65534                    /* "nobody": no one else runs as it */
+#define FZ_GID 65534
+
+/* Attach a fresh instance of `type` at name under dir: 0, or -1. */
+static inline int fz_attach(int dir, const char *type, const char *name)
+{
+    int fs = fsopen(type, -1, ""), r;
+
+    if (fs >= 0 && strcmp(type, "devfs") == 0)
+        unlinkat(fs, "console", 0);             /* random writes stay off the console */
+    r = fs < 0 ? -1 : bind(fs, dir, name, 0);
+    close(fs);
+    return r;
+}
+
+/* A sandbox, step 1: a private namespace and a fresh ramfs for its root,
+ * holding empty tmp, dev and proc. The root's fd (the caller may put more
+ * in it before step 2), or -1. */
+static inline int fz_sandbox_root(void)
+{
+    static const char *const dirs[] = { "tmp", "dev", "proc" };
+    int root, i;
+
+    if (unshare() < 0 || (root = fsopen("ramfs", -1, "")) < 0)
+        return -1;
+    for (i = 0; i < 3; i++)
+        close(create(root, dirs[i], S_IFDIR, 0755, 0));
+    return root;
+}
+
+/* Step 2: root becomes the process's root and cwd (root is closed), with
+ * fresh instances at /tmp (ramfs), /dev (devfs without its console) and
+ * /proc; every fd but `keep` (above 2) is closed, and 0-2 are /dev/null.
+ * 0, or -1. The instances are bound after fchroot: bind attaches only
+ * below an attachment of the namespace, which the fresh ramfs becomes
+ * by fchroot (ns_attach_root), not before. */
+static inline int fz_sandbox_enter(int root, int keep)
+{
+    int fd;
+
+    if ((keep >= 0 && keep <= 2) || fchroot(root) < 0)
+        return -1;
+    close(root);
+    if ((root = walk(AT_CWD, "/", 0)) < 0 || fchdir(root) < 0 ||
+        fz_attach(root, "ramfs", "tmp") < 0 || fz_attach(root, "devfs", "dev") < 0 ||
+        fz_attach(root, "procfs", "proc") < 0)
+        return -1;
+    for (fd = 0; fd < OPEN_MAX; fd++)
+        if (fd != keep)
+            close(fd);
+    if ((fd = walk(AT_CWD, "/dev/null", 0)) < 0 || ready(fd, R_RDWR) != 1)
+        return -1;                              /* (the lowest free fd: 1, as fd is 0) */
+    close(fd);
+    dup2(1, 0);
+    dup2(1, 2);
+    return 0;
+}
+
+/* The jail for a program the fuzzer did not write (a mutated image), for
+ * a root caller: it leads a process group of its own (so the fuzzer's
+ * kill(-pid) in fz_reap reaches anything it forks), enters a sandbox
+ * keeping only `keep` (with /tmp everyone's, 01777, as init makes it),
+ * and then becomes FZ_UID, so that it may neither power off, nor signal
+ * the fuzzer or init, nor ready a disk. Root builds the sandbox, unlike
+ * login and runas (setuid, then unshare): a devfs a user made is nodev,
+ * even its /dev/null, and a namespace and instances that are root's are
+ * ones the program cannot rearrange or revoke (it may unshare a copy of
+ * its own, of the same sandbox). 0, or -1. */
+static inline int fz_jail(int keep)
+{
+    int root, fd;
+
+    setpgid(0, 0);
+    if (getuid() != 0 || (root = fz_sandbox_root()) < 0 || fz_sandbox_enter(root, keep) < 0)
+        return -1;
+    if ((fd = walk(AT_CWD, "/tmp", 0)) < 0 || fchmod(fd, 01777) < 0)
+        return -1;
+    close(fd);
+    for (fd = 0; fd < 3; fd++)                  /* the program's stdio: /dev/null */
+        fcntl(fd, F_SETFD, FD_KEEP);
+    return setgid(FZ_GID) < 0 || setuid(FZ_UID) < 0 ? -1 : 0;
+}
+
+/* How fuzz_elf runs an image, in a child: walk path (in the fuzzer's
+ * namespace), enter the jail keeping that fd, exec it. Returns only if
+ * that fails: 1 if there is no such file or no jail, else -1 with exec's
+ * errno. exec closes the image's fd (it is not FD_KEEP): the program
+ * keeps nothing but /dev/null on 0-2. */
+static inline int fz_exec_jailed(const char *path, char **argv, char **envp)
+{
+    int fd = walk(AT_CWD, path, 0);
+
+    if (fd < 0 || fz_jail(fd) < 0)
+        return 1;
+    exec(fd, argv, envp);
+    return -1;
+}
+
 /* The program's first initialised variable: its object comes before libc's
  * in the link, so this is at (or near) the start of .data. */
 static int fz_data_start = 1;
