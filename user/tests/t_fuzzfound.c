@@ -108,9 +108,11 @@ static int creating_image(char *out, int by_sysenter)
     return fz_elf_image(out, c.b, c.n);
 }
 
-/* Write img, exec it in a child: its wait status (or 100 + errno if exec
- * failed), and whether SC_MADE was there afterwards (it is removed). */
-static int run_image(const char *img, int n, int *made)
+/* Write img, exec it in a child, as it is or the way fuzz_elf does
+ * (jailed: fz_exec_jailed): its wait status (100 + errno if exec failed,
+ * 99 if there was no jail), and whether SC_MADE was there afterwards (it
+ * is removed). */
+static int run_image_as(const char *img, int n, int jailed, int *made)
 {
     int fd = open(SC_IMAGE, O_WRONLY | O_CREAT | O_TRUNC, 0755), pid, status = -1;
     char *argv[] = { "ff", NULL };
@@ -120,7 +122,10 @@ static int run_image(const char *img, int n, int *made)
     close(fd);
     fflush(stdout);
     if ((pid = fork()) == 0) {
-        exec(walk(AT_CWD, SC_IMAGE, 0), argv, NULL);
+        if (!jailed)
+            exec(walk(AT_CWD, SC_IMAGE, 0), argv, NULL);
+        else if (fz_exec_jailed(SC_IMAGE, argv, NULL) > 0)
+            _exit(99);
         _exit(100 + errno);
     }
     if (pid < 0 || waitpid(pid, &status, 0) != pid)
@@ -130,6 +135,11 @@ static int run_image(const char *img, int n, int *made)
     close(fd);
     unlink(SC_MADE);
     return status;
+}
+
+static int run_image(const char *img, int n, int *made)
+{
+    return run_image_as(img, n, 0, made);
 }
 
 /* fuzz_elf seed 100660299, exec 5270: a mutated /bin/wc ran its libc's
@@ -161,10 +171,117 @@ static void fuzz_elf_defused_image_makes_no_system_call(void)
     PASS();
 }
 
+/* The 4 bytes of a system call routine, to be built at run time: `int
+ * $0x80; ret`, or `mov %esp, %ebp; sysenter` (sysexit returns to the
+ * address on top of the stack, popping it: a ret). */
+#define STUB_INT80    0x90C380CDu
+#define STUB_SYSENTER 0x340FE589u
+#define STUB_MASK     0x55555555u     /* the image holds the stub xor this */
+
+/* A program that writes a system call routine on its stack at run time
+ * and calls it there (no NX bit: the stack is executable), so the file
+ * holds no `int $0x80` or `sysenter` for fz_defuse to find: it creates
+ * SC_MADE, sends SIGKILL to `victim` and exits with what kill returned
+ * (0, or -errno & 0xff). Its image's length. */
+static int writing_image(char *out, int by_sysenter, int victim)
+{
+    struct code c = { .n = 0 };
+    unsigned name_at;
+
+    op(&c, "\xB8", 1), word(&c, (by_sysenter ? STUB_SYSENTER : STUB_INT80) ^ STUB_MASK);
+    op(&c, "\x35", 1), word(&c, STUB_MASK);             /* xor $STUB_MASK, %eax */
+    op(&c, "\x50\x54", 2);                              /* push %eax; push %esp */
+    op(&c, "\xB8", 1), word(&c, SYS_create);            /* create(AT_CWD, name, ...) */
+    op(&c, "\xBB", 1), word(&c, (unsigned)AT_CWD);
+    op(&c, "\xB9", 1), name_at = c.n, word(&c, 0);
+    op(&c, "\xBA", 1), word(&c, S_IFREG);
+    op(&c, "\xBE", 1), word(&c, 0644);
+    op(&c, "\x31\xFF", 2);                              /* xor %edi, %edi */
+    op(&c, "\xFF\x14\x24", 3);                          /* call *(%esp): the stub */
+    op(&c, "\xB8", 1), word(&c, SYS_kill);              /* kill(victim, SIGKILL) */
+    op(&c, "\xBB", 1), word(&c, (unsigned)victim);
+    op(&c, "\xB9", 1), word(&c, SIGKILL);
+    op(&c, "\xFF\x14\x24", 3);
+    op(&c, "\x89\xC3", 2);                              /* mov %eax, %ebx */
+    op(&c, "\xB8", 1), word(&c, SYS_exit);              /* exit(what kill returned) */
+    op(&c, "\xFF\x14\x24", 3);
+    op(&c, "\x0F\x0B", 2);                              /* ud2 */
+    memcpy(c.b + name_at, &(unsigned){ FZ_ELF_CODE + c.n }, 4);
+    op(&c, SC_MADE, sizeof(SC_MADE));                   /* name: */
+    return fz_elf_image(out, c.b, c.n);
+}
+
+/* A root process of the test's that only sleeps: a target for kill. */
+static int start_victim(void)
+{
+    int pid = fork();
+
+    if (pid == 0)
+        for (;;)
+            sleep_ms(1000);
+    return pid;
+}
+
+/* Did the victim die (of SIGKILL)? It is given a second to, as a kill
+ * lands when it next runs; one that is alive is killed now and reaped. */
+static int victim_died(int pid)
+{
+    int status, i, r = 0;
+
+    for (i = 0; i < 100 && (r = waitpid(pid, &status, WNOHANG)) == 0; i++)
+        sleep_ms(10);
+    if (r == pid)
+        return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    return 0;
+}
+
+/* fz_defuse cannot stop code a mutated program writes at run time, so
+ * fuzz_elf runs every image jailed (fz_exec_jailed: user FZ_UID, a
+ * sandbox of its own): such a program's calls must reach nothing of the
+ * fuzzer's. An image that builds a system call on its stack, by each way
+ * in, holds nothing to defuse; run as it is, it creates the file and
+ * kills a root process of ours; run as fuzz_elf runs it, the file it
+ * makes is in its own /tmp, not ours, and its kill is refused (EPERM). */
+static void fuzz_elf_jail_keeps_run_time_system_calls_in(void)
+{
+    char img[256], copy[256];
+    int way, n, status, made, victim, killed;
+
+    for (way = 0; way < 2; way++) {
+        const char *how = way ? "sysenter" : "int $0x80";
+        if (way && !__sysenter_ok)              /* the CPU has none */
+            continue;
+        CHECK((victim = start_victim()) > 0, "fork");
+        n = writing_image(img, way, victim);
+        memcpy(copy, img, n);
+        fz_defuse((unsigned char *)img, n);
+        status = run_image(img, n, &made);
+        killed = victim_died(victim);           /* (reaped either way) */
+        CHECK(memcmp(copy, img, n) == 0, "by %s: the image holds a system call", how);
+        CHECK(status == 0 && made && killed,
+              "by %s, not jailed: status 0x%x, %s made, the victim %s", how, status,
+              made ? SC_MADE : "nothing", killed ? "killed" : "alive");
+        CHECK((victim = start_victim()) > 0, "fork");
+        n = writing_image(img, way, victim);
+        fz_defuse((unsigned char *)img, n);
+        status = run_image_as(img, n, 1, &made);
+        killed = victim_died(victim);
+        CHECK(!killed && !made && status != -1 && WIFEXITED(status) &&
+                  WEXITSTATUS(status) == (-EPERM & 0xff),
+              "by %s, jailed: status 0x%x (want exit %d: kill refused), the victim %s, %s made "
+              "in our /tmp",
+              how, status, -EPERM & 0xff, killed ? "killed" : "alive", made ? SC_MADE : "nothing");
+    }
+    PASS();
+}
+
 int main(void)
 {
     fsopen_ramfs_with_a_source_fails_and_leaks_nothing();
     fuzz_elf_defused_image_makes_no_system_call();
+    fuzz_elf_jail_keeps_run_time_system_calls_in();
     printf("t_fuzzfound: done\n");
     return t_failures != 0;
 }
