@@ -82,7 +82,8 @@ static char *named_path(int dirfd, char **path)
  * present, and for a read writable): no bounce buffer and no allocation,
  * so bytes are copied once - a pipe's from the writer into the ring and
  * out into the reader, a file's between the cache and the user. A bad
- * pointer is EFAULT before anything happens, so it loses no pipe data. A
+ * pointer is EFAULT, and a copy-on-write page with no free page to copy
+ * it into ENOMEM, before anything happens, so neither loses pipe data. A
  * pipe or the console may put us to sleep, and a process sharing our fd
  * table (rfork) may close the fd meanwhile: we hold our own reference on
  * f. At most IO_MAX bytes move per call, so that a count fits an int. */
@@ -150,19 +151,19 @@ static int sys_pair(uint32_t ufds, int (*make)(struct file **, struct file **))
     struct file *a, *b;
     int fds[2], err;
 
-    if (!uaccess_ok(ufds, sizeof(fds), 1))
-        return -EFAULT;
+    if ((err = uaccess_check(ufds, sizeof(fds), 1)) < 0)
+        return err;
     if ((err = make(&a, &b)) < 0)
         return err;
     if ((fds[0] = fd_install(a, 0)) < 0) {
         file_put(b);
         return fds[0];
     }
-    if ((fds[1] = fd_install(b, 0)) < 0 || copyout(ufds, fds, sizeof(fds)) < 0) {
+    if ((fds[1] = fd_install(b, 0)) < 0 || (err = copyout(ufds, fds, sizeof(fds))) < 0) {
         fd_close(fds[0]);
         if (fds[1] >= 0)
             fd_close(fds[1]);
-        return fds[1] < 0 ? fds[1] : -EFAULT;
+        return fds[1] < 0 ? fds[1] : err;
     }
     return 0;
 }
@@ -199,15 +200,15 @@ int sys_getdents(const uint32_t *arg)
     int fd = (int)arg[0];
     uint32_t ubuf = arg[1], n = arg[2];
     char *kbuf;
-    int got;
+    int got, err;
 
-    if (!uaccess_ok(ubuf, n, 1))
-        return -EFAULT;
+    if ((err = uaccess_check(ubuf, n, 1)) < 0)
+        return err;
     if (!(kbuf = kmalloc(IO_CHUNK)))
         return -ENOMEM;
     if ((got = vfs_readdir(fd, kbuf, n < IO_CHUNK ? n : IO_CHUNK)) > 0 &&
-        copyout(ubuf, kbuf, got) < 0)
-        got = -EFAULT;
+        (err = copyout(ubuf, kbuf, got)) < 0)
+        got = err;
     kfree(kbuf);
     return got;
 }
@@ -352,14 +353,14 @@ int sys_readlink(const uint32_t *arg)
     int dirfd = (int)arg[0];
     uint32_t upath = arg[1], ubuf = arg[2], n = arg[3] < PATH_MAX ? arg[3] : PATH_MAX;
     char *path, *buf;
-    int got;
+    int got, err;
 
     if ((got = get_path(upath, &path)) < 0)
         return got;
     if (!(buf = kmalloc(PATH_MAX)))
         got = -ENOMEM;
-    else if ((got = vfs_readlink(dirfd, path, buf, n)) > 0 && copyout(ubuf, buf, got) < 0)
-        got = -EFAULT;
+    else if ((got = vfs_readlink(dirfd, path, buf, n)) > 0 && (err = copyout(ubuf, buf, got)) < 0)
+        got = err;
     kfree(buf);
     kfree(path);
     return got;
@@ -369,12 +370,12 @@ int sys_getcwd(const uint32_t *arg)
 {
     uint32_t ubuf = arg[0], size = arg[1] < PATH_MAX ? arg[1] : PATH_MAX;
     char *buf = kmalloc(PATH_MAX);
-    int n;
+    int n, err;
 
     if (!buf)
         return -ENOMEM;
-    if ((n = vfs_getcwd(buf, size)) >= 0 && copyout(ubuf, buf, n + 1) < 0)
-        n = -EFAULT;
+    if ((n = vfs_getcwd(buf, size)) >= 0 && (err = copyout(ubuf, buf, n + 1)) < 0)
+        n = err;
     kfree(buf);
     return n;
 }

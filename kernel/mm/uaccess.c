@@ -1,7 +1,10 @@
 /* uaccess.c - copyin/copyout/copyinstr: page-by-page copies between the
  * kernel and a user address space, through the page tables (vm.c). A write
- * to a copy-on-write page takes the private copy first. For bulk data,
- * uaccess_buffer checks a whole buffer once and hands it out as is. */
+ * to a copy-on-write page takes the private copy first; if there is no
+ * page for it, the call fails with -ENOMEM (not -EFAULT: the address is
+ * good), and no process is killed for it as a user write's fault would
+ * (doc/decisions.md). For bulk data, uaccess_buffer checks a whole buffer
+ * once and hands it out as is. */
 #include "include/uapi/errno.h"
 #include "lib/string.h"
 #include "mm/memlayout.h"
@@ -18,14 +21,15 @@ static int range_ok(uint32_t uaddr, size_t n)
 int copyout_to(pde_t *pgdir, uint32_t udst, const void *src, size_t n)
 {
     const char *s = src;
+    void *k;
+    int err;
 
     if (!range_ok(udst, n))
         return -EFAULT;
     while (n > 0) {
         size_t chunk = PAGE_SIZE - (udst & (PAGE_SIZE - 1));
-        char *k = vm_user_page(pgdir, udst, 1);
-        if (!k)
-            return -EFAULT;
+        if ((err = vm_user_access(pgdir, udst, 1, &k)) < 0)
+            return err;
         if (chunk > n)
             chunk = n;
         memcpy(k, s, chunk);
@@ -136,7 +140,8 @@ int copyinstr(char *dst, uint32_t usrc, size_t max)
     return ustr_walk(dst, usrc, max);
 }
 
-/* A user buffer the kernel may use as its own (*buf), or -EFAULT.
+/* A user buffer the kernel may use as its own (*buf): 0, -EFAULT or
+ * -ENOMEM (uaccess_check).
  * Every page of [uaddr, uaddr + n) is made present now (lazy pages
  * filled, and for write, copy-on-write resolved), and stays so until the
  * system call returns, even across a sleep: a process's address space
@@ -146,18 +151,21 @@ int copyinstr(char *dst, uint32_t usrc, size_t max)
  * buffer (kernel/fs/sysfile.c, transfer). */
 int uaccess_buffer(uint32_t uaddr, size_t n, int write, void **buf)
 {
-    if (!uaccess_ok(uaddr, n, write))
-        return -EFAULT;
-    *buf = (void *)uaddr;
-    return 0;
+    int err = uaccess_check(uaddr, n, write);
+
+    if (err == 0)
+        *buf = (void *)uaddr;
+    return err;
 }
 
 /* Is every page of [uaddr, uaddr + n) mapped for user access (and, for
- * write, writable after copy-on-write)? Checked before a read consumes
- * data it could not deliver. */
-int uaccess_ok(uint32_t uaddr, size_t n, int write)
+ * write, writable after copy-on-write)? 0; -EFAULT if a page is not;
+ * -ENOMEM if a copy-on-write copy found no free page. Checked before a
+ * read consumes data it could not deliver: after it, copyout to the
+ * range cannot fail. */
+int uaccess_check(uint32_t uaddr, size_t n, int write)
 {
     if (!range_ok(uaddr, n))
-        return 0;
-    return n == 0 || vm_user_range(curproc()->pgdir, uaddr, uaddr + n, write);
+        return -EFAULT;
+    return n == 0 ? 0 : vm_user_range(curproc()->pgdir, uaddr, uaddr + n, write);
 }

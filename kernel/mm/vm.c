@@ -299,45 +299,64 @@ int vm_fault(pde_t *pgdir, uint32_t va, int write)
     return write ? vm_resolve_cow(pgdir, va) : -EFAULT;
 }
 
-void *vm_user_page(pde_t *pgdir, uint32_t va, int write)
+/* The page of user address va as the kernel may use it on the process's
+ * behalf (its kernel-virtual address in *k): a lazy page is filled and,
+ * for a write, a copy-on-write page copied, as the process's own touch
+ * would. 0; -EFAULT if there is no user page there (or, for a write, it
+ * is read-only); -ENOMEM if the copy found no free page: the address is
+ * good, memory is short (a system call says so, doc/decisions.md). */
+int vm_user_access(pde_t *pgdir, uint32_t va, int write, void **k)
 {
     pte_t *pte;
+    int err;
 
     if (va >= USER_TOP || !pgdir)
-        return NULL;
+        return -EFAULT;
     pte = vm_walk(pgdir, va, 0);
     if (pte && (*pte & PTE_LAZY))
         lazy_fill(pte);
     if (!pte || (*pte & (PTE_P | PTE_U)) != (PTE_P | PTE_U))
-        return NULL;
-    if (write && !(*pte & PTE_W)) {
-        if (vm_resolve_cow(pgdir, va) < 0)
-            return NULL;
-    }
-    return (char *)P2V(PTE_ADDR(*pte)) + (va & (PAGE_SIZE - 1));
+        return -EFAULT;
+    if (write && !(*pte & PTE_W) && (err = vm_resolve_cow(pgdir, va)) < 0)
+        return err;
+    *k = (char *)P2V(PTE_ADDR(*pte)) + (va & (PAGE_SIZE - 1));
+    return 0;
 }
 
-/* Is every page of [start, end) usable by the user as vm_user_page makes
- * it (1), or is one not (0)? The same answer as vm_user_page page by page,
- * but a page table is found once for its 1024 pages and a page already
- * present with the access asked for costs one test: read() and write()
- * check their whole buffer with it on every call (uaccess.c). */
+void *vm_user_page(pde_t *pgdir, uint32_t va, int write)
+{
+    void *k;
+
+    return vm_user_access(pgdir, va, write, &k) == 0 ? k : NULL;
+}
+
+/* Is every page of [start, end) usable by the user as vm_user_access
+ * makes it (0)? If not, -EFAULT if any page is bad, else -ENOMEM: a bad
+ * buffer is the caller's to hear about whatever memory there is. The
+ * same answer as vm_user_access page by page, but a page table is found
+ * once for its 1024 pages and a page already present with the access
+ * asked for costs one test: read() and write() check their whole buffer
+ * with it on every call (uaccess.c). */
 int vm_user_range(pde_t *pgdir, uint32_t start, uint32_t end, int write)
 {
     uint32_t need = PTE_P | PTE_U | (write ? PTE_W : 0), va = PGROUNDDOWN(start);
     pte_t *pt = NULL;
+    void *k;
+    int err, result = 0;
 
     if (end > USER_TOP || !pgdir)
-        return 0;
+        return -EFAULT;
     for (; va < end; va += PAGE_SIZE) {
         if (!pt || PTX(va) == 0)
             pt = (pgdir[PDX(va)] & PTE_P) ? (pte_t *)P2V(PTE_ADDR(pgdir[PDX(va)])) : NULL;
         if (pt && (pt[PTX(va)] & need) == need)
             continue;
-        if (!vm_user_page(pgdir, va, write))
-            return 0;
+        if ((err = vm_user_access(pgdir, va, write, &k)) == -EFAULT)
+            return err;
+        if (err < 0)
+            result = err;               /* -ENOMEM: look on for a bad page */
     }
-    return 1;
+    return result;
 }
 
 /* Is anything mapped at va, a lazy page included? (Nothing is filled.) */

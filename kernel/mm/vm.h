@@ -23,12 +23,16 @@ int vm_resolve_cow(pde_t *pgdir, uint32_t va);      /* 0, or -EFAULT/-ENOMEM */
 int vm_fault(pde_t *pgdir, uint32_t va, int write);
 int vm_mapped(pde_t *pgdir, uint32_t va);           /* present or lazy */
 
-/* Kernel-virtual address of user address `va`, or NULL if that page is not
- * mapped for user access (a lazy page is filled; for writes, COW is
- * resolved first). */
+/* Kernel-virtual address of user address `va` in *k (a lazy page is
+ * filled; for writes, COW is resolved first): 0, -EFAULT if that page is
+ * not mapped for user access (or not writable), -ENOMEM if the COW copy
+ * found no free page. */
+int vm_user_access(pde_t *pgdir, uint32_t va, int write, void **k);
+/* The same, NULL for either error. */
 void *vm_user_page(pde_t *pgdir, uint32_t va, int write);
 unsigned vm_user_pages(pde_t *pgdir);               /* mapped user pages */
-/* 1 if vm_user_page would give every page of [start, end), else 0. */
+/* 0 if vm_user_access would give every page of [start, end); else
+ * -EFAULT if it fails so for any page, or -ENOMEM. */
 int vm_user_range(pde_t *pgdir, uint32_t start, uint32_t end, int write);
 
 #endif

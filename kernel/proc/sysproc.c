@@ -36,15 +36,15 @@ int sys_rfork(const uint32_t *arg)
 /* wait(pid, int *status, flags) */
 int sys_wait(const uint32_t *arg)
 {
-    int status = 0, pid;
+    int status = 0, pid, err;
 
     if (arg[2] & ~WNOHANG)
         return -EINVAL;
-    if (arg[1] && !uaccess_ok(arg[1], sizeof(int), 1))
-        return -EFAULT;
+    if (arg[1] && (err = uaccess_check(arg[1], sizeof(int), 1)) < 0)
+        return err;                     /* before a child is reaped and lost */
     pid = proc_wait((int)arg[0], (int)arg[2], &status);
-    if (pid > 0 && arg[1] && copyout(arg[1], &status, sizeof(status)) < 0)
-        return -EFAULT;
+    if (pid > 0 && arg[1] && (err = copyout(arg[1], &status, sizeof(status))) < 0)
+        return err;
     return pid;
 }
 

@@ -666,6 +666,83 @@ static void cow_write_with_no_free_memory_kills_only_the_writer(void)
     PASS();
 }
 
+/* The child of copyout_with_no_memory: with memory used up, calls that
+ * copy out into shared_page, which needs a copy and finds no page, fail
+ * with ENOMEM (the buffer is fine; memory is short) and consume nothing;
+ * once memory is back the same reads succeed. The exit code is the why
+ * index of copyout_to_cow_with_no_free_memory_fails_with_enomem. */
+static int copy_out_to_cow_page(int pipefd, int filefd)
+{
+    struct stat *st = (struct stat *)shared_page;
+    int r;
+
+    own_stack_and_data();
+    drain_memory();
+    r = (int)read(pipefd, shared_page, 4);
+    if (r == -1 && errno == EFAULT)
+        return 4;
+    if (r != -1 || errno != ENOMEM)
+        return 5;
+    errno = 0;
+    if (read(filefd, shared_page, 4) != -1 || errno != ENOMEM)
+        return 6;
+    if (lseek(filefd, 0, SEEK_CUR) != 0)
+        return 7;
+    errno = 0;
+    if (fstat(pipefd, st) != -1 || errno != ENOMEM)
+        return 8;
+    sbrk(-(4 << 20));                   /* give back 4 MiB (the malloc'd blocks are lost) */
+    if (read(pipefd, shared_page, 8) != 4 || memcmp(shared_page, "pipe", 4) != 0)
+        return 9;
+    if (read(filefd, shared_page + 4, 8) != 4 || memcmp(shared_page + 4, "file", 4) != 0)
+        return 10;
+    return 0;
+}
+
+/* This process keeps shared_page shared while its child copies out to it. */
+static int copyout_with_no_memory(void)
+{
+    int p[2], fd, pid, status = 0;
+
+    shared_page[0] = 1;                 /* a real page, shared by the fork below */
+    fd = put_file("/tmp/cowread", "file") == 0 ? open("/tmp/cowread", O_RDONLY) : -1;
+    unlink("/tmp/cowread");             /* the fd keeps it until the end */
+    if (fd < 0 || pipe(p) < 0 || write(p[1], "pipe", 4) != 4)
+        return 1;
+    if ((pid = fork()) == 0)
+        _exit(copy_out_to_cow_page(p[0], fd));
+    close(fd);
+    close(p[0]);
+    close(p[1]);
+    if (pid < 0)
+        return 2;
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+        return 3;
+    if (WEXITSTATUS(status) != 0)
+        return WEXITSTATUS(status);
+    return shared_page[0] == 1 ? 0 : 11;
+}
+
+static void copyout_to_cow_with_no_free_memory_fails_with_enomem(void)
+{
+    static const char *const why[] = {
+        "ok",
+        "setup (file, pipe)",
+        "fork",
+        "the child was killed",
+        "read from a pipe into the copy-on-write page failed with EFAULT, not ENOMEM",
+        "read from a pipe into the copy-on-write page did not fail with ENOMEM",
+        "read from a file into the copy-on-write page did not fail with ENOMEM",
+        "the failed file read moved the offset",
+        "fstat into the copy-on-write page did not fail with ENOMEM",
+        "with memory back, the pipe's 4 bytes did not come (lost by the failed read?)",
+        "with memory back, the file's 4 bytes did not come",
+        "the child's reads reached the parent's page",
+    };
+    CHECK_CHILD_LEAKS_NOTHING(copyout_with_no_memory, why);
+    PASS();
+}
+
 static int __attribute__((noinline)) recurse(int n)
 {
     volatile char pad[1024];
@@ -877,8 +954,8 @@ static void ramfs_file_grows_to_16_mib_and_no_further(void)
     unsigned before, after;
     int fd, r1, e1, r2, e2, r3, r4, e4, r5;
 
+    before = free_pages();              /* before the file: unlink frees its node too */
     CHECK((fd = open("/tmp/huge", O_RDWR | O_CREAT | O_TRUNC, 0644)) >= 0, "open");
-    before = free_pages();
     r1 = ftruncate(fd, RAMFS_MAX);
     e1 = errno;
     errno = 0;
@@ -1429,6 +1506,7 @@ int main(void)
     sbrk_past_physical_memory_fails_with_enomem_and_keeps_nothing();
     fork_with_no_free_memory_fails_cleanly_and_works_once_memory_is_back();
     cow_write_with_no_free_memory_kills_only_the_writer();
+    copyout_to_cow_with_no_free_memory_fails_with_enomem();
     stack_overflow_kills_only_the_child_with_sigsegv();
     deep_directory_tree_of_100_levels_is_walkable_and_removable();
     four_hundred_files_in_one_directory_are_listed_once_and_removed();

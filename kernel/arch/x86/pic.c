@@ -40,21 +40,22 @@ static void apic_virtual_wire(void)
 {
     extern pde_t boot_pgdir[];
     uint64_t base;
-    uint32_t pa, *pde, old;
+    uint32_t pa, *pde;
     volatile uint32_t *apic;
 
     if (!(cpuid_features() & CPUID_APIC) || !((base = rdmsr(MSR_APIC_BASE)) & APIC_ON))
         return;                         /* no APIC in the way */
     pa = (uint32_t)base & ~(PAGE_SIZE - 1);
     pde = &boot_pgdir[PDX(pa)];
-    old = *pde;
+    if (*pde & PTE_P)
+        return;                         /* that 4 MiB is the kernel's: not on a PC */
     *pde = (pa & ~(BIGPAGE - 1)) | PTE_P | PTE_W | PTE_PS | PTE_PWT | PTE_PCD;
     invlpg(pa);
     apic = (volatile uint32_t *)pa;
     apic[APIC_SVR] = APIC_SVR_ON | T_SPUR;
     apic[APIC_LVT0] = APIC_EXTINT;      /* the 8259's INTR, as it is */
     apic[APIC_LVT1] = APIC_NMI;
-    *pde = old;
+    *pde = 0;
     invlpg(pa);
 }
 
