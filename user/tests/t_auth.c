@@ -213,6 +213,27 @@ static void a_user_kills_only_their_own_processes(void)
     PASS();
 }
 
+/* ^C kills the console's foreground group: a user may put in front only a
+ * group they could kill themselves. */
+static void a_user_puts_only_their_own_group_in_front_of_ctrl_c(void)
+{
+    int pid, status;
+
+    CHECK_ERR(tcsetpgrp(root_sleeper), EPERM);
+    if ((pid = fork()) == 0) {
+        setpgid(0, 0);
+        sleep_ms(10000);
+        _exit(0);
+    }
+    setpgid(pid, pid);                  /* whichever of the two runs first */
+    CHECK(pid > 0 && tcsetpgrp(pid) == 0, "tcsetpgrp of one's own child's group: %s",
+          strerror(errno));
+    CHECK(tcsetpgrp(0) == 0, "tcsetpgrp(0): %s", strerror(errno));
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    PASS();
+}
+
 static void proc_files_belong_to_their_processs_user(void)
 {
     struct stat st;
@@ -455,6 +476,7 @@ int main(void)
     }
     sleep_ms(50);                       /* its setpgid done */
     as_student(a_user_kills_only_their_own_processes);
+    as_student(a_user_puts_only_their_own_group_in_front_of_ctrl_c);
     kill(root_sleeper, SIGKILL);
     waitpid(root_sleeper, &status, 0);
     as_student(proc_files_belong_to_their_processs_user);
