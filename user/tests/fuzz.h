@@ -375,31 +375,56 @@ static inline int fz_reap(struct fuzz *f, int pid, unsigned deadline_ms)
     return r == pid ? status : -1;
 }
 
+/* One look through /proc: the number of processes besides init and the
+ * caller, in *others (if not NULL), and of those acting for FZ_UID (a
+ * process's /proc/<pid> is its user's: kernel/fs/procfs.c), which is the
+ * return value. With `sweep`, each of FZ_UID's gets SIGKILL: they are a
+ * jailed program's, and one may have left the group fz_reap kills
+ * (setpgid takes any group), but nothing else runs as FZ_UID, so the
+ * fuzzer (root) kills none of its own nor of init's. Once the fuzzer's
+ * jailed child is reaped, one that is found is an escapee. */
+static inline int fz_jailed_procs(int *others, int sweep)
+{
+    char buf[512], path[24];
+    int n, i, fd, self = getpid(), count = 0, jailed = 0;
+    struct stat st;
+
+    fd = open("/proc", O_RDONLY | O_DIRECTORY);
+    while (fd >= 0 && (n = getdents(fd, buf, sizeof(buf))) > 0) {
+        for (i = 0; i < n; i += ((struct dirent *)(buf + i))->d_reclen) {
+            int pid = atoi(((struct dirent *)(buf + i))->d_name);
+            if (pid <= 1 || pid == self)
+                continue;
+            count++;
+            snprintf(path, sizeof(path), "/proc/%d", pid);
+            if (stat(path, &st) == 0 && st.st_uid == FZ_UID) {
+                jailed++;
+                if (sweep)
+                    kill(pid, SIGKILL);
+            }
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+    if (others)
+        *others = count;
+    return jailed;
+}
+
 /* The leak check and the last line. Every process the fuzzer made must be
  * gone first: they are orphans of init by now, and init reaps them, so wait
- * until /proc lists no one but init and us. Then free_pages must be what it
+ * until /proc lists no one but init and us, sweeping FZ_UID's processes
+ * each time round (fz_jailed_procs: a jailed program's escapees; anything
+ * else left is counted, as before). Then free_pages must be what it
  * was at the start, exactly: the heap gives back every page (kernel/mm/kheap.c)
  * and reading meminfo through the fd kept open makes no new objects. */
 static inline int fz_finish(struct fuzz *f)
 {
     unsigned start = uptime_ms(), now_free = 0;
-    int others = 1, self = getpid(), fd;
+    int others = 1;
 
     while (uptime_ms() - start < SETTLE_MS) {
-        char buf[512];
-        int n, i;
-        others = 0;
-        if ((fd = open("/proc", O_RDONLY | O_DIRECTORY)) >= 0) {
-            while ((n = getdents(fd, buf, sizeof(buf))) > 0) {
-                for (i = 0; i < n;) {
-                    struct dirent *d = (struct dirent *)(buf + i);
-                    int pid = atoi(d->d_name);
-                    others += pid > 1 && pid != self;
-                    i += d->d_reclen;
-                }
-            }
-            close(fd);
-        }
+        fz_jailed_procs(&others, 1);
         now_free = fz_free_pages(f);
         if (!others && now_free == f->free_at_start)
             break;

@@ -17,7 +17,9 @@
  * from the file can make a system call (poweroff, kill, create included).
  * Code it writes at run time can (there is no NX bit): so the child
  * execs it in a jail (fz_exec_jailed, fuzz.h), as user FZ_UID in a
- * sandbox of its own, where any call reaches only its own things.
+ * sandbox of its own, where any call reaches only its own things. A
+ * process such a program forks may leave the group fz_reap kills, so
+ * once a second the fuzzer kills whatever runs as FZ_UID (fz_jailed_procs).
  * doc/fuzzing.md has more. */
 #include <fcntl.h>
 #include <orthos.h>
@@ -29,6 +31,7 @@
 #define MAX_IMAGE (160 * 1024)
 #define NSEEDS    5
 #define EXEC_MS   300             /* a program that runs longer is killed */
+#define SWEEP_MS  1000            /* how often FZ_UID's escapees are killed */
 #define PAGE      4096u
 
 static const char *const seed_files[] = { "/bin/true", "/bin/echo", "/bin/wc", "/bin/kill" };
@@ -42,7 +45,7 @@ static unsigned char img[MAX_IMAGE + PAGE];
 static unsigned rng;
 
 /* Results, by kind: exit codes 0..63 are errnos from a failed exec. */
-static unsigned by_errno[64], killed, bad_after_fail;
+static unsigned by_errno[64], killed, bad_after_fail, swept;
 
 /* A child that saw exec fail checks this is still intact. */
 static const char guard_text[] = "exec failed and left the caller alone";
@@ -254,7 +257,7 @@ static const char *errname(int e)
 int main(int argc, char **argv)
 {
     struct fuzz f;
-    unsigned round, size, i;
+    unsigned round, size, i, last_sweep;
     int pid, status, e;
 
     load_seeds();                               /* (its memory stays: before the count) */
@@ -265,6 +268,7 @@ int main(int argc, char **argv)
         return 2;
     }
     memcpy(guard, guard_text, sizeof(guard));
+    last_sweep = uptime_ms();
     for (round = 0; !fz_over(&f); round++) {
         rng = fz_seed(f.seed, round);
         i = rnd(nseeds);
@@ -296,13 +300,18 @@ int main(int argc, char **argv)
         if (e == 62 || (WIFEXITED(status) && !errname(e)))
             fz_say("fuzz_elf: round %u: exec gave %s %d\n", round,
                    e == 62 ? "a damaged caller, status" : "unexpected errno", e);
+        if (uptime_ms() - last_sweep >= SWEEP_MS) { /* (the child is reaped: none is ours) */
+            swept += fz_jailed_procs(NULL, 1);
+            last_sweep = uptime_ms();
+        }
     }
     unlink(IMAGE);
     fz_say("fuzz_elf: %u killed after exec, ENOEXEC %u, ENOMEM %u, EFAULT %u, EACCES %u, "
-           "E2BIG %u, other %u\n",
+           "E2BIG %u, other %u; %u escaped processes swept\n",
            killed, by_errno[ENOEXEC], by_errno[ENOMEM], by_errno[EFAULT], by_errno[EACCES],
            by_errno[E2BIG],
            f.count - killed - by_errno[ENOEXEC] - by_errno[ENOMEM] - by_errno[EFAULT] -
-               by_errno[EACCES] - by_errno[E2BIG]);
+               by_errno[EACCES] - by_errno[E2BIG],
+           swept);
     return fz_finish(&f);
 }
