@@ -178,6 +178,15 @@ static void fuzz_elf_defused_image_makes_no_system_call(void)
 #define STUB_SYSENTER 0x340FE589u
 #define STUB_MASK     0x55555555u     /* the image holds the stub xor this */
 
+/* Put a system call routine on the stack, made at run time, and a pointer
+ * to it above it: then `call *(%esp)` makes a call. */
+static void stub_on_stack(struct code *c, int by_sysenter)
+{
+    op(c, "\xB8", 1), word(c, (by_sysenter ? STUB_SYSENTER : STUB_INT80) ^ STUB_MASK);
+    op(c, "\x35", 1), word(c, STUB_MASK);              /* xor $STUB_MASK, %eax */
+    op(c, "\x50\x54", 2);                              /* push %eax; push %esp */
+}
+
 /* A program that writes a system call routine on its stack at run time
  * and calls it there (no NX bit: the stack is executable), so the file
  * holds no `int $0x80` or `sysenter` for fz_defuse to find: it creates
@@ -188,9 +197,7 @@ static int writing_image(char *out, int by_sysenter, int victim)
     struct code c = { .n = 0 };
     unsigned name_at;
 
-    op(&c, "\xB8", 1), word(&c, (by_sysenter ? STUB_SYSENTER : STUB_INT80) ^ STUB_MASK);
-    op(&c, "\x35", 1), word(&c, STUB_MASK);             /* xor $STUB_MASK, %eax */
-    op(&c, "\x50\x54", 2);                              /* push %eax; push %esp */
+    stub_on_stack(&c, by_sysenter);
     op(&c, "\xB8", 1), word(&c, SYS_create);            /* create(AT_CWD, name, ...) */
     op(&c, "\xBB", 1), word(&c, (unsigned)AT_CWD);
     op(&c, "\xB9", 1), name_at = c.n, word(&c, 0);
@@ -277,11 +284,85 @@ static void fuzz_elf_jail_keeps_run_time_system_calls_in(void)
     PASS();
 }
 
+/* A program that forks a child that leaves its group and sleeps for ever,
+ * and exits 0: the child calls setpgid(0, 0) and so does the parent for
+ * it (setpgid(pid, 0)) before it exits, as the shell does, so the child
+ * is out of the group whichever runs first. Its calls are built on the
+ * stack (int $0x80), so fz_defuse leaves it whole. Its image's length. */
+static int escaping_image(char *out)
+{
+    struct code c = { .n = 0 };
+    unsigned child_at;
+
+    stub_on_stack(&c, 0);
+    op(&c, "\xB8", 1), word(&c, SYS_fork);              /* fork() */
+    op(&c, "\xFF\x14\x24", 3);
+    op(&c, "\x85\xC0\x74", 3), child_at = c.n, op(&c, "\0", 1); /* test %eax; jz child */
+    op(&c, "\x89\xC3", 2);                              /* setpgid(pid, 0) */
+    op(&c, "\xB8", 1), word(&c, SYS_setpgid);
+    op(&c, "\x31\xC9", 2);                              /* xor %ecx, %ecx */
+    op(&c, "\xFF\x14\x24", 3);
+    op(&c, "\xB8", 1), word(&c, SYS_exit);              /* exit(0) */
+    op(&c, "\x31\xDB", 2);
+    op(&c, "\xFF\x14\x24", 3);
+    op(&c, "\x0F\x0B", 2);                              /* ud2 */
+    c.b[child_at] = (unsigned char)(c.n - child_at - 1); /* child: */
+    op(&c, "\xB8", 1), word(&c, SYS_setpgid);           /* setpgid(0, 0) */
+    op(&c, "\x31\xDB\x31\xC9", 4);
+    op(&c, "\xFF\x14\x24", 3);
+    op(&c, "\xB8", 1), word(&c, SYS_sleep);             /* 1: sleep_ms(1000) */
+    op(&c, "\xBB", 1), word(&c, 1000);
+    op(&c, "\xFF\x14\x24", 3);
+    op(&c, "\xEB\xF1", 2);                              /* jmp 1b */
+    return fz_elf_image(out, c.b, c.n);
+}
+
+/* A process a jailed program forks may call setpgid(0, 0) and so escape
+ * fz_reap's kill(-pid): it then outlived the round, and fuzz_elf's leak
+ * check failed on "other processes left". Such an image, run as fuzz_elf
+ * runs it (defused, fz_exec_jailed, fz_reap), leaves its child running as
+ * FZ_UID (else this test proves nothing); after fuzz_elf's sweep
+ * (fz_jailed_procs) no process of FZ_UID is left, and a root process of
+ * ours lives on. */
+static void fuzz_elf_sweep_kills_what_left_the_jails_group(void)
+{
+    struct fuzz f = { .name = "t_fuzzfound", .last_beat = uptime_ms() };
+    char img[256], *argv[] = { "ff", NULL };
+    int n, fd, pid, status, victim, left, i;
+
+    n = escaping_image(img);
+    fz_defuse((unsigned char *)img, n);
+    CHECK((fd = open(SC_IMAGE, O_WRONLY | O_CREAT | O_TRUNC, 0755)) >= 0 && write(fd, img, n) == n,
+          "write %s", SC_IMAGE);
+    close(fd);
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        if (fz_exec_jailed(SC_IMAGE, argv, NULL) > 0)
+            _exit(99);
+        _exit(100 + errno);
+    }
+    CHECK(pid > 0, "fork");
+    status = fz_reap(&f, pid, 2000);
+    unlink(SC_IMAGE);
+    left = fz_jailed_procs(NULL, 0);
+    CHECK(status == 0 && left == 1,
+          "after fz_reap: status 0x%x (want 0), %d processes of uid %d (want the child)", status,
+          left, FZ_UID);
+    CHECK((victim = start_victim()) > 0, "fork");
+    fz_jailed_procs(NULL, 1);
+    for (i = 0; i < 200 && (left = fz_jailed_procs(NULL, 0)) > 0; i++)
+        sleep_ms(10);                           /* (a kill lands when it next runs) */
+    CHECK(left == 0, "after the sweep: %d processes of uid %d left", left, FZ_UID);
+    CHECK(!victim_died(victim), "the sweep killed a root process");
+    PASS();
+}
+
 int main(void)
 {
     fsopen_ramfs_with_a_source_fails_and_leaks_nothing();
     fuzz_elf_defused_image_makes_no_system_call();
     fuzz_elf_jail_keeps_run_time_system_calls_in();
+    fuzz_elf_sweep_kills_what_left_the_jails_group();
     printf("t_fuzzfound: done\n");
     return t_failures != 0;
 }
