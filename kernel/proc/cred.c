@@ -60,19 +60,45 @@ int cred_may_signal(int pid)
 }
 
 /* The same for a process group: every live member must be the caller's
- * to kill, or none is killed. */
-int cred_may_signal_group(int pgid)
+ * to kill, or none is killed. For a user, *mine says whether the group
+ * has a member acting for them at all (a zombie counts: a group lasts
+ * until its last member is reaped). */
+static int group_is_mine(int pgid, int *mine)
 {
     struct proc *me = curproc();
     int i;
 
+    *mine = 0;
     if (me->uid == 0)
         return 0;
     for (i = 0; i < NPROC; i++) {
         struct proc *p = &proc_table[i];
-        if (p->pgid == pgid && p->state != P_UNUSED && p->state != P_EMBRYO &&
-            p->state != P_ZOMBIE && p->uid != me->uid)
+        if (p->pgid != pgid || p->state == P_UNUSED || p->state == P_EMBRYO)
+            continue;
+        if (p->uid == me->uid)
+            *mine = 1;
+        else if (p->state != P_ZOMBIE)
             return -EPERM;
     }
     return 0;
+}
+
+int cred_may_signal_group(int pgid)
+{
+    int mine;
+
+    return group_is_mine(pgid, &mine);
+}
+
+/* May the caller put group pgid in front of ^C (tcsetpgrp)? As for
+ * kill(-pgid), and a user's group must exist, with a member of theirs:
+ * pids only grow, so a group id not yet used could be one a later root
+ * process comes to lead. (A pipeline whose first process has already
+ * exited is still a group: its zombie counts.) Root may name any (init
+ * puts its child's group in front whether or not the child made it yet). */
+int cred_may_take_console(int pgid)
+{
+    int mine, err = group_is_mine(pgid, &mine);
+
+    return err < 0 || curproc()->uid == 0 || mine ? err : -EPERM;
 }

@@ -172,15 +172,15 @@ int sys_setpgid(const uint32_t *arg)
 
 /* tcsetpgrp(pgid): whom ^C on the console kills; 0: nobody (the shell sets
  * that while it waits at its prompt, since Orthos signals can't be ignored).
- * Only a group the caller could kill(-pgid) itself: else a user could put
- * root's group in front and type ^C. */
+ * Only a group the caller could kill(-pgid) itself, and for a user one that
+ * exists: else a user could put root's group in front and type ^C. */
 int sys_tcsetpgrp(const uint32_t *arg)
 {
     int pgid = (int)arg[0], err;
 
     if (pgid < 0)
         return -EINVAL;
-    if (pgid > 0 && (err = cred_may_signal_group(pgid)) < 0)
+    if (pgid > 0 && (err = cred_may_take_console(pgid)) < 0)
         return err;
     tty_set_foreground(pgid);
     return 0;

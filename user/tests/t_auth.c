@@ -220,6 +220,7 @@ static void a_user_puts_only_their_own_group_in_front_of_ctrl_c(void)
     int pid, status;
 
     CHECK_ERR(tcsetpgrp(root_sleeper), EPERM);
+    CHECK_ERR(tcsetpgrp(getpid() + 1000), EPERM);      /* no such group yet: maybe root's later */
     if ((pid = fork()) == 0) {
         setpgid(0, 0);
         sleep_ms(10000);
