@@ -130,14 +130,16 @@ int file_read_at(struct file *f, void *buf, uint32_t off, uint32_t n)
         return -EBADF;
     if ((err = fs_check(v)) < 0)
         return err;
+    /* A read of nothing returns 0 at once: a stream (a pipe, the console)
+     * would otherwise wait for bytes it cannot hand over. */
     switch (v->mode & S_IFMT) {
     case S_IFDIR: return -EISDIR;
-    case S_IFIFO: return pipe_read(v, buf, n, f->flags & R_NONBLOCK);
+    case S_IFIFO: return n ? pipe_read(v, buf, n, f->flags & R_NONBLOCK) : 0;
     case S_IFCHR:
     case S_IFBLK:
         if (!(d = dev_lookup(v->rdev)) || !d->read)
             return -ENXIO;
-        return d->read(MINOR(v->rdev), buf, off, n, f->flags & R_NONBLOCK);
+        return n ? d->read(MINOR(v->rdev), buf, off, n, f->flags & R_NONBLOCK) : 0;
     default: return vnode_read(v, buf, off, n);
     }
 }

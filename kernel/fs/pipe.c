@@ -186,6 +186,7 @@ int pipe_new(struct file **rd, struct file **wr)
     if (!v)
         return -ENOMEM;
     fs_get(&pipefs);                    /* vnode_alloc's reference becomes p's */
+    perm_own(curproc(), v);             /* its maker's (bound at a name, they may ready it) */
     *rd = *wr = NULL;
     if ((err = pipe_open(v, FA_READ | FA_WRITE)) < 0)
         goto fail;
