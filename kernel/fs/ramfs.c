@@ -128,6 +128,8 @@ static int ramfs_create(struct vnode *dir, const char *name, uint32_t mode, uint
 
     if (find(dir, name))
         return -EEXIST;
+    if (!pmm_may_store(1))
+        return -ENOSPC;                 /* a node and its entry: kept for processes */
     if (!(v = ramfs_node_new(dir->fs, mode)))
         return -ENOMEM;
     v->rdev = rdev;
@@ -146,7 +148,9 @@ fail:
 
 static int ramfs_link(struct vnode *dir, const char *name, struct vnode *v)
 {
-    return find(dir, name) ? -EEXIST : add_entry(dir, name, v);
+    if (find(dir, name))
+        return -EEXIST;
+    return pmm_may_store(1) ? add_entry(dir, name, v) : -ENOSPC;
 }
 
 static void drop_entry(struct vnode *dir, struct ramfs_dirent *e)
@@ -248,8 +252,8 @@ static int reserve(struct vnode *v, uint32_t size)
         return 0;
     while (cap < size)
         cap *= 2;
-    if (!(nd = kzalloc(cap)))
-        return -ENOSPC;
+    if (!pmm_may_store(cap / PAGE_SIZE + 1) || !(nd = kzalloc(cap)))
+        return -ENOSPC;                 /* memory is full, or processes need what is left */
     if (node->data)
         memcpy(nd, node->data, v->size);
     if (node->cap)

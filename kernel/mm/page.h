@@ -35,6 +35,7 @@ void pmm_set_reclaim(unsigned (*fn)(void));
 void pmm_reclaim(void);
 unsigned pmm_free_pages(void);
 unsigned pmm_total_pages(void);
+int pmm_may_store(unsigned n);          /* n more pages of files, and an eighth still free? */
 
 void kheap_init(void);                  /* reads the `heapcheck` boot argument */
 void *kmalloc(size_t n);                /* NULL when memory runs out */

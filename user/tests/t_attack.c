@@ -119,11 +119,91 @@ static void a_read_of_zero_bytes_never_waits(void)
     PASS();
 }
 
+/* /tmp is anyone's (01777), and ramfs keeps every byte of its files in
+ * kernel memory: a user could fill it until no page was left, and then
+ * nobody could fork, exec or grow (root's processes included), and a
+ * copy-on-write fault killed whoever held the most pages, not the user,
+ * whose files stayed. Now ramfs leaves an eighth of memory free for
+ * processes (pmm_may_store): writes and creates fail with ENOSPC first. */
+#define FILL_NAME "/tmp/attack_fill%d"
+#define FILL_MB   (1 << 20)
+static char chunk[FILL_MB];
+
+/* As the student: files of data in ever smaller writes until ramfs
+ * refuses a new file. 0 if it refused with ENOSPC, else 50 + errno. */
+static int fill_tmp(void)
+{
+    char name[64];
+    int i, fd, p, n;
+
+    if (setgid(STUDENT) < 0 || setuid(STUDENT) < 0)
+        return 1;
+    memset(chunk, 'f', sizeof(chunk));
+    for (i = 0;; i++) {
+        snprintf(name, sizeof(name), FILL_NAME, i);
+        if ((p = create(AT_CWD, name, S_IFREG, 0644, 0)) < 0)
+            return errno == ENOSPC ? 0 : 50 + errno;
+        fd = ready(p, R_WRITE);
+        close(p);
+        if (fd < 0)
+            return 50 + errno;
+        for (n = FILL_MB; n >= 4096; n /= 2)
+            while (write(fd, chunk, n) == n)
+                ;
+        close(fd);
+        if (i > 100000)
+            return 2;                   /* it never refused */
+    }
+}
+
+/* What a process needs after that: a megabyte of its own, and a fork and
+ * an exec. */
+static int grow_fork_and_exec(void)
+{
+    char *m = sbrk(FILL_MB);
+    int i, pid, st;
+
+    if (m == (void *)-1)
+        return 1;
+    for (i = 0; i < FILL_MB; i += 4096)
+        m[i] = 1;
+    if ((pid = fork()) < 0)
+        return 2;
+    if (pid == 0) {
+        char *args[] = { "true", NULL };
+        execv("/bin/true", args);
+        _exit(9);
+    }
+    return waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 3;
+}
+
+static void a_user_filling_tmp_leaves_memory_for_everyone_else(void)
+{
+    unsigned before = free_pages(), full;
+    char name[64];
+    int r, i, ok;
+
+    r = in_child(fill_tmp);
+    full = free_pages();
+    ok = in_child(grow_fork_and_exec);
+    for (i = 0; snprintf(name, sizeof(name), FILL_NAME, i), unlinkat(AT_CWD, name, 0) == 0; i++)
+        ;
+    CHECK(ok == 0,
+          "with /tmp full (%u pages free of %u), a process could not grow, fork "
+          "and exec: step %d failed",
+          full, before, ok);
+    CHECK(r == 0, "filling /tmp ended with %d (50 + errno: ENOSPC wanted)", r);
+    CHECK(full >= meminfo("total_pages") / 8, "/tmp took all but %u pages", full);
+    CHECK(free_pages() == before, "%u pages free before, %u after", before, free_pages());
+    PASS();
+}
+
 int main(int argc, char **argv)
 {
     t_only = argc > 1 ? argv[1] : NULL;
     T_RUN(a_pipe_belongs_to_the_user_who_made_it);
     T_RUN(a_read_of_zero_bytes_never_waits);
+    T_RUN(a_user_filling_tmp_leaves_memory_for_everyone_else);
     printf("t_attack: done\n");
     return t_failures != 0;
 }
