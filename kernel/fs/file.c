@@ -19,6 +19,17 @@
 static int nfiles;
 static int nfiles_promised; /* open files fd_room() promised to calls in progress */
 
+/* The last open files of the table are root's: a user holding every one
+ * would leave root's shell unable to open anything, not even to find
+ * and kill that user's processes (ENFILE). */
+#define ROOT_FILES 32
+
+/* Is an open file left for p (a user may not take root's last ones)? */
+static int file_left(const struct proc *p)
+{
+    return nfiles + nfiles_promised < (p && p->uid != 0 ? NFILE - ROOT_FILES : NFILE);
+}
+
 /* A new open file on p, one reference, named `name` (or NULL: the caller
  * may hand it a kmalloc'd name in f->name): a copy kept in the file's
  * own block, one allocation, as ready() names every file it makes. A
@@ -31,7 +42,7 @@ struct file *file_alloc(const struct path *p, int access, int flags, const char 
     int promised = me && me->room_file;
     struct file *f;
 
-    if ((!promised && nfiles + nfiles_promised >= NFILE) || !(f = kzalloc(sizeof(*f) + len)))
+    if ((!promised && !file_left(me)) || !(f = kzalloc(sizeof(*f) + len)))
         return NULL;
     if (name)
         f->name = memcpy(f->own_name, name, len);
@@ -545,7 +556,7 @@ int fd_room(void)
 
     if (me->room_table)
         return 0;                       /* asked twice in one call */
-    if (nfiles + nfiles_promised >= NFILE)
+    if (!file_left(me))
         return -ENFILE;
     if (!slot_unpromised(t))
         return -EMFILE;

@@ -79,21 +79,28 @@ unsigned proc_kstack_trim(void)
     return n;
 }
 
+/* The last slots of the table are root's: a user's fork bomb must leave
+ * root's shell room to run ps and kill (as Linux keeps a few threads for
+ * root), or only a reboot would end it. */
+#define ROOT_SLOTS 4
+
 /* Find a free slot and give it a pid, a kernel stack, an empty trap frame. */
 struct proc *proc_alloc(void)
 {
     uint32_t s = irq_save();
-    struct proc *p = NULL;
+    struct proc *p = NULL, *me = curproc();
+    int i, left = 0;
     char *sp;
-    int i;
 
     for (i = 0; i < NPROC; i++) {
-        if (proc_table[i].state == P_UNUSED) {
-            p = &proc_table[i];
-            p->state = P_EMBRYO;
-            sched_slot_used(p);
-            break;
-        }
+        if (proc_table[i].state == P_UNUSED && left++ == 0)
+            p = &proc_table[i];         /* the lowest free slot; the others are counted */
+    }
+    if (p && me && me->uid != 0 && left <= ROOT_SLOTS)
+        p = NULL;                       /* a user may not take root's slots */
+    if (p) {
+        p->state = P_EMBRYO;
+        sched_slot_used(p);
     }
     irq_restore(s);
     if (!p)

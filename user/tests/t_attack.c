@@ -198,12 +198,182 @@ static void a_user_filling_tmp_leaves_memory_for_everyone_else(void)
     PASS();
 }
 
+/* A user's fork bomb filled the process table, and a user's open files
+ * the file table: then root could not fork (EAGAIN) or open (ENFILE),
+ * not even to run ps and kill the user's processes. The last slots of
+ * each are root's now (ROOT_SLOTS in proc.c, ROOT_FILES in file.c). The
+ * student (S, a child of root's test) fills the table with children
+ * asleep on a gate, tells root (T) how it ended, and waits for T's word. */
+#define NPROC 64                        /* kernel/proc/proc.h */
+static int told[2], word[2];
+
+/* In S: children until fork fails, asleep until S's gate closes. */
+static int fork_until_full(int gate[2], int *pids, int max, int *err)
+{
+    int n = 0, pid;
+    char c;
+
+    fflush(stdout);
+    *err = 0;
+    while (n < max) {
+        errno = 0;
+        if ((pid = fork()) == 0) {
+            close(gate[1]);
+            read(gate[0], &c, 1);
+            _exit(0);
+        }
+        if (pid < 0) {
+            *err = errno;
+            break;
+        }
+        pids[n++] = pid;
+    }
+    return n;
+}
+
+static void release_and_reap(int gate[2], const int *pids, int n)
+{
+    int i, st;
+
+    close(gate[1]);
+    for (i = 0; i < n; i++)
+        waitpid(pids[i], &st, 0);
+    close(gate[0]);
+}
+
+/* Start S running fill (as the student); T reads what S told, in r. */
+static int student_fills(void (*fill)(void), int r[2])
+{
+    int pid;
+
+    if (pipe(told) < 0 || pipe(word) < 0)
+        return -1;
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        close(told[0]);
+        close(word[1]);
+        if (setgid(STUDENT) < 0 || setuid(STUDENT) < 0)
+            _exit(1);
+        fill();
+        _exit(0);
+    }
+    close(told[1]);
+    close(word[0]);
+    if (read_full(told[0], r, 2 * sizeof(int)) != 2 * sizeof(int))
+        r[0] = r[1] = -1;
+    return pid;
+}
+
+/* T lets S go (S empties the table and exits); S's status. */
+static int student_lets_go(int pid)
+{
+    int st = -1;
+
+    close(word[1]);
+    close(told[0]);
+    waitpid(pid, &st, 0);
+    return st;
+}
+
+static void fork_bomb(void)
+{
+    int gate[2], pids[NPROC], r[2];
+    char c;
+
+    pipe(gate);
+    r[0] = fork_until_full(gate, pids, NPROC, &r[1]);
+    write(told[1], r, sizeof(r));
+    read(word[0], &c, 1);               /* end of file: T is done */
+    release_and_reap(gate, pids, r[0]);
+}
+
+static void a_users_fork_bomb_leaves_root_a_process(void)
+{
+    int r[2], s, pid, st = -1, err;
+
+    s = student_fills(fork_bomb, r);
+    errno = 0;
+    if ((pid = fork()) == 0)
+        _exit(7);
+    err = errno;
+    if (pid > 0)
+        waitpid(pid, &st, 0);
+    CHECK(student_lets_go(s) == 0, "the student's process failed");
+    CHECK(r[0] > 0 && r[1] == EAGAIN, "the student forked %d, then errno %d (want EAGAIN)", r[0],
+          r[1]);
+    CHECK(pid > 0, "root could not fork after the student's %d children: errno %d", r[0], err);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 7, "root's child: status %x", st);
+    PASS();
+}
+
+/* In S: children that each make pipes until an error, until one hits
+ * ENFILE; told: files made, and 0 if the last error was ENFILE. */
+static void file_hog(void)
+{
+    int gate[2], res[2], pids[NPROC], n = 0, r[2] = { 0, -1 }, k[2];
+    char c;
+
+    pipe(gate);
+    pipe(res);
+    fflush(stdout);
+    while (n < NPROC / 2 && r[1] != 0) {
+        int pid = fork();
+        if (pid == 0) {
+            int p[2], made = 0;
+            close(gate[1]);
+            close(res[0]);
+            while (pipe(p) == 0)
+                made += 2;
+            k[0] = made;
+            k[1] = errno;
+            write(res[1], k, sizeof(k));
+            read(gate[0], &c, 1);
+            _exit(0);
+        }
+        if (pid < 0 || read_full(res[0], k, sizeof(k)) != sizeof(k))
+            break;
+        pids[n++] = pid;
+        r[0] += k[0];
+        if (k[1] == ENFILE)
+            r[1] = 0;
+        else if (k[1] != EMFILE)
+            break;
+    }
+    write(told[1], r, sizeof(r));
+    read(word[0], &c, 1);
+    close(res[0]);
+    close(res[1]);
+    release_and_reap(gate, pids, n);
+}
+
+static void a_user_holding_every_open_file_leaves_root_some(void)
+{
+    int r[2], s, d, p[2] = { -1, -1 }, ep = 0, ed;
+
+    s = student_fills(file_hog, r);
+    errno = 0;
+    d = walk(AT_CWD, "/", 0);
+    ed = errno;
+    if (pipe(p) < 0)
+        ep = errno;
+    close(d);
+    close(p[0]);
+    close(p[1]);
+    CHECK(student_lets_go(s) == 0, "the student's process failed");
+    CHECK(r[0] > 0 && r[1] == 0, "the student made %d files, then no ENFILE", r[0]);
+    CHECK(d >= 0, "root could not walk / after the student's %d files: errno %d", r[0], ed);
+    CHECK(ep == 0, "root could not make a pipe: errno %d", ep);
+    PASS();
+}
+
 int main(int argc, char **argv)
 {
     t_only = argc > 1 ? argv[1] : NULL;
     T_RUN(a_pipe_belongs_to_the_user_who_made_it);
     T_RUN(a_read_of_zero_bytes_never_waits);
     T_RUN(a_user_filling_tmp_leaves_memory_for_everyone_else);
+    T_RUN(a_users_fork_bomb_leaves_root_a_process);
+    T_RUN(a_user_holding_every_open_file_leaves_root_some);
     printf("t_attack: done\n");
     return t_failures != 0;
 }
