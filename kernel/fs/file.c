@@ -6,6 +6,7 @@
  * process, or is shared by several (rfork); fds are closed on exec unless
  * marked FD_KEEP, and exec takes the process out of a shared table
  * (fdtable_exec, Lab 06). */
+#include "arch/x86/x86.h"
 #include "dev/dev.h"
 #include "dev/tty.h"
 #include "fs/vfs.h"
@@ -203,15 +204,40 @@ int file_read(struct file *f, void *buf, uint32_t n)
     return r;
 }
 
+/* Appends to one file take turns (v->appending): between reading the end
+ * and writing there a filesystem may sleep (ext2 waits for its turn in
+ * the instance), and a second appender then read the same end and wrote
+ * over the first one's record. A wait for one's turn ends with a kill. */
+static int append_begin(struct vnode *v)
+{
+    uint32_t s = irq_save();
+
+    while (v->appending) {
+        if (curproc()->killed) {
+            irq_restore(s);
+            return -EINTR;
+        }
+        sleep_on(&v->appending);
+    }
+    v->appending = 1;
+    irq_restore(s);
+    return 0;
+}
+
+static void append_end(struct vnode *v)
+{
+    v->appending = 0;
+    wakeup(&v->appending);
+}
+
 /* write() at the position. Nothing goes past OFF_MAX, the last position
  * lseek can return: a write that would is cut short there, and one that
- * starts there is EFBIG (doc/decisions.md, "Offsets"). */
-int file_write(struct file *f, const void *buf, uint32_t n)
+ * starts there is EFBIG (doc/decisions.md, "Offsets"). With R_APPEND
+ * the position is first the end, as it is when the write happens. */
+static int write_here(struct file *f, const void *buf, uint32_t n)
 {
     int r;
 
-    if ((f->flags & R_APPEND) && S_ISREG(f->path.vn->mode))
-        f->off = f->path.vn->size;
     if (seekable(f) && n > 0) {
         if (f->off >= OFF_MAX)
             return -EFBIG;
@@ -221,6 +247,21 @@ int file_write(struct file *f, const void *buf, uint32_t n)
     r = file_write_at(f, buf, f->off, n);
     if (r > 0 && seekable(f))
         f->off += r;
+    return r;
+}
+
+int file_write(struct file *f, const void *buf, uint32_t n)
+{
+    struct vnode *v = f->path.vn;
+    int r;
+
+    if (!(f->flags & R_APPEND) || !S_ISREG(v->mode))
+        return write_here(f, buf, n);
+    if ((r = append_begin(v)) < 0)
+        return r;
+    f->off = v->size;
+    r = write_here(f, buf, n);
+    append_end(v);
     return r;
 }
 

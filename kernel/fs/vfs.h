@@ -68,6 +68,7 @@ struct vnode {
     const struct vnode_ops *ops;
     struct pipe *pipe;              /* FIFOs: the buffer, made on first use */
     void *priv;                     /* the filesystem's own per-node data */
+    int appending;                  /* an R_APPEND write is under way (file_write) */
 };
 
 #define FSTYPE_MAX 16                   /* a filesystem type's name, its NUL included */

@@ -366,6 +366,105 @@ static void a_user_holding_every_open_file_leaves_root_some(void)
     PASS();
 }
 
+/* Two processes appending to one ext2 file (R_APPEND): each write must
+ * land at the end as it is when the write happens. file_write read the
+ * end, then ext2 waited for its turn in the instance (another process
+ * was inside, a long directory walk that yields); meanwhile the other
+ * appender read the same end, and the second write covered the first's
+ * record. A third process keeps the instance busy with lookups in a big
+ * directory. */
+#define RECORDS 300
+#define REC     32
+
+static int ext2_copy(void)
+{
+    char buf[4096];
+    int in = open("/etc/sample.ext2", O_RDONLY), out, n, fs;
+
+    out = open("/tmp/attack.ext2", O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (in < 0 || out < 0)
+        return -1;
+    while ((n = read(in, buf, sizeof(buf))) > 0)
+        write(out, buf, n);
+    close(in);
+    fs = fsopen("ext2", out, "");
+    close(out);
+    return fs;
+}
+
+static int e2fs;
+
+static void append_records(char who)
+{
+    int p = walk(e2fs, "log", 0), fd = p < 0 ? -1 : ready(p, R_WRITE | R_APPEND), i;
+    char rec[REC + 1];
+
+    for (i = 0; fd >= 0 && i < RECORDS; i++) {
+        snprintf(rec, sizeof(rec), "%c%04d%026d\n", who, i, 0);
+        if (write(fd, rec, REC) != REC)
+            _exit(2);
+    }
+    _exit(fd < 0 ? 1 : 0);
+}
+
+static void busy_looker(void)
+{
+    for (;;)
+        close(walk(e2fs, "big/nobody", 0));
+}
+
+static void appends_to_an_ext2_file_never_cover_each_other(void)
+{
+    static char back[2 * RECORDS * REC + 1];
+    int a, b, looker, i, n, sa, sb, log_fd, seen[2][RECORDS] = { { 0 } }, bad = 0;
+    char name[256];
+
+    CHECK((e2fs = ext2_copy()) >= 0, "an ext2 instance from a copy of /etc/sample.ext2");
+    CHECK((i = create(e2fs, "big", S_IFDIR, 0755, 0)) >= 0, "mkdir big");
+    close(i);
+    CHECK((log_fd = create(e2fs, "log", S_IFREG, 0644, 0)) >= 0, "create log");
+    for (i = 0; i < 40; i++) {         /* 5 names of 200 bytes a block: 8 blocks */
+        snprintf(name, sizeof(name), "big/%0200d", i);
+        CHECK(linkat(log_fd, e2fs, name) == 0, "link %s", name);
+    }
+    fflush(stdout);
+    if ((looker = fork()) == 0)
+        busy_looker();
+    if ((a = fork()) == 0)
+        append_records('A');
+    if ((b = fork()) == 0)
+        append_records('B');
+    sa = wait_or_kill(a, 20000);
+    sb = wait_or_kill(b, 20000);
+    kill(looker, SIGKILL);
+    waitpid(looker, &i, 0);
+    CHECK(sa == 0 && sb == 0, "appenders ended with %x and %x", sa, sb);
+    i = walk(e2fs, "log", 0);
+    n = i < 0 ? -1 : ready(i, R_READ);
+    close(i);
+    i = n;
+    n = n < 0 ? -1 : read_full(i, back, sizeof(back));
+    close(i);
+    for (i = 0; i + REC <= n; i += REC) {
+        int who = back[i] == 'A' ? 0 : back[i] == 'B' ? 1 : -1, k;
+        back[i + 5] = '\0';
+        k = atoi(back + i + 1);
+        if (who < 0 || back[i + REC - 1] != '\n' || k < 0 || k >= RECORDS)
+            bad++;
+        else
+            seen[who][k]++;
+    }
+    for (i = 0; i < RECORDS; i++)
+        bad += (seen[0][i] != 1) + (seen[1][i] != 1);
+    close(log_fd);
+    close(e2fs);
+    unlinkat(AT_CWD, "/tmp/attack.ext2", 0);
+    CHECK(n == 2 * RECORDS * REC, "the log holds %d bytes, want %d (records covered)", n,
+          2 * RECORDS * REC);
+    CHECK(bad == 0, "%d records missing, doubled or torn", bad);
+    PASS();
+}
+
 int main(int argc, char **argv)
 {
     t_only = argc > 1 ? argv[1] : NULL;
@@ -374,6 +473,7 @@ int main(int argc, char **argv)
     T_RUN(a_user_filling_tmp_leaves_memory_for_everyone_else);
     T_RUN(a_users_fork_bomb_leaves_root_a_process);
     T_RUN(a_user_holding_every_open_file_leaves_root_some);
+    T_RUN(appends_to_an_ext2_file_never_cover_each_other);
     printf("t_attack: done\n");
     return t_failures != 0;
 }
