@@ -334,6 +334,17 @@ static int covered(const struct path *dir, struct vnode *v)
     return ns_name_busy(curproc()->ns, &p);
 }
 
+/* The directory of a name operation: the union member it works in
+ * (ns_union_dir, `how`), and then its filesystem's turn for name
+ * operations (fs_names_begin), which the caller ends with fs_names_end
+ * once the checks and the change are done. */
+static int names_dir(struct path *dir, const char *name, int how)
+{
+    int err = ns_union_dir(curproc()->ns, dir, name, how);
+
+    return err < 0 ? err : fs_names_begin(dir->vn->fs);
+}
+
 /* create(): a new node of `type` with permission bits `perm` at (dirfd,
  * path), always exclusive: the name must be free. *out is its path. rdev
  * is the device of an S_IFCHR or S_IFBLK, symlink the target of an
@@ -356,8 +367,11 @@ int vfs_create(int dirfd, const char *path, uint32_t type, uint32_t perm, uint32
         return -ENOTDIR;                /* "name/" can only be a directory */
     if ((err = vfs_walk_parent(dirfd, path, &dir, name)) < 0)
         return err;
-    if ((err = ns_union_dir(curproc()->ns, &dir, name, UNION_NEW)) == 0 &&
-        (err = fs_may_change(dir.vn)) == 0 && (err = ns_attr_check(&dir, BIND_RDONLY)) == 0 &&
+    if ((err = names_dir(&dir, name, UNION_NEW)) < 0) {
+        path_put(&dir);
+        return err;
+    }
+    if ((err = fs_may_change(dir.vn)) == 0 && (err = ns_attr_check(&dir, BIND_RDONLY)) == 0 &&
         dir.vn->nlink == 0)
         err = -ENOENT;                  /* a removed directory takes no new names */
     if (err == 0)
@@ -374,6 +388,7 @@ int vfs_create(int dirfd, const char *path, uint32_t type, uint32_t perm, uint32
             path_child(&dir, v, out);
         }
     }
+    fs_names_end(dir.vn->fs);
     path_put(&dir);
     return err;
 }
@@ -392,9 +407,11 @@ int vfs_link(int fd, int dirfd, const char *path)
         return err;
     if ((err = vfs_walk_parent(dirfd, path, &dir, name)) < 0)
         return err;
-    if ((err = ns_union_dir(curproc()->ns, &dir, name, UNION_NEW)) < 0)
-        ;
-    else if (dir.vn->fs != f->path.vn->fs || (err = ns_attr_keeps(&f->path, &dir)) < 0)
+    if ((err = names_dir(&dir, name, UNION_NEW)) < 0) {
+        path_put(&dir);
+        return err;
+    }
+    if (dir.vn->fs != f->path.vn->fs || (err = ns_attr_keeps(&f->path, &dir)) < 0)
         err = -EXDEV;
     else if ((err = fs_may_change(dir.vn)) < 0 || (err = ns_attr_check(&dir, BIND_RDONLY)) < 0)
         ;
@@ -404,6 +421,7 @@ int vfs_link(int fd, int dirfd, const char *path)
         err = -ENOENT;                  /* a removed directory takes no new names */
     else if ((err = perm_dir_change(curproc(), dir.vn)) == 0)
         err = vnode_link(dir.vn, name, f->path.vn);
+    fs_names_end(dir.vn->fs);
     path_put(&dir);
     return err;
 }
@@ -422,8 +440,11 @@ int vfs_unlink(int dirfd, const char *path, int flags)
         return -EINVAL;
     if ((err = vfs_walk_parent(dirfd, path, &dir, name)) < 0)
         return err;
-    if ((err = ns_union_dir(curproc()->ns, &dir, name, UNION_OLD)) == 0 &&
-        (err = fs_may_change(dir.vn)) == 0 && (err = ns_attr_check(&dir, BIND_RDONLY)) == 0 &&
+    if ((err = names_dir(&dir, name, UNION_OLD)) < 0) {
+        path_put(&dir);
+        return err;
+    }
+    if ((err = fs_may_change(dir.vn)) == 0 && (err = ns_attr_check(&dir, BIND_RDONLY)) == 0 &&
         (err = perm_dir_change(curproc(), dir.vn)) == 0 &&
         (err = vnode_lookup(dir.vn, name, &v)) == 0) {
         if (covered(&dir, v))
@@ -438,6 +459,7 @@ int vfs_unlink(int dirfd, const char *path, int flags)
             err = vnode_unlink(dir.vn, name);
         vnode_put(v);
     }
+    fs_names_end(dir.vn->fs);
     path_put(&dir);
     return err;
 }
@@ -471,15 +493,13 @@ static int may_replace(const struct path *odir, struct vnode *v, const struct pa
     return 0;
 }
 
-/* rename's work between two resolved directories of one filesystem. */
-static int rename_in(const struct path *odir, const char *oname, const struct path *ndir,
-                     const char *nname, int flags)
+/* rename's checks and its change (rename_in takes the turn for names). */
+static int rename_checked(const struct path *odir, const char *oname, const struct path *ndir,
+                          const char *nname, int flags)
 {
     struct vnode *v, *victim;
     int err;
 
-    if (odir->vn->fs != ndir->vn->fs)
-        return -EXDEV;
     if ((err = fs_may_change(odir->vn)) < 0 || (err = ns_attr_check(odir, BIND_RDONLY)) < 0 ||
         (err = ns_attr_check(ndir, BIND_RDONLY)) < 0 || (err = ns_attr_keeps(odir, ndir)) < 0 ||
         (err = vnode_lookup(odir->vn, oname, &v)) < 0)
@@ -497,6 +517,22 @@ static int rename_in(const struct path *odir, const char *oname, const struct pa
     vnode_put(victim);
     vnode_put(v);
     return err > 0 ? 0 : err;
+}
+
+/* rename's work between two resolved directories of one filesystem: its
+ * checks and its change, in the filesystem's turn for names. */
+static int rename_in(const struct path *odir, const char *oname, const struct path *ndir,
+                     const char *nname, int flags)
+{
+    int err;
+
+    if (odir->vn->fs != ndir->vn->fs)
+        return -EXDEV;
+    if ((err = fs_names_begin(odir->vn->fs)) < 0)
+        return err;
+    err = rename_checked(odir, oname, ndir, nname, flags);
+    fs_names_end(odir->vn->fs);
+    return err;
 }
 
 /* rename(): move the name (odirfd, old) to (ndirfd, new), replacing what

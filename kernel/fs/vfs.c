@@ -2,6 +2,7 @@
  * the registry of filesystem types, and fs_new() (the body of fsopen).
  * A filesystem instance is made here and attached nowhere: attaching is
  * namespace.c's business. That separation is the point of Orthos. */
+#include "arch/x86/x86.h"
 #include "dev/dev.h"
 #include "fs/vfs.h"
 #include "include/uapi/errno.h"
@@ -157,6 +158,35 @@ int vnode_unlink(struct vnode *dir, const char *name)
     int err = callable(dir, dir->ops->unlink != NULL);
 
     return err ? err : dir->ops->unlink(dir, name);
+}
+
+/* Name operations (create, link, unlink, rename) on one filesystem take
+ * turns, from their first check to their change: a filesystem may sleep
+ * in between (ext2 waits for its turn in the instance), and another
+ * process's change of a name meanwhile made the checks stale - a rename
+ * with RENAME_NOREPLACE replaced a name made meanwhile, a file replaced a
+ * directory, a new entry went into a directory removed meanwhile.
+ * Lookups need no turn. A wait for one's turn ends with a kill. */
+int fs_names_begin(struct fs *fs)
+{
+    uint32_t s = irq_save();
+
+    while (fs->naming) {
+        if (curproc() && curproc()->killed) {
+            irq_restore(s);
+            return -EINTR;
+        }
+        sleep_on(&fs->naming);
+    }
+    fs->naming = 1;
+    irq_restore(s);
+    return 0;
+}
+
+void fs_names_end(struct fs *fs)
+{
+    fs->naming = 0;
+    wakeup(&fs->naming);
 }
 
 int vnode_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const char *nname)

@@ -98,6 +98,7 @@ struct fs {
     struct fs *next;                /* the list of live instances */
     int depth;                      /* images inside images: bounded, see fs_new */
     uint32_t owner;                 /* the uid that called fsopen: who may revoke it */
+    int naming;                     /* a name operation is under way (fs_names_begin) */
 };
 
 /* An open file description. Access FA_PATH = walk() result: names the node
@@ -281,6 +282,8 @@ int vnode_create(struct vnode *dir, const char *name, uint32_t mode, uint32_t rd
                  const char *symlink, struct vnode **out);
 int vnode_link(struct vnode *dir, const char *name, struct vnode *v);
 int vnode_unlink(struct vnode *dir, const char *name);
+int fs_names_begin(struct fs *fs);      /* name operations take turns: 0 or -EINTR */
+void fs_names_end(struct fs *fs);
 int vnode_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const char *nname);
 int vnode_read(struct vnode *v, void *buf, uint32_t off, uint32_t n);
 int vnode_write(struct vnode *v, const void *buf, uint32_t off, uint32_t n);

@@ -407,6 +407,23 @@ static void append_records(char who)
     _exit(fd < 0 ? 1 : 0);
 }
 
+/* big/: 40 names of 200 bytes, 5 to a block (lookups in it take a
+ * while, and a long walk yields the CPU inside the instance). */
+static int make_big_dir(void)
+{
+    char name[256];
+    int d = create(e2fs, "big", S_IFDIR, 0755, 0), f = create(e2fs, "big/f", S_IFREG, 0644, 0);
+    int i, err = d < 0 || f < 0;
+
+    for (i = 0; !err && i < 40; i++) {
+        snprintf(name, sizeof(name), "big/%0200d", i);
+        err = linkat(f, e2fs, name) < 0;
+    }
+    close(d);
+    close(f);
+    return err ? -1 : 0;
+}
+
 static void busy_looker(void)
 {
     for (;;)
@@ -417,16 +434,10 @@ static void appends_to_an_ext2_file_never_cover_each_other(void)
 {
     static char back[2 * RECORDS * REC + 1];
     int a, b, looker, i, n, sa, sb, log_fd, seen[2][RECORDS] = { { 0 } }, bad = 0;
-    char name[256];
 
     CHECK((e2fs = ext2_copy()) >= 0, "an ext2 instance from a copy of /etc/sample.ext2");
-    CHECK((i = create(e2fs, "big", S_IFDIR, 0755, 0)) >= 0, "mkdir big");
-    close(i);
+    CHECK(make_big_dir() == 0, "a big directory");
     CHECK((log_fd = create(e2fs, "log", S_IFREG, 0644, 0)) >= 0, "create log");
-    for (i = 0; i < 40; i++) {         /* 5 names of 200 bytes a block: 8 blocks */
-        snprintf(name, sizeof(name), "big/%0200d", i);
-        CHECK(linkat(log_fd, e2fs, name) == 0, "link %s", name);
-    }
     fflush(stdout);
     if ((looker = fork()) == 0)
         busy_looker();
@@ -465,6 +476,173 @@ static void appends_to_an_ext2_file_never_cover_each_other(void)
     PASS();
 }
 
+/* A name operation checks, then acts; on ext2 it may wait for its turn
+ * in the instance between the two, and another process's name change
+ * came in between: a rename with RENAME_NOREPLACE replaced a name made
+ * meanwhile, a rename of a file replaced a directory made meanwhile.
+ * Two racers, A and B, each do one thing per round on a word from the
+ * parent, while the looker keeps the instance busy; exactly one of the
+ * two may succeed in each round. */
+#define ROUNDS 200
+
+static int go_a[2], go_b[2], done_ab[2];
+
+/* One racer: for each byte on go[0], op(round), and the result (0, or
+ * errno) to done_ab. */
+static void racer(int go[2], int (*op)(int), char who)
+{
+    int r[2];
+    char c;
+
+    close(go[1]);
+    for (r[0] = 0; read(go[0], &c, 1) == 1; r[0]++) {
+        errno = 0;
+        r[1] = op(r[0]) < 0 ? errno : 0;
+        r[0] |= who == 'B' ? 0x10000 : 0;
+        write(done_ab[1], r, sizeof(r));
+        r[0] &= 0xFFFF;
+    }
+    _exit(0);
+}
+
+static int a_rename_noreplace(int round)
+{
+    return renameat(e2fs, "x", e2fs, "big/y", RENAME_NOREPLACE);
+}
+
+/* B's call comes a little later each round (0 to 4 more turns in the
+ * instance first), so that in some rounds it lands between A's checks
+ * and A's change (which for a create may need A later, too). */
+static void b_later(int round)
+{
+    int i;
+
+    for (i = 0; i < round % 5; i++)
+        close(walk(e2fs, "x", 0));
+}
+
+static int b_create(int round)
+{
+    int fd;
+
+    b_later(round);
+    fd = create(e2fs, "big/y", S_IFREG, 0644, 0);
+
+    close(fd);
+    return fd;
+}
+
+static int a_rename(int round)
+{
+    return renameat(e2fs, "x", e2fs, "big/y", 0);
+}
+
+static int b_mkdir(int round)
+{
+    int fd;
+
+    b_later(round);
+    fd = create(e2fs, "big/y", S_IFDIR, 0755, 0);
+
+    close(fd);
+    return fd;
+}
+
+static int a_create_inside(int round)
+{
+    int fd;
+
+    b_later(round / 5);                 /* A later too: every pair of delays */
+    fd = create(e2fs, "d/f", S_IFREG, 0644, 0);
+
+    close(fd);
+    return fd;
+}
+
+static int b_rmdir(int round)
+{
+    b_later(round);
+    return unlinkat(e2fs, "d", UNLINK_DIR);
+}
+
+/* ROUNDS rounds of A against B; how many rounds both succeeded in. */
+static int race(int (*a_op)(int), int (*b_op)(int))
+{
+    int a, b, looker, round, both = 0, r[2], ok[2], i, st;
+
+    pipe(go_a);
+    pipe(go_b);
+    pipe(done_ab);
+    fflush(stdout);
+    if ((looker = fork()) == 0)
+        busy_looker();
+    if ((a = fork()) == 0)
+        racer(go_a, a_op, 'A');
+    if ((b = fork()) == 0)
+        racer(go_b, b_op, 'B');
+    close(go_a[0]);
+    close(go_b[0]);
+    close(done_ab[1]);
+    for (round = 0; round < ROUNDS; round++) {
+        unlinkat(e2fs, "big/y", 0);
+        unlinkat(e2fs, "big/y", UNLINK_DIR);
+        close(create(e2fs, "x", S_IFREG, 0644, 0));
+        close(create(e2fs, "d", S_IFDIR, 0755, 0));
+        write(go_a[1], "g", 1);
+        write(go_b[1], "g", 1);
+        for (i = 0; i < 2; i++) {
+            if (read_full(done_ab[0], r, sizeof(r)) != sizeof(r))
+                break;
+            ok[r[0] >> 16] = r[1] == 0;
+        }
+        both += i == 2 && ok[0] && ok[1];
+        unlinkat(e2fs, "x", 0);
+        unlinkat(e2fs, "d/f", 0);
+        unlinkat(e2fs, "d", UNLINK_DIR);
+    }
+    close(go_a[1]);
+    close(go_b[1]);
+    close(done_ab[0]);
+    kill(looker, SIGKILL);              /* (each racer holds the other's go pipe) */
+    kill(a, SIGKILL);
+    kill(b, SIGKILL);
+    waitpid(looker, &st, 0);
+    waitpid(a, &st, 0);
+    waitpid(b, &st, 0);
+    unlinkat(e2fs, "big/y", 0);
+    unlinkat(e2fs, "big/y", UNLINK_DIR);
+    return both;
+}
+
+static void name_checks_hold_until_the_change_on_ext2(void)
+{
+    int noreplace, over_dir, removed;
+
+    CHECK((e2fs = ext2_copy()) >= 0, "an ext2 instance from a copy of /etc/sample.ext2");
+    CHECK(make_big_dir() == 0, "a big directory");
+    noreplace = race(a_rename_noreplace, b_create);
+    over_dir = race(a_rename, b_mkdir);
+    removed = race(a_create_inside, b_rmdir);
+    close(e2fs);
+    unlinkat(AT_CWD, "/tmp/attack.ext2", 0);
+    printf("t_attack: races in %d rounds: %d with RENAME_NOREPLACE, %d over a directory, %d in a "
+           "removed directory\n",
+           ROUNDS, noreplace, over_dir, removed);
+    CHECK(noreplace == 0,
+          "in %d of %d rounds both a rename with RENAME_NOREPLACE and a create "
+          "of its new name succeeded",
+          noreplace, ROUNDS);
+    CHECK(over_dir == 0,
+          "in %d of %d rounds both a rename of a file and a mkdir of its new "
+          "name succeeded",
+          over_dir, ROUNDS);
+    CHECK(removed == 0,
+          "in %d of %d rounds both a create in a directory and its removal "
+          "succeeded (an entry in a removed directory)",
+          removed, ROUNDS);
+    PASS();
+}
+
 int main(int argc, char **argv)
 {
     t_only = argc > 1 ? argv[1] : NULL;
@@ -474,6 +652,7 @@ int main(int argc, char **argv)
     T_RUN(a_users_fork_bomb_leaves_root_a_process);
     T_RUN(a_user_holding_every_open_file_leaves_root_some);
     T_RUN(appends_to_an_ext2_file_never_cover_each_other);
+    T_RUN(name_checks_hold_until_the_change_on_ext2);
     printf("t_attack: done\n");
     return t_failures != 0;
 }
