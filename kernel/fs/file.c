@@ -6,7 +6,6 @@
  * process, or is shared by several (rfork); fds are closed on exec unless
  * marked FD_KEEP, and exec takes the process out of a shared table
  * (fdtable_exec, Lab 06). */
-#include "arch/x86/x86.h"
 #include "dev/dev.h"
 #include "dev/tty.h"
 #include "fs/vfs.h"
@@ -195,57 +194,45 @@ static int seekable(struct file *f)
     return !S_ISFIFO(f->path.vn->mode) && !S_ISCHR(f->path.vn->mode);
 }
 
+/* Reads and writes that use and move a file's position take turns on it
+ * (f->pos_busy): a filesystem may sleep in between (ext2 waits for its
+ * turn in the instance), and a process sharing the open file (fork, dup)
+ * then used the same position - two writers wrote over each other's
+ * records. Appends take turns on the node as well (v->appending), through
+ * whichever open file: each goes at the end as it is when it happens.
+ * Streams (pipes, the console) have no position, and take no turn (a
+ * reader may wait there for ever). */
 int file_read(struct file *f, void *buf, uint32_t n)
 {
-    int r = file_read_at(f, buf, f->off, n);
+    int r;
 
-    if (r > 0 && seekable(f))
+    if (!seekable(f))
+        return file_read_at(f, buf, f->off, n);
+    if ((r = turn_take(&f->pos_busy)) < 0)
+        return r;
+    if ((r = file_read_at(f, buf, f->off, n)) > 0)
         f->off += r;
+    turn_give(&f->pos_busy);
     return r;
 }
 
-/* Appends to one file take turns (v->appending): between reading the end
- * and writing there a filesystem may sleep (ext2 waits for its turn in
- * the instance), and a second appender then read the same end and wrote
- * over the first one's record. A wait for one's turn ends with a kill. */
-static int append_begin(struct vnode *v)
-{
-    uint32_t s = irq_save();
-
-    while (v->appending) {
-        if (curproc()->killed) {
-            irq_restore(s);
-            return -EINTR;
-        }
-        sleep_on(&v->appending);
-    }
-    v->appending = 1;
-    irq_restore(s);
-    return 0;
-}
-
-static void append_end(struct vnode *v)
-{
-    v->appending = 0;
-    wakeup(&v->appending);
-}
-
-/* write() at the position. Nothing goes past OFF_MAX, the last position
- * lseek can return: a write that would is cut short there, and one that
- * starts there is EFBIG (doc/decisions.md, "Offsets"). With R_APPEND
- * the position is first the end, as it is when the write happens. */
+/* write() at the position (with R_APPEND, at the end). Nothing goes past
+ * OFF_MAX, the last position lseek can return: a write that would is cut
+ * short there, and one that starts there is EFBIG (doc/decisions.md,
+ * "Offsets"). */
 static int write_here(struct file *f, const void *buf, uint32_t n)
 {
     int r;
 
-    if (seekable(f) && n > 0) {
+    if ((f->flags & R_APPEND) && S_ISREG(f->path.vn->mode))
+        f->off = f->path.vn->size;
+    if (n > 0) {
         if (f->off >= OFF_MAX)
             return -EFBIG;
         if (n > OFF_MAX - f->off)
             n = OFF_MAX - f->off;
     }
-    r = file_write_at(f, buf, f->off, n);
-    if (r > 0 && seekable(f))
+    if ((r = file_write_at(f, buf, f->off, n)) > 0)
         f->off += r;
     return r;
 }
@@ -253,15 +240,18 @@ static int write_here(struct file *f, const void *buf, uint32_t n)
 int file_write(struct file *f, const void *buf, uint32_t n)
 {
     struct vnode *v = f->path.vn;
-    int r;
+    int append = (f->flags & R_APPEND) && S_ISREG(v->mode), r;
 
-    if (!(f->flags & R_APPEND) || !S_ISREG(v->mode))
-        return write_here(f, buf, n);
-    if ((r = append_begin(v)) < 0)
+    if (!seekable(f))
+        return file_write_at(f, buf, f->off, n);
+    if ((r = turn_take(&f->pos_busy)) < 0)
         return r;
-    f->off = v->size;
-    r = write_here(f, buf, n);
-    append_end(v);
+    if (!append || (r = turn_take(&v->appending)) == 0) {
+        r = write_here(f, buf, n);
+        if (append)
+            turn_give(&v->appending);
+    }
+    turn_give(&f->pos_busy);
     return r;
 }
 

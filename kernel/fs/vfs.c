@@ -2,7 +2,6 @@
  * the registry of filesystem types, and fs_new() (the body of fsopen).
  * A filesystem instance is made here and attached nowhere: attaching is
  * namespace.c's business. That separation is the point of Orthos. */
-#include "arch/x86/x86.h"
 #include "dev/dev.h"
 #include "fs/vfs.h"
 #include "include/uapi/errno.h"
@@ -169,24 +168,12 @@ int vnode_unlink(struct vnode *dir, const char *name)
  * Lookups need no turn. A wait for one's turn ends with a kill. */
 int fs_names_begin(struct fs *fs)
 {
-    uint32_t s = irq_save();
-
-    while (fs->naming) {
-        if (curproc() && curproc()->killed) {
-            irq_restore(s);
-            return -EINTR;
-        }
-        sleep_on(&fs->naming);
-    }
-    fs->naming = 1;
-    irq_restore(s);
-    return 0;
+    return turn_take(&fs->naming);
 }
 
 void fs_names_end(struct fs *fs)
 {
-    fs->naming = 0;
-    wakeup(&fs->naming);
+    turn_give(&fs->naming);
 }
 
 int vnode_rename(struct vnode *odir, const char *oname, struct vnode *ndir, const char *nname)

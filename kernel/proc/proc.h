@@ -99,6 +99,8 @@ void sleep_on(void *chan); /* call with interrupts off */
 void wakeup(void *chan);
 void wakeup_all(void);
 int sleep_ms(uint32_t ms); /* -EINTR if killed while asleep */
+int turn_take(int *busy);  /* wait until *busy is 0, then set it: 0, or -EINTR if killed */
+void turn_give(int *busy); /* clear *busy and wake the next in line */
 void clock_init(void);                  /* the timer interrupt's handler */
 /* Milliseconds since the clock started (the timer's ticks). Inline: every
  * change to a file or directory stamps its time with it (rtc_now). */

@@ -149,6 +149,41 @@ int sleep_ms(uint32_t ms)
     return 0;
 }
 
+/* A turn at something a system call must hold across a sleep (a name
+ * operation's checks and change, a file position's use and move): wait
+ * while *busy, then take it. The wait ends with a kill (-EINTR), never
+ * with the turn. Whoever holds it gives it back with turn_give. *busy is
+ * 0 (free), 1 (taken) or 2 (taken, and someone waits): a turn nobody
+ * waited for is given back without a wakeup (every read and write of a
+ * file takes one). */
+int turn_take(int *busy)
+{
+    uint32_t s = irq_save();
+
+    while (*busy) {
+        if (current && current->killed) {
+            irq_restore(s);
+            return -EINTR;
+        }
+        *busy = 2;
+        sleep_on(busy);
+    }
+    *busy = 1;
+    irq_restore(s);
+    return 0;
+}
+
+void turn_give(int *busy)
+{
+    uint32_t s = irq_save();
+    int waited = *busy == 2;
+
+    *busy = 0;
+    irq_restore(s);
+    if (waited)
+        wakeup(busy);
+}
+
 /* proc_return_to_user (proc.h) when the process was killed or its slice
  * is over. */
 SWITCH_PATH void proc_return_slow(void)

@@ -366,13 +366,15 @@ static void a_user_holding_every_open_file_leaves_root_some(void)
     PASS();
 }
 
-/* Two processes appending to one ext2 file (R_APPEND): each write must
- * land at the end as it is when the write happens. file_write read the
- * end, then ext2 waited for its turn in the instance (another process
- * was inside, a long directory walk that yields); meanwhile the other
- * appender read the same end, and the second write covered the first's
- * record. A third process keeps the instance busy with lookups in a big
- * directory. */
+/* Two processes writing records to one ext2 file: each write must land
+ * where no other did. With R_APPEND (each its own open file) a write
+ * goes at the end as it is then; through one open file description
+ * shared by fork, at the shared offset, which then moves past it. In
+ * both, file_write read the position, then ext2 waited for its turn in
+ * the instance (another process was inside, a long directory walk that
+ * yields), the other writer read the same position meanwhile, and the
+ * second write covered the first's record. A third process keeps the
+ * instance busy with lookups in a big directory. */
 #define RECORDS 300
 #define REC     32
 
@@ -394,11 +396,17 @@ static int ext2_copy(void)
 
 static int e2fs;
 
-static void append_records(char who)
+/* RECORDS records through fd, or (fd < 0) through an fd of our own on
+ * "log", readied with R_APPEND. */
+static void write_records(char who, int fd)
 {
-    int p = walk(e2fs, "log", 0), fd = p < 0 ? -1 : ready(p, R_WRITE | R_APPEND), i;
     char rec[REC + 1];
+    int i, p;
 
+    if (fd < 0) {
+        p = walk(e2fs, "log", 0);
+        fd = p < 0 ? -1 : ready(p, R_WRITE | R_APPEND);
+    }
     for (i = 0; fd >= 0 && i < RECORDS; i++) {
         snprintf(rec, sizeof(rec), "%c%04d%026d\n", who, i, 0);
         if (write(fd, rec, REC) != REC)
@@ -430,26 +438,27 @@ static void busy_looker(void)
         close(walk(e2fs, "big/nobody", 0));
 }
 
-static void appends_to_an_ext2_file_never_cover_each_other(void)
+/* Two writers of "log", through `shared` (an fd both inherit) or each
+ * through its own with R_APPEND; how many records are missing, doubled
+ * or torn, and the log's size in *size. */
+static int two_writers(int shared, int *size)
 {
     static char back[2 * RECORDS * REC + 1];
-    int a, b, looker, i, n, sa, sb, log_fd, seen[2][RECORDS] = { { 0 } }, bad = 0;
+    int a, b, looker, i, n, sa, sb, seen[2][RECORDS] = { { 0 } }, bad = 0;
 
-    CHECK((e2fs = ext2_copy()) >= 0, "an ext2 instance from a copy of /etc/sample.ext2");
-    CHECK(make_big_dir() == 0, "a big directory");
-    CHECK((log_fd = create(e2fs, "log", S_IFREG, 0644, 0)) >= 0, "create log");
     fflush(stdout);
     if ((looker = fork()) == 0)
         busy_looker();
     if ((a = fork()) == 0)
-        append_records('A');
+        write_records('A', shared);
     if ((b = fork()) == 0)
-        append_records('B');
+        write_records('B', shared);
     sa = wait_or_kill(a, 20000);
     sb = wait_or_kill(b, 20000);
     kill(looker, SIGKILL);
     waitpid(looker, &i, 0);
-    CHECK(sa == 0 && sb == 0, "appenders ended with %x and %x", sa, sb);
+    if (sa != 0 || sb != 0)
+        return -1;
     i = walk(e2fs, "log", 0);
     n = i < 0 ? -1 : ready(i, R_READ);
     close(i);
@@ -467,12 +476,34 @@ static void appends_to_an_ext2_file_never_cover_each_other(void)
     }
     for (i = 0; i < RECORDS; i++)
         bad += (seen[0][i] != 1) + (seen[1][i] != 1);
+    *size = n;
+    return bad;
+}
+
+static void writes_to_an_ext2_file_never_cover_each_other(void)
+{
+    int p, log_fd, shared, bad_append, bad_shared, n_append, n_shared;
+
+    CHECK((e2fs = ext2_copy()) >= 0, "an ext2 instance from a copy of /etc/sample.ext2");
+    CHECK(make_big_dir() == 0, "a big directory");
+    CHECK((log_fd = create(e2fs, "log", S_IFREG, 0644, 0)) >= 0, "create log");
+    bad_append = two_writers(-1, &n_append);
+    CHECK((p = walk(e2fs, "log", 0)) >= 0 && (shared = ready(p, R_WRITE)) >= 0 &&
+              ftruncate(shared, 0) == 0,
+          "the log again, empty");
+    close(p);
+    bad_shared = two_writers(shared, &n_shared);
+    close(shared);
     close(log_fd);
     close(e2fs);
     unlinkat(AT_CWD, "/tmp/attack.ext2", 0);
-    CHECK(n == 2 * RECORDS * REC, "the log holds %d bytes, want %d (records covered)", n,
-          2 * RECORDS * REC);
-    CHECK(bad == 0, "%d records missing, doubled or torn", bad);
+    CHECK(bad_append == 0 && n_append == 2 * RECORDS * REC,
+          "R_APPEND: the log holds %d bytes, want %d; %d records missing, doubled or torn",
+          n_append, 2 * RECORDS * REC, bad_append);
+    CHECK(bad_shared == 0 && n_shared == 2 * RECORDS * REC,
+          "one shared offset: the log holds %d bytes, want %d; %d records missing, doubled or "
+          "torn",
+          n_shared, 2 * RECORDS * REC, bad_shared);
     PASS();
 }
 
@@ -651,7 +682,7 @@ int main(int argc, char **argv)
     T_RUN(a_user_filling_tmp_leaves_memory_for_everyone_else);
     T_RUN(a_users_fork_bomb_leaves_root_a_process);
     T_RUN(a_user_holding_every_open_file_leaves_root_some);
-    T_RUN(appends_to_an_ext2_file_never_cover_each_other);
+    T_RUN(writes_to_an_ext2_file_never_cover_each_other);
     T_RUN(name_checks_hold_until_the_change_on_ext2);
     printf("t_attack: done\n");
     return t_failures != 0;
