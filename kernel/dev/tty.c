@@ -199,8 +199,27 @@ int tty_read(char *buf, size_t n, int nonblock)
     return (int)got;
 }
 
+/* Output goes out in pieces of TTY_PIECE bytes: each takes about 20 ms
+ * on the serial line, and the kernel is never preempted, so between two
+ * pieces of a long write the others get their turn, and a writer killed
+ * meanwhile (^C) stops: the count written so far, or -EINTR. (A write of
+ * megabytes held the whole machine for as many seconds.) A write of at
+ * most a piece goes out whole, never mixed with another's. */
+#define TTY_PIECE 4096
+
 int tty_write(const char *buf, size_t n)
 {
-    console_write(buf, n);
+    struct proc *p = curproc();
+    size_t done = 0, k;
+
+    while (done < n) {
+        if (done > 0 && p && need_resched)
+            yield();
+        if (p && p->killed)
+            return done ? (int)done : -EINTR;
+        k = n - done < TTY_PIECE ? n - done : TTY_PIECE;
+        console_write(buf + done, k);
+        done += k;
+    }
     return (int)n;
 }

@@ -674,6 +674,44 @@ static void name_checks_hold_until_the_change_on_ext2(void)
     PASS();
 }
 
+/* The kernel is never preempted, and a write to the console went out
+ * byte by byte in one go: 4 MiB took 19 s on the serial line, during
+ * which no other process ran and ^C could not stop the writer. Now it
+ * goes in pieces, with the others' turns and a kill between them. The
+ * child writes 512 KiB of carriage returns (harmless on any terminal). */
+#define CONSOLE_FLOOD (512 << 10)
+
+static void a_long_console_write_lets_others_run_and_ends_with_a_kill(void)
+{
+    static char flood[CONSOLE_FLOOD];
+    int con = walk(AT_CWD, "/dev/console", 0), fd = con < 0 ? -1 : ready(con, R_WRITE);
+    int pid, st = -1;
+    unsigned t0, slept, died;
+
+    close(con);
+    CHECK(fd >= 0, "ready the console");
+    memset(flood, '\r', sizeof(flood));
+    fflush(stdout);
+    if ((pid = fork()) == 0)
+        _exit(write(fd, flood, sizeof(flood)) == sizeof(flood) ? 0 : 1);
+    t0 = uptime_ms();
+    sleep_ms(50);
+    slept = uptime_ms() - t0;
+    kill(pid, SIGKILL);
+    t0 = uptime_ms();
+    waitpid(pid, &st, 0);
+    died = uptime_ms() - t0;
+    close(fd);
+    printf("\n");                       /* the results start a line of their own */
+    CHECK(slept < 500,
+          "a sleep of 50 ms took %u ms while another process wrote %d KiB to the "
+          "console",
+          slept, CONSOLE_FLOOD >> 10);
+    CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "the writer: status %x", st);
+    CHECK(died < 500, "the writer died %u ms after its kill", died);
+    PASS();
+}
+
 int main(int argc, char **argv)
 {
     t_only = argc > 1 ? argv[1] : NULL;
@@ -684,6 +722,7 @@ int main(int argc, char **argv)
     T_RUN(a_user_holding_every_open_file_leaves_root_some);
     T_RUN(writes_to_an_ext2_file_never_cover_each_other);
     T_RUN(name_checks_hold_until_the_change_on_ext2);
+    T_RUN(a_long_console_write_lets_others_run_and_ends_with_a_kill);
     printf("t_attack: done\n");
     return t_failures != 0;
 }
