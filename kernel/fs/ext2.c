@@ -1317,7 +1317,10 @@ static int ext2_unlink(struct vnode *dir, const char *name)
 
 /* Is directory `anc` the same as, or above, directory `d`? The climb
  * through ".." entries is bounded, and a loop in it (Brent's method: the
- * walker meets a saved point) is damage, found within a few rounds. */
+ * walker meets a saved point) is damage, found within a few rounds. A
+ * climb that ends at the bound, short of the root, cannot tell: -ELOOP
+ * (it said "not above", and a rename moved a directory 4097 levels
+ * deep below itself). */
 static int is_above(struct ext2_fs *e, struct vnode *anc, struct vnode *d, int *err)
 {
     uint32_t ino = d->ino, saved = 0, up = 0, steps, power = 1, lap = 0;
@@ -1344,6 +1347,8 @@ static int is_above(struct ext2_fs *e, struct vnode *anc, struct vnode *d, int *
             return 0;
         ino = up;
     }
+    if (ino != EXT2_ROOT_INO && ino != anc->ino)
+        *err = -ELOOP;
     return ino == anc->ino;
 }
 

@@ -234,6 +234,44 @@ static void directories_grow_shrink_and_move(void)
     PASS();
 }
 
+/* rename() must not move a directory below itself: ext2 climbs ".."
+ * from the new parent looking for it, a bounded climb (4096 steps), and
+ * past the bound it answered "not above". A chain of 4100 directories,
+ * and its top moved into its bottom: the old kernel did it, cutting the
+ * chain off the tree in a loop (e2fsck found it). Now the climb that ends
+ * unfinished refuses (ELOOP). The chain goes from the bottom up, by "..". */
+#define DEEP 4100
+
+static void a_directory_is_never_moved_below_itself_however_deep(void)
+{
+    int mnt = walk(AT_CWD, "/mnt", 0), cur, up, i, r, err, gone = 0;
+
+    CHECK(mnt >= 0 && (cur = create(mnt, "deep", S_IFDIR, 0755, 0)) >= 0, "mkdir deep");
+    for (i = 0; i < DEEP; i++) {
+        CHECK((up = create(cur, "d", S_IFDIR, 0755, 0)) >= 0, "mkdir at depth %d", i + 1);
+        close(cur);
+        cur = up;
+    }
+    errno = 0;
+    r = renameat(mnt, "deep", cur, "loop", 0);
+    err = errno;
+    for (i = 0; i < DEEP; i++) {         /* from the bottom up */
+        if ((up = walk(cur, "..", 0)) < 0 || unlinkat(up, "d", UNLINK_DIR) < 0)
+            break;
+        close(cur);
+        cur = up;
+        gone++;
+    }
+    close(cur);
+    CHECK(r == -1 && err == ELOOP,
+          "renaming the top of %d directories into its bottom gave %d, "
+          "errno %d (want ELOOP)",
+          DEEP, r, err);
+    CHECK(gone == DEEP && unlinkat(mnt, "deep", UNLINK_DIR) == 0, "removed %d of %d", gone, DEEP);
+    close(mnt);
+    PASS();
+}
+
 static void symlinks_and_hard_links(void)
 {
     static const char *slow = "a/very/long/symlink/target/that/does/not/fit/in/the/inode/"
@@ -273,6 +311,7 @@ int main(void)
     sparse_file_past_triple_indirect();
     random_operations_match_a_model();
     directories_grow_shrink_and_move();
+    a_directory_is_never_moved_below_itself_however_deep();
     symlinks_and_hard_links();
     persist_manifest();
     printf("e2write: done\n");
