@@ -140,6 +140,13 @@ static void fsopen_takes_a_readable_regular_file_or_device_as_source(void)
     CHECK((d = open("/tmp", O_RDONLY | O_DIRECTORY)) >= 0, "a directory");
     CHECK_ERR(fsopen("ext2", d, NULL), ENOTBLK);
     close(d);
+    /* the access comes before the type: a path fd on a directory, a write-only device */
+    CHECK((d = walk(AT_CWD, "/tmp", 0)) >= 0, "a path fd on a directory");
+    CHECK_ERR(fsopen("ext2", d, NULL), EBADF);
+    close(d);
+    CHECK((d = open("/dev/null", O_WRONLY)) >= 0, "a write-only character device");
+    CHECK_ERR(fsopen("ext2", d, NULL), EBADF);
+    close(d);
     CHECK((d = open("/dev/zero", O_RDONLY)) >= 0, "a character device");
     CHECK_ERR(fsopen("ext2", d, NULL), ENOTBLK);
     close(d);
