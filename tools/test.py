@@ -2224,6 +2224,11 @@ def srv_shell_suite():
                   ["mkdir /tmp/s; srvmount /tmp/s ramsrv", "echo hi > /tmp/s/f; cat /tmp/s/f"],
                   r"^hi$")
             check("ls_of_the_served_directory_lists_f", ["ls /tmp/s"], r"\A[^\n]*\n?f\n")
+            # fd 3 is also the number srvmount's own end of the channel gets
+            check("srvmount_f_3_serves_on_the_servers_fd_3",
+                  ["mkdir /tmp/s3; srvmount -f 3 /tmp/s3 ramsrv -f 3; echo status=$?",
+                   "echo hey > /tmp/s3/g; cat /tmp/s3/g; cat /proc/self/ns"],
+                  r"^status=0$[\s\S]*^hey$[\s\S]*^/tmp/s3 srv chan$")
             m = re.search(r"^\s*(\d+)\s+\d+\s+\S+\s+\d+\s+ramsrv$", s.run("ps") or "", re.M)
             check("killing_the_server_gives_eio_not_a_hang",
                   ["kill %s" % (m.group(1) if m else "none"), "cat /tmp/s/f; echo status=$?",

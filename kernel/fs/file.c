@@ -129,6 +129,22 @@ int vfs_ready(int fd, int mode, struct file **out)
     return 0;
 }
 
+/* What f is, in a word: /proc/<pid>/fd's kinds, and the name of a
+ * filesystem's source that has no path (a channel's end). */
+const char *file_kind(const struct file *f)
+{
+    switch (f->path.vn->mode & S_IFMT) {
+    case S_IFDIR: return "dir";
+    case S_IFREG: return "reg";
+    case S_IFLNK: return "lnk";
+    case S_IFCHR: return "chr";
+    case S_IFBLK: return "blk";
+    case S_IFIFO: return pipe_kind(f->path.vn);
+    case S_IFSOCK: return "chan";
+    }
+    return "?";
+}
+
 /* Read at an explicit offset; shared by read() and by filesystems that
  * read their image through a file (ext2 on a device or a regular file). */
 int file_read_at(struct file *f, void *buf, uint32_t off, uint32_t n)

@@ -149,20 +149,6 @@ static const char *state_name(enum proc_state s)
     }
 }
 
-static const char *fd_kind(struct file *f)
-{
-    switch (f->path.vn->mode & S_IFMT) {
-    case S_IFDIR: return "dir";
-    case S_IFREG: return "reg";
-    case S_IFLNK: return "lnk";
-    case S_IFCHR: return "chr";
-    case S_IFBLK: return "blk";
-    case S_IFIFO: return pipe_kind(f->path.vn);
-    case S_IFSOCK: return "chan";
-    }
-    return "?";
-}
-
 /* /proc/<pid>/fd: read without sleeping, so the table cannot change
  * under it (an exiting p has already let go of it: NULL, empty). */
 static int fd_text(struct proc *p, char *buf, size_t size)
@@ -177,7 +163,7 @@ static int fd_text(struct proc *p, char *buf, size_t size)
         if (!f)
             continue;
         len += snprintf(len < size ? buf + len : NULL, len < size ? size - len : 0,
-                        "%d %s %s%s%s\n", i, fd_kind(f), access[f->access & 3],
+                        "%d %s %s%s%s\n", i, file_kind(f), access[f->access & 3],
                         (p->fds->fdflags[i] & FD_KEEP) ? " keep" : "",
                         (f->flags & R_NONBLOCK) ? " nonblock" : "");
     }

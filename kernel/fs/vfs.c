@@ -103,7 +103,7 @@ void fs_release(struct fs *fs)
 }
 
 /* The name fs was made from, for messages and /proc/<pid>/ns: the name its
- * source was walked by ("?" if it had none), "-" for no source. */
+ * source was walked by (its kind if it had none: "chan"), "-" for no source. */
 const char *fs_source_name(const struct fs *fs)
 {
     return fs->source_name ? fs->source_name : "-";
@@ -287,7 +287,7 @@ int fs_new(const char *type, struct file *src, const char *opts, struct fs **out
     if (src) {
         file_get(src);
         fs->source = src;
-        fs->source_name = kstrdup(src->name ? src->name : "?");
+        fs->source_name = kstrdup(src->name ? src->name : file_kind(src));
     }
     if ((err = t->mount(fs, src, opts ? opts : "")) < 0) {
         if (fs->source)

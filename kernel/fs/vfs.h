@@ -408,6 +408,7 @@ void file_get(struct file *f);
 void file_put(struct file *f);
 int file_read(struct file *f, void *kbuf, uint32_t n);
 int file_write(struct file *f, const void *kbuf, uint32_t n);
+const char *file_kind(const struct file *f);
 int file_read_at(struct file *f, void *kbuf, uint32_t off, uint32_t n);
 int file_write_at(struct file *f, const void *kbuf, uint32_t off, uint32_t n);
 int file_sync(struct file *f);

@@ -90,13 +90,16 @@ int cred_may_signal_group(int pgid)
     return group_is_mine(pgid, &mine);
 }
 
-/* May the caller put group pgid in front of ^C (tcsetpgrp)? As for
- * kill(-pgid), and a user's group must exist, with a member of theirs:
- * pids only grow, so a group id not yet used could be one a later root
- * process comes to lead. (A pipeline whose first process has already
- * exited is still a group: its zombie counts.) Root may name any (init
- * puts its child's group in front whether or not the child made it yet). */
-int cred_may_take_console(int pgid)
+/* May the caller name group pgid for a job: put it in front of ^C
+ * (tcsetpgrp) or put a process in it (setpgid)? As for kill(-pgid), and a
+ * user's group must exist, with a member of theirs: pids only grow, so a
+ * group id not yet used could be one a later root process (or another
+ * user's) comes to lead, and a process parked in it would make that
+ * group's kill(-pgid) EPERM for its owner. (A pipeline whose first process
+ * has already exited is still a group: its zombie counts.) Root may name
+ * any (init puts its child's group in front whether or not the child made
+ * it yet). */
+int cred_may_name_group(int pgid)
 {
     int mine, err = group_is_mine(pgid, &mine);
 

@@ -5,6 +5,6 @@
 
 int cred_may_signal(int pid);           /* kill(pid > 0): 0, -EPERM or -ESRCH */
 int cred_may_signal_group(int pgid);    /* kill(-pgid): 0 or -EPERM */
-int cred_may_take_console(int pgid);    /* tcsetpgrp(pgid > 0): 0 or -EPERM */
+int cred_may_name_group(int pgid);      /* tcsetpgrp, setpgid: 0 or -EPERM */
 
 #endif

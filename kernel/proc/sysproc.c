@@ -156,16 +156,20 @@ SWITCH_PATH int sys_yield(const uint32_t *arg)
 }
 
 /* setpgid(pid, pgid): pid 0 = the caller, pgid 0 = pid. Only the caller
- * or its children. */
+ * or its children; into a new group led by pid, or one the caller could
+ * put in front of ^C (else another user's job could be made unkillable
+ * by its owner: kill(-pgid) wants every live member to be theirs). */
 int sys_setpgid(const uint32_t *arg)
 {
     struct proc *me = curproc(), *p;
-    int pid = arg[0] ? (int)arg[0] : me->pid, pgid = arg[1] ? (int)arg[1] : pid;
+    int pid = arg[0] ? (int)arg[0] : me->pid, pgid = arg[1] ? (int)arg[1] : pid, err;
 
     if (pgid < 0)
         return -EINVAL;
     if (!(p = proc_find(pid)) || (p != me && p->parent != me))
         return -ESRCH;
+    if (pgid != p->pid && (err = cred_may_name_group(pgid)) < 0)
+        return err;
     p->pgid = pgid;
     return 0;
 }
@@ -180,7 +184,7 @@ int sys_tcsetpgrp(const uint32_t *arg)
 
     if (pgid < 0)
         return -EINVAL;
-    if (pgid > 0 && (err = cred_may_take_console(pgid)) < 0)
+    if (pgid > 0 && (err = cred_may_name_group(pgid)) < 0)
         return err;
     tty_set_foreground(pgid);
     return 0;

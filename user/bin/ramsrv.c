@@ -1,7 +1,9 @@
 /* ramsrv - a file server keeping files and directories in its own memory:
  * ramfs, in user space. Serves the channel end on fd 0 (srvmount starts
- * it so): `srvmount /tmp/s ramsrv`. Its nodes are never freed while it
+ * it so): `srvmount /tmp/s ramsrv`, or on fd N with `-f N`, for
+ * `srvmount -f N /tmp/s ramsrv -f N`. Its nodes are never freed while it
  * runs (a removed one may still have fids); they go when it exits. */
+#include <err.h>
 #include <errno.h>
 #include <srv.h>
 #include <stdlib.h>
@@ -165,9 +167,12 @@ static const struct srv_ops ram_ops = {
     .remove = ram_remove,
 };
 
-int main(void)
+int main(int argc, char *argv[])
 {
     struct node *root = node_new(NULL, "/", S_IFDIR | 0777);
+    int fd = argc == 3 && strcmp(argv[1], "-f") == 0 ? atoi(argv[2]) : 0;
 
-    return root && srv_serve(0, &ram_ops, root) == 0 ? 0 : 1;
+    if (argc != 1 && argc != 3)
+        usage("[-f fd]");
+    return root && srv_serve(fd, &ram_ops, root) == 0 ? 0 : 1;
 }

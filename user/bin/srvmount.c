@@ -35,6 +35,7 @@ int main(int argc, char *argv[])
         err(1, "fork");
     if (pid == 0) {
         setpgid(0, 0);
+        close(fds[0]);              /* first: fd N may be its number */
         if (fdnum < 0) {
             dup2(fds[1], 0);
             dup2(fds[1], 1);
@@ -44,7 +45,6 @@ int main(int argc, char *argv[])
         }
         if (fds[1] != fdnum && fds[1] > 2)
             close(fds[1]);
-        close(fds[0]);
         keepstdio();
         execvp(argv[i + 1], argv + i + 1);
         err(127, "%s", argv[i + 1]);

@@ -235,6 +235,30 @@ static void a_user_puts_only_their_own_group_in_front_of_ctrl_c(void)
     PASS();
 }
 
+/* A user's process joins only a group of theirs: parked in another user's
+ * job it would make that job's kill(-pgid) EPERM for its owner (every
+ * live member must be theirs), and a group id not used yet may be led by
+ * anyone later. A new group of one's own, or a child's, is fine. */
+static void a_user_joins_only_their_own_groups(void)
+{
+    int pid, status;
+
+    CHECK_ERR(setpgid(0, root_sleeper), EPERM);
+    CHECK_ERR(setpgid(0, getpid() + 1000), EPERM);
+    if ((pid = fork()) == 0) {
+        sleep_ms(10000);
+        _exit(0);
+    }
+    CHECK(pid > 0 && setpgid(pid, 0) == 0, "a child into a new group it leads: %s",
+          strerror(errno));
+    CHECK(setpgid(0, pid) == 0, "joining one's own child's group: %s", strerror(errno));
+    CHECK_ERR(setpgid(pid, root_sleeper), EPERM);       /* nor a child into root's */
+    CHECK(setpgid(0, 0) == 0, "a new group of one's own: %s", strerror(errno));
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    PASS();
+}
+
 static void proc_files_belong_to_their_processs_user(void)
 {
     struct stat st;
@@ -478,6 +502,7 @@ int main(void)
     sleep_ms(50);                       /* its setpgid done */
     as_student(a_user_kills_only_their_own_processes);
     as_student(a_user_puts_only_their_own_group_in_front_of_ctrl_c);
+    as_student(a_user_joins_only_their_own_groups);
     kill(root_sleeper, SIGKILL);
     waitpid(root_sleeper, &status, 0);
     as_student(proc_files_belong_to_their_processs_user);

@@ -520,13 +520,15 @@ static void a_slow_server_wait_is_ended_by_kill(void)
 static void revoke_of_a_served_fs_ends_access(void)
 {
     int pid, root, fd, dir;
-    char b[8];
+    char b[8], ns[2048];
 
     CHECK((root = serve_ram(&pid)) >= 0, "fsopen srv on ramsrv");
     CHECK((fd = openat(root, "f", O_CREAT | O_RDWR, 0644)) >= 0, "create f");
     CHECK(write(fd, "abc", 3) == 3, "write");
     CHECK(mkdir("/tmp/srvrev", 0755) == 0 || errno == EEXIST, "mkdir");
     CHECK(bind(root, AT_CWD, "/tmp/srvrev", 0) == 0, "bind");
+    CHECK(slurp("/proc/self/ns", ns, sizeof(ns)) > 0 && strstr(ns, "\n/tmp/srvrev srv chan\n"),
+          "/proc/self/ns names the source by its kind:\n%s", ns);
     CHECK((dir = walk(AT_CWD, "/tmp/srvrev", 0)) >= 0, "walk");
     CHECK(revoke(dir) == 0, "revoke");
     CHECK_ERR(read(fd, b, sizeof(b)), EIO);
