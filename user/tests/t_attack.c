@@ -207,40 +207,6 @@ static void a_user_filling_tmp_leaves_memory_for_everyone_else(void)
 #define NPROC 64                        /* kernel/proc/proc.h */
 static int told[2], word[2];
 
-/* In S: children until fork fails, asleep until S's gate closes. */
-static int fork_until_full(int gate[2], int *pids, int max, int *err)
-{
-    int n = 0, pid;
-    char c;
-
-    fflush(stdout);
-    *err = 0;
-    while (n < max) {
-        errno = 0;
-        if ((pid = fork()) == 0) {
-            close(gate[1]);
-            read(gate[0], &c, 1);
-            _exit(0);
-        }
-        if (pid < 0) {
-            *err = errno;
-            break;
-        }
-        pids[n++] = pid;
-    }
-    return n;
-}
-
-static void release_and_reap(int gate[2], const int *pids, int n)
-{
-    int i, st;
-
-    close(gate[1]);
-    for (i = 0; i < n; i++)
-        waitpid(pids[i], &st, 0);
-    close(gate[0]);
-}
-
 /* Start S running fill (as the student); T reads what S told, in r. */
 static int student_fills(void (*fill)(void), int r[2])
 {

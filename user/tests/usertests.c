@@ -82,44 +82,6 @@ static void random_bytes(unsigned *state, unsigned char *buf, int n)
 
 /* ------------------------------------------------------------ processes */
 
-/* Fork children that sleep on the gate pipe until fork fails (or max).
- * Returns how many were made; *err is fork's errno (0 if max was hit). */
-static int fork_until_full(int gate[2], int *pids, int max, int *err)
-{
-    int n = 0, pid;
-    char c;
-
-    fflush(stdout);
-    *err = 0;
-    while (n < max) {
-        errno = 0;
-        if ((pid = fork()) == 0) {
-            close(gate[1]);
-            read(gate[0], &c, 1);       /* end of file once the parent lets go */
-            _exit(0);
-        }
-        if (pid < 0) {
-            *err = errno;
-            break;
-        }
-        pids[n++] = pid;
-    }
-    return n;
-}
-
-/* Open the gate and reap the n children; how many exited with 0. */
-static int release_and_reap(int gate[2], const int *pids, int n)
-{
-    int i, status, ok = 0;
-
-    close(gate[1]);
-    for (i = 0; i < n; i++)
-        if (waitpid(pids[i], &status, 0) == pids[i] && status == 0)
-            ok++;
-    close(gate[0]);
-    return ok;
-}
-
 static void fork_storm_stops_at_the_process_limit_with_eagain(void)
 {
     int pids[2 * NPROC], gate[2], live, n, n2, err, err2, again, reaped, full, pid, status;
