@@ -209,7 +209,8 @@ int chan_new(struct file **a, struct file **b)
     int i;
 
     *a = *b = NULL;
-    if (!c || !(c->q[0].buf = kmalloc(CHAN_SIZE)) || !(c->q[1].buf = kmalloc(CHAN_SIZE)) ||
+    if (!c || !pmm_may_store(2 * CHAN_SIZE / PAGE_SIZE + 1) || /* as a pipe's (pipe_open) */
+        !(c->q[0].buf = kmalloc(CHAN_SIZE)) || !(c->q[1].buf = kmalloc(CHAN_SIZE)) ||
         !(v[0] = vnode_alloc(&chanfs, S_IFSOCK | 0600, &chan_ops, 0)) ||
         !(v[1] = vnode_alloc(&chanfs, S_IFSOCK | 0600, &chan_ops, 0))) {
         kfree(v[0]);

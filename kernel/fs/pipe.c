@@ -42,9 +42,13 @@ void pipe_free(struct pipe *p)
     kfree(p);
 }
 
+/* The buffer is made on first use, and only while an eighth of memory
+ * stays free after it (pmm_may_store): a user's 240 pipes are 15 MiB,
+ * which with a full /tmp left no page for anyone's fork. */
 int pipe_open(struct vnode *v, int access)
 {
-    if (!v->pipe && !(v->pipe = kzalloc(sizeof(struct pipe))))
+    if (!v->pipe && (!pmm_may_store(sizeof(struct pipe) / PAGE_SIZE + 1) ||
+                     !(v->pipe = kzalloc(sizeof(struct pipe)))))
         return -ENOMEM;
     if (access & FA_READ) {
         v->pipe->readers++;

@@ -261,10 +261,11 @@ unsigned pmm_total_pages(void)
     return npages;
 }
 
-/* May a filesystem that keeps files in memory (ramfs) take n more pages
- * for them? Only while an eighth of memory stays free after them, for
+/* May n more pages go to what any user can make in bulk and keep: the
+ * files of a filesystem in memory (ramfs), the buffers of pipes and
+ * channels? Only while an eighth of memory stays free after them, for
  * processes: their kernel stacks, page tables and copy-on-write copies.
- * Nothing gives a file's pages back when a process needs one, so without
+ * Nothing gives such pages back when a process needs one, so without
  * this floor one user filling /tmp left none for anyone's fork, exec or
  * fault (doc/decisions.md, "Tests"). */
 int pmm_may_store(unsigned n)

@@ -131,13 +131,11 @@ static char chunk[FILL_MB];
 
 /* As the student: files of data in ever smaller writes until ramfs
  * refuses a new file. 0 if it refused with ENOSPC, else 50 + errno. */
-static int fill_tmp(void)
+static int fill_tmp_files(void)
 {
     char name[64];
     int i, fd, p, n;
 
-    if (setgid(STUDENT) < 0 || setuid(STUDENT) < 0)
-        return 1;
     memset(chunk, 'f', sizeof(chunk));
     for (i = 0;; i++) {
         snprintf(name, sizeof(name), FILL_NAME, i);
@@ -154,6 +152,20 @@ static int fill_tmp(void)
         if (i > 100000)
             return 2;                   /* it never refused */
     }
+}
+
+static int fill_tmp(void)
+{
+    return setgid(STUDENT) < 0 || setuid(STUDENT) < 0 ? 1 : fill_tmp_files();
+}
+
+static void remove_tmp_files(void)
+{
+    char name[64];
+    int i;
+
+    for (i = 0; snprintf(name, sizeof(name), FILL_NAME, i), unlinkat(AT_CWD, name, 0) == 0; i++)
+        ;
 }
 
 /* What a process needs after that: a megabyte of its own, and a fork and
@@ -180,14 +192,12 @@ static int grow_fork_and_exec(void)
 static void a_user_filling_tmp_leaves_memory_for_everyone_else(void)
 {
     unsigned before = free_pages(), full;
-    char name[64];
-    int r, i, ok;
+    int r, ok;
 
     r = in_child(fill_tmp);
     full = free_pages();
     ok = in_child(grow_fork_and_exec);
-    for (i = 0; snprintf(name, sizeof(name), FILL_NAME, i), unlinkat(AT_CWD, name, 0) == 0; i++)
-        ;
+    remove_tmp_files();
     CHECK(ok == 0,
           "with /tmp full (%u pages free of %u), a process could not grow, fork "
           "and exec: step %d failed",
@@ -678,6 +688,35 @@ static void a_long_console_write_lets_others_run_and_ends_with_a_kill(void)
     PASS();
 }
 
+/* The same with pipes on top: a pipe's buffer is 64 KiB of kernel memory,
+ * and the open files a user may hold make 240 of them, about the eighth
+ * ramfs leaves. So a pipe (and a channel) is made only while that eighth
+ * stays free, too (pipe_open, chan_new): the student fills /tmp, then
+ * makes pipes in children until refused, and root must still grow,
+ * fork and exec. */
+static void tmp_then_pipes(void)
+{
+    fill_tmp_files();
+    file_hog();
+}
+
+static void a_full_tmp_and_a_users_pipes_leave_memory_for_everyone_else(void)
+{
+    unsigned before = free_pages();
+    int r[2], s, ok;
+
+    s = student_fills(tmp_then_pipes, r);
+    ok = in_child(grow_fork_and_exec);
+    CHECK(student_lets_go(s) == 0, "the student's process failed");
+    remove_tmp_files();
+    CHECK(ok == 0,
+          "with /tmp full and %d pipe ends held, a process could not grow, fork and "
+          "exec: step %d failed",
+          r[0], ok);
+    CHECK(free_pages() == before, "%u pages free before, %u after", before, free_pages());
+    PASS();
+}
+
 int main(int argc, char **argv)
 {
     t_only = argc > 1 ? argv[1] : NULL;
@@ -686,6 +725,7 @@ int main(int argc, char **argv)
     T_RUN(a_user_filling_tmp_leaves_memory_for_everyone_else);
     T_RUN(a_users_fork_bomb_leaves_root_a_process);
     T_RUN(a_user_holding_every_open_file_leaves_root_some);
+    T_RUN(a_full_tmp_and_a_users_pipes_leave_memory_for_everyone_else);
     T_RUN(writes_to_an_ext2_file_never_cover_each_other);
     T_RUN(name_checks_hold_until_the_change_on_ext2);
     T_RUN(a_long_console_write_lets_others_run_and_ends_with_a_kill);
