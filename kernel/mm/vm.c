@@ -206,8 +206,11 @@ void vm_destroy(pde_t *pgdir)
 #define FORK_INVLPG_MAX 32
 
 /* Copy-on-write clone of the user half: share every page read-only. A
- * lazy page stays lazy on both sides, each with a page reserved. */
-pde_t *vm_fork(pde_t *src)
+ * lazy page stays lazy on both sides, each with a page reserved: for a
+ * user's fork (floor) only while an eighth of memory stays free after it
+ * (pmm_may_store), or a user's forks of a program with a big bss could
+ * promise away every page. */
+pde_t *vm_fork(pde_t *src, int floor)
 {
     pde_t *dst = vm_create();
     uint32_t i, j, nro = 0, ro[FORK_INVLPG_MAX];
@@ -228,7 +231,7 @@ pde_t *vm_fork(pde_t *src)
             if (!spt[j])
                 continue;
             if (spt[j] & PTE_LAZY) {
-                if (pmm_reserve(1) < 0) {
+                if ((floor && !pmm_may_store(1)) || pmm_reserve(1) < 0) {
                     vm_destroy(dst);
                     return NULL;
                 }

@@ -17,7 +17,7 @@ int vm_alloc_range(pde_t *pgdir, uint32_t start, uint32_t end, uint32_t perm);
 /* Reserve [start, end) and map it lazily: zeroed pages on first touch. */
 int vm_lazy_range(pde_t *pgdir, uint32_t start, uint32_t end, uint32_t perm);
 void vm_free_range(pde_t *pgdir, uint32_t start, uint32_t end);
-pde_t *vm_fork(pde_t *src);                         /* copy-on-write copy */
+pde_t *vm_fork(pde_t *src, int floor); /* copy-on-write copy; floor: a user's (pmm_may_store) */
 int vm_resolve_cow(pde_t *pgdir, uint32_t va);      /* 0, or -EFAULT/-ENOMEM */
 /* A user page fault at va: 0 if it was a lazy page or a COW write, mended. */
 int vm_fault(pde_t *pgdir, uint32_t va, int write);

@@ -189,7 +189,7 @@ int proc_fork(int flags)
 
     if (!child)
         return -EAGAIN;
-    child->pgdir = vm_fork(parent->pgdir);
+    child->pgdir = vm_fork(parent->pgdir, parent->uid != 0);
     child->fds = (flags & RFORK_SHAREFDS) ? fdtable_share(parent->fds) : fdtable_dup(parent->fds);
     if (!child->pgdir || !child->fds) {
         proc_free(child);

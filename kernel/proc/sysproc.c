@@ -116,18 +116,23 @@ int sys_kill(const uint32_t *arg)
     return pid < 0 ? proc_kill_group(-pid, sig) : proc_kill(pid, sig);
 }
 
-/* sbrk(n): grow or shrink the heap by n bytes; returns the old end. */
+/* sbrk(n): grow or shrink the heap by n bytes; returns the old end. A
+ * user's heap grows only while an eighth of memory stays free after it
+ * (pmm_may_store): short of memory a system call kills nobody, so a
+ * user holding every page left root unable to fork even a kill. */
 int sys_sbrk(const uint32_t *arg)
 {
     struct proc *p = curproc();
     int32_t n = (int32_t)arg[0];
-    uint32_t old = p->brk, new = old + n;
+    uint32_t old = p->brk, new = old + n, pages = (PGROUNDUP(new) - PGROUNDUP(old)) / PAGE_SIZE;
     int err;
 
     if (n > 0) {
         if (new < old || new > USER_STACK_BOTTOM - PAGE_SIZE)
             return -ENOMEM;
-        if (PGROUNDUP(new) > PGROUNDUP(old) &&
+        if (pages && p->uid != 0 && !pmm_may_store(pages))
+            return -ENOMEM;
+        if (pages &&
             (err = vm_alloc_range(p->pgdir, PGROUNDUP(old), PGROUNDUP(new), PTE_U | PTE_W)) < 0)
             return err;
     } else if (n < 0) {

@@ -204,7 +204,7 @@ static void test_vm_fork_copies_on_write(void)
 
     CHECK(a && vm_alloc_range(a, 0x400000, 0x401000, PTE_U | PTE_W) == 0, "setup");
     strlcpy(vm_user_page(a, 0x400000, 1), "parent", 16);
-    b = vm_fork(a);
+    b = vm_fork(a, 0);
     CHECK(b != NULL, "vm_fork failed");
     CHECK(vm_user_page(a, 0x400000, 0) == vm_user_page(b, 0x400000, 0), "not shared");
     pb = vm_user_page(b, 0x400000, 1);              /* write access: copies */

@@ -717,6 +717,55 @@ static void a_full_tmp_and_a_users_pipes_leave_memory_for_everyone_else(void)
     PASS();
 }
 
+/* And a user's own memory: sbrk until refused, in several processes,
+ * left holding it. A system call short of memory fails (ENOMEM), it
+ * kills nobody (doc/decisions.md), so root could not fork a kill for the
+ * hog. A user's heap now grows only while an eighth of memory stays
+ * free (sys_sbrk, as ramfs). */
+static void memory_hog(void)
+{
+    int gate[2], res[2], pids[8], n, k;
+    char c;
+
+    pipe(gate);
+    pipe(res);
+    fflush(stdout);
+    for (n = 0; n < 8; n++) {
+        if ((pids[n] = fork()) == 0) {
+            close(gate[1]);
+            for (k = FILL_MB; k >= 4096; k /= 2)
+                while (sbrk(k) != (void *)-1)
+                    ;
+            write(res[1], "x", 1);
+            read(gate[0], &c, 1);
+            _exit(0);
+        }
+        if (pids[n] < 0 || read(res[0], &c, 1) != 1)
+            break;
+    }
+    k = n;
+    write(told[1], (int[2]){ k, 0 }, 2 * sizeof(int));
+    read(word[0], &c, 1);
+    release_and_reap(gate, pids, k);
+}
+
+static void a_users_heap_leaves_memory_for_root(void)
+{
+    unsigned before = free_pages(), held;
+    int r[2], s, ok;
+
+    s = student_fills(memory_hog, r);
+    held = free_pages();
+    ok = in_child(grow_fork_and_exec);
+    CHECK(student_lets_go(s) == 0, "the student's process failed");
+    CHECK(ok == 0,
+          "with %d of the student's processes holding all the heap they could (%u "
+          "pages free), root could not grow, fork and exec: step %d failed",
+          r[0], held, ok);
+    CHECK(free_pages() == before, "%u pages free before, %u after", before, free_pages());
+    PASS();
+}
+
 int main(int argc, char **argv)
 {
     t_only = argc > 1 ? argv[1] : NULL;
@@ -726,6 +775,7 @@ int main(int argc, char **argv)
     T_RUN(a_users_fork_bomb_leaves_root_a_process);
     T_RUN(a_user_holding_every_open_file_leaves_root_some);
     T_RUN(a_full_tmp_and_a_users_pipes_leave_memory_for_everyone_else);
+    T_RUN(a_users_heap_leaves_memory_for_root);
     T_RUN(writes_to_an_ext2_file_never_cover_each_other);
     T_RUN(name_checks_hold_until_the_change_on_ext2);
     T_RUN(a_long_console_write_lets_others_run_and_ends_with_a_kill);
