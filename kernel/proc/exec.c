@@ -239,6 +239,26 @@ static int build_stack(pde_t *pgdir, const char *const *argv, const char *const 
     return 0;
 }
 
+/* The pages a user's program may take at once (its segments, bss and
+ * stack, most of them promised to lazy pages) must leave an eighth of
+ * memory free (pmm_may_store): a user's program with a bss as big as
+ * free memory held every page while it slept, and root could not fork.
+ * Segments load_segment will refuse are not counted. */
+static int user_may_load(const struct proc *p, const struct elf_phdr *ph, int nph)
+{
+    uint32_t pages = USER_STACK_PAGES;
+    int i;
+
+    if (p->uid == 0)
+        return 1;
+    for (i = 0; i < nph; i++)
+        if (ph[i].type == PT_LOAD && ph[i].vaddr >= USER_BASE &&
+            ph[i].vaddr + ph[i].memsz > ph[i].vaddr &&
+            ph[i].vaddr + ph[i].memsz <= USER_STACK_BOTTOM)
+            pages += (PGROUNDUP(ph[i].vaddr + ph[i].memsz) - PGROUNDDOWN(ph[i].vaddr)) / PAGE_SIZE;
+    return pmm_may_store(pages);
+}
+
 int exec_file(struct proc *p, struct file *f, const char *const *argv, const char *const *envp)
 {
     struct vnode *v = f->path.vn;
@@ -262,6 +282,8 @@ int exec_file(struct proc *p, struct file *f, const char *const *argv, const cha
         return -ENOEXEC;
     if (h.entry < USER_BASE || h.entry >= USER_STACK_BOTTOM)
         return -ENOEXEC;
+    if (!user_may_load(p, ph, h.phnum))
+        return -ENOMEM;
     if (!(fds = fdtable_new()))
         return -ENOMEM;                 /* the new program's fd table (fdtable_exec) */
     if (!(pgdir = vm_create())) {

@@ -7,6 +7,8 @@
 #include <orthos.h>
 #include <sys/stat.h>
 #include "t.h"
+#include "fuzz.h"
+#include "uapi/syscall.h"
 
 #define STUDENT 1000
 
@@ -766,6 +768,81 @@ static void a_users_heap_leaves_memory_for_root(void)
     PASS();
 }
 
+/* The same through exec: a program's bss is promised at exec (lazy
+ * pages, each reserved), so a user's program with a bss as big as free
+ * memory held every page while it slept. A user's exec now promises only
+ * what leaves an eighth free (exec_file). The image: one segment, a bss
+ * of all the free pages but k, code that sleeps for ever; the student
+ * tries k = 256, 512, ... until an exec works. */
+#define HOG_IMAGE "/tmp/attack_hog"
+
+static void write_hog(unsigned bss_pages)
+{
+    static const unsigned char code[] = {
+        0xB8, SYS_sleep, 0x00, 0x00, 0x00,      /* 1: mov $SYS_sleep, %eax */
+        0xBB, 0xFF,      0xFF, 0xFF, 0x7F,           /* mov $0x7fffffff, %ebx */
+        0xCD, 0x80,                             /* int $0x80 */
+        0xEB, 0xF2,                             /* jmp 1b */
+    };
+    static char img[256];
+    int n = fz_elf_image(img, code, sizeof(code)), p, fd;
+    unsigned *ph = (unsigned *)(img + 52);
+
+    ph[5] = bss_pages * 4096u;                  /* memsz */
+    ph[6] = 7;                                  /* R W X */
+    if ((p = create(AT_CWD, HOG_IMAGE, S_IFREG, 0755, 0)) < 0)
+        p = walk(AT_CWD, HOG_IMAGE, 0);
+    if ((fd = ready(p, R_WRITE)) >= 0) {
+        ftruncate(fd, 0);
+        write(fd, img, n);
+        close(fd);
+    }
+    close(p);
+}
+
+static void exec_hog(void)
+{
+    char *argv[] = { "hog", NULL };
+    int pid, r[2] = { 0, 0 }, st;
+    unsigned k;
+    char c;
+
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        for (k = 256; k < 32768; k *= 2) {
+            write_hog(free_pages() - k);
+            exec(walk(AT_CWD, HOG_IMAGE, 0), argv, NULL);
+        }
+        _exit(100 + errno);
+    }
+    sleep_ms(300);                              /* exec'd and asleep, or failed */
+    r[0] = waitpid(pid, &st, WNOHANG) == 0;     /* 1: the hog runs */
+    r[1] = r[0] ? 0 : st;
+    write(told[1], r, sizeof(r));
+    read(word[0], &c, 1);
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    unlinkat(AT_CWD, HOG_IMAGE, 0);
+}
+
+static void a_users_big_bss_leaves_memory_for_root(void)
+{
+    unsigned before = free_pages(), held;
+    int r[2], s, ok;
+
+    s = student_fills(exec_hog, r);
+    held = free_pages();
+    ok = in_child(grow_fork_and_exec);
+    CHECK(student_lets_go(s) == 0, "the student's process failed");
+    CHECK(r[0], "no exec of the student's worked (status %x)", r[1]);
+    CHECK(ok == 0,
+          "with the student's program asleep (%u pages free), root could not grow, "
+          "fork and exec: step %d failed",
+          held, ok);
+    CHECK(free_pages() == before, "%u pages free before, %u after", before, free_pages());
+    PASS();
+}
+
 int main(int argc, char **argv)
 {
     t_only = argc > 1 ? argv[1] : NULL;
@@ -776,6 +853,7 @@ int main(int argc, char **argv)
     T_RUN(a_user_holding_every_open_file_leaves_root_some);
     T_RUN(a_full_tmp_and_a_users_pipes_leave_memory_for_everyone_else);
     T_RUN(a_users_heap_leaves_memory_for_root);
+    T_RUN(a_users_big_bss_leaves_memory_for_root);
     T_RUN(writes_to_an_ext2_file_never_cover_each_other);
     T_RUN(name_checks_hold_until_the_change_on_ext2);
     T_RUN(a_long_console_write_lets_others_run_and_ends_with_a_kill);
