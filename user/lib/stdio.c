@@ -269,7 +269,8 @@ char *fgets(char *buf, int size, FILE *fp)
 }
 
 /* A whole line of any length, newline included, into a buffer that grows
- * with realloc. Returns its length, or -1 at end of file. */
+ * with realloc. Returns its length, or -1 at end of file or on an error
+ * (ferror tells which). */
 int getline(char **line, size_t *cap, FILE *fp)
 {
     size_t len = 0;
@@ -280,7 +281,7 @@ int getline(char **line, size_t *cap, FILE *fp)
             size_t ncap = *cap ? *cap * 2 : 128;
             char *p = realloc(*line, ncap);
             if (!p)
-                return -1;
+                return fail(fp, SF_ERR);    /* ENOMEM: not the end of the file */
             *line = p;
             *cap = ncap;
         }
