@@ -1251,7 +1251,7 @@ static int next_line(struct reader *in, char *line)
     snprintf(prompt, sizeof(prompt), "%s $ ", getcwd(cwd, sizeof(cwd)) ? cwd : "?");
     fflush(stdout);
     if (editing && (r = edit_line(&editor, prompt, line, MAXLINE + 1)) >= 0)
-        return r;
+        return r == EDIT_TOO_LONG ? -1 : r;
     fputs(prompt, stdout);
     fflush(stdout);
     return read_line(in, line);
