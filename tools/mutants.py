@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tools/mutants.py - prove that every lab's tests catch wrong solutions.
 
-    tools/mutants.py [NN ...] [--sample] [--full] [--jobs N] [--workdir DIR] [--list]
+    tools/mutants.py [NN ...] [--sample] [--full] [--jobs N] [--workdir DIR] [--only PAT] [--list]
 
 Each lab keeps a catalogue of plausible wrong solutions in
 lab/NN-name/mutants/MISTAKE.mutant: a first line "# what the student got
@@ -35,6 +35,7 @@ all), the course tree's full marks being the course suite's check there;
 `make mutants` runs everything."""
 import argparse
 import concurrent.futures
+import fnmatch
 import os
 import re
 import sys
@@ -175,18 +176,20 @@ def show(row):
 
 
 def run(chosen, jobs=2, workdir=WORK, full=False, reference=True, alone=True, sample=False,
-        report=show):
+        report=show, only=None):
     """Check the labs in chosen (handout.Lab); every row (lab, name, ok,
     detail), each passed to report as it comes. Rows named "(...)" are
     course-tree checks, the others mutants (ok: caught). sample: only each
     lab's mutants/SAMPLE; alone: boot each test on its own on the course
-    tree too; reference False: no course-tree check."""
+    tree too; reference False: no course-tree check; only: the mutants
+    whose names match one of these fnmatch patterns."""
     queue, bases = [], {}
     for lab in chosen:
         bases[lab.num] = handout.pristine_tree(lab)
         if reference:
             queue.append((lab, None))
-        queue += [(lab, name) for name in (sample_names(lab) if sample else mutant_names(lab))]
+        queue += [(lab, name) for name in (sample_names(lab) if sample else mutant_names(lab))
+                  if not only or any(fnmatch.fnmatch(name, p) for p in only)]
     lock, rows = threading.Lock(), []
 
     def work(tree):
@@ -220,6 +223,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=2, help="worker trees (and QEMUs) at once")
     ap.add_argument("--workdir", default=WORK, help="where the worker trees live (default "
                     "build/mutants; two runs at once need two)")
+    ap.add_argument("--only", action="append", metavar="PATTERN", help="only the mutants whose "
+                    "names match PATTERN (fnmatch; may be repeated), e.g. while writing one")
     ap.add_argument("--list", action="store_true", help="list the mutants and stop")
     args = ap.parse_args()
     labs = handout.labs()
@@ -238,7 +243,7 @@ def main():
         return 0
     start = time.monotonic()
     rows = run(chosen, args.jobs, args.workdir, args.full, not args.no_reference,
-               alone=not args.sample, sample=args.sample)
+               alone=not args.sample, sample=args.sample, only=args.only)
     bad = [r for r in rows if not r[2]]
     counts = {}
     for lab, name, ok, _ in rows:

@@ -216,6 +216,14 @@ static void o_append_o_nonblock_and_the_access_mode_reach_the_fd(void)
     CHECK(fcntl(fd, F_GETFL, 0) == (R_RDWR | R_NONBLOCK), "F_GETFL %x, want R_RDWR | R_NONBLOCK",
           fcntl(fd, F_GETFL, 0));
     close(fd);
+    /* O_APPEND with O_RDWR too, not only with O_WRONLY */
+    CHECK((fd = open("/tmp/l1app", O_RDWR | O_APPEND)) >= 0, "open O_RDWR | O_APPEND");
+    CHECK(fcntl(fd, F_GETFL, 0) == (R_RDWR | R_APPEND), "F_GETFL %x, want R_RDWR | R_APPEND",
+          fcntl(fd, F_GETFL, 0));
+    CHECK(write(fd, "g", 1) == 1, "write");
+    close(fd);
+    CHECK(!strcmp(contents("/tmp/l1app"), "abcdefg"), "O_RDWR | O_APPEND: got '%s'",
+          contents("/tmp/l1app"));
     CHECK_ERR(open("/tmp/l1app", O_ACCMODE), EINVAL);
     CHECK_ERR(open("/tmp/l1app", O_ACCMODE | O_CREAT, 0644), EINVAL);
     PASS();
@@ -331,6 +339,12 @@ static void openat_resolves_every_name_from_dirfd(void)
     CHECK((fd = openat(d, "old", O_RDONLY)) >= 0, "openat of an existing relative name");
     CHECK(read(fd, buf, sizeof(buf)) == 3, "openat(dirfd, \"old\") opened the cwd's old");
     close(fd);
+    /* O_CREAT on a name that exists under dirfd: the walk after EEXIST takes dirfd too */
+    CHECK((fd = openat(d, "old", O_RDONLY | O_CREAT, 0644)) >= 0, "openat O_CREAT of an existing "
+                                                                  "relative name");
+    CHECK(read(fd, buf, sizeof(buf)) == 3,
+          "openat(dirfd, \"old\", O_CREAT) opened the cwd's old, not dirfd's");
+    close(fd);
     CHECK_ERR(openat(d, "victim", O_WRONLY | O_CREAT | O_EXCL, 0444), EACCES);
     CHECK_ERR(walk(d, "victim", 0), ENOENT);
     CHECK(!strcmp(contents("/tmp/victim"), "keep me"),
@@ -362,6 +376,9 @@ static void a_failed_open_leaves_no_fd_and_no_file(void)
     CHECK_ERR(walk(AT_CWD, "/tmp/l1made", 0), ENOENT);
     CHECK_ERR(open("/tmp/l1made2", O_RDWR | O_CREAT, 0), EACCES);
     CHECK_ERR(walk(AT_CWD, "/tmp/l1made2", 0), ENOENT);
+    /* ...and so does one O_DIRECTORY refuses (a new file is not a directory) */
+    CHECK_ERR(open("/tmp/l1made3", O_RDONLY | O_CREAT | O_DIRECTORY, 0644), ENOTDIR);
+    CHECK_ERR(walk(AT_CWD, "/tmp/l1made3", 0), ENOENT);
     /* ...but a file that was already there stays */
     CHECK_ERR(open("/tmp/l1ro", O_WRONLY | O_CREAT, 0644), EACCES);
     CHECK(stat("/tmp/l1ro", &st) == 0, "a failed O_CREAT open removed a file it did not make");

@@ -118,10 +118,86 @@ static int read_once(void)
     return n == 5 && !memcmp(buf, "hello", 5) ? 0 : n == 0 ? 1 : 2;
 }
 
+/* Reads one byte from p_reader: 0 if it got one, 1 if EOF, 2 otherwise. */
+static int read_one(void)
+{
+    char c;
+    int n;
+
+    close(p_reader[1]);
+    n = read(p_reader[0], &c, 1);
+    return n == 1 ? 0 : n == 0 ? 1 : 2;
+}
+
+#define BIGGER (PIPE_SIZE + 100)
+
+/* Reads BIGGER bytes from p_reader, however they come: 0 if all came. */
+static int read_bigger(void)
+{
+    static char buf[BIGGER];
+
+    close(p_reader[1]);
+    return read_full(p_reader[0], buf, sizeof(buf)) == sizeof(buf) ? 0 : 1;
+}
+
+/* Writes BIGGER bytes into p_reader in one write: 0 if all went in. */
+static int write_bigger(void)
+{
+    static char buf[BIGGER];
+
+    close(p_reader[0]);
+    return write(p_reader[1], buf, sizeof(buf)) == sizeof(buf) ? 0 : 1;
+}
+
+/* Two readers asleep on an empty pipe, one byte written: one gets it; the
+ * other, woken too, finds the pipe empty again and must wait on (a writer
+ * is still there: that is not end of file) until the next byte. */
+static const char *two_readers_one_byte(void)
+{
+    int pid[2], got = -1, status = 0, t, other, i;
+
+    if (pipe(p_reader) < 0)
+        return "pipe";
+    fflush(stdout);
+    for (i = 0; i < 2; i++)
+        if ((pid[i] = fork()) == 0)
+            _exit(read_one());
+    if (pid[0] < 0 || pid[1] < 0 || !wait_until_sleeping(pid[0], 5000) ||
+        !wait_until_sleeping(pid[1], 5000))
+        return "two readers did not both block on an empty pipe";
+    if (write(p_reader[1], "a", 1) != 1)
+        return "write";
+    for (t = 0; t <= 5000 && got < 0; t += 10) {
+        for (i = 0; i < 2 && got < 0; i++)
+            if (waitpid(pid[i], &status, WNOHANG) == pid[i])
+                got = i;
+        sleep_ms(10);
+    }
+    if (got < 0)
+        return "neither sleeping reader woke for the byte written";
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return "the first reader to finish did not get the byte";
+    other = pid[1 - got];
+    if (!wait_until_sleeping(other, 5000))
+        return "the other reader, woken with nothing left to read, did not wait again "
+               "(did it return 0, end of file, while a writer was still open?)";
+    if (write(p_reader[1], "b", 1) != 1)
+        return "write";
+    if (!wait_child_ms(other, 5000, &status) || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return "the other reader did not get the second byte";
+    close(p_reader[0]);
+    close(p_reader[1]);
+    return NULL;
+}
+
 /* A reader asleep in read wakes when a writer writes, and when the last
- * writer leaves. */
+ * writer leaves; also for a write bigger than the pipe, which must wake
+ * it before waiting for room; and two readers woken for one byte: the
+ * one that finds nothing goes back to sleep. */
 static void a_blocked_reader_wakes_for_data_and_for_eof(void)
 {
+    const char *why;
+    int rd, wr, st_rd = -1, st_wr = -1;
     int pid, status;
 
     CHECK(pipe(p_reader) == 0, "pipe");
@@ -143,6 +219,27 @@ static void a_blocked_reader_wakes_for_data_and_for_eof(void)
                                              "writer closed");
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 1, "the reader did not see EOF (status %x)",
           status);
+    close(p_reader[0]);
+    /* a write bigger than the pipe fills it, then must wake the sleeping reader before it
+     * waits for room: otherwise each waits for the other for ever */
+    CHECK(pipe(p_reader) == 0, "pipe");
+    fflush(stdout);
+    if ((rd = fork()) == 0)
+        _exit(read_bigger());
+    CHECK(rd > 0 && wait_until_sleeping(rd, 5000), "the reader did not block on an empty pipe");
+    if ((wr = fork()) == 0)
+        _exit(write_bigger());
+    CHECK(wr > 0, "fork");
+    close(p_reader[0]);
+    close(p_reader[1]);
+    wait_child_ms(wr, 5000, &st_wr);
+    wait_child_ms(rd, 5000, &st_rd);
+    CHECK(st_wr == 0 && st_rd == 0,
+          "a %d-byte write to a pipe with a sleeping reader did not get through within 5 s "
+          "(writer status %x, reader %x): a writer that must wait for room wakes the readers "
+          "first",
+          BIGGER, st_wr, st_rd);
+    CHECK(!(why = two_readers_one_byte()), "%s", why);
     PASS();
 }
 

@@ -140,6 +140,13 @@ static void fsopen_takes_a_readable_regular_file_or_device_as_source(void)
     CHECK((d = open("/tmp", O_RDONLY | O_DIRECTORY)) >= 0, "a directory");
     CHECK_ERR(fsopen("ext2", d, NULL), ENOTBLK);
     close(d);
+    /* the access comes before the type: a path fd on a directory, a write-only device */
+    CHECK((d = walk(AT_CWD, "/tmp", 0)) >= 0, "a path fd on a directory");
+    CHECK_ERR(fsopen("ext2", d, NULL), EBADF);
+    close(d);
+    CHECK((d = open("/dev/null", O_WRONLY)) >= 0, "a write-only character device");
+    CHECK_ERR(fsopen("ext2", d, NULL), EBADF);
+    close(d);
     CHECK((d = open("/dev/zero", O_RDONLY)) >= 0, "a character device");
     CHECK_ERR(fsopen("ext2", d, NULL), ENOTBLK);
     close(d);
@@ -404,6 +411,26 @@ static void a_file_and_a_device_bound_on_files(void)
     close(src);
     CHECK(ns_lists(LONG_NAME " ramfs "), "/proc/self/ns does not list %s by its whole name",
           LONG_NAME);
+    /* a name given relative (to the cwd, to dirfd) is listed made absolute */
+    CHECK(mkdir("/tmp/l3rel", 0755) == 0 && put_file("/tmp/l3rel/a", "a") == 0 &&
+              put_file("/tmp/l3rel/b", "b") == 0 && chdir("/tmp/l3rel") == 0 &&
+              (src = walk(AT_CWD, "/tmp/l3from", 0)) >= 0,
+          "setup");
+    CHECK(bind(src, AT_CWD, "a", 0) == 0, "bind at \"a\", relative to the cwd");
+    CHECK(ns_lists("/tmp/l3rel/a ramfs "),
+          "bound at \"a\" from the cwd /tmp/l3rel: /proc/self/ns does not list /tmp/l3rel/a");
+    CHECK(chdir("/tmp") == 0 && (f = walk(AT_CWD, "/tmp/l3rel", 0)) >= 0, "setup");
+    CHECK(bind(src, f, "b", 0) == 0, "bind at \"b\", relative to dirfd");
+    CHECK(ns_lists("/tmp/l3rel/b ramfs "), "bound at (dirfd of /tmp/l3rel, \"b\") from the cwd "
+                                           "/tmp: /proc/self/ns does not list /tmp/l3rel/b");
+    close(f);
+    /* a final symlink is followed, as walk follows it: the file lands on the link's target */
+    CHECK(put_file("/tmp/l3to2", "covered") == 0 && symlink("/tmp/l3to2", "/tmp/l3link") == 0,
+          "setup");
+    CHECK(bind(src, AT_CWD, "/tmp/l3link", 0) == 0, "bind at a symlink to a file");
+    close(src);
+    CHECK(slurp("/tmp/l3to2", buf, sizeof(buf)) == 10 && !strcmp(buf, "the source"),
+          "bound at a symlink to /tmp/l3to2: /tmp/l3to2 reads '%s', want 'the source'", buf);
     PASS();
 }
 

@@ -383,18 +383,20 @@ static void revoke_releases_the_source_at_once(void)
 {
     unsigned before, after;
     struct stat st;
-    int e;
+    int e, in;
 
-    /* only the ext2 instance holds the image's ramfs */
+    /* only the ext2 instance holds the image's ramfs; two fds point into the instance */
     CHECK((e = ext2_on_an_image()) >= 0, "setup: ext2 on an image file");
+    CHECK((in = walk(e, ".", 0)) >= 0, "setup: a second fd into the instance");
     before = free_pages();
     CHECK(revoke(e) == 0, "revoke");
     after = free_pages();
     CHECK_ERR(fstat(e, &st), EIO);
     close(e);
+    close(in);
     CHECK(after >= before + 128,
           "%u free pages before the revoke, %u after: the source (a 512 "
-          "KiB image) was not let go",
+          "KiB image) was not let go while two fds into the instance were open",
           before, after);
     PASS();
 }
@@ -503,6 +505,37 @@ static int revoke_own_root(void)
     return walk(AT_CWD, "/", 0) >= 0 ? 0 : 4;   /* still usable */
 }
 
+/* A process whose root another process revoked: its own revoke of that
+ * root finds the instance revoked already (EIO), which comes before the
+ * EBUSY of the caller's own root. 0, or the step that failed. */
+static int own_root_revoked_by_another(void)
+{
+    int fs, done[2], go[2], pid, status;
+    char c;
+
+    if (unshare() < 0 || (fs = fsopen("ramfs", -1, NULL)) < 0 || pipe(done) < 0 || pipe(go) < 0)
+        return 10;
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        close(done[0]);
+        close(go[1]);
+        if (fchroot(fs) < 0 || write(done[1], "r", 1) != 1)
+            _exit(11);
+        if (read(go[0], &c, 1) != 1)    /* until the parent has revoked our root */
+            _exit(12);
+        _exit(revoke(fs) < 0 && errno == EIO ? 0 : 13);
+    }
+    close(done[1]);
+    close(go[0]);
+    if (pid < 0 || read(done[0], &c, 1) != 1)
+        return 14;
+    if (revoke(fs) < 0)                 /* our root is elsewhere: allowed */
+        return 15;
+    if (write(go[1], "g", 1) != 1 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+        return 16;
+    return WEXITSTATUS(status);
+}
+
 /* Last: a revoke that went through on a pipe would break every pipe. */
 static void revoke_refuses_pipes_and_the_callers_own_root(void)
 {
@@ -514,6 +547,10 @@ static void revoke_refuses_pipes_and_the_callers_own_root(void)
     close(p[0]);
     close(p[1]);
     CHECK((code = in_child(revoke_own_root)) == 0, "revoke of the caller's own root (step %d)",
+          code);
+    CHECK((code = in_child(own_root_revoked_by_another)) == 0,
+          "revoke of the caller's own root after another process revoked it: step %d (13: not "
+          "EIO; an instance revoked already is EIO, before the EBUSY of one's own root)",
           code);
     PASS();
 }

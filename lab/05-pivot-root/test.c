@@ -194,8 +194,12 @@ static void a_failure_after_the_root_moved_is_undone(void)
                                      "root is no longer attached at /tmp/l5g");
     CHECK(exists("/bin/true") && getcwd(here, sizeof(here)) && !strcmp(here, "/tmp"),
           "root or cwd not restored: the cwd is '%s'", here);
-    CHECK(pivot_root(nr, "/old") == 0, "a pivot_root after the undone ones");
+    /* new_root through a symlink: the copy to cut has the new root's name */
+    CHECK(symlink(nr, "/tmp/l5g.link") == 0, "setup: a symlink to new_root");
+    CHECK(pivot_root("/tmp/l5g.link", "/old") == 0,
+          "a pivot_root through a symlink to new_root, after the undone ones: errno %d", errno);
     CHECK(exists("/old/bin/true") && exists("/marker"), "the second pivot_root did not work");
+    CHECK_ERR(walk(AT_CWD, "/old/tmp/l5g/marker", 0), ENOENT);  /* detached from the old tree */
     PASS();
 }
 

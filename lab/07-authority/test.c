@@ -60,13 +60,42 @@ static int make_dir(const char *path)
     return mkdir(path, 0777) == 0 && chmod(path, 0777) == 0 ? 0 : -1;
 }
 
+/* The student still in root's group (uid 1000, gid 0), as after a
+ * setuid without the setgid: a group grants nothing here, only the uid
+ * counts. 0 or -1. */
+static int become_student_in_roots_group(void)
+{
+    return setuid(STUDENT) == 0 && getgid() == 0 ? 0 : -1;
+}
+
 /* ------------------------------------------------------------ namespaces */
 
-static void a_user_cannot_change_the_boot_namespace(void)
+/* For in_child: 0 if the student in root's group changes nothing in the
+ * boot namespace (EPERM each time), else the step that went wrong. */
+static int roots_group_changes_nothing(void)
 {
     int fs;
 
+    if (become_student_in_roots_group() < 0 || (fs = fsopen("ramfs", -1, "")) < 0)
+        return 1;
+    if (bind(fs, AT_CWD, "/tmp/l7a", 0) == 0 || errno != EPERM)
+        return 2;
+    if (unbind(AT_CWD, "/tmp") >= 0 || errno != EPERM)
+        return 3;
+    if (fchroot(fs) == 0 || errno != EPERM)
+        return 4;
+    return 0;
+}
+
+static void a_user_cannot_change_the_boot_namespace(void)
+{
+    int fs, code;
+
     CHECK(make_dir("/tmp/l7a") == 0, "setup");
+    CHECK((code = in_child(roots_group_changes_nothing)) == 0,
+          "as uid %d in root's group (gid 0), step %d: a change of the boot namespace was not "
+          "EPERM (the uid decides, not the group)",
+          STUDENT, code);
     CHECK(become_student() == 0, "setuid");
     CHECK((fs = fsopen("ramfs", -1, "")) >= 0, "fsopen of a ramfs needs no privilege");
     CHECK_ERR(bind(fs, AT_CWD, "/tmp/l7a", 0), EPERM);
@@ -76,6 +105,17 @@ static void a_user_cannot_change_the_boot_namespace(void)
     CHECK_ERR(fchroot(fs), EPERM);
     CHECK(walk(AT_CWD, "/dev/console", 0) >= 0, "/dev is still attached");
     PASS();
+}
+
+/* The student in root's group may revoke nothing of root's: not even a
+ * ramfs root made, attached nowhere (a wrong "yes" breaks nothing else). */
+static int roots_group_revokes_nothing(void)
+{
+    int fs;
+
+    if ((fs = fsopen("ramfs", -1, "")) < 0 || become_student_in_roots_group() < 0)
+        return 1;
+    return revoke(fs) < 0 && errno == EPERM ? 0 : 2;
 }
 
 static void a_user_binds_unbinds_and_chroots_in_a_namespace_of_their_own(void)
@@ -125,9 +165,12 @@ static void a_namespace_root_unshared_is_still_roots(void)
 static void a_user_cannot_revoke_what_root_made(void)
 {
     static const char *const roots[] = { "/", "/dev", "/proc", "/tmp" };
-    int i, fd, c, detached;
+    int i, fd, c, detached, code;
 
     CHECK((detached = fsopen("ramfs", -1, "")) >= 0, "root's ramfs, attached nowhere");
+    CHECK((code = in_child(roots_group_revokes_nothing)) == 0,
+          "as uid %d in root's group (gid 0), step %d: the revoke of root's ramfs was not EPERM",
+          STUDENT, code);
     CHECK(become_student() == 0, "setuid");
     for (i = 0; i < (int)ARRAY_SIZE(roots); i++) {
         CHECK((fd = walk(AT_CWD, roots[i], 0)) >= 0, "walk %s", roots[i]);

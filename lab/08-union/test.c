@@ -183,9 +183,60 @@ static void student_looks(int *step)
     *step = 0;
 }
 
+/* A served filesystem (ramsrv, doc/srv.md) whose server is then killed:
+ * every lookup in it fails with EIO. Its fd and the server's pid, or -1. */
+static int dead_server_member(int *server)
+{
+    int fds[2], fs;
+
+    if (chan(fds) < 0)
+        return -1;
+    fflush(stdout);
+    if ((*server = fork()) == 0) {
+        dup2(fds[1], 0);
+        dup2(fds[1], 1);
+        close(fds[0]);
+        close(fds[1]);
+        keepstdio();
+        execv("/bin/ramsrv", (char *const[]){ "ramsrv", NULL });
+        _exit(127);
+    }
+    close(fds[1]);
+    fs = *server > 0 ? fsopen("srv", fds[0], "") : -1;
+    close(fds[0]);
+    return fs;
+}
+
+/* A member whose lookup fails (its server died: EIO) is passed over
+ * like one the caller may not search; it does not end the search. */
+static const char *a_failing_member_is_passed_over(void)
+{
+    int srv, last, server = -1, status;
+
+    if (plain_dir("/tmp/l8h", "base", (const char *const[]){ "base", NULL }) < 0)
+        return "setup";
+    if ((srv = dead_server_member(&server)) < 0)
+        return "setup: a served filesystem (ramsrv)";
+    if ((last = member("L", (const char *const[]){ "last", NULL }, 0)) < 0 ||
+        bind(srv, AT_CWD, "/tmp/l8h", BIND_AFTER) < 0 ||
+        bind(last, AT_CWD, "/tmp/l8h", BIND_AFTER) < 0)
+        return "setup: the union base, served, L";
+    if (strcmp(holds("/tmp/l8h/last"), "L") != 0)
+        return "/tmp/l8h/last not found while the server lived";
+    kill(server, SIGKILL);
+    waitpid(server, &status, 0);
+    if (strcmp(holds("/tmp/l8h/last"), "L") != 0)
+        return "/tmp/l8h/last not found once the served member's lookups fail with EIO: a "
+               "member whose lookup fails is passed over";
+    if (walk(AT_CWD, "/tmp/l8h/none", 0) >= 0 || errno != ENOENT)
+        return "a name no member has is not ENOENT when one member's lookup fails";
+    return NULL;
+}
+
 static void a_member_the_caller_may_not_search_is_passed_over(void)
 {
     int closed, last, step = -1;
+    const char *why;
 
     CHECK(unshare() == 0, "unshare");
     CHECK(plain_dir("/tmp/l8d", "base", (const char *const[]){ "open", NULL }) == 0, "setup");
@@ -197,6 +248,7 @@ static void a_member_the_caller_may_not_search_is_passed_over(void)
     CHECK(bind(last, AT_CWD, "/tmp/l8d", BIND_AFTER) == 0, "bind -a L");
     HOLDS("/tmp/l8d/secret", "S");              /* root may search it */
     HOLDS("/tmp/l8d/last", "S");
+    CHECK(!(why = a_failing_member_is_passed_over()), "%s", why);
     student_looks(&step);
     CHECK(step == 0, "as the student, step %d: %s", step,
           step == 2 ? "/tmp/l8d/open not found"
@@ -254,9 +306,11 @@ static void getdents_lists_each_name_once(void)
 
 static void getdents_lists_a_shared_name_from_the_first_member(void)
 {
+    static char page[4096];
     struct stat st;
-    int a, b, total;
+    int a, b, total, f, w, i;
     uint32_t ino = 0;
+    unsigned before, after;
 
     CHECK(unshare() == 0, "unshare");
     CHECK(mkdir("/tmp/l8g", 0755) == 0, "setup");
@@ -269,6 +323,22 @@ static void getdents_lists_a_shared_name_from_the_first_member(void)
     CHECK(listed("/tmp/l8g", "shared", &total, &ino) == 1, "listed once");
     CHECK(ino == st.st_ino, "listed with ino %u, but the name is B's, ino %u", (unsigned)ino,
           (unsigned)st.st_ino);
+    /* hiding A's "shared" looked the name up in B: that reference was dropped again, so B's
+     * file, once unlinked, gives its pages back */
+    CHECK((f = walk(b, "shared", 0)) >= 0 && (w = ready(f, R_WRITE)) >= 0, "open B's shared");
+    for (i = 0; i < 64; i++)
+        CHECK(write(w, page, sizeof(page)) == sizeof(page), "fill B's shared");
+    close(w);
+    close(f);
+    for (i = 0; i < 3; i++)
+        CHECK(listed("/tmp/l8g", "shared", &total, &ino) == 1, "listed once");
+    before = free_pages();
+    CHECK(unlinkat(b, "shared", 0) == 0, "unlink B's shared");
+    after = free_pages();
+    CHECK(after >= before + 64,
+          "%u free pages before B's 64-page shared was unlinked, %u after: the listings, "
+          "which hid A's shared behind it, still hold it",
+          before, after);
     PASS();
 }
 

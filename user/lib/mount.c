@@ -82,15 +82,18 @@ int umount(const char *dir)
  *   4. bind(oldroot, put_old)  put_old is resolved in the new root: the old
  *                            root comes with its attachments, among them a
  *                            copy of the new root
- *   5. unbind(put_old/new_root)  cut that copy out of the old tree, so the
+ *   5. unbind(put_old/NAME)  cut that copy out of the old tree, so the
  *                            old root is reachable at put_old and the new
  *                            tree is not inside it; EINVAL if nothing was
- *                            attached at new_root
+ *                            attached at new_root. NAME is the new root's
+ *                            name in the old root: getcwd after fchdir to
+ *                            it, before step 3 (new_root may be relative,
+ *                            or a symlink)
  * If step 3, 4 or 5 fails, the earlier steps are undone. */
 int pivot_root(const char *new_root, const char *put_old)
 {
     /* LAB 05: BEGIN */
-    int oldroot, oldcwd = -1, newpath = -1, probe, cut = -1, bound, e, ret = -1;
+    int oldroot, oldcwd = -1, newpath = -1, probe, cut = -1, bound, named, e, ret = -1;
     char here[PATH_MAX], copy[PATH_MAX];
     struct stat st;
 
@@ -106,11 +109,16 @@ int pivot_root(const char *new_root, const char *put_old)
     if ((probe = walk(newpath, put_old + strspn(put_old, "/"), 0)) < 0)
         goto out;
     close(probe);
-    /* the copy of the new root under put_old, by its name in the old root */
-    if (new_root[0] != '/' && !getcwd(here, sizeof(here)))
+    /* the copy of the new root under put_old, by the new root's own name in
+     * the old root: getcwd from it (new_root may be relative, or a symlink) */
+    named = fchdir(newpath) == 0 && getcwd(here, sizeof(here));
+    e = errno;
+    fchdir(oldcwd);
+    if (!named) {
+        errno = e;
         goto out;
-    if (snprintf(copy, sizeof(copy), "%s/%s/%s", put_old, new_root[0] == '/' ? "" : here,
-                 new_root) >= (int)sizeof(copy)) {
+    }
+    if (snprintf(copy, sizeof(copy), "%s/%s", put_old, here) >= (int)sizeof(copy)) {
         errno = ENAMETOOLONG;
         goto out;
     }
