@@ -507,6 +507,10 @@ def user_program_checks(check):
           ["echo foo 1>&-; echo status=$?", "ls / 1>&-; echo status=$?"],
           r"^echo: write error: Bad file descriptor$\n^status=1$[\s\S]*"
           r"^ls: write error: Bad file descriptor$\n^status=1$")
+    # A builtin's lost output is its own error, not the shell's at exit.
+    check("a_builtins_write_error_is_the_builtins_not_the_shells",
+          ["sh -c 'walk /tmp 1>&-; echo st=$?; exit 0'; echo status=$?"],
+          r"^sh: walk: write error: Bad file descriptor$\n^st=1$\n^status=0$")
     # A level of recursion per level of the tree: PATH_MAX arrays on the
     # stack overflowed its 128 KiB at 60 levels (cp) and 120 (rm).
     check("cp_r_and_rm_r_go_130_levels_deep",
