@@ -684,6 +684,16 @@ def authority_login_suite():
             ok = re.search(r"^status=0$\n^er$", out, re.M) is not None
             res.append(("shell/login/mkdir_p_goes_through_directories_the_user_cannot_write", ok,
                         tail(out)))
+            # open() cannot write a file it makes read-only (open(3), CAVEATS):
+            # cp lends the copy owner write (a directory: rwx) until it is full.
+            out = (s.run("echo y > ro444; chmod 444 ro444; cp ro444 ro444copy; echo status=$?; "
+                         "ls -l ro444copy") or "") + \
+                (s.run("mkdir -p rod/sub; echo x > rod/f; chmod 555 rod/sub rod; "
+                       "cp -r rod rodcopy; echo status=$?; ls -l rodcopy") or "")
+            ok = re.search(r"^status=0$\n^-r--r--r--\s+1\s+2 ro444copy$[\s\S]*^status=0$\n"
+                           r"^-rw-r--r--\s+1\s+2 f$\n^dr-xr-xr-x\s+\d+\s+\d+ sub$", out,
+                           re.M) is not None
+            res.append(("shell/login/a_user_copies_read_only_files_and_directories", ok, tail(out)))
         return res
     return "shell/login", run
 

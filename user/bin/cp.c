@@ -46,54 +46,61 @@ static int copy_node(const char *from, const char *to, const struct stat *st)
 /* mkdir to, or accept a directory already there (cp -r into a tree that
  * exists); the first one made is remembered, not to be copied into
  * itself. Its own function, so that its struct stat is not in every
- * level of the recursion. */
+ * level of the recursion. A directory it makes has rwx for its owner
+ * until copy_tree has filled it: a user could not copy into a copy of
+ * a 0555 directory. 1 if it made one, 0 if one was there, -1. */
 static int make_dir(const char *to, int mode)
 {
     struct stat dir;
+    int created = mkdir(to, mode | 0700) == 0;
 
-    if ((mkdir(to, mode) < 0 && errno != EEXIST) || stat(to, &dir) < 0) {
+    if ((!created && errno != EEXIST) || stat(to, &dir) < 0) {
         warn("%s", to);
-        return 1;
+        return -1;
     }
     if (!S_ISDIR(dir.st_mode)) {
         warnx("%s: not a directory", to);
-        return 1;
+        return -1;
     }
     if (!have_made) {
         made = dir;
         have_made = 1;
     }
-    return 0;
+    return created;
 }
 
 /* A level of the tree is a level of recursion, so each keeps little on
  * the stack: the two paths are on the heap (two PATH_MAX arrays per level
- * overflowed the 128 KiB user stack 60 levels down). */
+ * overflowed the 128 KiB user stack 60 levels down). A directory it made
+ * gets its own bits once it is full, even if it could not be read. */
 static int copy_tree(const char *from, const char *to, const struct stat *st)
 {
-    char *src, *dst;
-    struct dirent **names;
-    int n, i, status = 0;
+    int mode = st->st_mode & 07777, n = 0, i, status = 0, created;
+    struct dirent **names = NULL;
+    char *src;                          /* and the copy's path at src + PATH_MAX */
 
-    if (make_dir(to, st->st_mode & 07777))
+    if ((created = make_dir(to, mode)) < 0)
         return 1;
     if (!(src = malloc(2 * PATH_MAX)) || (n = scandir(from, &names, notdots, alphasort)) < 0) {
         warn("%s", from);
-        free(src);
-        return 1;
+        status = 1;
+        n = 0;
     }
-    dst = src + PATH_MAX;
     for (i = 0; i < n; i++) {
         if (pathjoin(src, PATH_MAX, from, names[i]->d_name) < 0 ||
-            pathjoin(dst, PATH_MAX, to, names[i]->d_name) < 0) {
+            pathjoin(src + PATH_MAX, PATH_MAX, to, names[i]->d_name) < 0) {
             warn("%s", from);
             status = 1;
         } else
-            status |= copy(src, dst);
+            status |= copy(src, src + PATH_MAX);
         free(names[i]);
     }
     free(names);
     free(src);
+    if (created && (mode & 0700) != 0700 && chmod(to, mode) < 0) {
+        warn("%s", to);
+        status = 1;
+    }
     return status;
 }
 
