@@ -694,6 +694,10 @@ def authority_login_suite():
                            r"^-rw-r--r--\s+1\s+2 f$\n^dr-xr-xr-x\s+\d+\s+\d+ sub$", out,
                            re.M) is not None
             res.append(("shell/login/a_user_copies_read_only_files_and_directories", ok, tail(out)))
+            out = s.run("mkdir shut; chmod 0 shut; rm -r shut; echo status=$?; ls shut") or ""
+            ok = re.search(r"^status=0$\n^ls: shut: No such file", out, re.M) is not None
+            res.append(("shell/login/rm_r_removes_an_empty_directory_it_cannot_read", ok,
+                        tail(out)))
         return res
     return "shell/login", run
 

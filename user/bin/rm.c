@@ -17,19 +17,24 @@ static int fflag, rflag;
 static int rm(const char *path);
 
 /* The entries first (read in full before any is removed, so removing
- * does not disturb the reading), then the directory itself. A level of
- * the tree is a level of recursion: its path buffer is on the heap, as a
- * PATH_MAX array here overflowed the 128 KiB user stack 120 levels down,
- * in a tree whose paths all fit PATH_MAX. */
+ * does not disturb the reading), then the directory itself. One that
+ * cannot be read may still be empty: then rmdir alone removes it. A level
+ * of the tree is a level of recursion: its path buffer is on the heap, as
+ * a PATH_MAX array here overflowed the 128 KiB user stack 120 levels
+ * down, in a tree whose paths all fit PATH_MAX. */
 static int rm_tree(const char *path)
 {
     char *child = malloc(PATH_MAX);
     struct dirent **names;
-    int n, i, status = 0;
+    int n, i, status = 0, e;
 
     if (!child || (n = scandir(path, &names, notdots, NULL)) < 0) {
-        warn("%s", path);
+        e = errno;
         free(child);
+        if (rmdir(path) == 0)
+            return 0;
+        errno = e;
+        warn("%s", path);
         return 1;
     }
     for (i = 0; i < n; i++) {
