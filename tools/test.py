@@ -2344,8 +2344,10 @@ def srv_shell_suite():
                   r"^mv: /tmp/big -> /tmp/s/big: File too large$\n^status=1$\n"
                   r"[^\n]*ls /tmp/s; wc -c < /tmp/big\n^f$\n^\s*2097152$")
             check("output_lost_to_a_full_file_is_status_1",
-                  ["head -c 1100000 /dev/zero > /tmp/s/z; echo status=$?"],
-                  r"^head: write error: File too large$\n^status=1$")
+                  ["head -c 1100000 /dev/zero > /tmp/s/z; echo status=$?",
+                   "cat /tmp/big > /tmp/s/c; echo status=$?"],
+                  r"^head: write error: File too large$\n^status=1$[\s\S]*"
+                  r"^cat: standard output: File too large$\n^status=1$")
             # fd 3 is also the number srvmount's own end of the channel gets
             check("srvmount_f_3_serves_on_the_servers_fd_3",
                   ["mkdir /tmp/s3; srvmount -f 3 /tmp/s3 ramsrv -f 3; echo status=$?",

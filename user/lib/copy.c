@@ -32,6 +32,8 @@ int writeall(int fd, const void *buf, size_t n)
     return 0;
 }
 
+/* 0 at the end of in; -1 if reading failed, -2 if writing did, so that a
+ * message can name the side at fault (cat: a full disk is stdout's). */
 int fdcopy(int in, int out)
 {
     static char buf[4096];
@@ -39,7 +41,7 @@ int fdcopy(int in, int out)
 
     while ((n = read(in, buf, sizeof(buf))) > 0)
         if (writeall(out, buf, n) < 0)
-            return -1;
+            return -2;
     return n < 0 ? -1 : 0;
 }
 
@@ -66,7 +68,7 @@ int copyfile(const char *from, const char *to)
         lent = (out = open(to, flags, mode | 0200)) >= 0;  /* owner write, lent */
     if (out < 0)
         goto out;
-    ret = fdcopy(in, out);
+    ret = fdcopy(in, out) < 0 ? -1 : 0;
     if (ret == 0 && lent)
         ret = fchmod(out, mode);
 out:
