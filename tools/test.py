@@ -434,8 +434,93 @@ def shell_suite():
             ok = ("0", "chr", "rw") in fds and all(int(n) < 3 or n == "3" and kind == "reg"
                                                    for n, kind, _ in fds)
             res.append(("shell/children_get_only_stdio_not_the_shells_fds", ok, tail(out)))
+            user_program_checks(check)
         return res
     return "shell", run
+
+
+def user_program_checks(check):
+    """The options and error paths of user/bin's programs that nothing else
+    exercises: each of these failed before its fix (doc/decisions.md,
+    "Tests": the user programs' audit)."""
+    # cp truncates its target on open: onto itself it emptied the source.
+    check("cp_refuses_to_copy_a_file_onto_itself_or_a_hard_link_of_it",
+          ["echo keep > /tmp/cpself; ln /tmp/cpself /tmp/cplink",
+           "cp /tmp/cpself /tmp/cpself; cp /tmp/cpself /tmp/cplink; cp /tmp/cpself /tmp/./",
+           "echo status=$?; cat /tmp/cpself"],
+          r"^cp: /tmp/cpself and /tmp/cpself are the same file$[\s\S]*"
+          r"/tmp/cplink are the same file$[\s\S]*^status=1$\n^keep$")
+    check("cp_r_of_a_directory_into_its_own_parent_keeps_its_files",
+          ["mkdir -p /tmp/cpd/sub; echo one > /tmp/cpd/sub/f",
+           "cd /tmp; cp -r cpd .; echo status=$?; cat cpd/sub/f"],
+          r"are the same file$\n^status=1$\n^one$")
+    check("cp_r_onto_a_file_says_once_that_it_is_not_a_directory",
+          ["cp -r /tmp/cpd /tmp/cpself; echo status=$?"],
+          r"^cp: /tmp/cpself: not a directory$\n^status=1$")
+    # Each source is its own tree: the second is not copied into its own copy.
+    check("cp_r_of_several_sources_copies_none_into_itself",
+          ["mkdir -p /tmp/cm/t/sub /tmp/cm/u; cd /tmp/cm",
+           "cp -r u t t/sub; echo status=$?; ls t/sub/t/sub"], r"^status=0$\n^u$")
+    check("cp_r_copies_a_symlink_as_a_symlink",
+          ["mkdir /tmp/cpn; ln -s .. /tmp/cpn/up",
+           "cp -r /tmp/cpn /tmp/cpn2; echo status=$?; ls -l /tmp/cpn2"],
+          r"^status=0$\n^l\S+\s+\d+\s+\d+ up -> \.\.$")
+    check("rm_refuses_dot_and_dotdot",
+          ["mkdir -p /tmp/rmd/in; echo x > /tmp/rmd/f",
+           "rm -r /tmp/rmd/in/..; echo status=$?; rm -rf /tmp/rmd/in/.; ls /tmp/rmd"],
+          r"^rm: /tmp/rmd/in/\.\.: refusing to remove \. or \.\.$\n^status=1$[\s\S]*^f$\n^in$")
+    check("mkdir_p_accepts_the_root", ["mkdir -p / /tmp/mp/a; echo status=$?; ls /tmp/mp"],
+          r"^status=0$\n^a$")
+    # 4096M is 2^32 bytes: shifted in 32 bits it was 0, and the file emptied.
+    check("truncate_refuses_a_size_that_does_not_fit",
+          ["echo data > /tmp/tr; truncate -s 4096M /tmp/tr; echo status=$?; wc -c < /tmp/tr"],
+          r"^usage: truncate[^\n]*\n^status=2$\n^\s*5$")
+    check("grep_head_tail_report_a_read_error",
+          ["grep x /tmp; echo status=$?", "head /tmp; echo status=$?",
+           "tail -n 1 /tmp; echo status=$?"],
+          r"^grep: /tmp: Is a directory$\n^status=2$[\s\S]*^head: /tmp: Is a directory$\n"
+          r"^status=1$[\s\S]*^tail: /tmp: Is a directory$\n^status=1$")
+    check("head_puts_no_blank_line_before_the_first_header",
+          ["head -n 1 /nonexist /etc/passwd /etc/group"],
+          r"No such file or directory$\n^==> /etc/passwd <==$\n^root:")
+    # Lines are kept with their length: a NUL in one cut it short.
+    check("tail_keeps_lines_with_nul_bytes_whole",
+          ["tail -n 100000 /bin/ls | wc -c; wc -c < /bin/ls"], r"^\s*(\d+)\n\s*\1$")
+    check("tail_n_larger_than_memory_prints_the_whole_file",
+          ["tail -n 1000000000 /etc/passwd | wc -l; wc -l < /etc/passwd"],
+          r"^\s*([1-9]\d*)\n\s*\1$")
+    check("ln_names_the_missing_target", ["ln /tmp/nosuch /tmp/lnk"],
+          r"^ln: /tmp/nosuch: No such file or directory$")
+    check("pivot_names_both_paths", ["pivot /tmp /nonexist"],
+          r"^pivot: pivot_root\(/tmp, /nonexist\): No such file or directory$")
+    check("kill_takes_double_dash_and_trap",
+          ["kill -- 99999; echo status=$?; kill -TRAP 99999; echo status=$?"],
+          r"^kill: 99999: No such process$\n^status=1$\n^kill: 99999: No such process$\n"
+          r"^status=1$")
+    check("sleep_refuses_a_dot_alone", ["sleep .; echo status=$?"],
+          r"^usage: sleep seconds$\n^status=2$")
+    check("id_refuses_a_user_it_would_not_look_up", ["id student; echo status=$?"],
+          r"^usage: id$\n^status=2$")
+    # Output that could not be written makes the status 1, with a message,
+    # whether the program looked (echo) or not (ls).
+    check("a_closed_stdout_is_a_write_error_with_status_1",
+          ["echo foo 1>&-; echo status=$?", "ls / 1>&-; echo status=$?"],
+          r"^echo: write error: Bad file descriptor$\n^status=1$[\s\S]*"
+          r"^ls: write error: Bad file descriptor$\n^status=1$")
+    # A builtin's lost output is its own error, not the shell's at exit.
+    check("a_builtins_write_error_is_the_builtins_not_the_shells",
+          ["sh -c 'walk /tmp 1>&-; echo st=$?; exit 0'; echo status=$?"],
+          r"^sh: walk: write error: Bad file descriptor$\n^st=1$\n^status=0$")
+    # A level of recursion per level of the tree: PATH_MAX arrays on the
+    # stack overflowed its 128 KiB at 60 levels (cp) and 120 (rm).
+    check("cp_r_and_rm_r_go_130_levels_deep",
+          ["mkdir -p /tmp/deep/" + "/".join(["a"] * 130),
+           "cp -r /tmp/deep /tmp/deep2; echo status=$?; rm -r /tmp/deep /tmp/deep2; echo status=$?",
+           "ls /tmp/deep2"], r"^status=0$\n^status=0$\n[\s\S]*^ls: /tmp/deep2: No such file")
+    # Last: on the old cp, opening the FIFO waited for a writer for ever.
+    check("cp_r_copies_a_fifo_as_a_fifo",
+          ["mkdir /tmp/cpf; mkfifo /tmp/cpf/ff", "cp -r /tmp/cpf /tmp/cpf2; echo status=$?",
+           "ls -l /tmp/cpf2"], r"^status=0$\n[\s\S]*^p\S+\s+\d+\s+\d+ ff$")
 
 
 # ---------------------------------------------------------------- labs
@@ -594,6 +679,25 @@ def authority_login_suite():
             out = s.run("mkdir m; bind %s m; echo ok > m/f; cat m/f" % (m.group(1) if m else "x"))
             ok = bool(out and re.search(r"^ok$", out, re.M))
             res.append(("shell/login/the_users_login_shell_owns_its_namespace", ok, tail(out or "")))
+            # "/" is root's: mkdir("/tmp") there is EACCES, not EEXIST.
+            out = s.run("mkdir -p /tmp/deep/er; echo status=$?; ls /tmp/deep") or ""
+            ok = re.search(r"^status=0$\n^er$", out, re.M) is not None
+            res.append(("shell/login/mkdir_p_goes_through_directories_the_user_cannot_write", ok,
+                        tail(out)))
+            # open() cannot write a file it makes read-only (open(3), CAVEATS):
+            # cp lends the copy owner write (a directory: rwx) until it is full.
+            out = (s.run("echo y > ro444; chmod 444 ro444; cp ro444 ro444copy; echo status=$?; "
+                         "ls -l ro444copy") or "") + \
+                (s.run("mkdir -p rod/sub; echo x > rod/f; chmod 555 rod/sub rod; "
+                       "cp -r rod rodcopy; echo status=$?; ls -l rodcopy") or "")
+            ok = re.search(r"^status=0$\n^-r--r--r--\s+1\s+2 ro444copy$[\s\S]*^status=0$\n"
+                           r"^-rw-r--r--\s+1\s+2 f$\n^dr-xr-xr-x\s+\d+\s+\d+ sub$", out,
+                           re.M) is not None
+            res.append(("shell/login/a_user_copies_read_only_files_and_directories", ok, tail(out)))
+            out = s.run("mkdir shut; chmod 0 shut; rm -r shut; echo status=$?; ls shut") or ""
+            ok = re.search(r"^status=0$\n^ls: shut: No such file", out, re.M) is not None
+            res.append(("shell/login/rm_r_removes_an_empty_directory_it_cannot_read", ok,
+                        tail(out)))
         return res
     return "shell/login", run
 
@@ -799,6 +903,14 @@ def guestshell_suite():
                   r"^Orthos$\n^Orthos orthos \S+ i686$")
             check("cd_names_the_missing_path", "cd /nope\r",
                   r"^sh: cd: /nope: No such file or directory$")
+            # A line longer than the shell takes is refused, as from a script,
+            # not cut short and run. Typed in pieces, as a person types: the
+            # tty holds 512 bytes, and QEMU would hand over more at once.
+            for i in range(0, 1100, 50):
+                s.send(("echo " + "x" * 1100)[i:i + 50])
+                time.sleep(0.02)
+            check("a_line_too_long_is_refused_not_run_cut_short", "x" * 5 + "\r",
+                  r"^sh: line longer than 1024 bytes$")
             check("head_c_prints_the_first_bytes", "echo abcdef | head -c 3; echo\r", r"^abc$")
             silent("cat_into_head_c_0_prints_nothing", "cat /bin/ls | head -c 0")
             silent("a_writer_stopped_by_epipe_is_not_reported",
@@ -2224,6 +2336,18 @@ def srv_shell_suite():
                   ["mkdir /tmp/s; srvmount /tmp/s ramsrv", "echo hi > /tmp/s/f; cat /tmp/s/f"],
                   r"^hi$")
             check("ls_of_the_served_directory_lists_f", ["ls /tmp/s"], r"\A[^\n]*\n?f\n")
+            # ramsrv's files stop at 1 MiB (EFBIG): a move across filesystems
+            # that fails midway takes its half copy away again.
+            check("a_move_that_fails_midway_leaves_no_half_copy",
+                  ["truncate -s 2M /tmp/big; mv /tmp/big /tmp/s/big; echo status=$?",
+                   "ls /tmp/s; wc -c < /tmp/big"],
+                  r"^mv: /tmp/big -> /tmp/s/big: File too large$\n^status=1$\n"
+                  r"[^\n]*ls /tmp/s; wc -c < /tmp/big\n^f$\n^\s*2097152$")
+            check("output_lost_to_a_full_file_is_status_1",
+                  ["head -c 1100000 /dev/zero > /tmp/s/z; echo status=$?",
+                   "cat /tmp/big > /tmp/s/c; echo status=$?"],
+                  r"^head: write error: File too large$\n^status=1$[\s\S]*"
+                  r"^cat: standard output: File too large$\n^status=1$")
             # fd 3 is also the number srvmount's own end of the channel gets
             check("srvmount_f_3_serves_on_the_servers_fd_3",
                   ["mkdir /tmp/s3; srvmount -f 3 /tmp/s3 ramsrv -f 3; echo status=$?",
@@ -2242,6 +2366,14 @@ def srv_shell_suite():
                   ["mkdir /tmp/m; srvmount /tmp/m mirrorsrv /etc", "cat /tmp/m/passwd",
                    "echo x > /tmp/m/passwd"],
                   r"^root:[\s\S]*/tmp/m/passwd: Read-only file system")
+            # Options that are not theirs are usage errors, not a server on fd 0
+            # (here /dev/null: the old ones served it and exited 0).
+            check("servers_and_srvmount_refuse_options_that_are_not_theirs",
+                  ["ramsrv -g 3 < /dev/null; echo status=$?",
+                   "procsrv -f 3 < /dev/null; echo status=$?",
+                   "srvmount -f x /tmp/s ramsrv < /dev/null; echo status=$?"],
+                  r"^usage: ramsrv \[-f fd\]$\n^status=2$[\s\S]*^usage: procsrv$\n^status=2$"
+                  r"[\s\S]*^usage: srvmount[^\n]*\n^status=2$")
         return res
     return "shell/srv", run
 

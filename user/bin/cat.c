@@ -16,7 +16,7 @@ static int cat(const char *path)
     }
     ret = fdcopy(fd, STDOUT_FILENO);
     if (ret < 0)
-        warn("%s", path);
+        warn("%s", ret == -2 ? "standard output" : path);
     if (fd != STDIN_FILENO)
         close(fd);
     return ret < 0;

@@ -59,8 +59,10 @@ static int match(const char *re, const char *s)
     return 0;
 }
 
-/* Returns how many lines were selected; name prefixes output if set. */
-static int grep(const char *re, FILE *fp, const char *name)
+/* Returns how many lines were selected, or -1 if reading failed (a
+ * directory: getline ends there as at the end of a file). Each output
+ * line starts with "name:" if prefix is set. */
+static int grep(const char *re, FILE *fp, const char *name, int prefix)
 {
     char *line = NULL;
     size_t cap = 0;
@@ -75,7 +77,7 @@ static int grep(const char *re, FILE *fp, const char *name)
         count++;
         if (cflag)
             continue;
-        if (name)
+        if (prefix)
             printf("%s:", name);
         if (nflag)
             printf("%d:", lineno);
@@ -83,16 +85,20 @@ static int grep(const char *re, FILE *fp, const char *name)
     }
     free(line);
     if (cflag) {
-        if (name)
+        if (prefix)
             printf("%s:", name);
         printf("%d\n", count);
+    }
+    if (ferror(fp)) {
+        warn("%s", name);
+        return -1;
     }
     return count;
 }
 
 int main(int argc, char *argv[])
 {
-    int c, i, found = 0, status = 0, many;
+    int c, i, n, found = 0, status = 0, many;
     const char *re;
     FILE *fp;
 
@@ -110,7 +116,7 @@ int main(int argc, char *argv[])
         usage("[-vcn] pattern [file ...]");
     re = argv[optind++];
     if (optind == argc)
-        return grep(re, stdin, NULL) ? 0 : 1;
+        return (n = grep(re, stdin, "stdin", 0)) < 0 ? 2 : n ? 0 : 1;
     many = argc - optind > 1;
     for (i = optind; i < argc; i++) {
         if (!(fp = fopen(argv[i], "r"))) {
@@ -118,7 +124,10 @@ int main(int argc, char *argv[])
             status = 2;
             continue;
         }
-        found += grep(re, fp, many ? argv[i] : NULL);
+        if ((n = grep(re, fp, argv[i], many)) < 0)
+            status = 2;
+        else
+            found += n;
         fclose(fp);
     }
     return status ? status : found ? 0 : 1;

@@ -1,6 +1,7 @@
 /* kill - send a signal (TERM unless -SIG says otherwise: a number, or a
- * name with or without "SIG") to processes. Orthos signals always kill;
- * the number is what wait() reports. */
+ * name with or without "SIG") to processes, or with a negative pid to a
+ * process group; "--" ends the options (kill -- -5 is group 5 and TERM).
+ * Orthos signals always kill; the number is what wait() reports. */
 #include <ctype.h>
 #include <err.h>
 #include <signal.h>
@@ -12,7 +13,7 @@ static const struct {
     const char *name;
     int sig;
 } names[] = {
-    { "INT", SIGINT },   { "ILL", SIGILL },   { "FPE", SIGFPE },
+    { "INT", SIGINT },   { "ILL", SIGILL },   { "TRAP", SIGTRAP }, { "FPE", SIGFPE },
     { "KILL", SIGKILL }, { "SEGV", SIGSEGV }, { "TERM", SIGTERM },
 };
 
@@ -41,13 +42,15 @@ int main(int argc, char *argv[])
     char *end;
     long pid;
 
-    if (argc > 1 && argv[1][0] == '-') {
-        if ((sig = parse_signal(argv[1] + 1)) < 0)
-            errx(2, "%s: unknown signal", argv[1] + 1);
+    if (i < argc && argv[i][0] == '-' && strcmp(argv[i], "--") != 0) {
+        if ((sig = parse_signal(argv[i] + 1)) < 0)
+            errx(2, "%s: unknown signal", argv[i] + 1);
         i++;
     }
+    if (i < argc && strcmp(argv[i], "--") == 0)
+        i++;
     if (i == argc)
-        usage("[-signal] pid ...");
+        usage("[-signal] [--] pid ...");
     for (; i < argc; i++) {
         pid = strtol(argv[i], &end, 10);
         if (*end || end == argv[i]) {

@@ -6,10 +6,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* mkdir each prefix of path in turn, ending at path itself. */
-static int mkdir_parents(char *path)
+/* Is path a directory? errno is left as it was. */
+static int is_dir(const char *path)
 {
     struct stat st;
+    int e = errno, ret = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+
+    errno = e;
+    return ret;
+}
+
+/* mkdir each prefix of path in turn, ending at path itself. A prefix that
+ * is already a directory is fine whatever mkdir said: EEXIST, or EACCES
+ * or EROFS from a parent nobody may write (a user's mkdir -p /tmp/x: "/"
+ * is root's), or EINVAL for "/". On failure path is cut at the prefix
+ * that failed, and errno says why. */
+static int mkdir_parents(char *path)
+{
     char *p, c;
 
     for (p = path + (*path == '/');; p++) {
@@ -17,17 +30,14 @@ static int mkdir_parents(char *path)
             continue;
         c = *p;
         *p = '\0';
-        if (mkdir(path, 0755) < 0 && errno != EEXIST)
+        if (mkdir(path, 0755) < 0 && !is_dir(path)) {
+            if (errno == EEXIST)
+                errno = ENOTDIR;        /* there, and not a directory */
             return -1;
+        }
         *p = c;
         if (!c)
             break;
-    }
-    if (stat(path, &st) < 0)
-        return -1;
-    if (!S_ISDIR(st.st_mode)) {
-        errno = ENOTDIR;
-        return -1;
     }
     return 0;
 }

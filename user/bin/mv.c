@@ -1,6 +1,9 @@
 /* mv - rename. Into an existing directory, each source keeps its name.
  * rename cannot cross filesystems (EXDEV); a regular file is then copied
- * and the original unlinked, which is all a cross-device move is. */
+ * and the original unlinked, which is all a cross-device move is. If that
+ * fails (a full disk), the copy it made is removed again: a failed move
+ * leaves the source where it was and no half copy. (A target that was
+ * already there has been cut by then, and is left.) */
 #include <err.h>
 #include <errno.h>
 #include <libgen.h>
@@ -12,6 +15,7 @@
 static int move(const char *from, const char *to)
 {
     struct stat st;
+    int existed, e;
 
     if (rename(from, to) == 0)
         return 0;
@@ -23,7 +27,12 @@ static int move(const char *from, const char *to)
         warnx("%s: only regular files move across filesystems (try cp -r, rm -r)", from);
         return 1;
     }
+    existed = lstat(to, &st) == 0;
     if (copyfile(from, to) < 0 || unlink(from) < 0) {
+        e = errno;
+        if (!existed)
+            unlink(to);
+        errno = e;
         warn("%s -> %s", from, to);
         return 1;
     }

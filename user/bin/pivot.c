@@ -13,7 +13,7 @@ int main(int argc, char *argv[])
     if (argc < 3)
         usage("newroot putold [command [arg ...]]");
     if (pivot_root(argv[1], argv[2]) < 0)
-        err(1, "%s", argv[1]);
+        err(1, "pivot_root(%s, %s)", argv[1], argv[2]);    /* either may be at fault */
     if (argc > 3) {
         keepstdio();
         execvp(argv[3], argv + 3);

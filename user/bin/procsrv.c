@@ -4,6 +4,7 @@
  * end on fd 0: `srvmount /tmp/p procsrv; cat /tmp/p/ps`. */
 #include <ctype.h>
 #include <dirent.h>
+#include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <orthos.h>
@@ -148,7 +149,9 @@ static const struct srv_ops proc_ops = {
     .remove = p_readonly,
 };
 
-int main(void)
+int main(int argc, char *argv[])
 {
+    if (argc > 1)
+        usage("");
     return srv_serve(0, &proc_ops, &nodes[ROOT]) == 0 ? 0 : 1;
 }

@@ -170,9 +170,14 @@ static const struct srv_ops ram_ops = {
 int main(int argc, char *argv[])
 {
     struct node *root = node_new(NULL, "/", S_IFDIR | 0777);
-    int fd = argc == 3 && strcmp(argv[1], "-f") == 0 ? atoi(argv[2]) : 0;
+    int c, fd = 0;
+    char *end;
 
-    if (argc != 1 && argc != 3)
+    while ((c = getopt(argc, argv, "f:")) != -1) {
+        if (c != 'f' || (fd = (int)strtol(optarg, &end, 10)) < 0 || *end || end == optarg)
+            usage("[-f fd]");
+    }
+    if (optind != argc)
         usage("[-f fd]");
     return root && srv_serve(fd, &ram_ops, root) == 0 ? 0 : 1;
 }

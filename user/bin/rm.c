@@ -1,11 +1,14 @@
 /* rm - remove names. -r removes directories and everything in them;
  * -f is quiet about names that do not exist. A symlink is removed, never
- * followed. */
+ * followed. A name ending in "." or ".." is refused, as POSIX says: rm -r
+ * would empty the directory it means before rmdir failed. */
 #include <dirent.h>
 #include <err.h>
 #include <errno.h>
+#include <libgen.h>
 #include <orthos.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,19 +17,28 @@ static int fflag, rflag;
 static int rm(const char *path);
 
 /* The entries first (read in full before any is removed, so removing
- * does not disturb the reading), then the directory itself. */
+ * does not disturb the reading), then the directory itself. One that
+ * cannot be read may still be empty: then rmdir alone removes it. A level
+ * of the tree is a level of recursion: its path buffer is on the heap, as
+ * a PATH_MAX array here overflowed the 128 KiB user stack 120 levels
+ * down, in a tree whose paths all fit PATH_MAX. */
 static int rm_tree(const char *path)
 {
-    char child[PATH_MAX];
+    char *child = malloc(PATH_MAX);
     struct dirent **names;
-    int n, i, status = 0;
+    int n, i, status = 0, e;
 
-    if ((n = scandir(path, &names, notdots, NULL)) < 0) {
+    if (!child || (n = scandir(path, &names, notdots, NULL)) < 0) {
+        e = errno;
+        free(child);
+        if (rmdir(path) == 0)
+            return 0;
+        errno = e;
         warn("%s", path);
         return 1;
     }
     for (i = 0; i < n; i++) {
-        if (pathjoin(child, sizeof(child), path, names[i]->d_name) < 0) {
+        if (pathjoin(child, PATH_MAX, path, names[i]->d_name) < 0) {
             warn("%s", path);
             status = 1;
         } else
@@ -34,6 +46,7 @@ static int rm_tree(const char *path)
         free(names[i]);
     }
     free(names);
+    free(child);
     if (rmdir(path) < 0) {
         warn("%s", path);
         status = 1;
@@ -65,6 +78,17 @@ static int rm(const char *path)
     return 0;
 }
 
+/* Is the last component of path "." or ".." ("d/..", "./")? */
+static int is_dot_or_dotdot(const char *path)
+{
+    char copy[PATH_MAX];
+    const char *last;
+
+    strlcpy(copy, path, sizeof(copy));
+    last = basename(copy);              /* it cuts the copy's trailing '/' */
+    return strcmp(last, ".") == 0 || strcmp(last, "..") == 0;
+}
+
 int main(int argc, char *argv[])
 {
     int c, i, status = 0;
@@ -79,7 +103,12 @@ int main(int argc, char *argv[])
     }
     if (optind == argc && !fflag)
         usage("[-rf] path ...");
-    for (i = optind; i < argc; i++)
-        status |= rm(argv[i]);
+    for (i = optind; i < argc; i++) {
+        if (is_dot_or_dotdot(argv[i])) {
+            warnx("%s: refusing to remove . or ..", argv[i]);
+            status = 1;
+        } else
+            status |= rm(argv[i]);
+    }
     return status;
 }

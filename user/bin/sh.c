@@ -997,7 +997,9 @@ static const struct builtin *find_builtin(const char *name)
     return NULL;
 }
 
-/* Checks the argument count, runs b, and flushes what it printed. */
+/* Checks the argument count, runs b, and flushes what it printed. Output
+ * that could not be written (`walk x 1>&-`) is this builtin's error, and
+ * is cleared: left set, exit() would report it when the shell ends. */
 static int run_builtin(const struct builtin *b, int argc, char **argv)
 {
     int status;
@@ -1007,7 +1009,11 @@ static int run_builtin(const struct builtin *b, int argc, char **argv)
         return 1;
     }
     status = b->run(argc, argv);
-    fflush(stdout);
+    if (fflush(stdout) == EOF || ferror(stdout)) {
+        warn("%s: write error", b->name);
+        clearerr(stdout);
+        status = status ? status : 1;
+    }
     return status;
 }
 
@@ -1251,7 +1257,7 @@ static int next_line(struct reader *in, char *line)
     snprintf(prompt, sizeof(prompt), "%s $ ", getcwd(cwd, sizeof(cwd)) ? cwd : "?");
     fflush(stdout);
     if (editing && (r = edit_line(&editor, prompt, line, MAXLINE + 1)) >= 0)
-        return r;
+        return r == EDIT_TOO_LONG ? -1 : r;
     fputs(prompt, stdout);
     fflush(stdout);
     return read_line(in, line);

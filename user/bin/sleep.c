@@ -8,18 +8,18 @@
 static long parse_ms(const char *s)
 {
     unsigned long ms = 0, scale;
-    const char *start = s;
+    int digits = 0;
 
-    for (; isdigit((unsigned char)*s); s++) {
+    for (; isdigit((unsigned char)*s); s++, digits++) {
         ms = ms * 10 + (*s - '0');
         if (ms > 2000000)                       /* 23 days is plenty */
             return -1;
     }
     ms *= 1000;
     if (*s == '.')
-        for (s++, scale = 100; isdigit((unsigned char)*s); s++, scale /= 10)
+        for (s++, scale = 100; isdigit((unsigned char)*s); s++, scale /= 10, digits++)
             ms += (*s - '0') * scale;
-    return *s || s == start ? -1 : (long)ms;
+    return *s || digits == 0 ? -1 : (long)ms;   /* "." and "" are no number */
 }
 
 int main(int argc, char *argv[])

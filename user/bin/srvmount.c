@@ -18,11 +18,14 @@ int main(int argc, char *argv[])
 {
     int fds[2], root, pid, fdnum = -1, i = 1, e;
     const char *opts = "";
+    char *end;
 
     for (; i + 1 < argc && argv[i][0] == '-'; i += 2) {
-        if (argv[i][1] == 'f' && !argv[i][2])
-            fdnum = atoi(argv[i + 1]);
-        else if (argv[i][1] == 'o' && !argv[i][2])
+        if (argv[i][1] == 'f' && !argv[i][2]) {
+            fdnum = (int)strtol(argv[i + 1], &end, 10);
+            if (*end || end == argv[i + 1])
+                fdnum = -2;             /* not a number: usage, below */
+        } else if (argv[i][1] == 'o' && !argv[i][2])
             opts = argv[i + 1];
         else
             break;

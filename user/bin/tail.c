@@ -1,34 +1,63 @@
 /* tail - print the last lines (10, or -n N) or the last N bytes (-c N) of
  * files or standard input. The last N lines (or bytes) read are kept in a
- * ring; older ones drop out. */
+ * ring; older ones drop out. The ring grows as the input does, up to N,
+ * so a large N (tail -n 1000000 of a short file) asks for little memory. */
 #include <err.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+/* Room in the ring (*size items of item bytes) for item number count, of
+ * at most n kept: it doubles while it is smaller than n and full. Until
+ * it is n long nothing has wrapped, so the items stay in order; the new
+ * part is zeroed (no line yet: text NULL). */
+static void *grow(void *ring, long *size, long count, long n, size_t item, const char *what)
+{
+    long bigger;
+    char *r;
+
+    if (count < *size || *size == n)
+        return ring;
+    bigger = *size == 0 ? (n < 64 ? n : 64) : *size > n / 2 ? n : 2 * *size;
+    if (!(r = realloc(ring, bigger * item)))
+        err(1, "%ld %s", bigger, what);
+    memset(r + *size * item, 0, (bigger - *size) * item);
+    *size = bigger;
+    return r;
+}
+
 static void tail_bytes(FILE *fp, long n)
 {
-    char *ring;
-    long count = 0, i;
+    char *ring = NULL;
+    long size = 0, count = 0, i;
     int c;
 
     if (n == 0)
         return;
-    if (!(ring = malloc(n)))
-        err(1, "%ld bytes", n);
-    while ((c = fgetc(fp)) != EOF)
-        ring[count++ % n] = (char)c;
+    while ((c = fgetc(fp)) != EOF) {
+        ring = grow(ring, &size, count, n, 1, "bytes");
+        ring[count++ % size] = (char)c;
+    }
     for (i = count > n ? count - n : 0; i < count; i++)
-        putchar(ring[i % n]);
+        putchar(ring[i % size]);
     free(ring);
 }
 
+/* A line as getline read it: it may hold NUL bytes (a binary file), so
+ * it is kept and written with its length, never as a C string. */
+struct line {
+    char *text;
+    int len;
+};
+
 static void tail(FILE *fp, long n, int bytes)
 {
-    char **ring, *line = NULL;
+    struct line *ring = NULL, *slot;
+    char *line = NULL;
     size_t cap = 0;
-    long count = 0, i;
+    long size = 0, count = 0, i;
+    int len;
 
     if (bytes) {
         tail_bytes(fp, n);
@@ -36,18 +65,19 @@ static void tail(FILE *fp, long n, int bytes)
     }
     if (n == 0)
         return;
-    if (!(ring = calloc(n, sizeof(char *))))
-        err(1, "%ld lines", n);
-    while (getline(&line, &cap, fp) >= 0) {
-        free(ring[count % n]);
-        if (!(ring[count % n] = strdup(line)))
-            err(1, "line %ld", count + 1);
-        count++;
+    while ((len = getline(&line, &cap, fp)) >= 0) {
+        ring = grow(ring, &size, count, n, sizeof(*ring), "lines");
+        slot = &ring[count++ % size];
+        free(slot->text);
+        if (!(slot->text = malloc(len)))
+            err(1, "line %ld", count);
+        memcpy(slot->text, line, len);
+        slot->len = len;
     }
     for (i = count > n ? count - n : 0; i < count; i++)
-        fputs(ring[i % n], stdout);
-    for (i = 0; i < n; i++)
-        free(ring[i]);
+        fwrite(ring[i % size].text, 1, ring[i % size].len, stdout);
+    for (i = 0; i < size; i++)
+        free(ring[i].text);
     free(ring);
     free(line);
 }

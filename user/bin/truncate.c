@@ -6,20 +6,23 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-/* "10", "4K", "1M" -> bytes; -1 if not a size. */
+/* "10", "4K", "1M" -> bytes; -1 if not a size, or more than an off_t
+ * holds. The limit is checked before the shift: unsigned long has 32
+ * bits, and 4096M shifted is 2^32, which wraps to 0. */
 static long parse_size(const char *s)
 {
-    unsigned long n;
+    unsigned long n, max = 0x7fffffff;
+    int shift = 0;
     char *end;
 
     n = strtoul(s, &end, 10);
-    if (end == s || n > 0x7fffffff)
+    if (end == s)
         return -1;
     if (*end == 'K' || *end == 'k')
-        n <<= 10, end++;
+        shift = 10, end++;
     else if (*end == 'M' || *end == 'm')
-        n <<= 20, end++;
-    return *end || n > 0x7fffffff ? -1 : (long)n;
+        shift = 20, end++;
+    return *end || n > max >> shift ? -1 : (long)(n << shift);
 }
 
 int main(int argc, char *argv[])

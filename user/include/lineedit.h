@@ -39,9 +39,12 @@ int edit_read_key(int fd);
 
 /* Prints prompt and lets the user edit a line of at most size - 1 bytes
  * into line. Returns 1 for a line (entered into the history if not empty
- * and not the same as the previous one), 0 at the end of the input (^D on
- * an empty line, or the console failing), -1 if in is not a console that
- * can be put in raw mode (nothing was printed: read it cooked instead). */
+ * and not the same as the previous one), EDIT_TOO_LONG for a line that
+ * did not fit (keys were dropped: not to be run), 0 at the end of the
+ * input (^D on an empty line, or the console failing), -1 if in is not a
+ * console that can be put in raw mode (nothing was printed: read it
+ * cooked instead). */
+#define EDIT_TOO_LONG 2
 int edit_line(struct lineedit *e, const char *prompt, char *line, size_t size);
 
 #endif

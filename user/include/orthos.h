@@ -40,7 +40,7 @@ int rfork(int flags);               /* fork; RFORK_SHAREFDS: one fd table for bo
 
 /* libc helpers that are not POSIX (user/lib/copy.c, path.c, exec.c) */
 int writeall(int fd, const void *buf, size_t n);    /* all of it, though pipes take less */
-int fdcopy(int in, int out);                        /* until EOF; 0 or -1 */
+int fdcopy(int in, int out);                        /* until EOF: 0; -1 read, -2 write failed */
 int copyfile(const char *from, const char *to);     /* a regular file, keeping its mode */
 int pathjoin(char *buf, size_t size, const char *dir, const char *name);
 int keepstdio(void);                                /* FD_KEEP on 0, 1, 2 for the next exec */

@@ -32,6 +32,8 @@ int writeall(int fd, const void *buf, size_t n)
     return 0;
 }
 
+/* 0 at the end of in; -1 if reading failed, -2 if writing did, so that a
+ * message can name the side at fault (cat: a full disk is stdout's). */
 int fdcopy(int in, int out)
 {
     static char buf[4096];
@@ -39,16 +41,19 @@ int fdcopy(int in, int out)
 
     while ((n = read(in, buf, sizeof(buf))) > 0)
         if (writeall(out, buf, n) < 0)
-            return -1;
+            return -2;
     return n < 0 ? -1 : 0;
 }
 
 /* open + fstat + open(O_CREAT | O_TRUNC) + fdcopy: the new file gets the
- * old one's permission bits. A directory is refused with EISDIR. */
+ * old one's permission bits. A directory is refused with EISDIR. open
+ * cannot write a file it makes without owner write (0444: open(3),
+ * CAVEATS), so for a user such a copy is made with it, filled, and only
+ * then given the old bits (fchmod); a file already there keeps its own. */
 int copyfile(const char *from, const char *to)
 {
+    int flags = O_WRONLY | O_CREAT | O_TRUNC, in, out = -1, ret = -1, mode, lent = 0;
     struct stat st;
-    int in, out = -1, ret = -1;
 
     if ((in = open(from, O_RDONLY)) < 0)
         return -1;
@@ -58,9 +63,14 @@ int copyfile(const char *from, const char *to)
         errno = EISDIR;
         goto out;
     }
-    if ((out = open(to, O_WRONLY | O_CREAT | O_TRUNC, st.st_mode & 07777)) < 0)
+    mode = st.st_mode & 07777;
+    if ((out = open(to, flags, mode)) < 0 && errno == EACCES && !(mode & 0200))
+        lent = (out = open(to, flags, mode | 0200)) >= 0;  /* owner write, lent */
+    if (out < 0)
         goto out;
-    ret = fdcopy(in, out);
+    ret = fdcopy(in, out) < 0 ? -1 : 0;
+    if (ret == 0 && lent)
+        ret = fchmod(out, mode);
 out:
     close(in);
     if (out >= 0)

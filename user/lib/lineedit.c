@@ -34,6 +34,7 @@ struct edit {
     int shown;                      /* history line shown: e->nhistory = the new line */
     char *typed;                    /* the new line, kept while browsing the history */
     int tabs;                       /* Tabs in a row */
+    int dropped;                    /* a key did not fit since the line was last empty */
     char out[512];                  /* echo, written once per key */
     int nout;
 };
@@ -88,11 +89,14 @@ static void redraw_tail(struct edit *ed, int erase)
 
 /* ------------------------------------------------------------ editing */
 
-/* Inserts s[0, n) at the cursor, as much as fits; the cursor ends after it. */
+/* Inserts s[0, n) at the cursor, as much as fits; the cursor ends after it.
+ * What does not fit is dropped, and the line will not be run. */
 static void insert(struct edit *ed, const char *s, int n)
 {
-    if (n > ed->size - 1 - ed->len)
+    if (n > ed->size - 1 - ed->len) {
         n = ed->size - 1 - ed->len;
+        ed->dropped = 1;
+    }
     memmove(ed->buf + ed->pos + n, ed->buf + ed->pos, ed->len - ed->pos);
     memcpy(ed->buf + ed->pos, s, n);
     ed->len += n;
@@ -141,6 +145,7 @@ static void replace_line(struct edit *ed, const char *s)
 
     move_to(ed, 0);
     ed->len = strlen(s) < (size_t)ed->size ? (int)strlen(s) : ed->size - 1;
+    ed->dropped = 0;                /* a line from the history fitted */
     memcpy(ed->buf, s, ed->len);
     ed->pos = ed->len;
     emit(ed, ed->buf, ed->len);
@@ -384,8 +389,10 @@ int edit_read_key(int fd)
     return KEY_OTHER;
 }
 
-/* Acts on one key. Returns 1 when the line is done (Enter), 0 at the end
- * of the input, -1 to go on. */
+/* Acts on one key. Returns 1 when the line is done (Enter), EDIT_TOO_LONG
+ * if it is done but keys were dropped, 0 at the end of the input, -1 to go
+ * on. A line cut short is never run as if it were the line typed (or
+ * pasted: its end would be lost unseen); emptying it starts afresh. */
 static int do_key(struct edit *ed, int key)
 {
     ed->tabs = key == '\t' ? ed->tabs + 1 : 0;
@@ -394,7 +401,7 @@ static int do_key(struct edit *ed, int key)
     case '\r':
         move_to(ed, ed->len);
         emit_str(ed, "\n");
-        return 1;
+        return ed->dropped ? EDIT_TOO_LONG : 1;
     case CTRL('D'):
         if (ed->len == 0)
             return 0;
@@ -437,6 +444,8 @@ static int do_key(struct edit *ed, int key)
             insert(ed, &c, 1);
         }
     }
+    if (ed->len == 0)
+        ed->dropped = 0;
     return -1;
 }
 
@@ -459,7 +468,7 @@ int edit_line(struct lineedit *e, const char *prompt, char *line, size_t size)
     fcntl(e->in, F_SETTTY, 0);      /* cooked again before any command runs, */
     flush(&ed);                     /* and before the newline shows */
     line[ed.len] = '\0';
-    if (done)
+    if (done == 1)
         remember(e, line);
     free(ed.typed);
     return done;

@@ -9,10 +9,20 @@
 
 #define SYNOPSIS "[-n lines | -c bytes] [file ...]"
 
+/* A read that failed (a directory: EISDIR) ends the filter as the end of
+ * the file would; it must still be reported, and count in the status. */
+static int read_failed(FILE *fp, const char *name)
+{
+    if (!ferror(fp))
+        return 0;
+    warn("%s", name);
+    return 1;
+}
+
 int filter_lines(int argc, char *argv[], void (*filter)(FILE *fp, long n, int bytes))
 {
     long n = 10;
-    int c, i, bytes = 0, status = 0;
+    int c, i, bytes = 0, status = 0, shown = 0;
     char *end;
     FILE *fp;
 
@@ -24,17 +34,20 @@ int filter_lines(int argc, char *argv[], void (*filter)(FILE *fp, long n, int by
         if (*end || end == optarg || n < 0)
             usage(SYNOPSIS);
     }
-    if (optind == argc)
+    if (optind == argc) {
         filter(stdin, n, bytes);
+        status = read_failed(stdin, "stdin");
+    }
     for (i = optind; i < argc; i++) {
         if (!(fp = fopen(argv[i], "r"))) {
             warn("%s", argv[i]);
             status = 1;
             continue;
         }
-        if (argc - optind > 1)
-            printf("%s==> %s <==\n", i > optind ? "\n" : "", argv[i]);
+        if (argc - optind > 1)          /* a blank line between headers, not before the first */
+            printf("%s==> %s <==\n", shown++ ? "\n" : "", argv[i]);
         filter(fp, n, bytes);
+        status |= read_failed(fp, argv[i]);
         fclose(fp);
     }
     return status;

@@ -2,6 +2,7 @@
  * in the buffer until it is full, a newline on a line-buffered stream
  * (stdout), fflush, or exit; stderr is unbuffered. Input is read a buffer
  * at a time; reading stdin first flushes stdout so a prompt shows. */
+#include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <orthos.h>
@@ -62,11 +63,18 @@ static void drop_input(FILE *fp)
     fp->rpos = fp->rlen = 0;
 }
 
-extern void (*libc_exit_flush)(void); /* start.c: exit() calls it */
+extern int (*libc_exit_flush)(void);  /* start.c: exit() calls it */
 
-static void flush_all(void)
+/* exit()'s flush. Output that could not be written (a full disk, a closed
+ * stdout: `ls > /mnt/full`) is lost, and the program may never have
+ * looked: say so here, and exit() turns a status of 0 into 1, as GNU's
+ * close_stdout does. -1 if anything failed. */
+static int flush_all(void)
 {
-    fflush(NULL);
+    if (fflush(NULL) == 0 && !ferror(stdout))
+        return 0;
+    warn("write error");
+    return -1;
 }
 
 /* Every output function ends here. The first buffered byte asks exit()
@@ -269,7 +277,8 @@ char *fgets(char *buf, int size, FILE *fp)
 }
 
 /* A whole line of any length, newline included, into a buffer that grows
- * with realloc. Returns its length, or -1 at end of file. */
+ * with realloc. Returns its length, or -1 at end of file or on an error
+ * (ferror tells which). */
 int getline(char **line, size_t *cap, FILE *fp)
 {
     size_t len = 0;
@@ -280,7 +289,7 @@ int getline(char **line, size_t *cap, FILE *fp)
             size_t ncap = *cap ? *cap * 2 : 128;
             char *p = realloc(*line, ncap);
             if (!p)
-                return -1;
+                return fail(fp, SF_ERR);    /* ENOMEM: not the end of the file */
             *line = p;
             *cap = ncap;
         }
