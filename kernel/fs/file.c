@@ -368,28 +368,21 @@ static uint16_t dirent_size(size_t len)
     return (sizeof(struct dirent) + len + 1 + DIRENT_ALIGN - 1) & ~(DIRENT_ALIGN - 1u);
 }
 
-/* getdents(): as many whole entries of the directory fd names as fit in
- * buf (n bytes), from where the last call stopped; their size, 0 at the
- * end. The position moves past exactly the entries returned. A union is
- * read member after member (f->dirmember), each name once (Lab 08:
+/* getdents(): as many whole entries of the directory f as fit in buf (n
+ * bytes), from where the last call stopped; their size, 0 at the end.
+ * The position moves past exactly the entries returned. A union is read
+ * member after member (f->dirmember), each name once (Lab 08:
  * ns_union_hides, which lets no member the caller may not search hide a
  * name); a later member the caller may not read, or that fails
  * (revoked), is passed over as lookup passes it over. */
-int vfs_readdir(int fd, void *buf, uint32_t n)
+static int readdir_here(struct file *f, void *buf, uint32_t n)
 {
     char rec[sizeof(struct dirent) + NAME_MAX + DIRENT_ALIGN] = { 0 }; /* no stale bytes out */
     struct dirent *de = (struct dirent *)rec;
     uint32_t used = 0, ino, type;
     struct path u[MAX_UNION];
-    struct file *f;
     int err, nu, fail = 0;
 
-    if (!(f = fd_get(fd, &err)))
-        return err;
-    if (!(f->access & FA_READ))
-        return -EBADF;
-    if (!S_ISDIR(f->path.vn->mode))
-        return -ENOTDIR;
     nu = ns_union(curproc()->ns, &f->path, u);
     while (f->dirmember < (uint32_t)(nu ? nu : 1)) {
         uint32_t cookie = f->dircookie, i = f->dirmember;
@@ -429,6 +422,26 @@ int vfs_readdir(int fd, void *buf, uint32_t n)
     }
     ns_union_put(u, nu);
     return fail ? fail : (int)used;
+}
+
+/* getdents() on fd, in the open file's turn for its position (as read's:
+ * ext2 may make a reader wait, and a sharer then read the same entries). */
+int vfs_readdir(int fd, void *buf, uint32_t n)
+{
+    struct file *f;
+    int err;
+
+    if (!(f = fd_get(fd, &err)))
+        return err;
+    if (!(f->access & FA_READ))
+        return -EBADF;
+    if (!S_ISDIR(f->path.vn->mode))
+        return -ENOTDIR;
+    if ((err = turn_take(&f->pos_busy)) < 0)
+        return err;
+    err = readdir_here(f, buf, n);
+    turn_give(&f->pos_busy);
+    return err;
 }
 
 /* F_GETTTY/F_SETTTY: the console's input mode, through an fd readied on

@@ -113,7 +113,7 @@ struct file {
     int flags;                      /* R_APPEND | R_NONBLOCK */
     struct path path;
     uint32_t off;
-    int pos_busy;                   /* a read or write is using off (file_read, file_write) */
+    int pos_busy;                   /* a read, write or getdents is using the position */
     uint32_t dircookie;             /* getdents position */
     uint32_t dirmember;             /* getdents of a union: in which member (ns_union) */
     char *name;                     /* its display name (vfs_display_name), or NULL */

@@ -843,6 +843,65 @@ static void a_users_big_bss_leaves_memory_for_root(void)
     PASS();
 }
 
+/* Two processes listing one ext2 directory through one open file (fork
+ * shares its position): each entry must come to exactly one of them.
+ * getdents read the position, ext2 made it wait, the other read the
+ * same position meanwhile, and both got the same entries. Each lister
+ * sends the names it got to the parent. */
+static int names_pipe[2];
+
+static void list_some(int d)
+{
+    char buf[300], line[300];
+    int got, i;
+
+    while ((got = getdents(d, buf, sizeof(buf))) > 0)
+        for (i = 0; i < got; i += ((struct dirent *)(buf + i))->d_reclen) {
+            const char *name = ((struct dirent *)(buf + i))->d_name;
+            size_t len = strlen(name);
+            snprintf(line, sizeof(line), "%8.8s\n", name + (len > 8 ? len - 8 : 0));
+            write(names_pipe[1], line, 9);
+        }
+    _exit(got < 0 ? 1 : 0);
+}
+
+static void two_listers_of_one_ext2_directory_share_its_entries(void)
+{
+    static char names[200 * 9];
+    int d, p, a, b, looker, n, st, twice = 0, i, j;
+
+    CHECK((e2fs = ext2_copy()) >= 0, "an ext2 instance from a copy of /etc/sample.ext2");
+    CHECK(make_big_dir() == 0, "a big directory");
+    CHECK((p = walk(e2fs, "big", 0)) >= 0 && (d = ready(p, R_READ)) >= 0, "ready big");
+    close(p);
+    fflush(stdout);
+    if ((looker = fork()) == 0)
+        busy_looker();
+    CHECK(pipe(names_pipe) == 0, "pipe");  /* after the looker: only the listers write */
+    if ((a = fork()) == 0)
+        list_some(d);
+    if ((b = fork()) == 0)
+        list_some(d);
+    close(names_pipe[1]);
+    n = read_full(names_pipe[0], names, sizeof(names));
+    close(names_pipe[0]);
+    waitpid(a, &st, 0);
+    waitpid(b, &st, 0);
+    kill(looker, SIGKILL);
+    waitpid(looker, &st, 0);
+    close(d);
+    close(e2fs);
+    unlinkat(AT_CWD, "/tmp/attack.ext2", 0);
+    for (i = 0; i < n; i += 9)          /* names are unique in their last 8 bytes */
+        for (j = i + 9; j < n; j += 9)
+            twice += memcmp(names + i, names + j, 9) == 0;
+    CHECK(twice == 0 && n == 43 * 9,
+          "%d entries listed (want 43: ., .., f and 40 links), %d "
+          "of them twice",
+          n / 9, twice);
+    PASS();
+}
+
 int main(int argc, char **argv)
 {
     t_only = argc > 1 ? argv[1] : NULL;
@@ -856,6 +915,7 @@ int main(int argc, char **argv)
     T_RUN(a_users_big_bss_leaves_memory_for_root);
     T_RUN(writes_to_an_ext2_file_never_cover_each_other);
     T_RUN(name_checks_hold_until_the_change_on_ext2);
+    T_RUN(two_listers_of_one_ext2_directory_share_its_entries);
     T_RUN(a_long_console_write_lets_others_run_and_ends_with_a_kill);
     printf("t_attack: done\n");
     return t_failures != 0;
