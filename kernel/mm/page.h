@@ -35,21 +35,21 @@ void pmm_set_reclaim(unsigned (*fn)(void));
 void pmm_reclaim(void);
 unsigned pmm_free_pages(void);
 unsigned pmm_total_pages(void);
-int pmm_may_store(unsigned n); /* n more pages of files or buffers, an eighth still free? */
+int pmm_may_store(unsigned n);          /* n more pages, and an eighth free? */
 
-void kheap_init(void); /* reads the `heapcheck` boot argument */
-void *kmalloc(size_t n); /* NULL when memory runs out */
-void *kzalloc(size_t n); /* kmalloc + zero */
-char *kstrdup(const char *s); /* a kmalloc'd copy; NULL for NULL */
-void kfree(void *p); /* panics on a double or bad free */
+void kheap_init(void);                  /* reads the `heapcheck` boot argument */
+void *kmalloc(size_t n);                /* NULL when memory runs out */
+void *kzalloc(size_t n);                /* kmalloc + zero */
+char *kstrdup(const char *s);           /* a kmalloc'd copy; NULL for NULL */
+void kfree(void *p);                    /* panics on a double or bad free */
 /* Check every free block now (panics on damage), empty the checker's
  * quarantine and give back the spare pages (kheap_trim), so that the free
  * page count is what it would be without them. */
 void kheap_check(void);
-unsigned kheap_trim(void); /* spare bucket pages back: how many */
-unsigned kheap_pages(void); /* pages the heap holds */
-unsigned kheap_bucket_pages(void); /* of those, the ones carved into small blocks */
-unsigned kheap_blocks(void); /* blocks in use */
-extern int kheap_checking; /* the heap checker is on */
+unsigned kheap_trim(void);              /* spare bucket pages back: how many */
+unsigned kheap_pages(void);             /* pages the heap holds */
+unsigned kheap_bucket_pages(void);      /* of those, the ones carved into small blocks */
+unsigned kheap_blocks(void);            /* blocks in use */
+extern int kheap_checking;              /* the heap checker is on */
 
 #endif

@@ -263,8 +263,9 @@ unsigned pmm_total_pages(void)
 
 /* May n more pages go to what any user can make in bulk and keep: the
  * files of a filesystem in memory (ramfs), the buffers of pipes and
- * channels? Only while an eighth of memory stays free after them, for
- * processes: their kernel stacks, page tables and copy-on-write copies.
+ * channels, a user's heap, bss and stack (sbrk, exec, fork)? Only while
+ * an eighth of memory stays free after them, for processes: their
+ * kernel stacks, page tables and copy-on-write copies.
  * Nothing gives such pages back when a process needs one, so without
  * this floor one user filling /tmp left none for anyone's fork, exec or
  * fault (doc/decisions.md, "Tests"). */
