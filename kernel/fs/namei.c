@@ -493,6 +493,9 @@ static int may_replace(const struct path *odir, struct vnode *v, const struct pa
     return 0;
 }
 
+/* rename's own flag beside the user's: the new name ended in '/' */
+#define RENAME_TO_DIR 0x40000000
+
 /* rename's checks and its change (rename_in takes the turn for names). */
 static int rename_checked(const struct path *odir, const char *oname, const struct path *ndir,
                           const char *nname, int flags)
@@ -507,6 +510,10 @@ static int rename_checked(const struct path *odir, const char *oname, const stru
     if ((err = vnode_lookup(ndir->vn, nname, &victim)) == -ENOENT) {
         victim = NULL;                  /* nothing there: a plain move */
         err = 0;
+    }
+    if (err == 0 && (flags & RENAME_TO_DIR) && !S_ISDIR(v->mode)) {
+        vnode_put(victim);
+        err = -ENOTDIR;                 /* "new/" names a directory: only one moves there */
     }
     if (err < 0) {
         vnode_put(v);
@@ -547,6 +554,8 @@ int vfs_rename(int odirfd, const char *old, int ndirfd, const char *new, int fla
         return -EINVAL;
     if ((err = vfs_walk_parent(odirfd, old, &odir, oname)) < 0)
         return err;
+    if (new[0] && new[strlen(new) - 1] == '/')
+        flags |= RENAME_TO_DIR;
     if ((err = vfs_walk_parent(ndirfd, new, &ndir, nname)) == 0) {
         struct namespace *ns = curproc()->ns;
         if ((err = ns_union_dir(ns, &odir, oname, UNION_OLD)) == 0 &&

@@ -622,6 +622,11 @@ static void names_with_a_trailing_slash_and_removed_directories(void)
     CHECK(put_file("/tmp/rg8", "x") == 0, "setup");
     CHECK_ERR(unlink("/tmp/rg8/"), ENOTDIR);
     CHECK_ERR(rename("/tmp/rg8/", "/tmp/rg9"), ENOTDIR);
+    CHECK_ERR(rename("/tmp/rg8", "/tmp/rg9/"), ENOTDIR);   /* a file is no directory there */
+    CHECK_ERR(walk(AT_CWD, "/tmp/rg9", 0), ENOENT);
+    CHECK(mkdir("/tmp/rg8d", 0755) == 0 && rename("/tmp/rg8d", "/tmp/rg9d/") == 0 &&
+              rmdir("/tmp/rg9d") == 0,
+          "a directory moves to \"new/\": %s", strerror(errno));
     CHECK(mkdir("/tmp/rg10", 0755) == 0 && (d = walk(AT_CWD, "/tmp/rg10", 0)) >= 0, "mkdir");
     CHECK(rmdir("/tmp/rg10") == 0, "rmdir");
     CHECK_ERR(create(d, "ghost", S_IFREG, 0644, 0), ENOENT);
