@@ -131,17 +131,31 @@ EXTRASRC := $(wildcard $(B)/extra/*.c)
 UOBJ     := $(PROGS:%=$(B)/u/user/bin/%.o) $(TESTPROGS:%=$(B)/u/user/tests/%.o) \
 	$(LABDIRS:%=$(B)/u/%/test.o) $(EXTRASRC:%.c=$(B)/u/%.o)
 
+# What the objects were made with: build/flags holds the compiler, the
+# linker and their flags, rewritten only when they differ, and every
+# object and link depends on it. So `make CC=clang` after a gcc build (or
+# the other way round) rebuilds everything instead of mixing the two.
+# (`make -n` leaves it as it is, so a dry run with another CC does not
+# show that rebuild.)
+BUILD_FLAGS := $(CC) | $(KCFLAGS) | $(UCFLAGS) | $(NASMFLAGS) | $(LD) | $(ULDFLAGS)
+ifneq ($(filter-out $(NODEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
+ifeq ($(findstring n,$(firstword -$(MAKEFLAGS))),)
+$(shell mkdir -p $(B) && printf '%s\n' '$(BUILD_FLAGS)' | cmp -s - $(B)/flags || \
+	printf '%s\n' '$(BUILD_FLAGS)' > $(B)/flags)
+endif
+endif
+
 # Every folder an output goes in (without the trailing /).
 DIRS := $(patsubst %/,%,$(sort $(dir $(KOBJ) $(LIBC_OBJ) $(CRT0) $(UOBJ)) $(B)/ $(B)/root/bin/ \
 	$(B)/root/etc/))
 $(DIRS):
 	@mkdir -p $@
 
-$(B)/kernel/%.o: kernel/%.c | $(DIRS)
+$(B)/kernel/%.o: kernel/%.c $(B)/flags | $(DIRS)
 	$(call say,CC      $<)
 	@$(CC) $(KCFLAGS) -c $< -o $@
 
-$(B)/%.o: %.asm | $(DIRS)
+$(B)/%.o: %.asm $(B)/flags | $(DIRS)
 	$(call say,NASM    $<)
 	@$(NASM) $(NASMFLAGS) $< -o $@
 
@@ -154,7 +168,7 @@ $(B)/%.o: %.asm | $(DIRS)
 # (make test checks it: ksyms.py --check, in the panic suite).
 # One recipe for the four steps, so make runs them as one job, beside the
 # programs' links, rather than one step per pass over the whole build.
-$(B)/orthos.elf: $(KOBJ) linker.ld tools/ksyms.py
+$(B)/orthos.elf: $(KOBJ) linker.ld tools/ksyms.py $(B)/flags
 	$(call say,LD      $(B)/orthos.pass1.elf)
 	@$(LD) -T linker.ld -nostdlib -z noexecstack -o $(B)/orthos.pass1.elf $(KOBJ)
 	$(call say,KSYMS   $(B)/ksyms1.c)
@@ -167,7 +181,7 @@ $(B)/orthos.elf: $(KOBJ) linker.ld tools/ksyms.py
 # ---------------------------------------------------------------- user
 USERBINS := $(PROGS:%=$(B)/root/bin/%) $(TESTPROGS:%=$(B)/root/bin/%)
 
-$(B)/u/%.o: %.c | $(DIRS)
+$(B)/u/%.o: %.c $(B)/flags | $(DIRS)
 	$(call say,CC      $<)
 	@$(CC) $(UCFLAGS) $(UPROG_OPT) $(UPROG_DEBUG) -c $< -o $@
 
