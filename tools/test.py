@@ -904,13 +904,18 @@ def guestshell_suite():
             check("cd_names_the_missing_path", "cd /nope\r",
                   r"^sh: cd: /nope: No such file or directory$")
             # A line longer than the shell takes is refused, as from a script,
-            # not cut short and run. Typed in pieces, as a person types: the
-            # tty holds 512 bytes, and QEMU would hand over more at once.
+            # not cut short and run. Typed in pieces, as a person types.
             for i in range(0, 1100, 50):
                 s.send(("echo " + "x" * 1100)[i:i + 50])
                 time.sleep(0.02)
             check("a_line_too_long_is_refused_not_run_cut_short", "x" * 5 + "\r",
                   r"^sh: line longer than 1024 bytes$")
+            # Typed ahead while a command runs (the shell reads none of it
+            # meanwhile), a line of 1000 bytes is kept whole by the tty.
+            s.send("sleep 1\r")
+            time.sleep(0.2)
+            check("a_line_typed_ahead_during_a_command_arrives_whole",
+                  "echo %s | wc -c\r" % ("p" * 1000), r"^\s*1001$")
             check("head_c_prints_the_first_bytes", "echo abcdef | head -c 3; echo\r", r"^abc$")
             silent("cat_into_head_c_0_prints_nothing", "cat /bin/ls | head -c 0")
             silent("a_writer_stopped_by_epipe_is_not_reported",

@@ -16,7 +16,10 @@
 #include "include/uapi/proc.h"
 #include "proc/proc.h"
 
-#define TTY_BUF 512
+/* Input typed ahead while no one reads (a command runs) waits here: room
+ * for a few whole lines of the shell's 1024 bytes. A power of two: rd, ed
+ * and wr run on past it and wrap with the unsigned arithmetic. */
+#define TTY_BUF 4096
 #define CTRL(c) ((c) - '@')
 
 /* A ring: [rd, ed) is ready for readers, [ed, wr) is the line being edited
