@@ -206,6 +206,12 @@ static int resolve(struct walker *w, struct path *cur, const char *path, int how
     return more;                        /* 0, or -ENAMETOOLONG */
 }
 
+/* Does path end in '/' ("name/": only a directory may be named so)? */
+static int ends_in_slash(const char *path)
+{
+    return path[0] && path[strlen(path) - 1] == '/';
+}
+
 /* Resolve (dirfd, path) for process p to a path with a reference. The
  * result is never on a revoked filesystem: every lookup on the way asks
  * its filesystem (vnode_lookup: -EIO once revoked), and the end is checked
@@ -240,7 +246,7 @@ static int walk_path(struct proc *p, int dirfd, const char *path, int flags, int
     forget_down(&w);
     if (w.down != w.in)
         kfree(w.down);
-    if (err == 0 && !S_ISDIR(out->vn->mode) && path[strlen(path) - 1] == '/')
+    if (err == 0 && !S_ISDIR(out->vn->mode) && ends_in_slash(path))
         err = -ENOTDIR;                 /* "file/" names a directory or nothing */
     if (err < 0)
         path_put(out);
@@ -363,7 +369,7 @@ int vfs_create(int dirfd, const char *path, uint32_t type, uint32_t perm, uint32
         return -EINVAL;
     if ((err = fd_room()) < 0)
         return err;
-    if (!S_ISDIR(mode) && path[0] && path[strlen(path) - 1] == '/')
+    if (!S_ISDIR(mode) && ends_in_slash(path))
         return -ENOTDIR;                /* "name/" can only be a directory */
     if ((err = vfs_walk_parent(dirfd, path, &dir, name)) < 0)
         return err;
@@ -507,13 +513,13 @@ static int rename_checked(const struct path *odir, const char *oname, const stru
         (err = ns_attr_check(ndir, BIND_RDONLY)) < 0 || (err = ns_attr_keeps(odir, ndir)) < 0 ||
         (err = vnode_lookup(odir->vn, oname, &v)) < 0)
         return err;
+    if ((flags & RENAME_TO_DIR) && !S_ISDIR(v->mode)) {
+        vnode_put(v);
+        return -ENOTDIR;                /* "new/" names a directory: only one moves there */
+    }
     if ((err = vnode_lookup(ndir->vn, nname, &victim)) == -ENOENT) {
         victim = NULL;                  /* nothing there: a plain move */
         err = 0;
-    }
-    if (err == 0 && (flags & RENAME_TO_DIR) && !S_ISDIR(v->mode)) {
-        vnode_put(victim);
-        err = -ENOTDIR;                 /* "new/" names a directory: only one moves there */
     }
     if (err < 0) {
         vnode_put(v);
@@ -554,7 +560,7 @@ int vfs_rename(int odirfd, const char *old, int ndirfd, const char *new, int fla
         return -EINVAL;
     if ((err = vfs_walk_parent(odirfd, old, &odir, oname)) < 0)
         return err;
-    if (new[0] && new[strlen(new) - 1] == '/')
+    if (ends_in_slash(new))
         flags |= RENAME_TO_DIR;
     if ((err = vfs_walk_parent(ndirfd, new, &ndir, nname)) == 0) {
         struct namespace *ns = curproc()->ns;

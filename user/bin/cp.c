@@ -77,7 +77,7 @@ static int copy_tree(const char *from, const char *to, const struct stat *st)
 {
     int mode = st->st_mode & 07777, n = 0, i, status = 0, created;
     struct dirent **names = NULL;
-    char *src;                          /* and the copy's path at src + PATH_MAX */
+    char *src, *dst;                    /* one allocation: dst = src + PATH_MAX */
 
     if ((created = make_dir(to, mode)) < 0)
         return 1;
@@ -86,13 +86,14 @@ static int copy_tree(const char *from, const char *to, const struct stat *st)
         status = 1;
         n = 0;
     }
+    dst = src ? src + PATH_MAX : NULL;
     for (i = 0; i < n; i++) {
         if (pathjoin(src, PATH_MAX, from, names[i]->d_name) < 0 ||
-            pathjoin(src + PATH_MAX, PATH_MAX, to, names[i]->d_name) < 0) {
+            pathjoin(dst, PATH_MAX, to, names[i]->d_name) < 0) {
             warn("%s", from);
             status = 1;
         } else
-            status |= copy(src, src + PATH_MAX);
+            status |= copy(src, dst);
         free(names[i]);
     }
     free(names);
