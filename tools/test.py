@@ -762,6 +762,9 @@ def attach_shell_suite():
                       ["mkdir /tmp/u", "bind -b -c %s /tmp/u" % fd, "echo made > /tmp/u/made",
                        "walkat %s made" % fd, "bind -x %s /tmp/u" % fd],
                       r"^fd \d+$[\s\S]*usage: bind \[-a\|-b\]")
+                # A wrong count and a wrong option print the same usage line.
+                check("the_builtin_has_one_usage_line", ["bind %s" % fd, "bind -x %s /tmp/u" % fd],
+                      r"^sh: usage: bind ([^\n]*)$\n(?:.*\n)*^sh: usage: bind \1$")
         return res
     return "shell/attach", run
 
