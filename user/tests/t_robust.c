@@ -8,6 +8,7 @@
  * `--fpu-state` and `--args` modes are what the exec tests run. */
 #include <fcntl.h>
 #include <orthos.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -559,6 +560,29 @@ static void unmasked_fpu_exceptions_kill_only_that_process(void)
     PASS();
 }
 
+/* ------------------------------------------------------------ 4. the library */
+
+/* <pwd.h>: "overwritten by the next call" of the same database. The two
+ * databases shared one buffer, so id(1)'s getgrgid rewrote the passwd
+ * entry it had just been given (root's shell read "x", from the group
+ * file's second line). */
+static void a_passwd_entry_survives_a_group_lookup(void)
+{
+    struct passwd *pw = getpwuid(0);
+    struct group *gr;
+
+    CHECK(pw && strcmp(pw->pw_name, "root") == 0, "getpwuid(0)");
+    gr = getgrgid(1000);
+    CHECK(gr && strcmp(gr->gr_name, "student") == 0 && gr->gr_gid == 1000, "getgrgid(1000)");
+    CHECK(strcmp(pw->pw_name, "root") == 0 && strcmp(pw->pw_dir, "/") == 0 &&
+              strcmp(pw->pw_shell, "/bin/sh") == 0,
+          "root's entry after getgrgid: %s %s %s", pw->pw_name, pw->pw_dir, pw->pw_shell);
+    pw = getpwnam("student");
+    CHECK(pw && pw->pw_uid == 1000 && strcmp(gr->gr_name, "student") == 0,
+          "the group entry after getpwnam: %s", gr->gr_name);
+    PASS();
+}
+
 /* ------------------------------------------------------------ main */
 
 int main(int argc, char *argv[])
@@ -580,6 +604,7 @@ int main(int argc, char *argv[])
     T_RUN(unmasked_fpu_exceptions_kill_only_that_process);
     T_RUN(a_big_writer_and_small_writers_share_a_full_pipe);
     T_RUN(two_writers_on_a_full_pipe_sleep_and_the_clock_runs);
+    T_RUN(a_passwd_entry_survives_a_group_lookup);
     printf("t_robust: done\n");
     return t_failures != 0;
 }
