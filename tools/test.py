@@ -2451,6 +2451,23 @@ def perf3_vfs_suites():
     return [("perf3-vfs/prof", prof_run), ("perf3-vfs/bench_vfs", bench_run)]
 
 
+def pid_wrap_suite():
+    """Pids past a million, and the wrap after PID_MAX (kernel/proc/proc.h):
+    booted with nextpid= just below it, t_robust's children get PID_MAX - 1,
+    PID_MAX, then 2 and 3, and /proc names each of them."""
+    def run():
+        pid_max = (1 << 28) - 1
+        b = qemu.run(qemu.kernel_args("heapcheck panic=exit nextpid=%d run=/bin/t_robust "
+                                      "proc_names_every_pid" % (pid_max - 2)), timeout=60)
+        res = parse_results("t_robust/nextpid/", b.output)
+        want = r"^t_robust: pids %d %d 2 3 after %d$" % (pid_max - 1, pid_max, pid_max - 2)
+        ok = re.search(want, b.output, re.M) is not None
+        res.append(("t_robust/nextpid/pids_wrap_after_pid_max_to_2", ok,
+                    "" if ok else "console lacks /%s/\n%s" % (want, tail(b.output))))
+        return res
+    return "t_robust/nextpid", run
+
+
 def all_suites():
     suites = [host_suite(b) for b in sorted(glob.glob(os.path.join(qemu.BUILD, "hosttest", "*")))
               if os.access(b, os.X_OK)]
@@ -2463,6 +2480,7 @@ def all_suites():
     suites.append(ext2_damage_suite())
     suites.append(shell_suite())
     suites += robust_suites()
+    suites.append(pid_wrap_suite())
     suites += robust2_suites()
     suites += guestshell_suites()
     suites += authority_suites()

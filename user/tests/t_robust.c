@@ -560,7 +560,57 @@ static void unmasked_fpu_exceptions_kill_only_that_process(void)
     PASS();
 }
 
-/* ------------------------------------------------------------ 4. the library */
+/* ------------------------------------------------------------ 4. pids */
+
+/* A child's half of the test below: /proc/self names it, and its pid's
+ * directory (and no spelling with a leading zero) is there. */
+static int proc_names_me(void)
+{
+    char path[32], want[32], text[256], link[16];
+    int pid = getpid(), n = readlink("/proc/self", link, sizeof(link) - 1);
+
+    if (n <= 0)
+        return 1;
+    link[n] = '\0';
+    snprintf(want, sizeof(want), "pid %d\n", pid);
+    snprintf(path, sizeof(path), "/proc/%d/status", pid);
+    if (atoi(link) != pid || slurp(path, text, sizeof(text)) <= 0 ||
+        strncmp(text, want, strlen(want)))
+        return 2;
+    if (slurp("/proc/self/status", text, sizeof(text)) <= 0 || strncmp(text, want, strlen(want)))
+        return 3;
+    snprintf(path, sizeof(path), "/proc/0%d/status", pid);
+    return slurp(path, text, sizeof(text)) < 0 && errno == ENOENT ? 0 : 4;
+}
+
+/* /proc once read no name past 1000009 (its number parsing stopped
+ * there), so a long-running machine's processes vanished from ps. The
+ * pids printed let the nextpid= boot (tools/test.py) see them wrap after
+ * PID_MAX; booted plainly, they are small and this checks /proc alone. */
+static void proc_names_every_pid_and_pids_wrap(void)
+{
+    char text[256];
+    int pid[4], status, i, j;
+
+    for (i = 0; i < 4; i++) {
+        CHECK((pid[i] = fork()) >= 0, "fork");
+        if (pid[i] == 0)
+            _exit(proc_names_me());
+        CHECK(waitpid(pid[i], &status, 0) == pid[i], "wait");
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child %d: step %d failed", pid[i],
+              WEXITSTATUS(status));
+        for (j = 0; j < i; j++)
+            CHECK(pid[j] != pid[i] && pid[i] > 1, "pid %d twice, or init's", pid[i]);
+    }
+    CHECK(slurp("/proc/268435456/status", text, sizeof(text)) < 0 && errno == ENOENT,
+          "past PID_MAX");
+    CHECK(slurp("/proc/99999999999999999999/status", text, sizeof(text)) < 0 && errno == ENOENT,
+          "a number past any int");
+    printf("t_robust: pids %d %d %d %d after %d\n", pid[0], pid[1], pid[2], pid[3], getpid());
+    PASS();
+}
+
+/* ------------------------------------------------------------ 5. the library */
 
 /* <pwd.h>: "overwritten by the next call" of the same database. The two
  * databases shared one buffer, so id(1)'s getgrgid rewrote the passwd
@@ -604,6 +654,7 @@ int main(int argc, char *argv[])
     T_RUN(unmasked_fpu_exceptions_kill_only_that_process);
     T_RUN(a_big_writer_and_small_writers_share_a_full_pipe);
     T_RUN(two_writers_on_a_full_pipe_sleep_and_the_clock_runs);
+    T_RUN(proc_names_every_pid_and_pids_wrap);
     T_RUN(a_passwd_entry_survives_a_group_lookup);
     printf("t_robust: done\n");
     return t_failures != 0;
