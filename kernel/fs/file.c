@@ -8,6 +8,7 @@
  * (fdtable_exec, Lab 06). */
 #include "dev/dev.h"
 #include "dev/tty.h"
+#include "fs/chan.h"
 #include "fs/vfs.h"
 #include "include/uapi/errno.h"
 #include "lib/kprintf.h"
@@ -162,6 +163,7 @@ int file_read_at(struct file *f, void *buf, uint32_t off, uint32_t n)
     switch (v->mode & S_IFMT) {
     case S_IFDIR: return -EISDIR;
     case S_IFIFO: return n ? pipe_read(v, buf, n, f->flags & R_NONBLOCK) : 0;
+    case S_IFSOCK: return n ? chan_read(v, buf, n, f->flags & R_NONBLOCK) : 0;
     case S_IFCHR:
     case S_IFBLK:
         if (!(d = dev_lookup(v->rdev)) || !d->read)
@@ -184,6 +186,7 @@ int file_write_at(struct file *f, const void *buf, uint32_t off, uint32_t n)
     switch (v->mode & S_IFMT) {
     case S_IFDIR: return -EISDIR;
     case S_IFIFO: return pipe_write(v, buf, n, f->flags & R_NONBLOCK);
+    case S_IFSOCK: return chan_write(v, buf, n, f->flags & R_NONBLOCK);
     case S_IFCHR:
     case S_IFBLK:
         if (!(d = dev_lookup(v->rdev)) || !d->write)

@@ -234,6 +234,49 @@ static void a_blocked_channel_read_is_ended_by_kill(void)
     PASS();
 }
 
+#define CHAN_BYTES 8192                 /* a channel's ring, each way (chan(2)) */
+
+/* The child's half of the test below: 0, or the step that failed. */
+static int nonblocking_channel_steps(void)
+{
+    static char big[CHAN_BYTES + 100];
+    int c[2], n, total = 0;
+    char b;
+
+    if (chan(c) < 0 || fcntl(c[0], F_SETFL, R_NONBLOCK) < 0)
+        return 1;
+    if (read(c[0], &b, 1) != -1 || errno != EAGAIN)
+        return 2;                       /* nothing queued: no waiting */
+    while ((n = write(c[0], big, 1000)) > 0)
+        total += n;
+    if (n != -1 || errno != EAGAIN || total != 8000)
+        return 3;                       /* 1000 at a time: all or nothing, as a pipe's */
+    if (write(c[0], big, sizeof(big)) != 192 || write(c[0], "x", 1) != -1 || errno != EAGAIN)
+        return 4;                       /* longer than the ring: what fits */
+    if (read(c[1], big, sizeof(big)) != CHAN_BYTES || write(c[0], big, sizeof(big)) != CHAN_BYTES)
+        return 5;                       /* emptied: the long write fills it again */
+    if (fcntl(c[1], F_SETFL, R_NONBLOCK) < 0 || read(c[1], big, sizeof(big)) != CHAN_BYTES ||
+        read(c[1], &b, 1) != -1 || errno != EAGAIN)
+        return 6;
+    close(c[0]);
+    return read(c[1], &b, 1) == 0 ? 0 : 7; /* the peer gone: end of file, not EAGAIN */
+}
+
+/* R_NONBLOCK on a channel end: EAGAIN where a read or write would wait,
+ * as on a pipe. The channel ignored it, and the child hung. */
+static void a_nonblocking_channel_end_gives_eagain_instead_of_waiting(void)
+{
+    int pid, status;
+
+    fflush(stdout);
+    CHECK((pid = fork()) >= 0, "fork");
+    if (pid == 0)
+        _exit(nonblocking_channel_steps());
+    CHECK(wait_child_ms(pid, 3000, &status), "the child waited (killed after 3 s)");
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "step %d failed", WEXITSTATUS(status));
+    PASS();
+}
+
 static void fsopen_srv_takes_only_a_channel_end(void)
 {
     int c[2], pid, root, f = ready_at(AT_CWD, "/bin/ls", R_READ);
@@ -890,6 +933,7 @@ int main(int argc, char *argv[])
     T_RUN(a_channel_carries_bytes_both_ways);
     T_RUN(a_closed_peer_gives_eof_and_epipe);
     T_RUN(a_blocked_channel_read_is_ended_by_kill);
+    T_RUN(a_nonblocking_channel_end_gives_eagain_instead_of_waiting);
     T_RUN(fsopen_srv_takes_only_a_channel_end);
     T_RUN(a_served_file_reads_back_what_was_written);
     T_RUN(a_served_directory_lists_created_names);
