@@ -610,7 +610,98 @@ static void proc_names_every_pid_and_pids_wrap(void)
     PASS();
 }
 
-/* ------------------------------------------------------------ 5. the library */
+/* ------------------------------------------------------------ 5. lseek and a shared read */
+
+#define SEEK_IMG  "/tmp/seek.img"
+#define SEEK_FILE 65536                /* bytes of the file read: word i holds offset 4i */
+#define SEEK_STEP 4096                 /* where the seeker puts the position */
+#define SEEK_MS   1500                 /* how long the race runs */
+
+/* Keeps the instance entered, and yielding: freeing a file's 256 blocks
+ * yields every WALK_YIELD (ext2.c), so a read meanwhile waits in the
+ * middle, its position's turn held. */
+static void hog(int dir)
+{
+    static char block[256 * 1024];
+    int f = create(dir, "hog", S_IFREG, 0644, 0), fd = f < 0 ? -1 : ready(f, R_RDWR);
+
+    for (;;) {
+        if (fd < 0 || ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) != 0 ||
+            write(fd, block, sizeof(block)) != (int)sizeof(block))
+            _exit(1);
+    }
+}
+
+/* Puts the shared position at the next multiple of SEEK_STEP, for ever. */
+static void seeker(int fd)
+{
+    int k;
+
+    for (k = 0;; k = (k + 1) % (SEEK_FILE / SEEK_STEP))
+        if (lseek(fd, k * SEEK_STEP, SEEK_SET) < 0)
+            _exit(1);
+}
+
+/* A read sharing its open file with a process that lseeks: the read
+ * moves the position on from where it read, or the lseek comes after it.
+ * The lseek took no turn, so it could land while the read waited inside
+ * ext2, and the read then moved the lseek's position on by what it had
+ * read elsewhere: the next read started 4 bytes past a multiple of
+ * SEEK_STEP that no read had been at. Each read here is of one word,
+ * which says where it was read from. */
+static void lseek_waits_for_a_shared_read_in_progress(void)
+{
+    static int words[SEEK_FILE / 4];
+    int img, src, root, f, fd, pid[2], i, n = 0, w, prev = -4, odd = 0, first = 0, seeks = 0;
+    unsigned t0;
+
+    for (i = 0; i < SEEK_FILE / 4; i++)
+        words[i] = 4 * i;
+    CHECK(copyfile("/etc/sample.ext2", SEEK_IMG) == 0, "copy the image");
+    CHECK((img = walk(AT_CWD, SEEK_IMG, 0)) >= 0 && (src = ready(img, R_RDWR)) >= 0, "ready");
+    CHECK((root = fsopen("ext2", src, "")) >= 0, "fsopen ext2");
+    close(src);
+    close(img);
+    CHECK((f = create(root, "words", S_IFREG, 0644, 0)) >= 0 && (fd = ready(f, R_RDWR)) >= 0,
+          "create");
+    close(f);
+    CHECK(write(fd, words, sizeof(words)) == (int)sizeof(words), "write the words");
+    fflush(stdout);
+    CHECK((pid[0] = fork()) >= 0, "fork");
+    if (pid[0] == 0)
+        hog(root);
+    CHECK((pid[1] = fork()) >= 0, "fork");
+    if (pid[1] == 0)
+        seeker(fd);
+    for (i = 0, t0 = uptime_ms(); uptime_ms() - t0 < SEEK_MS && !odd; i++) {
+        if ((n = read(fd, &w, 4)) == 0) {
+            prev = -4;                  /* at the end: the seeker brings it back */
+            continue;
+        }
+        if (n != 4)
+            break;
+        if (w != prev + 4)
+            seeks++;
+        if (w != prev + 4 && w % SEEK_STEP != 0) {
+            odd = w;
+            first = prev;
+        }
+        prev = w;
+    }
+    kill(pid[0], SIGKILL);
+    kill(pid[1], SIGKILL);
+    waitpid(pid[0], NULL, 0);
+    waitpid(pid[1], NULL, 0);
+    close(fd);
+    close(root);
+    unlink(SEEK_IMG);
+    CHECK(n == 4 || n == 0, "read: %d", n);
+    CHECK(seeks > 0, "the seeker never moved the position: no race was run");
+    CHECK(!odd, "after a read at %d, the next began at %d (read %d)", first, odd, i);
+    PASS();
+}
+
+/* ------------------------------------------------------------ 6. the library */
 
 /* <pwd.h>: "overwritten by the next call" of the same database. The two
  * databases shared one buffer, so id(1)'s getgrgid rewrote the passwd
@@ -655,6 +746,7 @@ int main(int argc, char *argv[])
     T_RUN(a_big_writer_and_small_writers_share_a_full_pipe);
     T_RUN(two_writers_on_a_full_pipe_sleep_and_the_clock_runs);
     T_RUN(proc_names_every_pid_and_pids_wrap);
+    T_RUN(lseek_waits_for_a_shared_read_in_progress);
     T_RUN(a_passwd_entry_survives_a_group_lookup);
     printf("t_robust: done\n");
     return t_failures != 0;
