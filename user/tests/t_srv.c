@@ -336,6 +336,47 @@ static void a_served_file_reads_back_what_was_written(void)
     PASS();
 }
 
+static int served_root;                 /* for the child below */
+
+/* A child that is not the server's owner makes a file in the served root
+ * (ramsrv's is 0777): 0 if refused with EPERM and no name was left. */
+static int a_stranger_makes_a_file(void)
+{
+    if (setgid(1000) < 0 || setuid(1000) < 0)
+        return 1;
+    if (create(served_root, "theirs", S_IFREG, 0644, 0) != -1 || errno != EPERM)
+        return 2;
+    return walk(served_root, "theirs", 0) < 0 && errno == ENOENT ? 0 : 3;
+}
+
+/* The protocol cannot store a mode, owner or group (doc/srv.md): every
+ * served node is the fsopen caller's, with the bits the server reports.
+ * fchmod and fchown said 0 and changed only the kernel's vnode, and the
+ * change was gone once the vnode was (the next walk asked the server). */
+static void chmod_and_chown_of_a_served_file_are_refused(void)
+{
+    struct stat st;
+    int pid, root, fd, status;
+
+    CHECK((root = serve_ram(&pid)) >= 0, "fsopen srv on ramsrv");
+    CHECK(fchmod(root, 0777) == -1 && errno == EPERM, "fchmod of the root");
+    CHECK((fd = openat(root, "f", O_CREAT | O_RDWR, 0640)) >= 0, "create f");
+    CHECK(fchmod(fd, 0600) == -1 && errno == EPERM, "fchmod: not stored, so refused");
+    CHECK(fchown(fd, 1000, 1000) == -1 && errno == EPERM, "fchown");
+    CHECK(fstat(fd, &st) == 0 && (st.st_mode & 07777) == 0640 && st.st_uid == 0,
+          "unchanged: %o uid %d", st.st_mode, st.st_uid);
+    close(fd);
+    CHECK((fd = walk(root, "f", 0)) >= 0 && fstat(fd, &st) == 0 && (st.st_mode & 07777) == 0640,
+          "the server's mode: %o", st.st_mode);
+    close(fd);
+    served_root = root;
+    CHECK((status = in_child(a_stranger_makes_a_file)) == 0, "a stranger's create: step %d",
+          status);
+    close(root);
+    CHECK(exits_cleanly(pid, 2000), "ramsrv exits");
+    PASS();
+}
+
 /* create() for a test that only wants the name: 0, or -1. */
 static int make(int dir, const char *name, int type)
 {
@@ -937,6 +978,7 @@ int main(int argc, char *argv[])
     T_RUN(fsopen_srv_takes_only_a_channel_end);
     T_RUN(a_served_file_reads_back_what_was_written);
     T_RUN(a_served_directory_lists_created_names);
+    T_RUN(chmod_and_chown_of_a_served_file_are_refused);
     T_RUN(the_servers_death_gives_eio_not_a_hang);
     T_RUN(a_server_dying_mid_reply_gives_eio);
     T_RUN(a_reply_with_a_wrong_tag_gives_eio);
