@@ -929,6 +929,55 @@ def guestshell_suite():
     return "shell/edit", run
 
 
+def tty_flow_suite():
+    """Input typed ahead past the tty's 4096 bytes is held in the serial
+    port (and QEMU, and the pipe into it) until a reader makes room, not
+    dropped; ^C typed behind it still ends the job (kernel/dev/tty.c)."""
+    def run():
+        res = []
+        with qemu.Session(qemu.kernel_args("panic=exit"), timeout=120) as s:
+            if not s.expect(r"\$ $", timeout=30):
+                return [("shell/tty/prompt_appears", False, tail(s.output))]
+            lines = "".join("%03d%s\n" % (i, "q" * 96) for i in range(200))   # 20000 bytes
+            start = len(s.output)
+            s.send("sleep 1; wc -c\r")
+            time.sleep(0.3)
+            s.send(lines + "\x04")
+            m = s.expect(r"^\s*(\d+)\n.*\$ $", timeout=60)
+            got = s.output[start:]
+            ok = m is not None and m.group(1) == "20000" and "199" + "q" * 96 in got
+            res.append(("shell/tty/twenty_thousand_bytes_typed_ahead_all_arrive", ok,
+                        "" if ok else tail(got, 8)))
+            # A job that reads nothing: the input waits at most the hold
+            # time, then ^C behind it gets through, and throws the typed-
+            # ahead input away (none of it runs as commands).
+            start = len(s.output)
+            s.send("sleep 60\r")
+            time.sleep(0.5)
+            t0 = time.monotonic()
+            s.send(lines + "\x03")
+            back = s.expect(r"\$ $", timeout=30)
+            waited = time.monotonic() - t0
+            out = s.run("echo after-the-interrupt") if back else None
+            ok = back is not None and waited < 30 and out is not None and \
+                "after-the-interrupt" in out and "not found" not in s.output[start:]
+            res.append(("shell/tty/ctrl_c_behind_a_full_buffer_ends_the_job", ok,
+                        "" if ok else "%.1fs\n%s" % (waited, tail(s.output[start:], 8))))
+            # One cooked line longer than the ring: nothing is ready for the
+            # reader, so holding it back would wait for ever; it is taken and
+            # cut (4095 bytes and its newline), as before flow control.
+            start = len(s.output)
+            s.send("wc -c\r")
+            time.sleep(0.3)
+            s.send("L" * 6000 + "\n\x04")
+            m = s.expect(r"^\s*(\d+)\n.*\$ $", timeout=30)
+            ok = m is not None and m.group(1) == "4096"
+            res.append(("shell/tty/a_line_longer_than_the_buffer_is_cut_not_held", ok,
+                        "" if ok else tail(s.output[start:], 4)))
+        return res
+    return "shell/tty", run
+
+
 def ps2_keyboard_suite():
     """The same editing keys typed on the PS/2 keyboard (QEMU's sendkey):
     the driver turns the gray keys into the serial terminal's sequences."""
@@ -961,7 +1010,7 @@ def ps2_keyboard_suite():
 
 
 def guestshell_suites():
-    return [guestshell_suite(), ps2_keyboard_suite()]
+    return [guestshell_suite(), ps2_keyboard_suite(), tty_flow_suite()]
 
 
 # ================================================================ grading
