@@ -144,6 +144,17 @@ int tty_may_take(void)
     return 0;
 }
 
+/* The ring has room again (a read, or a ^C that emptied it): the bytes
+ * left in the serial port come in, and the next full ring holds them
+ * again. Interrupts off. */
+static void room_made(void)
+{
+    if (tty.held || tty.overflow) {
+        tty.held = tty.overflow = 0;
+        uart_rx_resume();
+    }
+}
+
 /* The clock's tick (sched.c): input held TTY_HOLD while nobody read is
  * taken again, so that a ^C behind it reaches a job that reads nothing. */
 void tty_tick(void)
@@ -166,7 +177,8 @@ void tty_input(char c)
     if (c == CTRL('C') && (!raw || tty.fg_pgid > 1)) {
         console_write("^C\n", 3);
         tty.rd = tty.ed = tty.wr;
-        tty.eof_pending = tty.overflow = 0; /* what comes next is held again */
+        tty.eof_pending = 0;
+        room_made();
         if (tty.fg_pgid > 1)
             proc_kill_group(tty.fg_pgid, SIGINT);
         return;
@@ -241,10 +253,7 @@ int tty_read(char *buf, size_t n, int nonblock)
         if (c == '\n' && !raw)
             break;
     }
-    if (tty.held || tty.overflow) {
-        tty.held = tty.overflow = 0;    /* there is room: let the port's bytes in */
-        uart_rx_resume();
-    }
+    room_made();
     irq_restore(s);
     return (int)got;
 }
