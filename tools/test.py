@@ -23,7 +23,8 @@
                     instructor-only and no solution they should not
   mutant suites     each lab's tests catch a sample of its wrong solutions
                     (tools/mutants.py; that they pass with the later labs
-                    stubbed is the course suite's student check)
+                    stubbed is the course suite's student check), and the
+                    guest suites a sample of wrong kernels (tools/kmutants.py)
 
 Each result is printed as it arrives: PASS/FAIL, its name, its time. The
 last line is `N passed, M failed`; the exit status is 1 if anything failed.
@@ -130,12 +131,34 @@ CONSOLE_EXPECT = {
 }
 
 
+def declared_tests(src):
+    """The tests a guest program declares: each function of src whose body
+    has a PASS() (check.h reports under the function's own name)."""
+    try:
+        text = open(src).read()
+    except OSError:
+        return []
+    return sorted(m.group(1) for m in re.finditer(
+        r"^(?:static )?(?:void|int) (\w+)\([^)]*\)\n\{\n(.*?)^\}", text, re.S | re.M)
+        if re.search(r"\bPASS\(\)", m.group(2)))
+
+
+def unreported(prog, res, src):
+    """A FAIL for each test src declares that printed no result at all: a
+    test that ends its process early (an exec that should have failed, a
+    crash in a child) must not simply drop out of the count."""
+    seen = {name.split("/")[1] for name, _, _ in res}
+    return [("%s/%s" % (prog, t), False, "never reported a result (its process ended first?)")
+            for t in declared_tests(src) if t not in seen]
+
+
 def guest_suite(prog, timeout=120, disks=None, extra=""):
     """Boot with init running /bin/<prog> and powering off with its status."""
     def run():
         b = qemu.run(qemu.kernel_args("heapcheck panic=exit %s run=/bin/%s" % (extra, prog), disks),
                      timeout=timeout)
         res = parse_results("%s/" % prog, b.output)
+        res += unreported(prog, res, os.path.join(qemu.ROOT, "user", "tests", prog + ".c"))
         for name, regex in CONSOLE_EXPECT.get(prog, []):
             ok = re.search(regex, b.output) is not None
             res.append(("%s/%s" % (prog, name), ok, "" if ok else "console lacks /%s/" % regex))
@@ -2328,7 +2351,21 @@ def handout_and_handin_suite():
 def mutant_suites():
     return [mutant_suite(d) for d in sorted(glob.glob(os.path.join(qemu.ROOT, "lab",
                                                                    "[0-9][0-9]-*", "mutants")))
-            for d in [os.path.dirname(d)]]
+            for d in [os.path.dirname(d)]] + [kmutants_suite()]
+
+
+def kmutants_suite():
+    """A few wrong kernels of tools/kmutants.txt (its SAMPLE), each caught
+    by a guest test; `make kmutants` runs them all."""
+    def run():
+        p = subprocess.run([sys.executable, os.path.join(qemu.ROOT, "tools", "kmutants.py"),
+                            "--sample", "--no-reference", "--suites", "t_auth t_fs"],
+                           capture_output=True, text=True, timeout=900)
+        rows = re.findall(r"^(ok|BAD) +(\S+) +(.*(?:\n      .*)*)", p.stdout, re.M)
+        res = [("kmutants/" + re.sub(r"\W+", "_", name).strip("_"), ok == "ok", detail)
+               for ok, name, detail in rows]
+        return res or [("kmutants/runs", False, tail(p.stdout + p.stderr))]
+    return "kmutants", run
 
 
 # ---------------------------------------------------------------- heap checker and fuzzers
