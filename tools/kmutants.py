@@ -5,12 +5,15 @@
 
 tools/kmutants.txt is a catalogue of plausible mistakes in the kernel's
 checks: who may do what (kernel/fs/perm.c, the credentials, the call sites
-that ask them) and what a system call takes from user memory. Each entry
-replaces a piece of text that occurs once in one file. For every entry this
-tool puts the mistake into a copy of the tree (build/kmutants/tree, started
-from this tree's objects, so a mutant recompiles one file and relinks the
-kernel), boots the guest suites (SUITES below: the ones about authority,
-memory and files; about 7 s) and wants at least one test to fail. A test
+that ask them), what a system call takes from user memory, its arguments'
+validation (sysfile.c, namei.c, file.c), the namespace, exec, pipes and
+ext2's checks of what it reads from disk. Each entry replaces a piece of
+text that occurs once in one file. For every entry this tool puts the
+mistake into a copy of the tree (build/kmutants/tree, started from this
+tree's objects, so a mutant recompiles one file and relinks the kernel),
+boots the guest suites (SUITES below: the ones about authority, memory and
+files; about 7 s; an entry may name its own with a "suites: S ..." line
+after its description, as ext2's do) and wants at least one test to fail. A test
 that ends its process before it reports counts as failed: tools/test.py
 knows every test a guest program declares (declared_tests).
 
@@ -43,7 +46,9 @@ SAMPLE = ["group_by_uid", "walk_search_is_read", "setpgid_any_proc", "user_range
 
 
 def parse(path=CATALOGUE):
-    """[(name, file, description, old, new)] from the catalogue."""
+    """[(name, file, description, old, new, suites)] from the catalogue;
+    suites is None unless the entry has a "suites:" line (right after its
+    description)."""
     entries, cur = [], None
     with open(path) as f:
         lines = f.read().split("\n")
@@ -52,18 +57,21 @@ def parse(path=CATALOGUE):
             words = line[3:].split()
             if len(words) != 2:
                 raise ValueError("%s:%d: want '== NAME FILE'" % (path, n))
-            cur = {"name": words[0], "file": words[1], "desc": None, "-": [], "+": []}
+            cur = {"name": words[0], "file": words[1], "desc": None, "-": [], "+": [],
+                   "suites": None}
             entries.append(cur)
-        elif cur is None or line.startswith("#") and cur["desc"] is None:
+        elif cur is None or line.startswith("#"):
             continue
         elif cur["desc"] is None:
             cur["desc"] = line
+        elif line.startswith("suites:") and not cur["-"] and cur["suites"] is None:
+            cur["suites"] = line[len("suites:"):].split()
         elif line[:1] in ("-", "+") and line[1:2] in ("", " "):
             cur[line[0]].append(line[2:])
         elif line.strip():
             raise ValueError("%s:%d: want a '- ' or '+ ' line" % (path, n))
-    return [(e["name"], e["file"], e["desc"] or "", "\n".join(e["-"]), "\n".join(e["+"]))
-            for e in entries]
+    return [(e["name"], e["file"], e["desc"] or "", "\n".join(e["-"]), "\n".join(e["+"]),
+             e["suites"]) for e in entries]
 
 
 def prepare(tree=TREE):
@@ -92,7 +100,7 @@ def failures(tree, suites):
 
 def check(tree, entry, suites):
     """One mutant: (ok, what happened)."""
-    name, rel, _, old, new = entry
+    name, rel, _, old, new, _ = entry
     path = os.path.join(tree, rel)
     with open(path) as f:
         src = f.read()
@@ -120,7 +128,8 @@ def main():
     ap.add_argument("--only", action="append", metavar="PATTERN",
                     help="only the mutants whose names match PATTERN (fnmatch)")
     ap.add_argument("--list", action="store_true", help="list the mutants and stop")
-    ap.add_argument("--suites", help="the guest suites to run (default: %s)" % " ".join(SUITES))
+    ap.add_argument("--suites", help="the guest suites to run, for every mutant (default: the "
+                    "entry's suites: line, else %s)" % " ".join(SUITES))
     ap.add_argument("--tree", default=TREE, help="the copy of the tree to work in")
     ap.add_argument("--no-reference", action="store_true",
                     help="skip the run of the suites on the kernel as it is")
@@ -139,15 +148,21 @@ def main():
     if log is not None:
         print("BAD  (tree)  does not build:\n" + log)
         return 1
-    suites = args.suites.split() if args.suites else SUITES
+    given = args.suites.split() if args.suites else None
+
+    def suites_of(e):
+        return given or e[5] or SUITES
     failed = []
     if not args.no_reference:
-        failed, last = failures(args.tree, suites)
+        every = []                      # the kernel as it is, on each suite a mutant will run
+        for e in entries or [None]:
+            every += [s for s in (suites_of(e) if e else given or SUITES) if s not in every]
+        failed, last = failures(args.tree, every)
         print("%-4s %-28s %s" % ("BAD" if failed else "ok", "(the kernel as it is)",
                                  "fails " + " ".join(failed[:3]) if failed else last))
     caught = 0
     for e in entries:
-        ok, what = check(args.tree, e, suites)
+        ok, what = check(args.tree, e, suites_of(e))
         caught += ok
         print("%-4s %-28s %s" % ("ok" if ok else "BAD", e[0], what.replace("\n", "\n      ")))
         sys.stdout.flush()

@@ -385,6 +385,190 @@ static void over_65536_groups_is_einval(void)
     PASS();
 }
 
+/* ---------------------------------------------------------------- patched in the guest */
+
+/* Damage the host's images do not hold (tools/kmutants.txt: a kernel
+ * without each of these checks passed every image), made here: a copy of
+ * ro_compat_unknown (healthy, mounted read-only, so nothing is written)
+ * with one field changed, found by walking the copy's own structures. */
+#define PATCHED "patched"
+
+static int image_fd(const char *name, int flags)
+{
+    char path[80];
+
+    snprintf(path, sizeof(path), "/mnt/%s.img", name);
+    return open(path, flags, 0644);
+}
+
+static int copy_image(const char *from, const char *to)
+{
+    int in = image_fd(from, O_RDONLY), out = image_fd(to, O_WRONLY | O_CREAT | O_TRUNC), n, ok = 1;
+
+    while (ok && (n = read(in, buf, sizeof(buf))) > 0)
+        ok = write(out, buf, n) == n;
+    close(in);
+    close(out);
+    return in >= 0 && out >= 0 && ok && n == 0;
+}
+
+/* Read or write `size` (1, 2 or 4) bytes, little-endian, at `off` in the image. */
+static unsigned img_get(const char *name, unsigned off, int size)
+{
+    unsigned v = 0;
+    int fd = image_fd(name, O_RDONLY);
+
+    if (fd >= 0 && lseek(fd, off, SEEK_SET) == (int)off)
+        read(fd, &v, size);
+    close(fd);
+    return v;
+}
+
+static void img_put(const char *name, unsigned off, unsigned v, int size)
+{
+    int fd = image_fd(name, O_WRONLY);
+
+    if (fd >= 0 && lseek(fd, off, SEEK_SET) == (int)off)
+        write(fd, &v, size);
+    close(fd);
+}
+
+static unsigned img_bsize(const char *name)
+{
+    return 1024u << sb_field(name, 24);
+}
+
+/* Where inode ino lies in the image: its group's inode table, its slot. */
+static unsigned inode_at(const char *name, unsigned ino)
+{
+    unsigned bsize = img_bsize(name), ipg = sb_field(name, 40);
+    unsigned isize = sb_field(name, 76) ? sb_field(name, 88) & 0xFFFF : 128;
+    unsigned gd = (sb_field(name, 20) + 1) * bsize + (ino - 1) / ipg * 32;
+
+    return img_get(name, gd + 8, 4) * bsize + (ino - 1) % ipg * isize;
+}
+
+#define I_MODE   0
+#define I_SIZE   4
+#define I_BLOCK0 40
+#define D_REC    4
+#define D_NLEN   6
+
+/* The entry of `name` in the first block of the directory inode dir:
+ * its byte offset in the image, 0 if none; *last: it ends the block. */
+static unsigned entry_at(const char *img, unsigned dir, const char *name, int *last)
+{
+    unsigned bsize = img_bsize(img), blk = img_get(img, inode_at(img, dir) + I_BLOCK0, 4) * bsize;
+    unsigned off, rec, len = strlen(name);
+    char got[8];
+
+    for (off = 0; off < bsize; off += rec) {
+        int fd = image_fd(img, O_RDONLY);
+        rec = img_get(img, blk + off + D_REC, 2);
+        memset(got, 0, sizeof(got));
+        if (fd >= 0 && lseek(fd, blk + off + 8, SEEK_SET) == (int)(blk + off + 8))
+            read(fd, got, len < sizeof(got) ? len : sizeof(got) - 1);
+        close(fd);
+        if (rec < 8)
+            return 0;
+        if (img_get(img, blk + off + D_NLEN, 1) == len && memcmp(got, name, len) == 0) {
+            *last = off + rec == bsize;
+            return blk + off;
+        }
+    }
+    return 0;
+}
+
+/* The inode number of path in an undamaged copy. */
+static unsigned ino_of(const char *path)
+{
+    struct stat st;
+    int root = mount_image(PATCHED, ""), f = walk(root, path, 0), ok = fstat(f, &st) == 0;
+
+    close(f);
+    close(root);
+    return ok ? st.st_ino : 0;
+}
+
+static void patched_copies_of_a_healthy_image_are_euclean_field_by_field(void)
+{
+    unsigned hello, dir, a, c, x;
+    int root, i, last;
+
+    CHECK(copy_image("ro_compat_unknown", PATCHED), "copy the image");
+    CHECK((hello = ino_of("hello.txt")) && (dir = ino_of("dir")), "inode numbers");
+    for (i = 0; i < 8; i++) {
+        const char *what = "?";
+        CHECK(copy_image("ro_compat_unknown", PATCHED), "copy the image");
+        switch (i) {
+        case 0:
+            what = "hello.txt's first block pointer past the last block";
+            img_put(PATCHED, inode_at(PATCHED, hello) + I_BLOCK0, sb_field(PATCHED, 4) + 10, 4);
+            break;
+        case 1:
+            what = "hello.txt's inode of type 0xE000 (no type)";
+            x = inode_at(PATCHED, hello) + I_MODE;
+            img_put(PATCHED, x, (img_get(PATCHED, x, 2) & 07777) | 0xE000, 2);
+            break;
+        case 2:
+            what = "/dir's size two blocks, its i_blocks one";
+            img_put(PATCHED, inode_at(PATCHED, dir) + I_SIZE, 2 * img_bsize(PATCHED), 4);
+            break;
+        case 3:
+            what = "a name on disk holding '/'";
+            CHECK((a = entry_at(PATCHED, dir, "a", &last)), "/dir/a's entry");
+            img_put(PATCHED, a + 8, '/', 1);
+            break;
+        case 4:
+            what = "records of 10 bytes and a length not a multiple of 4";
+            CHECK((c = entry_at(PATCHED, dir, "c", &last)) && last, "/dir/c's entry, the last");
+            x = img_get(PATCHED, c + D_REC, 2);
+            img_put(PATCHED, c + D_REC, x - 10, 2);     /* c, then an unused record of 10 */
+            img_put(PATCHED, c + x - 10, 0, 4);
+            img_put(PATCHED, c + x - 10 + D_REC, 10, 2);
+            img_put(PATCHED, c + x - 10 + D_NLEN, 0, 2);
+            break;
+        case 5:
+            what = "a name running past its record (into the next one's header)";
+            CHECK((a = entry_at(PATCHED, dir, "a", &last)) && !last &&
+                      img_get(PATCHED, a + D_REC, 2) == 12,
+                  "/dir/a's entry, 12 bytes, not the last");
+            img_put(PATCHED, a + 9, 0x787878, 3);  /* its padding "xxx", the next inode's */
+            img_put(PATCHED, a + D_NLEN, 5, 1);     /* first byte (not 0): no NUL in 5 */
+            break;
+        case 6:
+            what = "an unknown incompatible feature";
+            img_put(PATCHED, 1024 + 96, sb_field(PATCHED, 96) | 0x8000, 4);
+            break;
+        case 7:
+            what = "inodes of 192 bytes (no power of two)";
+            img_put(PATCHED, 1024 + 88, 192, 2);
+            break;
+        }
+        if (i >= 6) {
+            errno = 0;
+            CHECK(mount_image(PATCHED, "") < 0 && errno == EINVAL,
+                  "%s: fsopen: errno %d, want EINVAL", what, errno);
+            continue;
+        }
+        CHECK((root = mount_image(PATCHED, "")) >= 0, "%s: fsopen", what);
+        errno = 0;
+        if (i < 2) {
+            CHECK(read_file(root, "hello.txt", buf, sizeof(buf)) <= 0 && errno == EUCLEAN,
+                  "%s: reading hello.txt: errno %d, want EUCLEAN", what, errno);
+        } else if (i == 2) {
+            CHECK(read_file(root, "dir/a", buf, sizeof(buf)) <= 0 && errno == EUCLEAN,
+                  "%s: reading dir/a: errno %d, want EUCLEAN", what, errno);
+        } else {
+            CHECK(list_dir(root, "dir") < 0 && errno == EUCLEAN,
+                  "%s: listing /dir: errno %d, want EUCLEAN", what, errno);
+        }
+        close(root);
+    }
+    CHECK(unlink("/mnt/" PATCHED ".img") == 0, "remove the copy");
+    PASS();
+}
+
 /* ---------------------------------------------------------------- healthy images */
 
 /* Everything a user does, on one image; the host's e2fsck judges after. */
@@ -476,6 +660,7 @@ static const struct {
     T(unknown_ro_compat_root_without_links_changes_nothing),
     T(unknown_ro_compat_mounts_read_only_and_changes_nothing),
     T(over_65536_groups_is_einval),
+    T(patched_copies_of_a_healthy_image_are_euclean_field_by_field),
     T(healthy_geometries_mount_and_take_writes),
 #undef T
 };

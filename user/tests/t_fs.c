@@ -432,6 +432,119 @@ static void bad_input_gets_a_clear_error(void)
     PASS();
 }
 
+/* Each argument check at its edge, and in its order (tools/kmutants.txt:
+ * each of these was a wrong kernel no test saw). read and write ask the
+ * fd's access before the buffer; getdents checks its buffer before it
+ * takes an entry, so a bad one loses none; a path of PATH_MAX bytes has no
+ * room for its NUL; fsopen's too-long type is no type and too-long options
+ * are invalid; pipe() with room for no fd, or one, keeps no open file. */
+static void argument_checks_hold_at_their_edges(void)
+{
+    static char path[PATH_MAX + 1], opts[128], type[64];
+    int rd, wr, d, fds[2], i, n, files, was_free[OPEN_MAX];
+    char *bad = (char *)0xC0000000u, buf[256];
+    struct dirent *de = (struct dirent *)buf;
+    struct stat st;
+
+    CHECK((rd = open("/tmp/x_reg", O_RDONLY)) >= 0, "open");
+    CHECK((wr = open("/tmp/x_reg", O_WRONLY)) >= 0, "open for writing");
+    CHECK_ERR(write(rd, bad, 1), EBADF);        /* the fd's access first */
+    CHECK_ERR(read(wr, bad, 1), EBADF);
+    CHECK_ERR(read(rd, bad, 1), EFAULT);
+    close(wr);
+    CHECK((n = walk(AT_CWD, "/tmp/x_reg", 0)) >= 0, "walk");
+    CHECK_ERR(ready(n, R_READ | 0x100), EINVAL); /* a known bit with an unknown one */
+    CHECK_ERR(fcntl(n, F_SETFL, R_APPEND), EBADF); /* a path fd has no I/O modes */
+    close(n);
+    CHECK((n = walk(AT_CWD, "/tmp", 0)) >= 0, "walk /tmp");
+    CHECK_ERR(ready(n, R_WRITE), EISDIR);        /* a directory changes by names only */
+    close(n);
+    CHECK(symlink("x_reg", "/tmp/x_edge_lnk") == 0, "symlink");
+    CHECK((n = walk(AT_CWD, "/tmp/x_edge_lnk", WALK_NOFOLLOW)) >= 0, "walk the link itself");
+    CHECK_ERR(ready(n, R_READ), ELOOP);          /* a symlink has no contents to read */
+    close(n);
+    unlink("/tmp/x_edge_lnk");
+    CHECK_ERR(fcntl(rd, F_SETFL, R_NONBLOCK | 0x100), EINVAL);
+    CHECK(fcntl(rd, F_SETFL, R_RDWR) == 0, "F_SETFL"); /* the access bits are ignored: */
+    CHECK((fcntl(rd, F_GETFL, 0) & R_RDWR) == R_READ, "F_SETFL made a read-only fd 0x%x",
+          fcntl(rd, F_GETFL, 0));                        /* ready fixed them */
+    CHECK_ERR(write(rd, "x", 1), EBADF);
+    CHECK_ERR(lseek(rd, -1, SEEK_SET), EINVAL);  /* no position before the start */
+    CHECK(lseek(rd, 1, SEEK_SET) == 1, "lseek");
+    CHECK_ERR(lseek(rd, -2, SEEK_CUR), EINVAL);
+    CHECK_ERR(lseek(rd, 0, 3), EINVAL);         /* no such whence */
+    CHECK((n = walk(AT_CWD, "/tmp/x_reg", 0)) >= 0, "walk");
+    CHECK_ERR(lseek(n, 0, SEEK_SET), EBADF);     /* a path fd has no position */
+    close(n);
+    CHECK((n = walk(AT_CWD, "/tmp/jail", 0)) >= 0, "walk a directory");
+    CHECK_ERR(linkat(n, AT_CWD, "/tmp/x_edge_dir"), EPERM); /* no hard link to a directory */
+    close(n);
+    CHECK((n = create(AT_CWD, "/tmp/x_edge", S_IFREG, 0170644, 0)) >= 0, "create");
+    CHECK(fstat(n, &st) == 0 && st.st_mode == (S_IFREG | 0644),
+          "create with type bits in perm made mode 0%o", st.st_mode); /* perm's type bits: none */
+    close(n);
+    CHECK_ERR(unlinkat(AT_CWD, "/tmp/x_edge", 0x100), EINVAL);
+    CHECK_ERR(renameat(AT_CWD, "/tmp/x_edge", AT_CWD, "/tmp/x_edge2", 0x100), EINVAL);
+    CHECK(unlink("/tmp/x_edge") == 0, "unlink");
+    n = fcntl(0, F_GETFD, 0);                   /* fd OPEN_MAX is none, whatever lies */
+    CHECK(fcntl(0, F_SETFD, FD_KEEP) == 0, "F_SETFD"); /* past the table: marks, here */
+    CHECK_ERR(read(OPEN_MAX, buf, 1), EBADF);
+    CHECK_ERR(close(OPEN_MAX), EBADF);
+    CHECK_ERR(dup2(rd, OPEN_MAX), EBADF);
+    fcntl(0, F_SETFD, n);
+    CHECK((i = dup(rd)) >= 0 && fcntl(rd, F_SETFD, FD_KEEP) == 0, "dup");
+    CHECK(dup2(rd, i) == i && fcntl(i, F_GETFD, 0) == 0, "dup2 gave fd %d rd's FD_KEEP", i);
+    close(i);
+    fcntl(rd, F_SETFD, 0);
+    memset(path, 'n', 200);                     /* a path past link's short buffer */
+    memcpy(path, "/tmp/", 5);
+    path[200] = '\0';
+    CHECK((n = open(path, O_CREAT | O_WRONLY, 0644)) >= 0, "create a 195-byte name");
+    close(n);
+    CHECK(unlinkat(AT_CWD, path, 0) == 0, "unlink of a 200-byte path: errno %d", errno);
+    CHECK((d = open("/tmp", O_RDONLY)) >= 0, "open /tmp");
+    CHECK_ERR(getdents(d, buf, 8), EINVAL);      /* no room for one entry: no end either */
+    CHECK_ERR(getdents(d, bad, sizeof(buf)), EFAULT);
+    CHECK(getdents(d, buf, sizeof(buf)) > 0 && strcmp(de->d_name, ".") == 0,
+          "the first entry after a getdents into a bad buffer is '%s', not '.'", de->d_name);
+    close(d);
+    for (i = 0; i < PATH_MAX; i += 2)
+        memcpy(path + i, "./", 2);              /* "./" * 512: PATH_MAX bytes, no NUL */
+    CHECK_ERR(walk(AT_CWD, path, 0), ENAMETOOLONG);
+    memcpy(path, "/tmp/", 5);                   /* a name of NAME_MAX bytes, then of one more */
+    memset(path + 5, 'n', NAME_MAX + 1);
+    path[5 + NAME_MAX] = '\0';
+    CHECK_ERR(walk(AT_CWD, path, 0), ENOENT);
+    path[5 + NAME_MAX] = 'n';
+    path[5 + NAME_MAX + 1] = '\0';
+    CHECK_ERR(walk(AT_CWD, path, 0), ENAMETOOLONG);
+    for (i = 0; i < PATH_MAX; i += 2)
+        memcpy(path + i, "./", 2);
+    path[PATH_MAX - 1] = '\0';                  /* one fewer: it fits */
+    CHECK((n = walk(AT_CWD, path, 0)) >= 0, "walk of a path of PATH_MAX - 1 bytes: errno %d",
+          errno);
+    close(n);
+    memset(type, 'r', sizeof(type) - 1);
+    CHECK_ERR(fsopen(type, -1, NULL), ENODEV);
+    memset(opts, 'o', sizeof(opts) - 1);
+    CHECK_ERR(fsopen("ramfs", -1, opts), EINVAL);
+    for (i = 0; i < OPEN_MAX; i++)
+        was_free[i] = fcntl(i, F_GETFD, 0) < 0;
+    files = (int)meminfo("open_files");
+    while (dup(rd) >= 0)
+        ;
+    CHECK_ERR(pipe(fds), EMFILE);               /* no room: neither end is kept */
+    close(OPEN_MAX - 1);                        /* room for one end only */
+    CHECK_ERR(pipe(fds), EMFILE);
+    for (i = 0; i < OPEN_MAX; i++)
+        if (was_free[i])
+            close(i);
+    CHECK((int)meminfo("open_files") == files, "open files %u, want %d: pipe() kept an end",
+          meminfo("open_files"), files);
+    close(rd);
+    PASS();
+}
+
 static void getcwd_names_the_directory_across_attachments(void)
 {
     char buf[128];
@@ -553,6 +666,15 @@ static void a_fifo_serves_one_conversation_after_another(void)
         CHECK(read(r, &c, 1) == 0, "round %d: EOF", round);
         close(r);
     }
+    /* Unread bytes go with the last end, and so does the last writer: a
+     * new reader finds no bytes and no end of file, only a wait. */
+    CHECK((r = ready(p, R_READ)) >= 0 && (w = ready(p, R_WRITE)) >= 0, "ready");
+    CHECK(write(w, "stale", 5) == 5, "write");
+    close(w);
+    close(r);
+    CHECK((r = ready(p, R_READ | R_NONBLOCK)) >= 0, "ready, non-blocking");
+    CHECK_ERR(read(r, &c, 1), EAGAIN);
+    close(r);
     close(p);
     PASS();
 }
@@ -854,6 +976,7 @@ int main(void)
     a_pipe_end_bound_at_a_name_comes_off_with_umount();
     fsopen_ext2_from_an_image_in_a_regular_file();
     bad_input_gets_a_clear_error();
+    argument_checks_hold_at_their_edges();
     getcwd_names_the_directory_across_attachments();
     links_and_renames_keep_counts();
     unbind_and_bind_refuse_another_namespaces_attachments();

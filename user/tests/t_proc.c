@@ -292,6 +292,80 @@ static unsigned rnd(void)
 }
 
 /* An address no user program may pass: low, kernel, unmapped, or wrapping. */
+/* Each check of exec's on a real program with one field made wrong
+ * (tools/kmutants.txt: a kernel without one of them ran these, or ran off
+ * into a fault, and no test saw it). The child's exec must fail with
+ * ENOEXEC: the child then exits 7, where a program that ran exits 0 and
+ * one that faulted dies of a signal. */
+static unsigned char elf_image[65536];
+static int elf_size;
+static const char *elf_argv[] = { "true", NULL };
+
+static void exec_the_changed_copy(void)
+{
+    int fd = make_file("/tmp/elfcase", elf_image, elf_size, 0755);
+
+    exec(fd, (char **)elf_argv, NULL);
+    _exit(errno == ENOEXEC ? 7 : 8);
+}
+
+static uint32_t *elf_word(int off)
+{
+    return (uint32_t *)(elf_image + off);
+}
+
+static void exec_checks_every_field_of_a_real_program(void)
+{
+    static unsigned char orig[sizeof(elf_image)];
+    uint32_t phoff, ph2;
+    int fd, i, status;
+    static const struct {
+        const char *what;
+        int in_ph2, off, size;          /* in_ph2: off counts from the second header */
+        uint32_t value;
+    } cases[] = {
+        { "no ELF magic", 0, 0, 1, 'X' },
+        { "machine x86-64", 0, 18, 2, 62 },
+        { "program header entries of 40 bytes", 0, 42, 2, 40 },
+        { "17 program headers (the kernel reads 16 at most)", 0, 44, 2, 17 },
+        { "entry below USER_BASE", 0, 24, 4, 0x1000 },
+        { "entry in the stack", 0, 24, 4, 0xBFFFF000u },
+        { "data segment with less memory than file bytes", 1, 20, 4, 0 },
+        { "data segment at page 0", 1, 8, 4, 0 },
+        { "data segment in the stack's guard page", 1, 8, 4, 0xBFFDF000u },
+        { "no loadable segment (the first header PT_NULL too)", 1, 0, 4, 0 },
+    };
+
+    CHECK((fd = open("/bin/true", O_RDONLY)) >= 0, "open /bin/true");
+    elf_size = read(fd, orig, sizeof(orig));
+    close(fd);
+    CHECK(elf_size > 200 && elf_size < (int)sizeof(orig), "read /bin/true: %d", elf_size);
+    phoff = *(uint32_t *)(orig + 28);
+    ph2 = phoff + 32;                   /* the second PT_LOAD: data and bss */
+    CHECK(*(uint16_t *)(orig + 44) == 2 && *(uint32_t *)(orig + ph2) == 1,
+          "/bin/true has not two PT_LOAD headers");
+    memcpy(elf_image, orig, elf_size);
+    CHECK((status = child_status(exec_the_changed_copy)) == 0, "the copy itself: status %x",
+          status);
+    for (i = 0; i < (int)ARRAY_SIZE(cases); i++) {
+        int off = (cases[i].in_ph2 ? (int)ph2 : 0) + cases[i].off;
+        memcpy(elf_image, orig, elf_size);
+        if (cases[i].size == 1)
+            elf_image[off] = (unsigned char)cases[i].value;
+        else if (cases[i].size == 2)
+            *(uint16_t *)(elf_image + off) = (uint16_t)cases[i].value;
+        else
+            *elf_word(off) = cases[i].value;
+        if (cases[i].in_ph2 && cases[i].off == 0)
+            *elf_word(phoff) = 0;
+        status = child_status(exec_the_changed_copy);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 7,
+              "%s: status %x, want exit 7 (exec said ENOEXEC)", cases[i].what, status);
+    }
+    unlink("/tmp/elfcase");
+    PASS();
+}
+
 static void *bad_pointer(void)
 {
     switch (rnd() % 4) {
@@ -679,6 +753,7 @@ int main(void)
     shrunk_heap_is_really_gone();
     faults_kill_only_the_child();
     exec_rejects_garbage();
+    exec_checks_every_field_of_a_real_program();
     thousand_bad_pointers_get_efault();
     fork_exec_wait_100_times_leaks_no_pages();
     a_program_rewritten_between_runs_runs_its_new_bytes();
