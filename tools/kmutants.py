@@ -40,9 +40,10 @@ CATALOGUE = os.path.join(ROOT, "tools", "kmutants.txt")
 TREE = os.path.join(ROOT, "build", "kmutants", "tree")
 SUITES = ["t_auth", "t_attack", "t_attach", "t_fs", "t_union", "t_srv", "t_proc", "t_robust",
           "t_bounds", "usertests", "shell/authority", "shell/login"]
-# make test's few: from four of the files the catalogue touches (perm.c,
-# namei.c, sysproc.c, vm.c), each caught by t_auth or t_fs.
-SAMPLE = ["group_by_uid", "walk_search_is_read", "setpgid_any_proc", "user_range_no_write_bit"]
+# make test's few: from five of the files the catalogue touches (perm.c,
+# namei.c, sysproc.c, vm.c, sysfile.c), each caught by t_auth or t_fs.
+SAMPLE = ["group_by_uid", "walk_search_is_read", "setpgid_any_proc", "user_range_no_write_bit",
+          "path_max_off_by_one"]
 
 
 def parse(path=CATALOGUE):

@@ -222,6 +222,31 @@ static void unshare_copies_the_attributes(void)
     PASS();
 }
 
+/* A namespace holds at most MAX_MOUNTS (256) attachments: past that, bind
+ * is ENOSPC, not a list that grows until the kernel's memory is gone.
+ * In an unshared copy, so the test's own namespace keeps its size. */
+static int binds_until_refused(void)
+{
+    int d, i;
+
+    if (unshare() < 0 || (d = fsopen("ramfs", -1, "")) < 0)
+        return 1;                       /* (no attachment: nothing below comes along) */
+    for (i = 0; i < 1000 && bind(d, AT_CWD, "/tmp/at_rw", 0) == 0; i++)
+        ;
+    if (i == 1000)
+        return 2;                       /* never refused */
+    return errno == ENOSPC && i > 100 ? 0 : 3;
+}
+
+static void a_namespace_holds_a_bounded_number_of_attachments(void)
+{
+    int r = in_child(binds_until_refused);
+
+    CHECK(r == 0, "1000 binds: %s (%d)", r == 2 ? "all made" : "refused early, or not with ENOSPC",
+          r);
+    PASS();
+}
+
 static void bind_and_setattach_check_their_flags(void)
 {
     int d = path_fd("/tmp/at_rw"), f = path_fd("/tmp/at_rw/f");
@@ -461,6 +486,7 @@ int main(int argc, char *argv[])
     T_RUN(a_restriction_covers_the_attachments_a_bind_brings_along);
     T_RUN(unshare_copies_the_attributes);
     T_RUN(bind_and_setattach_check_their_flags);
+    T_RUN(a_namespace_holds_a_bounded_number_of_attachments);
     T_RUN(setattach_needs_a_namespace_of_ones_own);
     T_RUN(a_bind_of_a_read_only_path_is_read_only_too);
     T_RUN(an_unbound_read_only_attachment_stays_read_only);

@@ -476,6 +476,11 @@ static void argument_checks_hold_at_their_edges(void)
     CHECK((n = walk(AT_CWD, "/tmp/x_reg", 0)) >= 0, "walk");
     CHECK_ERR(lseek(n, 0, SEEK_SET), EBADF);     /* a path fd has no position */
     close(n);
+    CHECK((n = walk(AT_CWD, "/tmp/x_reg", 0)) >= 0 && (d = fsopen("ramfs", -1, "")) >= 0,
+          "a file and another filesystem");
+    CHECK_ERR(linkat(n, d, "x"), EXDEV);         /* a name only in the node's own */
+    close(d);
+    close(n);
     CHECK((n = walk(AT_CWD, "/tmp/jail", 0)) >= 0, "walk a directory");
     CHECK_ERR(linkat(n, AT_CWD, "/tmp/x_edge_dir"), EPERM); /* no hard link to a directory */
     close(n);
