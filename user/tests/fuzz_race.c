@@ -50,7 +50,10 @@
 #define ND         4                /* names claimed by mkdir, overwritten by rename: d0.. */
 #define NCLAIM     (NX + ND)
 #define REC        32               /* bytes in an appended record */
-#define DATA_MAX   5000             /* a worker's own file: up to this many bytes */
+#define DATA_MAX   5000             /* bytes of a worker's own file, or of its part of shared */
+#define PART_BASE  (12 * 1024)      /* shared: past ext2's direct blocks (1 KiB), so that the */
+#define PART_STEP  8192             /* workers' parts share an indirect block */
+#define NMOVE      4                /* directories of q/, moved about: m0.. */
 #define MAX_ENTS   96               /* entries in one directory of the area */
 #define MAX_FILES  64               /* files in the area, for the link counts */
 #define LONG_NAME  "_with_a_long_name_so_that_the_directory_spans_several_ext2_blocks_"
@@ -178,12 +181,21 @@ static int rec_parse(const char *rec, int log, int *who, unsigned *seq)
 
 /* ---- a worker */
 
-static int area, pool, msg_w;       /* race/, race/p/, the pipe to the leader */
+static int area, pool, moves;       /* race/, race/p/, race/q/ */
+static int msg_w;                   /* the pipe to the leader */
 static int shared_append, shared_log1, shared_list;  /* open files every worker shares */
-static int own_append, data_fd;     /* a worker's own: log0 with R_APPEND; its file */
+static int own_append;              /* a worker's own log0, with R_APPEND */
 static unsigned seq[2], ops;
-static unsigned char shadow[DATA_MAX];  /* what data_fd must hold */
-static unsigned data_len;
+
+/* A worker's data: its own file p/t<worker> (which it may truncate), and
+ * its part of the shared file "shared" (the others write theirs). */
+static struct data {
+    int fd;
+    unsigned base;                  /* where our bytes start */
+    int own;                        /* ours alone: it may be truncated */
+    unsigned char shadow[DATA_MAX]; /* what it must hold; zeros past len */
+    unsigned len;                   /* bytes from base that we wrote or truncated to */
+} data[2];
 static struct {
     int name;                       /* claim number */
     unsigned ino;
@@ -216,8 +228,10 @@ static int make(int d, const char *name, int type)
 {
     int fd = create(d, name, type, 0755, 0);
 
+    if (fd < 0)
+        return -1;                      /* (with create's errno) */
     close(fd);
-    return fd < 0 ? -1 : 0;
+    return 0;
 }
 
 static unsigned ino_of(int fd)
@@ -386,8 +400,8 @@ static void op_claim(void)
     case 0:
     case 1: r = fd = create(pool, name, dir ? S_IFDIR : S_IFREG, 0755, 0); break;
     case 2:
-        r = linkat(data_fd, pool, name);
-        fd = dup(data_fd);
+        r = linkat(data[0].fd, pool, name);
+        fd = dup(data[0].fd);
         break;
     default:
         if ((fd = make_private(priv, sizeof(priv))) < 0) {
@@ -482,49 +496,73 @@ static void op_child(void)
     close(d);
 }
 
-/* Our own file: writes at an offset, truncations, and reads that must
- * give back what we wrote (nobody else writes it). */
+/* Our data: writes at an offset, truncations of our own file, and reads
+ * that must give back what we wrote (nobody else writes our bytes; the
+ * others write theirs into the same blocks' tree of the shared file). */
 static void op_data(void)
 {
+    struct data *d = &data[rnd(2)];
     unsigned off = rnd(DATA_MAX), n = 1 + rnd(DATA_MAX - off), i;
-    int r = -1;
+    int r = -1, what = rnd(3);
 
-    switch (rnd(3)) {
+    if (what == 1 && !d->own)
+        what = 2;
+    switch (what) {
     case 0:
-        for (i = 0; i < n && i < sizeof(buf); i++)
-            buf[i] = shadow[off + i] = (unsigned char)fz_next(&rng);
-        n = i;
-        if (lseek(data_fd, off, SEEK_SET) != (int)off || write(data_fd, buf, n) != (int)n) {
-            fail("own_file_writes", "write %u at %u: %s", n, off, strerror(errno));
+        for (i = 0; i < n; i++)
+            buf[i] = d->shadow[off + i] = (unsigned char)fz_next(&rng);
+        if (lseek(d->fd, d->base + off, SEEK_SET) != (int)(d->base + off) ||
+            write(d->fd, buf, n) != (int)n) {
+            fail("data_writes", "write %u at %u: %s", n, d->base + off, strerror(errno));
             return;
         }
-        if (off + n > data_len)
-            data_len = off + n;
+        if (off + n > d->len)
+            d->len = off + n;
         break;
     case 1:
-        if (ftruncate(data_fd, off) < 0) {
-            fail("own_file_truncates", "to %u: %s", off, strerror(errno));
+        if (ftruncate(d->fd, off) < 0) {
+            fail("data_truncates", "to %u: %s", off, strerror(errno));
             return;
         }
-        if (off < data_len)             /* beyond the end, shadow holds zeros */
-            memset(shadow + off, 0, data_len - off);
-        data_len = off;
+        if (off < d->len)
+            memset(d->shadow + off, 0, d->len - off);
+        d->len = off;
         break;
-    default:
-        if (lseek(data_fd, 0, SEEK_SET) == 0)
-            r = read_full(data_fd, buf, sizeof(buf));
-        if (r != (int)data_len) {
-            fail("own_file_reads_back", "read %d bytes of %u: %s", r, data_len, strerror(errno));
+    default: /* our own file to its end; our part of the shared one */
+        if (lseek(d->fd, d->base, SEEK_SET) == (int)d->base)
+            r = read_full(d->fd, buf, d->own ? sizeof(buf) : d->len);
+        if (r != (int)d->len) {
+            fail("data_reads_back", "%s: read %d bytes of %u: %s", d->own ? "own" : "shared", r,
+                 d->len, strerror(errno));
             return;
         }
-        for (i = 0; i < (unsigned)r; i++)
-            if ((unsigned char)buf[i] != shadow[i]) {
-                fail("own_file_reads_back", "byte %u is %02x, wrote %02x", i, (unsigned char)buf[i],
-                     shadow[i]);
+        for (i = 0; i < d->len; i++)
+            if ((unsigned char)buf[i] != d->shadow[i]) {
+                fail("data_reads_back", "%s: byte %u is %02x, wrote %02x",
+                     d->own ? "own" : "shared", d->base + i, (unsigned char)buf[i], d->shadow[i]);
                 return;
             }
         break;
     }
+}
+
+/* q/'s directories moved into and out of each other, and made again: a
+ * move of a directory below itself must fail however others move things
+ * meanwhile (else a loop cut off from the tree: the checks after the
+ * round find it). Only errors a filesystem should never give fail. */
+static void op_move(void)
+{
+    char from[8], to[8];
+    int a = rnd(NMOVE), b = rnd(NMOVE), c = rnd(NMOVE), r;
+
+    snprintf(from, sizeof(from), chance(50) ? "m%d" : "m%d/m%d", a, b);
+    snprintf(to, sizeof(to), chance(50) ? "m%d" : "m%d/m%d", c, a);
+    if (chance(30))
+        r = make(moves, from, S_IFDIR);
+    else
+        r = renameat(moves, from, moves, to, chance(50) ? RENAME_NOREPLACE : 0);
+    if (r < 0 && (errno == EIO || errno == EUCLEAN || errno == EFAULT || errno == EBADF))
+        fail("directories_move", "%s %s: %s", from, to, strerror(errno));
 }
 
 /* A lookup of a name nobody has: a walk through all of p/'s blocks. */
@@ -557,8 +595,10 @@ static void one_op(void)
         op_release();
     else if (w < 77)
         op_child();
-    else if (w < 89)
+    else if (w < 87)
         op_data();
+    else if (w < 93)
+        op_move();
     else if (w < 99)
         op_lookup();
     else
@@ -576,10 +616,13 @@ static void __attribute__((noreturn)) worker(int who)
     snprintf(name, sizeof(name), "t%d", me);
     own_append = open_at(area, "log0", R_WRITE | R_APPEND);
     make(pool, name, S_IFREG);
-    data_fd = (p = walk(pool, name, 0)) < 0 ? -1 : ready(p, R_RDWR);
+    data[0].fd = (p = walk(pool, name, 0)) < 0 ? -1 : ready(p, R_RDWR);
+    data[0].own = 1;
     close(p);
-    if (own_append < 0 || data_fd < 0) {
-        fail("workers_start", "log0 or p/%s: %s", name, strerror(errno));
+    data[1].fd = open_at(area, "shared", R_RDWR);
+    data[1].base = PART_BASE + me * PART_STEP;
+    if (own_append < 0 || data[0].fd < 0 || data[1].fd < 0) {
+        fail("workers_start", "log0, shared or p/%s: %s", name, strerror(errno));
         _exit(1);
     }
     for (i = 0; i < WORKER_OPS; i++) {
@@ -689,7 +732,7 @@ static int check_tree(int d, const char *path, int depth)
             bad = 1;
         } else if (S_ISDIR(st.st_mode)) {
             subdirs++;
-            bad = depth < 4 && check_tree(c, e[i].name, depth + 1) < 0;
+            bad = depth < 8 && check_tree(c, e[i].name, depth + 1) < 0;
         } else {
             count_name(st.st_ino, st.st_nlink);
         }
@@ -745,8 +788,9 @@ static int remove_tree(int d, const char *name, int strict)
     return bad;
 }
 
-/* race/: log0, log1, s/ (NSTATIC entries) and p/ (NSTABLE entries, with
- * holes between them where removed fillers were). 0, or -1. */
+/* race/: log0, log1, shared, s/ (NSTATIC entries), p/ (NSTABLE entries,
+ * with holes between them where removed fillers were), q/ (NMOVE
+ * directories). 0, or -1. */
 static int setup_area(int root)
 {
     char name[128];
@@ -754,8 +798,14 @@ static int setup_area(int root)
 
     err = make(root, "race", S_IFDIR) < 0 || (area = walk(root, "race", 0)) < 0 ||
           make(area, "log0", S_IFREG) < 0 || make(area, "log1", S_IFREG) < 0 ||
-          make(area, "s", S_IFDIR) < 0 || make(area, "p", S_IFDIR) < 0 ||
-          (s = walk(area, "s", 0)) < 0 || (pool = walk(area, "p", 0)) < 0;
+          make(area, "shared", S_IFREG) < 0 || make(area, "s", S_IFDIR) < 0 ||
+          make(area, "p", S_IFDIR) < 0 || make(area, "q", S_IFDIR) < 0 ||
+          (s = walk(area, "s", 0)) < 0 || (pool = walk(area, "p", 0)) < 0 ||
+          (moves = walk(area, "q", 0)) < 0;
+    for (i = 0; !err && i < NMOVE; i++) {
+        snprintf(name, sizeof(name), "m%d", i);
+        err = make(moves, name, S_IFDIR) < 0;
+    }
     for (i = 0; !err && i < NSTATIC; i++) {
         name_of_static(name, sizeof(name), i);
         err = make(s, name, S_IFREG) < 0;
@@ -946,6 +996,7 @@ static void __attribute__((noreturn)) leader(void)
     close(shared_log1);
     close(shared_list);
     close(pool);
+    close(moves);
     if (check_tree(area, "race", 0) == 0)
         check_links();
     close(area);
