@@ -19,8 +19,10 @@
  *     RENAME_NOREPLACE) by one process at a time, and stays its owner's
  *     until the owner lets go; an entry made in a directory stays until
  *     its maker removes it (the directory cannot go meanwhile);
- *   - names that nobody changes always resolve; a worker's own file
- *     reads back what it wrote;
+ *   - names that nobody changes always resolve; a worker's own file,
+ *     and its part of a file all write, read back what it wrote;
+ *   - directories moved about and fds closed under a call (worker 0 and
+ *     a twin share one fd table) may fail, but must leave a sound tree;
  *   - after the round: no name listed twice, each listed name resolves
  *     to what the listing said, link counts match the names found; the
  *     area removes cleanly, and ext2's free inode and block counts are
@@ -54,6 +56,9 @@
 #define PART_BASE  (12 * 1024)      /* shared: past ext2's direct blocks (1 KiB), so that the */
 #define PART_STEP  8192             /* workers' parts share an indirect block */
 #define NMOVE      4                /* directories of q/, moved about: m0.. */
+#define SLOT0      26               /* fds 26..31: dup2'd and closed under a twin's calls */
+#define NSLOT      6
+#define TWIN_OPS   300              /* calls a twin makes at most */
 #define MAX_ENTS   96               /* entries in one directory of the area */
 #define MAX_FILES  64               /* files in the area, for the link counts */
 #define LONG_NAME  "_with_a_long_name_so_that_the_directory_spans_several_ext2_blocks_"
@@ -66,8 +71,8 @@ struct msg {
 };
 
 /* A static entry read (a); the shared listing's end; at the end, a
- * log's (a) records appended (b). */
-enum { M_SAW, M_END, M_DONE };
+ * log's (a) records appended (b); a twin's pid (b). */
+enum { M_SAW, M_END, M_DONE, M_TWIN };
 
 static unsigned seed, round_no;     /* what the failure lines name */
 static const char *fs_name;
@@ -565,6 +570,40 @@ static void op_move(void)
         fail("directories_move", "%s %s: %s", from, to, strerror(errno));
 }
 
+/* Worker 0 and its twin share one fd table (rfork): fds SLOT0.. are
+ * dup2'd, closed and used by both at once, so a call's fd may be closed
+ * or replaced under it. Nothing else of theirs is touched: the sources
+ * are fds opened for this alone (a path fd, a directory and a file ready
+ * for reading), whose positions nobody needs. Any result will do but a
+ * crash, a hang or a leak. */
+static int sources[3] = { -1, -1, -1 }, twin_pid;
+
+static void op_slots(void)
+{
+    int slot = SLOT0 + rnd(NSLOT);
+
+    switch (rnd(6)) {
+    case 0: dup2(sources[rnd(3)], slot); break;
+    case 1: close(slot); break;
+    case 2: read(slot, buf, 64); break;
+    case 3: getdents(slot, buf, 512); break;
+    case 4: lseek(slot, rnd(2) ? 0 : rnd(4096), SEEK_SET); break;
+    default: close(walk(slot, rnd(2) ? "c" : "log0", 0)); break;
+    }
+}
+
+static void __attribute__((noreturn)) twin(int parent)
+{
+    int i;
+
+    for (i = 0; i < TWIN_OPS && getppid() == parent; i++) {
+        op_slots();
+        ops++;
+    }
+    tell("+%u", ops);
+    _exit(0);
+}
+
 /* A lookup of a name nobody has: a walk through all of p/'s blocks. */
 static void op_lookup(void)
 {
@@ -599,8 +638,10 @@ static void one_op(void)
         op_data();
     else if (w < 93)
         op_move();
-    else if (w < 99)
+    else if (w < 96 || (w < 99 && !twin_pid))
         op_lookup();
+    else if (w < 99)
+        op_slots();
     else
         sync();                         /* ext2's dirty blocks to the disk: a sleep inside */
     ops++;
@@ -625,12 +666,27 @@ static void __attribute__((noreturn)) worker(int who)
         fail("workers_start", "log0, shared or p/%s: %s", name, strerror(errno));
         _exit(1);
     }
+    if (me == 0 && chance(50)) {
+        sources[0] = dup(area);
+        sources[1] = ready(pool, R_READ);
+        sources[2] = open_at(area, "shared", R_READ);
+        if ((twin_pid = rfork(RFORK_SHAREFDS)) == 0)
+            twin(getppid());
+        if (twin_pid > 0)
+            to_leader(M_TWIN, 0, twin_pid);
+        else
+            twin_pid = 0;
+    }
     for (i = 0; i < WORKER_OPS; i++) {
         one_op();
         if (ops % 50 == 0)
             tell("+%u", 50);
     }
     tell("+%u", ops % 50);
+    if (twin_pid > 0) {
+        kill(twin_pid, SIGKILL);
+        waitpid(twin_pid, &i, 0);
+    }
     to_leader(M_DONE, 0, seq[0]);
     to_leader(M_DONE, 1, seq[1]);
     _exit(0);
@@ -873,7 +929,7 @@ out:
 
 static int msgs_r;
 static unsigned saw[NSTATIC], done[2][WORKERS];
-static int told[2][WORKERS], listing_ended;
+static int told[2][WORKERS], listing_ended, twin_of_0;
 
 static void read_msgs(void)
 {
@@ -888,6 +944,8 @@ static void read_msgs(void)
                 saw[m[i].a]++;
             else if (m[i].kind == M_END)
                 listing_ended = 1;
+            else if (m[i].kind == M_TWIN)
+                twin_of_0 = m[i].b;
             else if (m[i].kind == M_DONE && m[i].a < 2) {
                 done[m[i].a][m[i].who] = m[i].b;
                 told[m[i].a][m[i].who] = 1;
@@ -940,6 +998,13 @@ static int run_workers(void)
     }
     read_msgs();
     close(msgs_r);
+    /* A twin outlives a killed worker 0 until it sees it gone (its parent
+     * changes): wait for it, holding the round's files as it does. */
+    for (start = uptime_ms(); twin_of_0 > 0 && kill(twin_of_0, SIGKILL) == 0; sleep_ms(2))
+        if (uptime_ms() - start >= ROUND_MS) {
+            fail("rounds_end", "worker 0's twin %d outlives SIGKILL", twin_of_0);
+            return -1;
+        }
     return killed;
 }
 
