@@ -178,7 +178,7 @@ static int rec_parse(const char *rec, int log, int *who, unsigned *seq)
         return -1;
     *who = (rec[2] - '0') * 10 + (rec[3] - '0');
     *seq = strtoul(rec + 4, NULL, 10);
-    if (*who < 0 || *who >= WORKERS || *seq > 999999)
+    if (*who < 0 || *who >= WORKERS || *seq >= WORKER_OPS)
         return -1;
     rec_make(want, log, *who, *seq);
     return memcmp(rec, want, REC) == 0 ? 0 : -1;
@@ -261,43 +261,41 @@ static void op_append(void)
         seq[log]++;
 }
 
-/* Read a log from its start: whole records only, each once. */
-static void op_read_log(void)
+static unsigned char seen[WORKERS][WORKER_OPS];    /* records found by scan_log */
+
+/* Read log `log` from its start: whole records only, each once (seen
+ * counts them). 0, or -1 after a failure. */
+static int scan_log(int log)
 {
-    static char seen[WORKERS][WORKER_OPS];
-    int log = rnd(2), fd, n, i, who, at = 0;
+    int fd, n, i, who, at = 0, bad = 0;
     char name[8];
     unsigned s;
 
     snprintf(name, sizeof(name), "log%d", log);
+    memset(seen, 0, sizeof(seen));
     if ((fd = open_at(area, name, R_READ)) < 0) {
         fail("unchanged_names_always_resolve", "%s: %s", name, strerror(errno));
-        return;
+        return -1;
     }
-    memset(seen, 0, sizeof(seen));
-    while ((n = read(fd, buf, REC * 64)) > 0) {
-        for (i = 0; i + REC <= n; i += REC, at += REC) {
-            if (rec_parse(buf + i, log, &who, &s) < 0) {
-                fail("appended_records_are_whole", "log%d: no record at byte %d: %.20s", log, at,
+    while (!bad && (n = read_full(fd, buf, REC * 64)) > 0) {
+        for (i = 0; !bad && i + REC <= n; i += REC, at += REC) {
+            if ((bad = rec_parse(buf + i, log, &who, &s) < 0))
+                fail("appended_records_are_whole", "%s: no record at byte %d: %.20s", name, at,
                      buf + i);
-                n = -1;
-                break;
-            }
-            if (s < WORKER_OPS && seen[who][s]++) {
-                fail("appended_records_land_once", "log%d: worker %d's record %u twice", log, who,
-                     s);
-                n = -1;
-                break;
-            }
+            else if ((bad = seen[who][s]++ > 0))
+                fail("appended_records_land_once", "%s: worker %d's record %u twice", name, who, s);
         }
-        if (n < 0)
-            break;
-        if (n % REC) {
-            fail("appended_records_are_whole", "log%d: a read of %d bytes at %d", log, n, at);
-            break;
-        }
+        if (!bad && (bad = n % REC != 0))
+            fail("appended_records_are_whole", "%s: %d bytes after byte %d", name, n % REC, at);
     }
     close(fd);
+    return bad ? -1 : 0;
+}
+
+/* A log read during the round: whole records so far, each once. */
+static void op_read_log(void)
+{
+    scan_log(rnd(2));
 }
 
 /* One getdents through the directory everybody shares: each entry goes
@@ -884,47 +882,23 @@ static int setup_area(int root)
  * each, none missing; as many as it said it wrote, if it lived to say. */
 static void check_log(int log, const unsigned *done, const int *told)
 {
-    static unsigned char seen[WORKERS][WORKER_OPS + 1];
-    unsigned top[WORKERS] = { 0 }, s;
-    int fd, n, i, who, at = 0;
-    char name[8];
+    unsigned top, s;
+    int who;
 
-    snprintf(name, sizeof(name), "log%d", log);
-    memset(seen, 0, sizeof(seen));
-    if ((fd = open_at(area, name, R_READ)) < 0) {
-        fail("unchanged_names_always_resolve", "%s after the round: %s", name, strerror(errno));
+    if (scan_log(log) < 0)
         return;
-    }
-    while ((n = read_full(fd, buf, REC * 64)) > 0) {
-        for (i = 0; i + REC <= n; i += REC, at += REC) {
-            if (rec_parse(buf + i, log, &who, &s) < 0 || s >= WORKER_OPS) {
-                fail("appended_records_are_whole", "%s: no record at byte %d: %.20s", name, at,
-                     buf + i);
-                goto out;
-            }
-            if (seen[who][s]++) {
-                fail("appended_records_land_once", "%s: worker %d's record %u twice", name, who, s);
-                goto out;
-            }
-            if (s + 1 > top[who])
-                top[who] = s + 1;
-        }
-        if (n % REC) {
-            fail("appended_records_are_whole", "%s ends in a piece of %d bytes", name, n % REC);
-            goto out;
-        }
-    }
     for (who = 0; who < WORKERS; who++) {
-        for (s = 0; s < top[who] && seen[who][s]; s++)
+        for (top = WORKER_OPS; top > 0 && !seen[who][top - 1]; top--)
             ;
-        if (s < top[who] || (told[who] && done[who] != top[who])) {
-            fail("appended_records_are_kept", "%s: worker %d wrote %u records, has 0..%d, not %u",
-                 name, who, told[who] ? done[who] : top[who], (int)s - 1, s);
+        for (s = 0; s < top && seen[who][s]; s++)
+            ;
+        if (s < top || (told[who] && done[who] != top)) {
+            fail("appended_records_are_kept",
+                 "log%d: worker %d wrote %u records, has 0..%d, not %u", log, who,
+                 told[who] ? done[who] : top, (int)s - 1, s);
             break;
         }
     }
-out:
-    close(fd);
 }
 
 static int msgs_r;
