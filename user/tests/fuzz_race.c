@@ -20,7 +20,8 @@
  *     until the owner lets go; an entry made in a directory stays until
  *     its maker removes it (the directory cannot go meanwhile);
  *   - names that nobody changes always resolve; a worker's own file,
- *     and its part of a file all write, read back what it wrote;
+ *     its part of a file all write, and a file whose names are gone
+ *     read back what it wrote;
  *   - directories moved about and fds closed under a call (worker 0 and
  *     a twin share one fd table) may fail, but must leave a sound tree;
  *   - after the round: no name listed twice, each listed name resolves
@@ -549,6 +550,32 @@ static void op_data(void)
     }
 }
 
+/* A file of ours with no name: made, opened, unlinked, written and read
+ * back through its fd, now and then named again (linkat takes an open
+ * file whose names are all gone) and removed again. Its inode goes with
+ * the last close, or with our death if we are killed meanwhile (ext2's
+ * free counts after the round say whether it went). */
+static void op_orphan(void)
+{
+    char name[8];
+    int fd, n = 1 + rnd(3000), i;
+
+    snprintf(name, sizeof(name), "o%d", me);
+    if (make(pool, name, S_IFREG) < 0 || (fd = open_at(pool, name, R_RDWR)) < 0 ||
+        unlinkat(pool, name, 0) < 0) {
+        fail("orphans_are_made", "%s: %s", name, strerror(errno));
+        return;
+    }
+    for (i = 0; i < n; i++)
+        buf[i] = (char)(i * 7 + me);
+    if (write(fd, buf, n) != n || lseek(fd, 0, SEEK_SET) != 0 ||
+        read_full(fd, buf + 4096, n) != n || memcmp(buf, buf + 4096, n) != 0)
+        fail("orphans_keep_their_data", "%d bytes: %s", n, strerror(errno));
+    if (chance(50) && (linkat(fd, pool, name) < 0 || unlinkat(pool, name, 0) < 0))
+        fail("orphans_can_be_named_again", "%s: %s", name, strerror(errno));
+    close(fd);
+}
+
 /* q/'s directories moved into and out of each other, and made again: a
  * move of a directory below itself must fail however others move things
  * meanwhile (else a loop cut off from the tree: the checks after the
@@ -634,12 +661,14 @@ static void one_op(void)
         op_child();
     else if (w < 87)
         op_data();
-    else if (w < 93)
+    else if (w < 91)
         op_move();
-    else if (w < 96 || (w < 99 && !twin_pid))
-        op_lookup();
-    else if (w < 99)
+    else if (w < 94)
+        op_orphan();
+    else if (w < 99 && twin_pid && chance(50))
         op_slots();
+    else if (w < 99)
+        op_lookup();
     else
         sync();                         /* ext2's dirty blocks to the disk: a sleep inside */
     ops++;
