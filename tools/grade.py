@@ -68,6 +68,7 @@ import qemu  # noqa: E402
 ROOT = qemu.ROOT
 BOOT_LIMIT = 30         # seconds from boot to the first START, and between tests
 BUILD_LIMIT = 600       # seconds make may take (a full build takes about 20)
+SUBMISSION_BUILD_LIMIT = 300    # once the work tree is built: a submission's files, relinked
 MAX_REBOOTS = 5         # after a hang or panic; then the remaining tests fail unrun
 CMDLINE_MAX = 1000      # the kernel keeps 1023 bytes of its command line
 ARGS_MAX = 60           # and init passes at most 63 argv entries
@@ -414,7 +415,9 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
                     if m and event(m, now):
                         stop = True
                         break
-                continue
+                now = time.monotonic()
+                if stop or now < deadline:      # a flood never pauses: look at the clock
+                    continue
             gone = (ready and not chunk) or proc.poll() is not None
             if not gone and now < deadline:
                 continue
@@ -561,18 +564,52 @@ def relaxed_flags(tree):
             for name, value in zip(("KCFLAGS", "UCFLAGS"), values)]
 
 
-def make(tree, jobs=None, relaxed=False):
-    """make all in tree: (ok, output). relaxed: without -Werror."""
-    p = subprocess.Popen(["make", "-C", tree, "-s", "-j%d" % (jobs or os.cpu_count() or 1), "all"] +
+# What one process of a build may use (each compiler, assembler, linker, script):
+# a submission's code is compiled on the grading machine, and `#include
+# "/dev/zero"` makes cc1 read zeros into memory until the machine has none
+# left (4 GiB, then 8, ...), a 1 GiB array initialised in a .data section
+# writes a 1 GiB object, a macro bomb computes for ever. A clean build's
+# biggest process is far below each limit (a 65 MiB sparse file in
+# e2craft's image tree is the biggest file written).
+BUILD_RLIMITS = (("RLIMIT_AS", 2 << 30), ("RLIMIT_FSIZE", 256 << 20), ("RLIMIT_CPU", 120))
+BUILD_OUTPUT_MAX = 1 << 20  # bytes of make's output kept (its end): a flood of warnings is cut
+LIMITED = ("import os, resource, sys\n"
+           "for name, n in %r:\n"
+           "    resource.setrlimit(getattr(resource, name), (n, n))\n"
+           "os.execvp(sys.argv[1], sys.argv[1:])" % (BUILD_RLIMITS,))
+
+
+def make(tree, jobs=None, relaxed=False, limit=BUILD_LIMIT):
+    """make all in tree, each of its processes under BUILD_RLIMITS, with no
+    input (`#include "/dev/stdin"` would wait for the grader's terminal),
+    stopped after `limit` seconds: (ok, the last BUILD_OUTPUT_MAX bytes of
+    its output). relaxed: without -Werror."""
+    p = subprocess.Popen([sys.executable, "-c", LIMITED, "make", "-C", tree, "-s",
+                          "-j%d" % (jobs or os.cpu_count() or 1), "all"] +
                          (relaxed_flags(tree) if relaxed else []),
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                         env=make_env(), start_new_session=True)
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, env=make_env(), start_new_session=True)
+    out, deadline, late = b"", time.monotonic() + limit, False
     try:
-        out = p.communicate(timeout=BUILD_LIMIT)[0]
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)        # make and the compilers it started
-        out = p.communicate()[0] + "\nthe build took more than %d s: stopped" % BUILD_LIMIT
-    return p.returncode == 0, out
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                late = True
+                break
+            ready, _, _ = select.select([p.stdout], [], [], left)
+            chunk = os.read(p.stdout.fileno(), 65536) if ready else b""
+            if ready and not chunk:
+                break
+            out = (out + chunk)[-BUILD_OUTPUT_MAX:]
+    finally:
+        if late:
+            os.killpg(p.pid, signal.SIGKILL)    # make and the compilers it started
+        p.stdout.close()
+        p.wait()
+    text = out.decode("utf-8", "replace")
+    if late:
+        text += "\nthe build took more than %d s: stopped" % limit
+    return p.returncode == 0 and not late, text
 
 
 def compiler_messages(out):
@@ -1175,7 +1212,7 @@ def build_and_run(report, tree, tests, extra, jobs, log, relaxed=False):
     field. relaxed: compiler warnings do not stop the build (official
     grading)."""
     clear_extra(tree)
-    ok, out = make(tree, jobs, relaxed)
+    ok, out = make(tree, jobs, relaxed, SUBMISSION_BUILD_LIMIT)
     if not ok:
         report.build_ok, report.build_output = False, tail(out, 60)
         log("The tree does not build:\n" + report.build_output)
@@ -1190,7 +1227,7 @@ def build_and_run(report, tree, tests, extra, jobs, log, relaxed=False):
         return
     add_extra(tree, extra)
     try:
-        ok, out = make(tree, jobs, relaxed)
+        ok, out = make(tree, jobs, relaxed, SUBMISSION_BUILD_LIMIT)
         if not ok:
             log("The hidden tests do not build:\n" + tail(out, 60))
             report.notes.append("hidden: the hidden tests do not build with this submission")

@@ -1017,6 +1017,9 @@ for n in names or plan["fake_table"]:
         say(signed("PASS %s" % n) + "\n")
     elif kind == "hang":
         time.sleep(3600)
+    elif kind == "flood-forever":           # never a pause: the grader always has input
+        while True:
+            say("z\n" * 65536)
     elif kind == "panic" or (kind == "panic-once" and boots == 1):
         say("\npanic: fake panic in %s\nbacktrace:\n  0xc0100000 fake_fn+0x1\nkernel halted.\n" % n)
         sys.exit(0xff)
@@ -1039,7 +1042,7 @@ print(json.dumps({n: [o.ok, o.reason] for n, o in results.items()}))
 
 
 def fake_runner(tmp, names, kinds, table=None, limits=None, silent=False, boot_limit=5,
-                stop=False):
+                stop=False, timeout=300):
     """Run grade.run_program against the fake QEMU: ({test: [ok, reason]},
     boots, [command lines])."""
     fake = os.path.join(tmp, "bin")
@@ -1061,7 +1064,7 @@ def fake_runner(tmp, names, kinds, table=None, limits=None, silent=False, boot_l
                FAKE_QEMU_TOOLS=os.path.join(qemu.ROOT, "tools"))
     p = subprocess.run([sys.executable, "-c", RUNNER, os.path.join(qemu.ROOT, "tools"),
                         os.path.join(tmp, "plan.json")], capture_output=True, text=True,
-                       env=env, timeout=300)
+                       env=env, timeout=timeout)
     if p.returncode != 0:
         raise RuntimeError("runner failed: " + p.stderr[-2000:])
     boots = int(open(state).read()) if os.path.exists(state) else 0
@@ -1132,6 +1135,18 @@ def grading_runner_suite():
                 all(len(c) <= 1000 and len(c.split()) <= 62 for c in cmds)
             res.append(("grading/runner/long_name_lists_split_over_boots_that_fit", ok,
                         "%d boots, longest %d" % (boots, max(map(len, cmds or [""])))))
+
+            # a test printing short lines without a pause: the grader always has
+            # input to read, and must still look at the test's clock (it read on for ever)
+            try:
+                got, boots, _ = fake_runner(tmp, ["t_forever", "t_after"],
+                                            {"t_forever": "flood-forever"},
+                                            limits={"t_forever": 1}, timeout=60)
+            except subprocess.TimeoutExpired:
+                got, boots = {}, "the grader still reading after 60 s;"
+            ok = "(a hang)" in got.get("t_forever", [True, ""])[1] and got["t_after"][0]
+            res.append(("grading/runner/a_flood_that_never_pauses_still_times_out", ok,
+                        "%s boots %s" % (boots, json.dumps(got))))
 
             # stop_at_failure (tools/mutants.py): the run ends at the first failed test
             got, boots, _ = fake_runner(tmp, ["t_pass", "t_multi", "t_after"],
@@ -1713,6 +1728,33 @@ def grading_units_suite():
                         py == want and c == want, "python %s\nc %s\nwant %s\n%s" % (
                             [hex(x) for x in py], [hex(x) for x in c], [hex(x) for x in want],
                             p.stderr[-1000:])))
+
+            # C1: a build is compiled code of the submission's: it gets no input
+            # (#include "/dev/stdin" waited for the grader's terminal), and each
+            # of its processes bounded memory (#include "/dev/zero": cc1 read
+            # zeros until it had 4 GiB, then 8) and files (a 1 GiB .data array);
+            # a flood of compiler messages is kept to its end
+            mk = os.path.join(tmp, "mk")
+            os.makedirs(mk)
+            with open(os.path.join(mk, "Makefile"), "w") as f:
+                f.write("all:\n\t@head -c 40000000 /dev/zero | tr '\\0' 'w'\n"
+                        "\t@echo; cat /dev/stdin; echo input-ended\n"
+                        "\t@python3 -c 'import mmap; mmap.mmap(-1, 3 << 30)' 2>&1 | "
+                        "grep -o 'Errno 12' || echo 3-GiB-mapped\n"
+                        "\t@head -c 300000000 /dev/zero > big 2>/dev/null || echo big-refused\n")
+            start = time.monotonic()
+            p = subprocess.run(             # its input a pipe never written to, as a terminal
+                [sys.executable, "-c", "import json, sys; sys.path.insert(0, sys.argv[1]); "
+                 "import grade; print(json.dumps(grade.make(sys.argv[2], 1, limit=20)))",
+                 os.path.join(qemu.ROOT, "tools"), mk], stdin=subprocess.PIPE,
+                capture_output=True, text=True, timeout=60)
+            built, said = json.loads(p.stdout) if p.returncode == 0 else (False, p.stderr)
+            took = time.monotonic() - start
+            ok = built and "input-ended" in said and "Errno 12" in said and \
+                "big-refused" in said and len(said) <= grade.BUILD_OUTPUT_MAX and took < 15
+            res.append(("grading/units/c1_a_build_has_no_input_and_bounded_memory_files_output",
+                        ok, "built %s in %.1f s, %d bytes said: %s" % (
+                            built, took, len(said), said[-300:])))
 
             # H7: publishing is an allow-list; every file of the tree is classified
             files = handout.tracked_files()
