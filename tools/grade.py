@@ -259,6 +259,19 @@ def describe_eip(eip, user, halted, build, prog):
     return "in the kernel at 0x%08x%s" % (eip, " (%s)" % where if where else "")
 
 
+# Control characters other than tab and newline (C0, DEL, C1): a student's
+# code prints them on the console, and a compiler quotes a source line that
+# holds them; raw, they would reach the instructor's terminal, where "ESC[1A
+# ESC[2K" rewrites the FAIL line above into a PASS and an OSC 52 sequence
+# sets the clipboard. Everything the guest or the compiler says is shown
+# with them written out ("\x1b").
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text):
+    return CONTROL.sub(lambda m: "\\x%02x" % ord(m.group()), text)
+
+
 def tail(text, n=20):
     return "\n".join(text.rstrip().splitlines()[-n:])
 
@@ -291,7 +304,7 @@ class Console:
         self.text = ""
 
     def add(self, text):
-        self.text = (self.text + text)[-self.KEEP:]
+        self.text = (self.text + printable(text))[-self.KEEP:]
 
     def take(self):
         text, self.text = self.text, ""
@@ -373,7 +386,7 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
             if what in ("PASS", "FAIL") and name == current:
                 finish(name, Outcome(False, "this test's result line was altered on its way to "
                                      "the console (its signature does not hold), so it cannot "
-                                     "count: %s" % m.group(3).decode("utf-8", "replace"),
+                                     "count: %s" % printable(m.group(3).decode("utf-8", "replace")),
                                      keep_output(console.take()), now - start))
                 current, deadline = None, now + boot_limit
                 return stop_at_failure
@@ -390,7 +403,7 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
             deadline = now + limits.get(name, handout.DEFAULT_LIMIT)
         elif what in ("PASS", "FAIL") and name == current:
             reason = (m.group(6) or b"").decode("utf-8", "replace")
-            finish(name, Outcome(what == "PASS", unescape(reason), keep_output(console.take()),
+            finish(name, Outcome(what == "PASS", printable(unescape(reason)), keep_output(console.take()),
                                  now - start))
             current, deadline = None, now + boot_limit
             return what == "FAIL" and stop_at_failure
@@ -606,7 +619,7 @@ def make(tree, jobs=None, relaxed=False, limit=BUILD_LIMIT):
             os.killpg(p.pid, signal.SIGKILL)    # make and the compilers it started
         p.stdout.close()
         p.wait()
-    text = out.decode("utf-8", "replace")
+    text = printable(out.decode("utf-8", "replace"))
     if late:
         text += "\nthe build took more than %d s: stopped" % limit
     return p.returncode == 0 and not late, text

@@ -1017,6 +1017,9 @@ for n in names or plan["fake_table"]:
         say(signed("PASS %s" % n) + "\n")
     elif kind == "hang":
         time.sleep(3600)
+    elif kind == "escapes":                 # a cursor up, a line erased, a title, the clipboard
+        say("\x1b[1A\x1b[2KPASS %s\n\x1b]0;owned\x07\x1b]52;c;ZWNobw==\x07\x9b2J\n" % n)
+        say(signed("FAIL %s: \x1b[32mgreen\x1b[0m" % n) + "\n")
     elif kind == "flood-forever":           # never a pause: the grader always has input
         while True:
             say("z\n" * 65536)
@@ -1037,14 +1040,15 @@ plan = json.load(open(sys.argv[2]))
 results, notes = grade.run_program("/nonexistent", "labzz", plan["names"], plan["limits"],
                                    plan["table"], boot_limit=plan["boot_limit"],
                                    stop_at_failure=plan["stop"])
-print(json.dumps({n: [o.ok, o.reason] for n, o in results.items()}))
+print(json.dumps({n: [o.ok, o.reason] + ([o.output] if plan.get("output") else [])
+                  for n, o in results.items()}))
 '''
 
 
 def fake_runner(tmp, names, kinds, table=None, limits=None, silent=False, boot_limit=5,
-                stop=False, timeout=300):
-    """Run grade.run_program against the fake QEMU: ({test: [ok, reason]},
-    boots, [command lines])."""
+                stop=False, timeout=300, output=False):
+    """Run grade.run_program against the fake QEMU: ({test: [ok, reason]
+    (and its console output, if output)}, boots, [command lines])."""
     fake = os.path.join(tmp, "bin")
     os.makedirs(fake, exist_ok=True)
     with open(os.path.join(fake, qemu.QEMU), "w") as f:
@@ -1056,7 +1060,7 @@ def fake_runner(tmp, names, kinds, table=None, limits=None, silent=False, boot_l
             os.unlink(p)
     plan = {"names": names, "kinds": kinds, "table": table, "fake_table": table or names,
             "limits": limits or {}, "silent": silent, "boot_limit": boot_limit, "state": state,
-            "stop": stop}
+            "stop": stop, "output": output}
     with open(os.path.join(tmp, "plan.json"), "w") as f:
         json.dump(plan, f)
     env = dict(os.environ, PATH=fake + os.pathsep + os.environ["PATH"],
@@ -1147,6 +1151,15 @@ def grading_runner_suite():
             ok = "(a hang)" in got.get("t_forever", [True, ""])[1] and got["t_after"][0]
             res.append(("grading/runner/a_flood_that_never_pauses_still_times_out", ok,
                         "%s boots %s" % (boots, json.dumps(got))))
+
+            # C2: control characters from the guest reach no terminal: "ESC[1A ESC[2K"
+            # wrote a PASS over the instructor's FAIL line, OSC 52 set the clipboard
+            got, _, _ = fake_runner(tmp, ["t_esc"], {"t_esc": "escapes"}, output=True)
+            said = "".join(got.get("t_esc", ["", "", ""])[1:])
+            ok = "green" in said and "\\x1b[1A" in said and \
+                not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", said)
+            res.append(("grading/runner/c2_control_characters_of_the_guest_are_written_out", ok,
+                        ascii(said)))
 
             # stop_at_failure (tools/mutants.py): the run ends at the first failed test
             got, boots, _ = fake_runner(tmp, ["t_pass", "t_multi", "t_after"],
