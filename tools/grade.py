@@ -42,6 +42,7 @@ Written questions: the grader reports whether answers.md has a section with
 real text for each of the lab's written questions (not scored)."""
 import argparse
 import bisect
+import fcntl
 import gzip
 import hashlib
 import hmac
@@ -60,6 +61,7 @@ import tarfile
 import tempfile
 import time
 import zipfile
+import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import handout  # noqa: E402
@@ -403,8 +405,8 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
             deadline = now + limits.get(name, handout.DEFAULT_LIMIT)
         elif what in ("PASS", "FAIL") and name == current:
             reason = (m.group(6) or b"").decode("utf-8", "replace")
-            finish(name, Outcome(what == "PASS", printable(unescape(reason)), keep_output(console.take()),
-                                 now - start))
+            finish(name, Outcome(what == "PASS", printable(unescape(reason)),
+                                 keep_output(console.take()), now - start))
             current, deadline = None, now + boot_limit
             return what == "FAIL" and stop_at_failure
         elif what == "DONE":
@@ -766,17 +768,44 @@ def pristine_files(lab, root=ROOT):
     return files
 
 
+class TreeLock:
+    """Sole use of one work tree (an flock on TREE.lock), for as long as a
+    grading writes, builds and boots it: two gradings at once (make grade
+    SUBMISSION= while a batch runs, two of make test's suites) in one tree
+    built each other's code and scored each other's boots. A second one
+    waits, saying so."""
+
+    def __init__(self, tree, log=say):
+        self.path, self.log, self.fd = tree.rstrip(os.sep) + ".lock", log, None
+
+    def __enter__(self):
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self.log("waiting for the work tree %s: another grading is using it" %
+                     os.path.dirname(self.path))
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc):
+        os.close(self.fd)                   # and with it the lock
+
+
 def base_tree(lab, worker=0, root=ROOT):
     """The worker's work tree for lab, in place: pristine_files (so a file
     missing from a submission is a stub, never the solution). Files
     already right are not touched, so its build/ stays valid; a new worker
     starts as a copy of worker 0, built objects included, and worker 0 from
-    this tree's own build/. Returns its path."""
+    this tree's own build/. Returns its path. The caller holds its
+    TreeLock."""
     tree = worker_dir(lab, worker, root)
     first = worker_dir(lab, 0, root)
     fresh = not os.path.isdir(tree)
     if worker and fresh and os.path.isdir(os.path.join(first, "build")):
-        shutil.copytree(first, tree, symlinks=True)
+        with TreeLock(first, log=lambda _: None):      # not while worker 0 is building
+            shutil.copytree(first, tree, symlinks=True)
         fresh = False
     os.makedirs(tree, exist_ok=True)
     handout.write_tree(pristine_files(lab, root), tree)
@@ -787,9 +816,10 @@ def base_tree(lab, worker=0, root=ROOT):
 
 def prepare(lab, worker=0, jobs=None, root=ROOT):
     """Build the worker's work tree: (tree, ok, make output)."""
-    tree = base_tree(lab, worker, root)
-    clear_extra(tree)
-    ok, out = make(tree, jobs, relaxed=True)
+    with TreeLock(worker_dir(lab, worker, root)):
+        tree = base_tree(lab, worker, root)
+        clear_extra(tree)
+        ok, out = make(tree, jobs, relaxed=True)
     return tree, ok, out
 
 
@@ -823,9 +853,10 @@ def safe_extract(archive, dest, wanted=None):
                 size > room[0] or (wanted and not wanted(os.path.relpath(path, dest))):
             return
         room[0] -= size
+        data = read()[:FILE_MAX]                # before the file is made: reading may fail
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "wb") as out:
-            out.write(read()[:FILE_MAX])
+            out.write(data)
 
     if os.path.getsize(archive) > ARCHIVE_MAX:
         raise OSError("it is larger than %d MiB" % (ARCHIVE_MAX >> 20))
@@ -852,6 +883,24 @@ def safe_extract(archive, dest, wanted=None):
     return notes
 
 
+# What unpacking a broken or unusual archive raises: zipfile says
+# RuntimeError for a password-protected member and NotImplementedError for
+# a compression it lacks (Deflate64, which Windows writes), and either once
+# stopped the grader with no result at all.
+UNPACK_ERRORS = (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError, RuntimeError,
+                 NotImplementedError, ValueError, zlib.error, LookupError)
+
+
+def unpack_error(e):
+    """What went wrong, as the student should read it."""
+    if isinstance(e, RuntimeError) and "encrypted" in str(e):
+        return "it is password-protected (encrypted): hand in an archive without a password"
+    if isinstance(e, NotImplementedError):
+        return "it uses a compression method the grader cannot read (%s): make it with " \
+            "`make handin`, or zip/tar" % e
+    return str(e)
+
+
 def is_archive_name(name):
     return name.endswith((".zip", ".tar.gz", ".tgz", ".tar"))
 
@@ -875,10 +924,15 @@ class Submission:
                 os.makedirs(top)
                 try:
                     self.notes += safe_extract(path, top, self.wanted)
-                except (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError) as e:
-                    self.notes.append("cannot unpack %s: %s" % (os.path.basename(path), e))
+                except UNPACK_ERRORS as e:
+                    self.notes.append("cannot unpack %s: %s" % (os.path.basename(path),
+                                                                 unpack_error(e)))
                     return
                 path = top
+            elif os.path.lexists(path) and not os.path.isdir(path):
+                self.notes.append("%s is neither a folder nor an archive the grader reads "
+                                  "(.zip, .tar.gz, .tgz, .tar)" % os.path.basename(path))
+                return
             elif not os.path.isdir(path):
                 self.notes.append("no such submission: %s" % path)
                 return
@@ -925,9 +979,9 @@ class Submission:
                 os.makedirs(inner)
                 try:
                     self.notes += safe_extract(archives[0], inner, self.wanted)
-                except (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError) as e:
+                except UNPACK_ERRORS as e:
                     self.notes.append("cannot unpack %s: %s" % (os.path.basename(archives[0]),
-                                                                 e))
+                                                                 unpack_error(e)))
                 return self.find_root(inner, tmp, nested=True)
         return best
 
@@ -1259,18 +1313,31 @@ def grade_submission(lab, path, extra=None, only=None, worker=0, jobs=None, root
     report = Report(lab, True)
     tests = lab_tests(lab, only)
     sub = Submission(lab, path)
-    tree = base_tree(lab, worker, root)
-    files = sub.graded(tree)
-    report.notes += sub.notes
-    handout.remove(os.path.join(tree, HANDIN))             # the last submission's
-    for rel, data in files.items():
-        os.makedirs(os.path.dirname(os.path.join(tree, rel)), exist_ok=True)
-        with open(os.path.join(tree, rel), "wb") as f:     # always a new mtime
-            f.write(data)
-    log(mode_line(True))
-    build_and_run(report, tree, tests, extra, jobs, log, relaxed=True)
+    with TreeLock(worker_dir(lab, worker, root), log):
+        tree = base_tree(lab, worker, root)
+        files = sub.graded(tree)
+        report.notes += sub.notes
+        handout.remove(os.path.join(tree, HANDIN))             # the last submission's
+        for rel, data in files.items():
+            os.makedirs(os.path.dirname(os.path.join(tree, rel)), exist_ok=True)
+            with open(os.path.join(tree, rel), "wb") as f:     # always a new mtime
+                f.write(data)
+        log(mode_line(True))
+        build_and_run(report, tree, tests, extra, jobs, log, relaxed=True)
     report.answers = check_answers(lab, sub.answers)
     report.seconds = time.monotonic() - start
+    return report
+
+
+def failed_report(lab, only, error):
+    """The Report of a grading that stopped on an error of the grader's
+    (an exception): every test 0, with what went wrong, so that Gradescope
+    and the batch's CSV still get a result for the submission."""
+    report = Report(lab, True)
+    why = ("not graded: the grader failed on this submission (%s: %s); this is not a "
+           "judgement of your code: tell the course staff" % (type(error).__name__, error))
+    not_built(report, lab_tests(lab, only), None, why)
+    report.notes.append(why)
     return report
 
 
@@ -1346,23 +1413,36 @@ def main():
         say(("prepared %s" % tree) if ok else "the pristine tree does not build:\n" + out)
         return 0 if ok else 1
     if args.submission:
-        reports = [grade_submission(labs[0], args.submission, args.extra, args.test,
-                                    args.worker, args.jobs)]
+        try:
+            reports = [grade_submission(labs[0], args.submission, args.extra, args.test,
+                                        args.worker, args.jobs)]
+        except Exception as e:          # still a results.json, saying so; then the traceback
+            if args.json:
+                write_json(args.json, [failed_report(labs[0], args.test, e)])
+            raise
     else:
         say(mode_line(False))
         reports = [grade_tree(lab, ROOT, args.extra, args.test, args.jobs) for lab in labs]
     print_summary(reports)
     if args.json:
-        results = reports[0].gradescope()
-        for r in reports[1:]:
-            more = r.gradescope()
-            results["score"] += more["score"]
-            results["execution_time"] += more["execution_time"]
-            results["output"] += "\n" + more["output"]
-            results["tests"] += more["tests"]
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=2)
+        write_json(args.json, reports)
     return 0
+
+
+def write_json(path, reports):
+    """Gradescope's results.json of reports, written whole or not at all (a
+    half-written file would be neither a result nor missing)."""
+    results = reports[0].gradescope()
+    for r in reports[1:]:
+        more = r.gradescope()
+        results["score"] += more["score"]
+        results["execution_time"] += more["execution_time"]
+        results["output"] += "\n" + more["output"]
+        results["tests"] += more["tests"]
+    text = json.dumps(results, indent=2)
+    with open(path + ".new", "w") as f:
+        f.write(text)
+    os.replace(path + ".new", path)
 
 
 if __name__ == "__main__":

@@ -1769,6 +1769,25 @@ def grading_units_suite():
                         ok, "built %s in %.1f s, %d bytes said: %s" % (
                             built, took, len(said), said[-300:])))
 
+            # C4: grade.py failing in the middle (any bug of the grader's) still
+            # writes a results.json: every test 0, and why
+            boom = os.path.join(tmp, "boom.json")
+            p = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
+                                "import grade\ndef boom(*a, **k):\n    raise KeyError('boom')\n"
+                                "grade.grade_submission = boom\nsys.argv = sys.argv[1:]\n"
+                                "grade.main()", os.path.join(qemu.ROOT, "tools"),
+                                harness_lab().num, "--submission", tmp, "--json", boom],
+                               capture_output=True, text=True, timeout=120)
+            try:
+                with open(boom) as f:
+                    r = json.load(f)
+            except (OSError, ValueError) as e:
+                r = {"output": "no results.json: %s" % e}
+            ok = p.returncode != 0 and not check_results_json(r) and r["score"] == 0 and \
+                len(r["tests"]) == len(harness_lab().points()) and "grader failed" in r["output"]
+            res.append(("grading/units/c4_a_grader_failing_midway_still_writes_results_json", ok,
+                        json.dumps(r)[:1000] + "\n" + tail(p.stderr, 5)))
+
             # H7: publishing is an allow-list; every file of the tree is classified
             files = handout.tracked_files()
             stray = [f for f in files if not handout.PUBLISHED.match(f) and
@@ -2028,6 +2047,37 @@ def autograder_suite():
                     bad.append("a hidden test's name shows in a visible field")
                 res.append(("grading/autograder/%s_submission_results_json_scores_%d" % (
                     kind, want), not bad, "; ".join(bad) + "\n" + tail(p.stdout, 10)))
+
+            # C4: a password-protected zip stopped grade.py with no results.json of
+            # its own (the student read "the autograder failed"); a grading past
+            # Gradescope's timeout would leave none at all
+            def ag_run(files, env_more=None):
+                handout.remove(os.path.join(ag, "submission"))
+                os.makedirs(os.path.join(ag, "submission"))
+                for name, data in files.items():
+                    with open(os.path.join(ag, "submission", name), "wb") as f:
+                        f.write(data)
+                p = subprocess.run([os.path.join(ag, "run_autograder")], env=dict(
+                    env, **(env_more or {})), cwd=ag, capture_output=True, text=True, timeout=900)
+                try:
+                    with open(os.path.join(ag, "results", "results.json")) as f:
+                        return json.load(f), p.stdout
+                except (OSError, ValueError) as e:
+                    return {"output": str(e)}, p.stdout
+            rel = lab.files()[0]
+            zpath = os.path.join(tmp, "encrypted.zip")
+            encrypted_zip(zpath, rel, batch.fixture_files(lab, "correct")[rel])
+            r, out = ag_run({"handin.zip": open(zpath, "rb").read()})
+            ok = not check_results_json(r) and r["score"] == 0 and \
+                len([t for t in r["tests"] if t["visibility"] == "visible"]) == len(names) and \
+                "password-protected" in r["output"]
+            res.append(("grading/autograder/c4_an_encrypted_zip_gets_its_tests_and_a_reason", ok,
+                        json.dumps(r)[:1500] + "\n" + tail(out, 10)))
+            r, out = ag_run({"open.c": b"x"}, {"AUTOGRADER_LIMIT": "1"})
+            ok = r.get("score") == 0 and "stopped after 1 s" in r.get("output", "") and \
+                isinstance(r.get("tests"), list)
+            res.append(("grading/autograder/c4_a_grading_past_its_time_still_writes_results_json",
+                        ok, json.dumps(r)[:1500] + "\n" + tail(out, 10)))
         return res
     return "grading/autograder", run
 
@@ -2240,9 +2290,116 @@ def course_branches_zero_suite():
     return "course/branch_zero", run
 
 
+# tools/batch.py run with grade_submission raising for a submission named
+# "boom" (the grader's own failure, whatever its cause).
+BATCH_BOOM = r'''
+import os, sys
+sys.path.insert(0, sys.argv[1])
+import batch, grade
+real = grade.grade_submission
+def grade_submission(lab, path, *args, **kw):
+    if os.path.basename(path) == "boom":
+        raise KeyError("a fault of the grader's")
+    return real(lab, path, *args, **kw)
+grade.grade_submission = grade_submission
+sys.argv = ["batch.py"] + sys.argv[2:]
+sys.exit(batch.main())
+'''
+
+
+def encrypted_zip(path, rel, data):
+    """A zip whose one member says it is password-protected (zipfile
+    refuses to read it: RuntimeError)."""
+    import zipfile
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr(rel, data)
+    raw = bytearray(open(path, "rb").read())
+    raw[6] |= 1                                 # the local header's flags: encrypted
+    raw[raw.rfind(b"PK\x01\x02") + 8] |= 1      # and the central directory's
+    with open(path, "wb") as f:
+        f.write(raw)
+
+
+def grading_batch_suite():
+    """tools/batch.py on a folder a careless term leaves: alice/ and
+    alice.tar.gz, a name that is not UTF-8 with a comma and a quote, a .rar,
+    a password-protected zip, and a submission on which the grader itself
+    fails: every one a row, the CSV whole, in a fixed order."""
+    def run():
+        import batch
+        import csv
+        import tarfile
+        # a lab whose work trees no other suite grades in (lab 02: one kernel file)
+        lab = next((x for x in handout.labs() if x.uses_harness() and x.points() and
+                    x.num not in ("01", "04", "06")), None) or harness_lab()
+        if not lab:
+            return [("grading/batch/a_lab_uses_lab_h", False, "no lab on lab.h")]
+        full = sum(t[1] for t in lab.points())
+        with tempfile.TemporaryDirectory() as tmp:
+            subs = os.path.join(tmp, "subs")
+            batch.write_fixture(os.path.join(subs, "alice"), batch.fixture_files(lab, "correct"))
+            stub = os.path.join(tmp, "stub")
+            batch.write_fixture(stub, batch.fixture_files(lab, "stub"))
+            with tarfile.open(os.path.join(subs, "alice.tar.gz"), "w:gz") as t:
+                t.add(stub, arcname=".")
+            odd = os.fsdecode(b'caf\xe9, "the" one')
+            batch.write_fixture(os.path.join(subs, odd), batch.fixture_files(lab, "correct"))
+            with open(os.path.join(subs, "bob.rar"), "wb") as f:
+                f.write(b"Rar!\x1a\x07\x00")
+            rel = lab.files()[0]
+            encrypted_zip(os.path.join(subs, "carol.zip"), rel,
+                          batch.fixture_files(lab, "correct")[rel])
+            batch.write_fixture(os.path.join(subs, "boom"), batch.fixture_files(lab, "correct"))
+            out = os.path.join(tmp, "out")
+            p = subprocess.run([sys.executable, "-c", BATCH_BOOM, os.path.join(qemu.ROOT, "tools"),
+                                lab.num, subs, "--out", out, "--jobs", "2"],
+                               capture_output=True, text=True, errors="replace", timeout=600,
+                               env=dict(os.environ, GRADE_EXTRA=""))
+            try:
+                with open(os.path.join(out, "grades.csv"), newline="", encoding="utf-8") as f:
+                    rows = list(csv.reader(f))
+            except (OSError, ValueError) as e:
+                rows = [["no CSV: %s" % e]]
+            got = {r[0]: r for r in rows[1:]}
+            want = {"alice": full, "alice.tar.gz": 0, "caf\\xe9, \"the\" one": full,
+                    "bob.rar": 0, "carol": 0, "boom": 0}
+            ok = p.returncode == 0 and [r[0] for r in rows[1:]] == sorted(want) and \
+                len(set(map(len, rows))) == 1 and \
+                all(int(got[n][1]) == w for n, w in want.items()) and \
+                "password-protected" in got["carol"][-1] and \
+                "neither a folder nor an archive" in got["bob.rar"][-1] and \
+                "grader failed" in got["boom"][-1] and \
+                os.path.exists(os.path.join(out, "boom", "results.json"))
+            res = [("grading/batch/a_careless_terms_folder_every_submission_a_row_csv_whole", ok,
+                    "%s\n%s" % (json.dumps(rows)[:2000], tail(p.stdout + p.stderr, 20)))]
+
+            # C3: two gradings at once in one work tree (make grade SUBMISSION= while
+            # another runs): each built the other's code; now the second waits
+            procs = [subprocess.Popen(
+                [sys.executable, os.path.join(qemu.ROOT, "tools", "grade.py"), lab.num,
+                 "--submission", os.path.join(subs, who), "--json",
+                 os.path.join(tmp, who + ".json")], stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT, text=True, env=dict(os.environ, GRADE_EXTRA=""))
+                for who in ("alice", "alice.tar.gz")]
+            said = [p.communicate(timeout=600)[0] for p in procs]
+            scores = []
+            for who in ("alice", "alice.tar.gz"):
+                try:
+                    with open(os.path.join(tmp, who + ".json")) as f:
+                        scores.append(json.load(f)["score"])
+                except (OSError, ValueError, KeyError):
+                    scores.append(None)
+            ok = scores == [full, 0] and any("another grading is using it" in x for x in said)
+            res.append(("grading/batch/c3_two_gradings_at_once_take_turns_in_the_work_tree", ok,
+                        "scores %s (want %s)\n%s" % (scores, [full, 0],
+                                                      "\n".join(tail(x, 8) for x in said))))
+            return res
+    return "grading/batch", run
+
+
 def grading_suites():
     return [grading_runner_suite(), grading_submissions_suite(), grading_kernel_suite(),
-            grading_units_suite(), autograder_suite(), course_suite(),
+            grading_units_suite(), grading_batch_suite(), autograder_suite(), course_suite(),
             course_branches_zero_suite()]
 
 
