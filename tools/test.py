@@ -1772,8 +1772,8 @@ def grading_units_suite():
             # C4: grade.py failing in the middle (any bug of the grader's) still
             # writes a results.json: every test 0, and why
             boom = os.path.join(tmp, "boom.json")
-            p = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
-                                "import grade\ndef boom(*a, **k):\n    raise KeyError('boom')\n"
+            p = subprocess.run([sys.executable, "-c", "import sys\n"
+                                "sys.path.insert(0, sys.argv[1])\nimport grade\ndef boom(*a, **k):\n    raise KeyError('boom')\n"
                                 "grade.grade_submission = boom\nsys.argv = sys.argv[1:]\n"
                                 "grade.main()", os.path.join(qemu.ROOT, "tools"),
                                 harness_lab().num, "--submission", tmp, "--json", boom],
