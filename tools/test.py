@@ -1773,7 +1773,8 @@ def grading_units_suite():
             # writes a results.json: every test 0, and why
             boom = os.path.join(tmp, "boom.json")
             p = subprocess.run([sys.executable, "-c", "import sys\n"
-                                "sys.path.insert(0, sys.argv[1])\nimport grade\ndef boom(*a, **k):\n    raise KeyError('boom')\n"
+                                "sys.path.insert(0, sys.argv[1])\nimport grade\n"
+                                "def boom(*a, **k):\n    raise KeyError('boom')\n"
                                 "grade.grade_submission = boom\nsys.argv = sys.argv[1:]\n"
                                 "grade.main()", os.path.join(qemu.ROOT, "tools"),
                                 harness_lab().num, "--submission", tmp, "--json", boom],
