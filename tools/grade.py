@@ -321,6 +321,14 @@ def with_monitor(args, sock):
     return args
 
 
+def orphan_guard():
+    """What QEMU is started through, so that it dies with the grader: a
+    grader stopped by a signal (kill, a batch stopped by hand) left QEMU
+    spinning on in a student's endless loop. setpriv (util-linux) sets
+    PR_SET_PDEATHSIG and execs; without it QEMU is started as it is."""
+    return ["setpriv", "--pdeathsig", "KILL", "--"] if shutil.which("setpriv") else []
+
+
 def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
               stop_at_failure=False):
     """Boot build/ running prog with a fresh tag and key, naming `names`
@@ -341,7 +349,8 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
     deadline = start + boot_limit
     mon = tempfile.mkdtemp(prefix="orthos-grade-")
     sock = os.path.join(mon, "monitor")
-    proc = subprocess.Popen(with_monitor(qemu.kernel_args(cmd, build=build), sock),
+    proc = subprocess.Popen(orphan_guard() + with_monitor(qemu.kernel_args(cmd, build=build),
+                                                          sock),
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT)
     fd = proc.stdout.fileno()
@@ -917,6 +926,7 @@ class Submission:
 
     def __init__(self, lab, path):
         self.lab, self.files, self.answers, self.notes = lab, {}, None, []
+        self.elsewhere = {}         # {path: digest} of the course's other files it holds
         self.want = set(lab.files() + ["answers.md"])
         with tempfile.TemporaryDirectory() as tmp:
             if is_archive(path):
@@ -937,6 +947,7 @@ class Submission:
                 self.notes.append("no such submission: %s" % path)
                 return
             base = self.find_root(path, tmp, nested=path.startswith(tmp))
+            self.elsewhere = self.other_files(base)
             for rel in lab.files() + ["answers.md"]:
                 data = self.read(base, rel)
                 if rel == "answers.md":
@@ -953,7 +964,8 @@ class Submission:
         lab file or answers.md, at the top or one folder down, or an
         archive at the top?"""
         parts = name.split(os.sep)
-        return any("/".join(parts[i:]) in self.want for i in (0, 1)) or \
+        return any("/".join(parts[i:]) in self.want or handout.published("/".join(parts[i:]))
+                   for i in (0, 1)) or \
             (len(parts) == 1 and is_archive_name(name))
 
     def find_root(self, path, tmp, nested=False):
@@ -984,6 +996,50 @@ class Submission:
                                                                  unpack_error(e)))
                 return self.find_root(inner, tmp, nested=True)
         return best
+
+    def other_files(self, base):
+        """{path: sha1} of the files under base that the course has but the
+        grader does not take (a Makefile, tools/, a test.c, other labs'
+        files): compared with the work tree's, the changed ones are named
+        in a note, so that a student who edited them knows it went unused.
+        No symbolic link is followed; at most ARCHIVE_FILES files are
+        looked at, none over FILE_MAX bytes."""
+        found, seen = {}, 0
+        for dirpath, dirnames, filenames in os.walk(base):
+            if dirpath == base:
+                dirnames[:] = [d for d in dirnames if d not in (".git", "build", "__MACOSX")]
+            for f in filenames:
+                seen += 1
+                if seen > ARCHIVE_FILES:
+                    return found
+                path = os.path.join(dirpath, f)
+                rel = os.path.relpath(path, base)
+                if rel in self.want or not handout.published(rel) or os.path.islink(path) or \
+                        not os.path.isfile(path) or os.path.getsize(path) > FILE_MAX:
+                    continue
+                with open(path, "rb") as fh:
+                    found[rel] = hashlib.sha1(fh.read()).hexdigest()
+        return found
+
+    def unused(self, tree):
+        """A note naming the files of the submission outside the lab's own
+        that differ from the work tree's (so were not used), or []."""
+        changed = []
+        for rel, digest in sorted(self.elsewhere.items()):
+            try:
+                with open(os.path.join(tree, rel), "rb") as f:
+                    if hashlib.sha1(f.read()).hexdigest() != digest:
+                        changed.append(rel)
+            except OSError:
+                continue                        # a file of a later lab: not in this tree
+        if not changed:
+            return []
+        return ["%d file%s outside lab %s's own differ from the grading tree's and were not used "
+                "(the grader builds its own Makefile, tools, tests and earlier labs' reference "
+                "code; only the lab's regions in %s are taken): %s%s" % (
+                    len(changed), "s" if len(changed) > 1 else "", self.lab.num,
+                    ", ".join(self.lab.files()), ", ".join(changed[:12]),
+                    " and %d more" % (len(changed) - 12) if len(changed) > 12 else "")]
 
     def read(self, base, rel):
         """rel's bytes, if it is a regular file inside base (no symbolic
@@ -1316,7 +1372,7 @@ def grade_submission(lab, path, extra=None, only=None, worker=0, jobs=None, root
     with TreeLock(worker_dir(lab, worker, root), log):
         tree = base_tree(lab, worker, root)
         files = sub.graded(tree)
-        report.notes += sub.notes
+        report.notes += sub.notes + sub.unused(tree)
         handout.remove(os.path.join(tree, HANDIN))             # the last submission's
         for rel, data in files.items():
             os.makedirs(os.path.dirname(os.path.join(tree, rel)), exist_ok=True)

@@ -982,6 +982,7 @@ plan = json.load(open(os.environ["FAKE_QEMU_PLAN"]))
 state = plan["state"]
 boots = int(open(state).read()) + 1 if os.path.exists(state) else 1
 open(state, "w").write(str(boots))
+open(state + ".pid", "w").write(str(os.getpid()))
 with open(state + ".cmd", "a") as f:
     f.write(args[args.index("-append") + 1] + "\n")
 def say(s, pause=0):
@@ -1160,6 +1161,47 @@ def grading_runner_suite():
                 not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", said)
             res.append(("grading/runner/c2_control_characters_of_the_guest_are_written_out", ok,
                         ascii(said)))
+
+            # C6: a grader stopped by a signal leaves no QEMU behind (one spun on in
+            # a student's endless loop, its parent gone, until killed by hand)
+            fake_runner(tmp, ["t_pass"], {})            # writes the fake QEMU and its plan
+            with open(os.path.join(tmp, "plan.json")) as f:
+                plan = json.load(f)
+            plan.update(names=["t_hang"], kinds={"t_hang": "hang"}, fake_table=["t_hang"],
+                        limits={"t_hang": 60})
+            with open(os.path.join(tmp, "plan.json"), "w") as f:
+                json.dump(plan, f)
+            pidfile = plan["state"] + ".pid"
+            os.unlink(pidfile)
+            fake = os.path.join(tmp, "bin")
+            runner = subprocess.Popen(
+                [sys.executable, "-c", RUNNER, os.path.join(qemu.ROOT, "tools"),
+                 os.path.join(tmp, "plan.json")], stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL, env=dict(
+                    os.environ, PATH=fake + os.pathsep + os.environ["PATH"],
+                    FAKE_QEMU_PLAN=os.path.join(tmp, "plan.json"),
+                    FAKE_QEMU_TOOLS=os.path.join(qemu.ROOT, "tools")))
+            for _ in range(100):
+                if os.path.exists(pidfile) and os.path.getsize(pidfile):
+                    break
+                time.sleep(0.1)
+            pid = int(open(pidfile).read()) if os.path.exists(pidfile) else None
+            runner.terminate()
+            runner.wait()
+            alive = pid is not None
+            for _ in range(30):
+                try:
+                    with open("/proc/%d/stat" % pid) as f:
+                        alive = f.read().split(") ")[-1][0] != "Z"
+                except (OSError, TypeError):
+                    alive = False
+                if not alive:
+                    break
+                time.sleep(0.1)
+            if alive:
+                os.kill(pid, 9)                 # the one this check started
+            res.append(("grading/runner/c6_a_grader_stopped_by_a_signal_leaves_no_qemu",
+                        pid is not None and not alive, "fake QEMU pid %s alive %s" % (pid, alive)))
 
             # stop_at_failure (tools/mutants.py): the run ends at the first failed test
             got, boots, _ = fake_runner(tmp, ["t_pass", "t_multi", "t_after"],
@@ -1539,8 +1581,14 @@ def grading_submissions_suite():
             check("stub_scores_0", sub("stub", "stub"), 0)
             forged = os.path.join(tmp, "forged-stub")
             forged_tree(lab, forged, batch.fixture_files(lab, "stub"))
-            check("stub_with_forged_test_c_points_t_h_grade_py_scores_0", forged, 0,
-                  pred=lambda r: sum(t["max_score"] for t in r["tests"]) == full)
+            r = check("stub_with_forged_test_c_points_t_h_grade_py_scores_0", forged, 0,
+                      pred=lambda r: sum(t["max_score"] for t in r["tests"]) == full)
+            # C5: and the student is told which edited files went unused
+            told = [n for n in r["extra_data"]["notes"] if "were not used" in n]
+            ok = told and all(f in told[0] and f in r["output"] for f in (
+                "Makefile", "tools/grade.py", "user/tests/lab.h", lab.folder + "/test.c"))
+            res.append(("grading/submissions/c5_edited_files_outside_the_lab_are_named_unused",
+                        bool(ok), "notes: %s" % r["extra_data"]["notes"]))
             forged = os.path.join(tmp, "forged-correct")
             forged_tree(lab, forged, batch.fixture_files(lab, "correct"))
             archive = os.path.join(tmp, "forged-correct.tar.gz")
