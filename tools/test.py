@@ -1859,6 +1859,20 @@ def grading_units_suite():
                 res.append(("grading/units/h7_a_file_nobody_classified_is_never_published",
                             not leaked and "Makefile" in got, "published: %s" % leaked))
 
+            # C7: a stray copy of a lab file (a merge's open.c.orig, an editor's
+            # pipe.c~) went out whole, the solution in it, on every course branch
+            import course
+            shutil.copy2(os.path.join(copy, "user/lib/open.c"),
+                         os.path.join(copy, "user/lib/open.c.orig"))
+            try:
+                course.make_course(os.path.join(tmp, "course"), root=copy)
+                said = "make course went through"
+            except SystemExit as e:
+                said = str(e)
+            res.append(("grading/units/c7_make_course_refuses_a_stray_copy_of_a_solution",
+                        "open.c.orig holds lab 01's solution" in said, said))
+            os.unlink(os.path.join(copy, "user/lib/open.c.orig"))
+
             # H8: a .tar.gz of many members is read member by member, and stops
             bomb = os.path.join(tmp, "many.tar.gz")
             with tarfile.open(bomb, "w:gz") as t:
