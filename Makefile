@@ -506,4 +506,8 @@ print-%:
 .SECONDARY:
 .DELETE_ON_ERROR:
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+# The headers each object was made from (-MMD), for this build's own
+# objects only: build/ also holds other trees' builds (make mutants'
+# build/mutants-NN/), whose thousand-odd .d files made every make here
+# read them first (0.45 s for a make with nothing to do, 0.06 s without).
+-include $(wildcard $(patsubst %.o,%.d,$(KOBJ) $(LIBC_OBJ) $(CRT0) $(UOBJ) $(B)/ksyms1.o))
