@@ -313,6 +313,16 @@ class Console:
         return text
 
 
+def stopped(proc):
+    """How QEMU ended, in words: its output closes a moment before its
+    status is there (poweroff(0) is status 1: isa-debug-exit)."""
+    try:
+        status = proc.wait(timeout=2)
+    except subprocess.TimeoutExpired:
+        status = None
+    return "the guest powered off, or QEMU quit: status %s" % status
+
+
 def with_monitor(args, sock):
     """QEMU's arguments with its monitor on a unix socket (for cpu_samples)."""
     args = list(args)
@@ -419,6 +429,11 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
             current, deadline = None, now + boot_limit
             return what == "FAIL" and stop_at_failure
         elif what == "DONE":
+            if current:                         # its process ended with no result line
+                finish(current, Outcome(False, "the test started but its process reported no "
+                                        "result (did it close its output, or exit?)",
+                                        keep_output(console.take()), now - start))
+                current = None
             done = True
         return done
 
@@ -455,8 +470,7 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
                 if gone and "panic:" in said:
                     why = "the kernel panicked during the test:\n" + panic_text(said, build)
                 elif gone:
-                    why = "the machine stopped (QEMU status %s) before the test reported" \
-                        % proc.poll()
+                    why = "the machine stopped (%s) before the test reported" % stopped(proc)
                 else:
                     why = "timed out: no result within its time limit of %g s (a hang)%s" % (
                         limits.get(current, handout.DEFAULT_LIMIT), where)
@@ -464,8 +478,8 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
             elif "panic:" in said:
                 note = "the kernel panicked before a test started:\n" + panic_text(said, build)
             elif gone:
-                note = "the machine stopped (QEMU status %s) before a test started:\n%s" % (
-                    proc.poll(), annotate(tail(said), build))
+                note = "the machine stopped (%s) before a test started:\n%s" % (
+                    stopped(proc), annotate(tail(said), build))
             else:
                 note = "no test started within %d s%s:\n%s" % (boot_limit, where,
                                                               annotate(tail(said), build))

@@ -1027,6 +1027,10 @@ for n in names or plan["fake_table"]:
     elif kind == "escapes":                 # a cursor up, a line erased, a title, the clipboard
         say("\x1b[1A\x1b[2KPASS %s\n\x1b]0;owned\x07\x1b]52;c;ZWNobw==\x07\x9b2J\n" % n)
         say(signed("FAIL %s: \x1b[32mgreen\x1b[0m" % n) + "\n")
+    elif kind == "no-result":               # the test's process closed its output
+        pass
+    elif kind == "poweroff":
+        sys.exit(1)                         # isa-debug-exit's status for poweroff(0)
     elif kind == "flood-forever":           # never a pause: the grader always has input
         while True:
             say("z\n" * 65536)
@@ -1167,6 +1171,15 @@ def grading_runner_suite():
                 not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", said)
             res.append(("grading/runner/c2_control_characters_of_the_guest_are_written_out", ok,
                         ascii(said)))
+
+            # C8: a last test that started and never reported was "not run: no
+            # such test"; a guest that powered off read "QEMU status None"
+            got, _, _ = fake_runner(tmp, ["t_pass", "t_quiet"], {"t_quiet": "no-result"})
+            got2, _, _ = fake_runner(tmp, ["t_off"], {"t_off": "poweroff"})
+            ok = "reported no result" in got.get("t_quiet", [0, ""])[1] and \
+                "powered off, or QEMU quit: status 1" in got2.get("t_off", [0, ""])[1]
+            res.append(("grading/runner/c8_a_silent_last_test_and_a_poweroff_are_named", ok,
+                        "%s %s" % (json.dumps(got), json.dumps(got2))))
 
             # C6: a grader stopped by a signal leaves no QEMU behind (one spun on in
             # a student's endless loop, its parent gone, until killed by hand)
