@@ -129,7 +129,7 @@ def grade_all(lab, entries, out, jobs, extra, log=grade.say):
 
 def write_csv(path, lab, reports):
     names = []
-    for r in reports.values():
+    for r in (reports[s] for s in sorted(reports)):     # not in the order they finished
         names += [row["name"] for row in r.rows if row["name"] not in names]
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
