@@ -964,6 +964,11 @@ class Submission:
             self.elsewhere = self.other_files(base)
             for rel in lab.files() + ["answers.md"]:
                 data = self.read(base, rel)
+                if data is not None:
+                    data, was = plain_text(data)
+                    if was:
+                        self.notes.append("%s was %s: read as UTF-8 with LF line endings" %
+                                          (rel, was))
                 if rel == "answers.md":
                     self.answers = None if data is None else data.decode("utf-8", "replace")
                 elif data is not None:
@@ -1104,6 +1109,27 @@ class Submission:
             taken[rel] = "".join(b[0] for b in bodies if b)
         self.notes += suspicious(taken)
         return out
+
+
+def plain_text(data):
+    """(data as UTF-8 with LF line endings, what it was or ""): a file saved
+    on Windows has CRLF line endings (git's autocrlf, an editor), and
+    PowerShell's `>` writes UTF-16; either way no line around a region was
+    the course's, and a correct solution was graded as the stub."""
+    was = []
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        try:
+            data = data.decode("utf-16").encode("utf-8")
+            was.append("UTF-16")
+        except UnicodeDecodeError:
+            pass
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+        was.append("UTF-8 with a byte-order mark")
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        was.append("written with CR line endings (Windows')")
+    return data, " and ".join(was)
 
 
 def line_ranges(lines, lacking=0):

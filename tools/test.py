@@ -1618,6 +1618,11 @@ def grading_submissions_suite():
                   pred=lambda r: notes(r, "prints text like a test result"))
             check("a_debug_print_without_newline_keeps_full_marks", sub("dbg", "debug-print"),
                   full)
+            # C9: a correct solution saved on Windows (CRLF) was graded as the stub
+            check("c9_a_correct_file_with_crlf_line_endings_scores_full", sub("crlf", files={
+                rel: data.replace(b"\n", b"\r\n") for rel, data in
+                batch.fixture_files(lab, "correct").items()}), full,
+                pred=lambda r: notes(r, "CR line endings"))
             check("a_submission_that_does_not_build_scores_0_with_the_error",
                   sub("broken", "broken"), 0, pred=lambda r: "error:" in r["output"])
             check("missing_files_are_graded_as_the_stub", sub("empty", files={}), 0,
@@ -1891,6 +1896,14 @@ def grading_units_suite():
             res.append(("grading/units/c7_make_course_refuses_a_stray_copy_of_a_solution",
                         "open.c.orig holds lab 01's solution" in said, said))
             os.unlink(os.path.join(copy, "user/lib/open.c.orig"))
+
+            # C9: PowerShell's `>` writes UTF-16, with CRLF
+            text = "int x;\r\n/* caf\u00e9 */\r\n"
+            ok = grade.plain_text(text.encode("utf-16")) == (
+                "int x;\n/* caf\u00e9 */\n".encode(), "UTF-16 and written with CR line endings "
+                "(Windows')")
+            res.append(("grading/units/c9_utf_16_and_crlf_are_read_as_utf_8_with_lf", ok,
+                        repr(grade.plain_text(text.encode("utf-16")))))
 
             # H8: a .tar.gz of many members is read member by member, and stops
             bomb = os.path.join(tmp, "many.tar.gz")
