@@ -426,6 +426,12 @@ grade-batch:
 mutants: all
 	$(PYTHON) tools/mutants.py $(LAB)
 
+# make kmutants: the kernel's own catalogue (tools/kmutants.txt): each wrong
+# kernel (a permission check gone, a bound off by one) fails a guest test.
+.PHONY: kmutants
+kmutants: all
+	$(PYTHON) tools/kmutants.py
+
 # make bench [RUNS=n] [BASE=commit]: tools/bench.py; BASE= also measures that
 # commit (built in a temporary worktree), turn about with this tree.
 bench: all $(B)/orthos.iso
@@ -487,6 +493,9 @@ help:
 	@echo "make course     the course repository (a branch per lab) in build/course"
 	@echo "make grade-batch LAB=NN SUBMISSIONS=dir  grade a folder of submissions (CSV)"
 	@echo "make bench      boot timings and guest benchmarks (RUNS=n, BASE=commit to compare)"
+	@echo "make fuzz       every fuzzer, 60 s each (FUZZ=sys|elf|ext2|srv, FUZZ_S=seconds, SEED=n)"
+	@echo "make mutants    every lab's wrong solutions lose points (LAB=NN: one lab)"
+	@echo "make kmutants   every wrong kernel of tools/kmutants.txt fails a test"
 	@echo "make reset-disk a fresh data disk (build/disk.img, ext2, /mnt in the guest)"
 	@echo "make compile_commands.json  for clangd and other editors"
 	@echo "make format     reformat the C sources (.clang-format); check-format: list misfits"

@@ -164,7 +164,7 @@ static unsigned reclaim_caches(void)
 void kmain(uint32_t magic, uint32_t mbi_pa)
 {
     const struct multiboot_info *mbi = P2V(mbi_pa);
-    char test[32], run[sizeof(cmdline)], user[32];
+    char test[32], run[sizeof(cmdline)], user[32], pid[16];
     const char *run_argv[MAXARG];
     int sse;
 
@@ -196,5 +196,7 @@ void kmain(uint32_t magic, uint32_t mbi_pa)
     boot_run_args(run, sizeof(run), run_argv, MAXARG);
     boot_login_args(user, sizeof(user), run_argv);
     proc_start_init("/bin/init", run_argv);
+    if (boot_arg_word("nextpid", pid, sizeof(pid)))
+        proc_set_next_pid(pid_parse(pid));   /* init is 1 still; see proc.h */
     scheduler();
 }

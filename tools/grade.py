@@ -729,8 +729,10 @@ def worker_dir(lab, worker=0, root=ROOT):
     return os.path.join(folder, "w%d" % worker)
 
 
-BUILD_OUTPUTS = ("boot", "kernel", "u", "user", "root", "libc.a", "initrd.tar", "orthos.elf",
-                 "orthos.pass1.elf", "ksyms1.c", "ksyms1.o", "ksyms1.d")
+# build/flags too: it names the compiler and flags the objects were made
+# with, and every object depends on it (a tree without it rebuilt all).
+BUILD_OUTPUTS = ("flags", "boot", "kernel", "u", "user", "root", "libc.a", "initrd.tar",
+                 "orthos.elf", "orthos.pass1.elf", "ksyms1.c", "ksyms1.o", "ksyms1.d")
 
 
 def seed_build(src, tree):

@@ -23,7 +23,8 @@
                     instructor-only and no solution they should not
   mutant suites     each lab's tests catch a sample of its wrong solutions
                     (tools/mutants.py; that they pass with the later labs
-                    stubbed is the course suite's student check)
+                    stubbed is the course suite's student check), and the
+                    guest suites a sample of wrong kernels (tools/kmutants.py)
 
 Each result is printed as it arrives: PASS/FAIL, its name, its time. The
 last line is `N passed, M failed`; the exit status is 1 if anything failed.
@@ -130,12 +131,34 @@ CONSOLE_EXPECT = {
 }
 
 
+def declared_tests(src):
+    """The tests a guest program declares: each function of src whose body
+    has a PASS() (check.h reports under the function's own name)."""
+    try:
+        text = open(src).read()
+    except OSError:
+        return []
+    return sorted(m.group(1) for m in re.finditer(
+        r"^(?:static )?(?:void|int) (\w+)\([^)]*\)\n\{\n(.*?)^\}", text, re.S | re.M)
+        if re.search(r"\bPASS\(\)", m.group(2)))
+
+
+def unreported(prog, res, src):
+    """A FAIL for each test src declares that printed no result at all: a
+    test that ends its process early (an exec that should have failed, a
+    crash in a child) must not simply drop out of the count."""
+    seen = {name.split("/")[1] for name, _, _ in res}
+    return [("%s/%s" % (prog, t), False, "never reported a result (its process ended first?)")
+            for t in declared_tests(src) if t not in seen]
+
+
 def guest_suite(prog, timeout=120, disks=None, extra=""):
     """Boot with init running /bin/<prog> and powering off with its status."""
     def run():
         b = qemu.run(qemu.kernel_args("heapcheck panic=exit %s run=/bin/%s" % (extra, prog), disks),
                      timeout=timeout)
         res = parse_results("%s/" % prog, b.output)
+        res += unreported(prog, res, os.path.join(qemu.ROOT, "user", "tests", prog + ".c"))
         for name, regex in CONSOLE_EXPECT.get(prog, []):
             ok = re.search(regex, b.output) is not None
             res.append(("%s/%s" % (prog, name), ok, "" if ok else "console lacks /%s/" % regex))
@@ -762,6 +785,9 @@ def attach_shell_suite():
                       ["mkdir /tmp/u", "bind -b -c %s /tmp/u" % fd, "echo made > /tmp/u/made",
                        "walkat %s made" % fd, "bind -x %s /tmp/u" % fd],
                       r"^fd \d+$[\s\S]*usage: bind \[-a\|-b\]")
+                # A wrong count and a wrong option print the same usage line.
+                check("the_builtin_has_one_usage_line", ["bind %s" % fd, "bind -x %s /tmp/u" % fd],
+                      r"^sh: usage: bind ([^\n]*)$\n(?:.*\n)*^sh: usage: bind \1$")
         return res
     return "shell/attach", run
 
@@ -932,6 +958,55 @@ def guestshell_suite():
     return "shell/edit", run
 
 
+def tty_flow_suite():
+    """Input typed ahead past the tty's 4096 bytes is held in the serial
+    port (and QEMU, and the pipe into it) until a reader makes room, not
+    dropped; ^C typed behind it still ends the job (kernel/dev/tty.c)."""
+    def run():
+        res = []
+        with qemu.Session(qemu.kernel_args("panic=exit"), timeout=120) as s:
+            if not s.expect(r"\$ $", timeout=30):
+                return [("shell/tty/prompt_appears", False, tail(s.output))]
+            lines = "".join("%03d%s\n" % (i, "q" * 96) for i in range(200))   # 20000 bytes
+            start = len(s.output)
+            s.send("sleep 1; wc -c\r")
+            time.sleep(0.3)
+            s.send(lines + "\x04")
+            m = s.expect(r"^\s*(\d+)\n.*\$ $", timeout=60)
+            got = s.output[start:]
+            ok = m is not None and m.group(1) == "20000" and "199" + "q" * 96 in got
+            res.append(("shell/tty/twenty_thousand_bytes_typed_ahead_all_arrive", ok,
+                        "" if ok else tail(got, 8)))
+            # A job that reads nothing: the input waits at most the hold
+            # time, then ^C behind it gets through, and throws the typed-
+            # ahead input away (none of it runs as commands).
+            start = len(s.output)
+            s.send("sleep 60\r")
+            time.sleep(0.5)
+            t0 = time.monotonic()
+            s.send(lines + "\x03")
+            back = s.expect(r"\$ $", timeout=30)
+            waited = time.monotonic() - t0
+            out = s.run("echo after-the-interrupt") if back else None
+            ok = back is not None and waited < 30 and out is not None and \
+                "after-the-interrupt" in out and "not found" not in s.output[start:]
+            res.append(("shell/tty/ctrl_c_behind_a_full_buffer_ends_the_job", ok,
+                        "" if ok else "%.1fs\n%s" % (waited, tail(s.output[start:], 8))))
+            # One cooked line longer than the ring: nothing is ready for the
+            # reader, so holding it back would wait for ever; it is taken and
+            # cut (4095 bytes and its newline), as before flow control.
+            start = len(s.output)
+            s.send("wc -c\r")
+            time.sleep(0.3)
+            s.send("L" * 6000 + "\n\x04")
+            m = s.expect(r"^\s*(\d+)\n.*\$ $", timeout=30)
+            ok = m is not None and m.group(1) == "4096"
+            res.append(("shell/tty/a_line_longer_than_the_buffer_is_cut_not_held", ok,
+                        "" if ok else tail(s.output[start:], 4)))
+        return res
+    return "shell/tty", run
+
+
 def ps2_keyboard_suite():
     """The same editing keys typed on the PS/2 keyboard (QEMU's sendkey):
     the driver turns the gray keys into the serial terminal's sequences."""
@@ -964,7 +1039,7 @@ def ps2_keyboard_suite():
 
 
 def guestshell_suites():
-    return [guestshell_suite(), ps2_keyboard_suite()]
+    return [guestshell_suite(), ps2_keyboard_suite(), tty_flow_suite()]
 
 
 # ================================================================ grading
@@ -2571,7 +2646,21 @@ def handout_and_handin_suite():
 def mutant_suites():
     return [mutant_suite(d) for d in sorted(glob.glob(os.path.join(qemu.ROOT, "lab",
                                                                    "[0-9][0-9]-*", "mutants")))
-            for d in [os.path.dirname(d)]]
+            for d in [os.path.dirname(d)]] + [kmutants_suite()]
+
+
+def kmutants_suite():
+    """A few wrong kernels of tools/kmutants.txt (its SAMPLE), each caught
+    by a guest test; `make kmutants` runs them all."""
+    def run():
+        p = subprocess.run([sys.executable, os.path.join(qemu.ROOT, "tools", "kmutants.py"),
+                            "--sample", "--no-reference", "--suites", "t_auth t_fs"],
+                           capture_output=True, text=True, timeout=900)
+        rows = re.findall(r"^(ok|BAD) +(\S+) +(.*(?:\n      .*)*)", p.stdout, re.M)
+        res = [("kmutants/" + re.sub(r"\W+", "_", name).strip("_"), ok == "ok", detail)
+               for ok, name, detail in rows]
+        return res or [("kmutants/runs", False, tail(p.stdout + p.stderr))]
+    return "kmutants", run
 
 
 # ---------------------------------------------------------------- heap checker and fuzzers
@@ -2749,6 +2838,23 @@ def perf3_vfs_suites():
     return [("perf3-vfs/prof", prof_run), ("perf3-vfs/bench_vfs", bench_run)]
 
 
+def pid_wrap_suite():
+    """Pids past a million, and the wrap after PID_MAX (kernel/proc/proc.h):
+    booted with nextpid= just below it, t_robust's children get PID_MAX - 1,
+    PID_MAX, then 2 and 3, and /proc names each of them."""
+    def run():
+        pid_max = (1 << 28) - 1
+        b = qemu.run(qemu.kernel_args("heapcheck panic=exit nextpid=%d run=/bin/t_robust "
+                                      "proc_names_every_pid" % (pid_max - 2)), timeout=60)
+        res = parse_results("t_robust/nextpid/", b.output)
+        want = r"^t_robust: pids %d %d 2 3 after %d$" % (pid_max - 1, pid_max, pid_max - 2)
+        ok = re.search(want, b.output, re.M) is not None
+        res.append(("t_robust/nextpid/pids_wrap_after_pid_max_to_2", ok,
+                    "" if ok else "console lacks /%s/\n%s" % (want, tail(b.output))))
+        return res
+    return "t_robust/nextpid", run
+
+
 def all_suites():
     suites = [host_suite(b) for b in sorted(glob.glob(os.path.join(qemu.BUILD, "hosttest", "*")))
               if os.access(b, os.X_OK)]
@@ -2761,6 +2867,7 @@ def all_suites():
     suites.append(ext2_damage_suite())
     suites.append(shell_suite())
     suites += robust_suites()
+    suites.append(pid_wrap_suite())
     suites += robust2_suites()
     suites += guestshell_suites()
     suites += authority_suites()

@@ -15,6 +15,7 @@ void uart_init(void);
 void uart_enable_irq(void);
 void uart_putc(char c);
 void uart_intr(void);
+void uart_rx_resume(void);
 void vga_init(void);
 void vga_putc(char c);
 void kbd_init(void);

@@ -7,7 +7,16 @@
  * asks for raw input with fcntl(fd, F_SETTTY, TTY_RAW): then every byte
  * goes to the reader as typed, unechoed. Raw mode belongs to the process
  * that asked for it: it ends when that process dies or when another
- * process group is put in front (doc/decisions.md, doc/man/fcntl.2.md). */
+ * process group is put in front (doc/decisions.md, doc/man/fcntl.2.md).
+ *
+ * Flow control: input that finds the ring full while a reader has bytes
+ * to take is left in the serial port (uart.c stops reading it), and QEMU
+ * then holds the rest on the host side; a read that makes room lets it
+ * in again. So typed-ahead input is never lost while a reader drains it.
+ * A ^C behind it must not wait for ever on a job that reads nothing:
+ * after TTY_HOLD without a read, bytes are taken again and what does not
+ * fit is dropped (as before flow control), so the ^C arrives; it throws
+ * all typed-ahead input away, as POSIX's INTR does. */
 #include "arch/x86/x86.h"
 #include "dev/console.h"
 #include "dev/tty.h"
@@ -19,8 +28,9 @@
 /* Input typed ahead while no one reads (a command runs) waits here: room
  * for a few whole lines of the shell's 1024 bytes. A power of two: rd, ed
  * and wr run on past it and wrap with the unsigned arithmetic. */
-#define TTY_BUF 4096
-#define CTRL(c) ((c) - '@')
+#define TTY_BUF  4096
+#define TTY_HOLD (5 * HZ)               /* ticks input waits in the port for a reader */
+#define CTRL(c)  ((c) - '@')
 
 /* A ring: [rd, ed) is ready for readers, [ed, wr) is the line being edited
  * (always empty in raw mode). Touched only with interrupts off. */
@@ -30,6 +40,9 @@ static struct {
     int eof_pending;            /* ^D on an empty line: the next read returns 0 */
     int fg_pgid;
     int raw_pid;                /* the process that asked for raw input; 0: cooked */
+    int held;                   /* input is left in the serial port: no room */
+    uint32_t held_since;        /* ticks when it began */
+    int overflow;               /* held TTY_HOLD: drop what does not fit until a read */
 } tty;
 
 static void echo(char c)
@@ -114,16 +127,58 @@ static int put(char c)
     return 0;
 }
 
+/* From the serial interrupt, before it takes a byte from the port: may
+ * it? Yes while there is room, or while nothing in the ring is ready for
+ * a reader (a cooked line longer than the ring: the bytes must come in,
+ * and are dropped, for the newline or ^C that ends it to arrive), or once
+ * input has been held TTY_HOLD (tty_tick). No: the serial port keeps the
+ * byte, and stops interrupting until tty_read makes room. */
+int tty_may_take(void)
+{
+    if (tty.wr - tty.rd < TTY_BUF - 1 || tty.rd == tty.ed || tty.overflow)
+        return 1;
+    if (!tty.held) {
+        tty.held = 1;
+        tty.held_since = ticks;
+    }
+    return 0;
+}
+
+/* The ring has room again (a read, or a ^C that emptied it): the bytes
+ * left in the serial port come in, and the next full ring holds them
+ * again. Interrupts off. */
+static void room_made(void)
+{
+    if (tty.held || tty.overflow) {
+        tty.held = tty.overflow = 0;
+        uart_rx_resume();
+    }
+}
+
+/* The clock's tick (sched.c): input held TTY_HOLD while nobody read is
+ * taken again, so that a ^C behind it reaches a job that reads nothing. */
+void tty_tick(void)
+{
+    if (tty.held && ticks - tty.held_since >= TTY_HOLD) {
+        tty.held = 0;
+        tty.overflow = 1;
+        uart_rx_resume();
+    }
+}
+
 /* Called from the keyboard and serial interrupts. In raw mode only ^C
- * with a job in front is special (it still kills the job); at a raw
- * prompt ^C is a byte like the others, for the line editor to act on. */
+ * with a job in front is special (it still kills the job, and throws away
+ * all typed-ahead input: none of it was meant for what runs next); at a
+ * raw prompt ^C is a byte like the others, for the line editor. */
 void tty_input(char c)
 {
     int raw = raw_owner() != NULL;
 
     if (c == CTRL('C') && (!raw || tty.fg_pgid > 1)) {
         console_write("^C\n", 3);
-        tty.wr = tty.ed;
+        tty.rd = tty.ed = tty.wr;
+        tty.eof_pending = 0;
+        room_made();
         if (tty.fg_pgid > 1)
             proc_kill_group(tty.fg_pgid, SIGINT);
         return;
@@ -198,6 +253,7 @@ int tty_read(char *buf, size_t n, int nonblock)
         if (c == '\n' && !raw)
             break;
     }
+    room_made();
     irq_restore(s);
     return (int)got;
 }

@@ -6,7 +6,9 @@
 
 #include <stddef.h>
 
+int tty_may_take(void);                /* the serial port may give a byte now */
 void tty_input(char c);
+void tty_tick(void);                   /* from the clock: ends a hold after TTY_HOLD */
 int tty_read(char *buf, size_t n, int nonblock);
 int tty_write(const char *buf, size_t n);
 void tty_set_foreground(int pgid);     /* 0: no foreground job */

@@ -98,15 +98,16 @@ static uint32_t ring_in(struct chan *c, int e, const char *src, uint32_t n)
     return put;
 }
 
-/* read() on an end: waits for bytes (killable), 0 once the peer is gone
- * and nothing is left. The offset is meaningless for a stream. */
-static int chan_read(struct vnode *v, void *buf, uint32_t off, uint32_t n)
+/* read() on an end: waits for bytes (killable; -EAGAIN instead with
+ * nonblock, the file's R_NONBLOCK), 0 once the peer is gone and nothing
+ * is left. A stream has no offset: file.c calls this, as it calls
+ * pipe_read, with the file's flags, which a vnode op is not given. */
+int chan_read(struct vnode *v, void *buf, uint32_t n, int nonblock)
 {
     struct chan *c = CHAN(v);
     int e = END(v);
     uint32_t s, got;
 
-    (void)off;
     if (c->sink[e])
         return -EBUSY;                  /* the kernel's end now */
     s = irq_save();
@@ -115,9 +116,9 @@ static int chan_read(struct vnode *v, void *buf, uint32_t off, uint32_t n)
             irq_restore(s);
             return 0;                   /* end of file */
         }
-        if (curproc()->killed) {
+        if (nonblock || curproc()->killed) {
             irq_restore(s);
-            return -EINTR;
+            return nonblock ? -EAGAIN : -EINTR;
         }
         sleep_on(&c->q[e].wr);
     }
@@ -159,20 +160,21 @@ static int queue(struct chan *c, int to, const void *buf, uint32_t n, int nowait
     return put ? (int)put : err ? err : nowait ? -EAGAIN : 0;
 }
 
-/* write() on an end: to the peer's ring, or to the peer's kernel user. */
-static int chan_write(struct vnode *v, const void *buf, uint32_t off, uint32_t n)
+/* write() on an end: to the peer's ring (with nonblock, only what fits
+ * now, as a pipe: -EAGAIN for none), or to the peer's kernel user, which
+ * never waits. */
+int chan_write(struct vnode *v, const void *buf, uint32_t n, int nonblock)
 {
     struct chan *c = CHAN(v);
     int e = END(v), p = !e;
 
-    (void)off;
     if (c->sink[e])
         return -EBUSY;
     if (c->gone[p] || c->gone[e])
         return -EPIPE;
     if (c->sink[p])
         return c->sink[p](c->sink_arg[p], buf, n);
-    return queue(c, p, buf, n, 0, NULL);
+    return queue(c, p, buf, n, nonblock, NULL);
 }
 
 /* The end's last reference: its peer now sees it gone, and a kernel user
@@ -193,8 +195,6 @@ static void chan_inactive(struct vnode *v)
 }
 
 static const struct vnode_ops chan_ops = {
-    .read = chan_read,
-    .write = chan_write,
     .inactive = chan_inactive,
     .setattr = vnode_keeps_attrs,
 };

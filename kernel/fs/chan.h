@@ -18,6 +18,8 @@ struct path;
 typedef int (*chan_sink_fn)(void *arg, const void *bytes, uint32_t n);
 
 int chan_new(struct file **a, struct file **b);
+int chan_read(struct vnode *v, void *buf, uint32_t n, int nonblock);
+int chan_write(struct vnode *v, const void *buf, uint32_t n, int nonblock);
 int chan_is_end(const struct vnode *v);
 int chan_attach(struct file *f, chan_sink_fn fn, void *arg, struct chan **out, int *end);
 void chan_detach(struct chan *c, int end);

@@ -8,6 +8,7 @@
  * (fdtable_exec, Lab 06). */
 #include "dev/dev.h"
 #include "dev/tty.h"
+#include "fs/chan.h"
 #include "fs/vfs.h"
 #include "include/uapi/errno.h"
 #include "lib/kprintf.h"
@@ -162,6 +163,7 @@ int file_read_at(struct file *f, void *buf, uint32_t off, uint32_t n)
     switch (v->mode & S_IFMT) {
     case S_IFDIR: return -EISDIR;
     case S_IFIFO: return n ? pipe_read(v, buf, n, f->flags & R_NONBLOCK) : 0;
+    case S_IFSOCK: return n ? chan_read(v, buf, n, f->flags & R_NONBLOCK) : 0;
     case S_IFCHR:
     case S_IFBLK:
         if (!(d = dev_lookup(v->rdev)) || !d->read)
@@ -184,6 +186,7 @@ int file_write_at(struct file *f, const void *buf, uint32_t off, uint32_t n)
     switch (v->mode & S_IFMT) {
     case S_IFDIR: return -EISDIR;
     case S_IFIFO: return pipe_write(v, buf, n, f->flags & R_NONBLOCK);
+    case S_IFSOCK: return chan_write(v, buf, n, f->flags & R_NONBLOCK);
     case S_IFCHR:
     case S_IFBLK:
         if (!(d = dev_lookup(v->rdev)) || !d->write)
@@ -305,21 +308,15 @@ int vfs_stat(int fd, struct stat *st)
     return (f = fd_get(fd, &err)) ? file_stat(f, st) : err;
 }
 
-/* lseek(): a new position, from the start, the position or the end (a
- * device's size too); a directory only rewinds (its position is opaque). */
-int vfs_seek(int fd, int32_t off, int whence)
+/* The position's move for lseek, in the file's turn: a directory only
+ * rewinds (its position is opaque); a file's new position counts from
+ * the start, the position or the end (a device's size too). */
+static int seek_here(struct file *f, int32_t off, int whence)
 {
     struct stat st;
-    struct file *f;
     int64_t base;
     int err;
 
-    if (!(f = fd_get(fd, &err)))
-        return err;
-    if (f->access == FA_PATH)
-        return -EBADF;
-    if (!seekable(f))
-        return -ESPIPE;
     if (S_ISDIR(f->path.vn->mode)) {
         if (whence != SEEK_SET || off != 0)
             return -EINVAL;
@@ -339,6 +336,30 @@ int vfs_seek(int fd, int32_t off, int whence)
         return -EINVAL; /* the result must fit lseek's int */
     f->off = (uint32_t)(base + off);
     return (int)f->off;
+}
+
+/* lseek() takes the position's turn, as a read, write or getdents does
+ * (file_read): a read asleep inside ext2 (for the instance, or the disk)
+ * moves the position on from where it read when it wakes, so an lseek
+ * made meanwhile by a process sharing the file was overwritten - the
+ * next read began past the lseek's target by what the first had read.
+ * Now the lseek waits for that read and comes after it. */
+int vfs_seek(int fd, int32_t off, int whence)
+{
+    struct file *f;
+    int err;
+
+    if (!(f = fd_get(fd, &err)))
+        return err;
+    if (f->access == FA_PATH)
+        return -EBADF;
+    if (!seekable(f))
+        return -ESPIPE;
+    if ((err = turn_take(&f->pos_busy)) < 0)
+        return err;
+    err = seek_here(f, off, whence);
+    turn_give(&f->pos_busy);
+    return err;
 }
 
 /* ftruncate(): the only way to change a regular file's length, to any

@@ -14,6 +14,7 @@
 
 enum { PF_ROOT, PF_SELF, PF_MEMINFO, PF_PIDDIR, PF_STATUS, PF_FD, PF_NS, PF_PROF };
 
+/* A node's inode number is its pid (PID_MAX: 28 bits) and its kind. */
 #define INO(pid, kind) (((uint32_t)(pid) << 4) | (kind))
 #define INO_PID(ino)   ((int)((ino) >> 4))
 #define INO_KIND(ino)  ((ino) & 0xF)
@@ -46,20 +47,6 @@ static struct vnode *proc_node(struct fs *fs, int pid, int kind)
     return v;
 }
 
-static int parse_pid(const char *s)
-{
-    int n = 0;
-
-    if (!*s)
-        return -1;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9' || n > 100000)
-            return -1;
-        n = n * 10 + (*s - '0');
-    }
-    return n;
-}
-
 static int procfs_lookup(struct vnode *dir, const char *name, struct vnode **out)
 {
     int kind = INO_KIND(dir->ino), pid, i;
@@ -78,7 +65,7 @@ static int procfs_lookup(struct vnode *dir, const char *name, struct vnode **out
             *out = proc_node(dir->fs, 0, PF_MEMINFO);
         } else if (strcmp(name, "prof") == 0 && prof_enabled())
             *out = proc_node(dir->fs, 0, PF_PROF);
-        else if ((pid = parse_pid(name)) > 0 && proc_find(pid))
+        else if ((pid = pid_parse(name)) > 0 && proc_find(pid))
             *out = proc_node(dir->fs, pid, PF_PIDDIR);
         else
             return -ENOENT;

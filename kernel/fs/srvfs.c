@@ -509,7 +509,12 @@ static const struct vnode_ops srv_ops = {
     .truncate = srv_truncate,
     .readdir = srv_readdir,
     .inactive = srv_inactive,
-    .setattr = vnode_keeps_attrs,
+    /* No setattr: the protocol has no message that stores a mode, owner
+     * or group, and the vnode is made afresh from the server's stat once
+     * dropped, so a change kept here would last only until then. fchmod
+     * and fchown get EPERM (NO_OP), and so does a create by anyone but
+     * the fsopen caller, whose node namei would have to give its maker
+     * (the name is removed again). doc/srv.md, decisions.md. */
 };
 
 /* Take the channel end src, then ask the server about its root (fid

@@ -219,8 +219,8 @@ int vnode_readlink(struct vnode *v, char *buf, uint32_t n)
 }
 
 /* setattr of a filesystem whose vnodes are all the storage a node has
- * (ramfs, a channel's ends, srv's nodes: the protocol has no wstat):
- * the mode, uid and gid are already in the vnode. */
+ * (ramfs, a channel's ends): the mode, uid and gid are already in the
+ * vnode. */
 int vnode_keeps_attrs(struct vnode *v)
 {
     (void)v;
@@ -228,7 +228,8 @@ int vnode_keeps_attrs(struct vnode *v)
 }
 
 /* Store v's mode, uid and gid (perm.c). A filesystem that cannot keep
- * them (procfs makes its nodes afresh) has no setattr: NO_OP. */
+ * them (procfs makes its nodes afresh; srv's protocol has no message for
+ * them) has no setattr: NO_OP. */
 int vnode_setattr(struct vnode *v)
 {
     int err = callable(v, v->ops->setattr != NULL);

@@ -17,7 +17,7 @@
  * irq_save. The rest of a slot belongs to its process, or to whoever holds
  * an EMBRYO or ZOMBIE slot (fork, wait). */
 struct proc proc_table[NPROC];
-static int next_pid = 1;                /* changed only by proc_alloc, which never sleeps */
+static int next_pid = 1;                /* changed only by proc_alloc, with interrupts off */
 static struct proc *init_proc;          /* set once at boot */
 
 void proc_set_name(struct proc *p, const char *name)
@@ -79,6 +79,53 @@ unsigned proc_kstack_trim(void)
     return n;
 }
 
+int pid_parse(const char *s)
+{
+    int n = 0;
+
+    if (*s < '1' || *s > '9')
+        return -1;                      /* empty, or a leading zero: "01" is not pid 1 */
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || n > (PID_MAX - (*s - '0')) / 10)
+            return -1;
+        n = n * 10 + (*s - '0');
+    }
+    return n;
+}
+
+void proc_set_next_pid(int pid)
+{
+    if (pid > 1 && pid <= PID_MAX)
+        next_pid = pid;
+}
+
+/* Whether a process, or the group of one, has pid: a pid comes back only
+ * when both are gone, or a kill of the old group would reach the new
+ * process. Interrupts off. */
+static int pid_in_use(int pid)
+{
+    int i;
+
+    for (i = 0; i < NPROC; i++)
+        if (proc_table[i].state != P_UNUSED &&
+            (proc_table[i].pid == pid || proc_table[i].pgid == pid))
+            return 1;
+    return 0;
+}
+
+/* The next free pid, wrapping after PID_MAX (init keeps 1). There are
+ * far more pids than slots, so one is always free. Interrupts off. */
+static int pid_next(void)
+{
+    int pid;
+
+    do {
+        pid = next_pid;
+        next_pid = next_pid == PID_MAX ? 2 : next_pid + 1;
+    } while (pid_in_use(pid));
+    return pid;
+}
+
 /* The last slots of the table are root's: a user's fork bomb must leave
  * root's shell room to run ps and kill (as Linux keeps a few threads for
  * root), or only a reboot would end it. */
@@ -99,6 +146,7 @@ struct proc *proc_alloc(void)
     if (p && me && me->uid != 0 && left <= ROOT_SLOTS)
         p = NULL;                       /* a user may not take root's slots */
     if (p) {
+        p->pid = pid_next();            /* before the slot counts as in use */
         p->state = P_EMBRYO;
         sched_slot_used(p);
     }
@@ -109,7 +157,6 @@ struct proc *proc_alloc(void)
         p->state = P_UNUSED;
         return NULL;
     }
-    p->pid = next_pid++;
     sp = p->kstack + KSTACK_SIZE;
     sp -= sizeof(struct trapframe);
     p->tf = (struct trapframe *)sp;

@@ -14,6 +14,10 @@
 #define PROC_NAME   16
 #define HZ          100
 #define CALL_FILES  8                   /* files one system call borrows by fd (fd_get) */
+/* Pids run from 1 to PID_MAX, then wrap to 2, passing over any pid a
+ * process or process group still has. 28 bits: /proc's inode numbers
+ * hold a pid and four bits of file kind (procfs.c). */
+#define PID_MAX ((1 << 28) - 1)
 
 enum proc_state { P_UNUSED, P_EMBRYO, P_RUNNABLE, P_RUNNING, P_SLEEPING, P_ZOMBIE };
 
@@ -72,6 +76,12 @@ void proc_exit(int status) __attribute__((noreturn));
 int proc_wait(int pid, int flags, int *status);
 int proc_kill(int pid, int sig);
 int proc_kill_group(int pgid, int sig);
+/* The pid that the text s spells (/proc's names): decimal digits without
+ * a leading zero, 1..PID_MAX. -1 for anything else. */
+int pid_parse(const char *s);
+/* Boot argument nextpid=N: the pids after init's start at N (a test
+ * reaches the big pids, and the wrap, without forking millions of times). */
+void proc_set_next_pid(int pid);
 struct proc *proc_find(int pid);
 void proc_user_fault(struct trapframe *tf, uint32_t addr);
 void proc_out_of_memory(struct proc *p); /* a COW fault found no page */

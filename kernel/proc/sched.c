@@ -4,6 +4,7 @@
  * back through sched(), either voluntarily (sleep_on, yield) or because
  * the timer ended its 10 ms slice on the way back to user mode. */
 #include "arch/x86/x86.h"
+#include "dev/tty.h"
 #include "include/uapi/errno.h"
 #include "include/uapi/proc.h"
 #include "mm/memlayout.h"
@@ -119,12 +120,14 @@ void wakeup_all(void)
     irq_restore(s);
 }
 
-/* IRQ 0: count, wake sleep_ms() sleepers, end the running slice. */
+/* IRQ 0: count, wake sleep_ms() sleepers, end the running slice, and
+ * give the tty its tick (input it holds back waits only so long). */
 static void timer_intr(void)
 {
     ticks++;
     wakeup((void *)&ticks);
     need_resched = 1;
+    tty_tick();
 }
 
 /* Give the timer interrupt its handler: from now on time passes. */

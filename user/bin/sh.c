@@ -826,6 +826,8 @@ static int b_ready(int argc, char **argv)
     return print_fd(argv[0], fd < 0 ? -1 : ready(fd, mode));
 }
 
+static int builtin_usage(const char *name);
+
 /* bind [-a|-b] [-c] [-r] [-n] FROM TO: FROM is one of the shell's fds
  * (a number) or a path, walked and let go again (what /bin/bind does);
  * the options are bind_options' (Plan 9's). */
@@ -833,10 +835,8 @@ static int b_bind(int argc, char **argv)
 {
     int flags, i = bind_options(argc, argv, &flags), fd, err;
 
-    if (i < 0 || argc - i != 2) {
-        warnx("usage: bind " BIND_OPTIONS " FD|PATH PATH");
-        return 2;
-    }
+    if (i < 0 || argc - i != 2)
+        return builtin_usage(argv[0]);
     if (isdigit((unsigned char)argv[i][0]))
         fd = arg_fd(argv, i);
     else if ((fd = walk(AT_CWD, argv[i], 0)) < 0)
@@ -962,7 +962,7 @@ static const struct builtin builtins[] = {
     { "walk", b_walk, 1, 1, 1, "PATH", "a path-only fd on PATH -> fd" },
     { "walkat", b_walkat, 2, 2, 1, "FD PATH", "walk PATH from directory FD -> fd" },
     { "ready", b_ready, 2, 2, 1, "FD r|w|rw[a]", "ready path fd FD for I/O -> new fd" },
-    { "bind", b_bind, 2, 6, 1, "[-abcrn] FD|SRC PATH", "attach FD (or SRC) at PATH" },
+    { "bind", b_bind, 2, 6, 1, BIND_OPTIONS " FD|PATH PATH", "attach FD (or PATH) there" },
     { "unbind", b_unbind, 1, 1, 1, "PATH", "detach what is at PATH -> fd on it" },
     { "revoke", b_revoke, 1, 1, 1, "FD", "force-unmount the filesystem FD is in" },
     { "fchroot", b_fchroot, 1, 1, 1, "FD", "make directory FD the shell's root" },
@@ -982,7 +982,7 @@ static int b_help(int argc, char **argv)
 
     for (i = 0; i < NBUILTINS; i++) {
         snprintf(synopsis, sizeof(synopsis), "%s %s", builtins[i].name, builtins[i].args);
-        printf("  %-26s %s\n", synopsis, builtins[i].help);
+        printf("  %-40s %s\n", synopsis, builtins[i].help);
     }
     return 0;
 }
@@ -997,6 +997,17 @@ static const struct builtin *find_builtin(const char *name)
     return NULL;
 }
 
+/* The one usage line of a builtin, from its table entry: for a wrong
+ * count of arguments and for what the builtin itself refuses (bind's
+ * options). Status 2, as usage(3) exits with. */
+static int builtin_usage(const char *name)
+{
+    const struct builtin *b = find_builtin(name);
+
+    fprintf(stderr, "sh: usage: %s %s\n", b->name, b->args);
+    return 2;
+}
+
 /* Checks the argument count, runs b, and flushes what it printed. Output
  * that could not be written (`walk x 1>&-`) is this builtin's error, and
  * is cleared: left set, exit() would report it when the shell ends. */
@@ -1004,10 +1015,8 @@ static int run_builtin(const struct builtin *b, int argc, char **argv)
 {
     int status;
 
-    if (argc - 1 < b->min || argc - 1 > b->max) {
-        fprintf(stderr, "sh: usage: %s %s\n", b->name, b->args);
-        return 1;
-    }
+    if (argc - 1 < b->min || argc - 1 > b->max)
+        return builtin_usage(b->name);
     status = b->run(argc, argv);
     if (fflush(stdout) == EOF || ferror(stdout)) {
         warn("%s: write error", b->name);

@@ -18,8 +18,9 @@ struct group {
     int gr_gid;
 };
 
-/* Each returns a static entry (overwritten by the next call), or NULL if
- * there is none or the file cannot be read. */
+/* Each returns a static entry, overwritten by the next call on the same
+ * database (a passwd entry outlives a group lookup, and back), or NULL
+ * if there is none or the file cannot be read. */
 struct passwd *getpwnam(const char *name);
 struct passwd *getpwuid(int uid);
 struct group *getgrnam(const char *name);

@@ -1,6 +1,8 @@
 /* pwd.c - looking users and groups up by name or id in /etc/passwd and
  * /etc/group. Each call reads the file afresh and splits the matching
- * line into a static entry; a line that does not parse is skipped. */
+ * line into a static entry; a line that does not parse is skipped. Each
+ * database has its own buffer, so a group lookup leaves the passwd entry
+ * the caller holds alone (id(1) prints one after getting the other). */
 #include <fcntl.h>
 #include <orthos.h>
 #include <pwd.h>
@@ -11,29 +13,39 @@
 #define DB_MAX    4096                 /* bytes of a database we read */
 #define DB_FIELDS 7                    /* passwd has 7 fields, group 4 */
 
-static char db[DB_MAX];
-static char *field[DB_FIELDS];
+/* One database: its file, and the text and fields of the last lookup,
+ * which the entry returned points into. */
+struct database {
+    const char *path;
+    int nfields;
+    char text[DB_MAX];
+    char *field[DB_FIELDS];
+};
 
-/* Read `path` into db, NUL-terminated; 0 or -1. */
-static int load(const char *path)
+static struct database passwd_db = { .path = "/etc/passwd", .nfields = 7 };
+static struct database group_db = { .path = "/etc/group", .nfields = 4 };
+
+/* Read db's file into its text, NUL-terminated; 0 or -1. */
+static int load(struct database *db)
 {
-    int fd = open(path, O_RDONLY), n, got = 0;
+    int fd = open(db->path, O_RDONLY), n, got = 0;
 
     if (fd < 0)
         return -1;
-    while (got < DB_MAX - 1 && (n = read(fd, db + got, DB_MAX - 1 - got)) > 0)
+    while (got < DB_MAX - 1 && (n = read(fd, db->text + got, DB_MAX - 1 - got)) > 0)
         got += n;
     close(fd);
-    db[got] = '\0';
+    db->text[got] = '\0';
     return 0;
 }
 
-/* Split the line at *pos into exactly `want` ':'-separated fields and
- * advance *pos past it. 1 if it had them all, 0 if not, -1 at the end. */
-static int next_line(char **pos, int want)
+/* Split the line at *pos into exactly db's number of ':'-separated
+ * fields and advance *pos past it. 1 if it had them all, 0 if not, -1 at
+ * the end. */
+static int next_line(struct database *db, char **pos)
 {
     char *line = *pos, *end;
-    int n = 0;
+    int n = 0, want = db->nfields;
 
     if (!*line)
         return -1;
@@ -44,7 +56,7 @@ static int next_line(char **pos, int want)
         end = line + strlen(line);
     *pos = end;
     while (n < want) {
-        field[n++] = line;
+        db->field[n++] = line;
         if (!(line = strchr(line, ':')))
             break;
         *line++ = '\0';
@@ -52,16 +64,16 @@ static int next_line(char **pos, int want)
     return n == want && !line;
 }
 
-/* The entry of `path` (with `want` fields) whose field `key` is `name`
- * or whose number field `idx` is `id` (name NULL); 1 found, 0 not. */
-static int find(const char *path, int want, const char *name, int idx, int id)
+/* The line of db whose first field is `name`, or whose number field
+ * `idx` is `id` (name NULL), split into db->field; 1 found, 0 not. */
+static int find(struct database *db, const char *name, int idx, int id)
 {
-    char *pos = db;
+    char *pos = db->text, **field = db->field;
     int r;
 
-    if (load(path) < 0)
+    if (load(db) < 0)
         return 0;
-    while ((r = next_line(&pos, want)) >= 0)
+    while ((r = next_line(db, &pos)) >= 0)
         if (r == 1 && (name ? strcmp(field[0], name) == 0 : atoi(field[idx]) == id))
             return 1;
     return 0;
@@ -70,6 +82,7 @@ static int find(const char *path, int want, const char *name, int idx, int id)
 static struct passwd *user_entry(void)
 {
     static struct passwd pw;
+    char **field = passwd_db.field;
 
     pw.pw_name = field[0];
     pw.pw_uid = atoi(field[2]);
@@ -82,6 +95,7 @@ static struct passwd *user_entry(void)
 static struct group *group_entry(void)
 {
     static struct group gr;
+    char **field = group_db.field;
 
     gr.gr_name = field[0];
     gr.gr_gid = atoi(field[2]);
@@ -90,22 +104,22 @@ static struct group *group_entry(void)
 
 struct passwd *getpwnam(const char *name)
 {
-    return find("/etc/passwd", 7, name, 0, 0) ? user_entry() : NULL;
+    return find(&passwd_db, name, 0, 0) ? user_entry() : NULL;
 }
 
 struct passwd *getpwuid(int uid)
 {
-    return find("/etc/passwd", 7, NULL, 2, uid) ? user_entry() : NULL;
+    return find(&passwd_db, NULL, 2, uid) ? user_entry() : NULL;
 }
 
 struct group *getgrnam(const char *name)
 {
-    return find("/etc/group", 4, name, 0, 0) ? group_entry() : NULL;
+    return find(&group_db, name, 0, 0) ? group_entry() : NULL;
 }
 
 struct group *getgrgid(int gid)
 {
-    return find("/etc/group", 4, NULL, 2, gid) ? group_entry() : NULL;
+    return find(&group_db, NULL, 2, gid) ? group_entry() : NULL;
 }
 
 /* setgid first: once the uid is not root, nothing else may change. The

@@ -11,15 +11,15 @@
 
 #define STUDENT 1000
 
-/* Start test in a child acting for the student, in the boot namespace;
+/* Start test in a child acting for uid and gid, in the boot namespace;
  * the child reports its own PASS/FAIL line. Its pid. */
-static int as_student_async(void (*test)(void))
+static int as_user_async(int uid, int gid, void (*test)(void))
 {
     int pid;
 
     fflush(stdout);
     if ((pid = fork()) == 0) {
-        if (setgid(STUDENT) < 0 || setuid(STUDENT) < 0) {
+        if (setgid(gid) < 0 || setuid(uid) < 0) {
             printf("FAIL t_auth_setup: setuid: %s\n", strerror(errno));
             _exit(1);
         }
@@ -30,13 +30,23 @@ static int as_student_async(void (*test)(void))
     return pid;
 }
 
-/* The same, waiting for it. */
-static void as_student(void (*test)(void))
+static int as_student_async(void (*test)(void))
 {
-    int status, pid = as_student_async(test);
+    return as_user_async(STUDENT, STUDENT, test);
+}
+
+/* The same, waiting for it. */
+static void as_user(int uid, int gid, void (*test)(void))
+{
+    int status, pid = as_user_async(uid, gid, test);
 
     if (pid > 0)
         waitpid(pid, &status, 0);
+}
+
+static void as_student(void (*test)(void))
+{
+    as_user(STUDENT, STUDENT, test);
 }
 
 /* A child that stays alive until root has looked: it writes to seen[1]
@@ -59,6 +69,23 @@ static int root_file(const char *path, const char *text, int mode)
     return put_file(path, text) == 0 && chmod(path, mode) == 0 ? 0 : -1;
 }
 
+/* The same, then given to uid and gid. */
+static int users_file(const char *path, int mode, int uid, int gid)
+{
+    return root_file(path, "x", mode) == 0 && chown(path, uid, gid) == 0 ? 0 : -1;
+}
+
+/* ready(path, access) by the caller: 0, or -1 with errno set. */
+static int try_ready(const char *path, int access)
+{
+    int p = walk(AT_CWD, path, 0), f = p < 0 ? -1 : ready(p, access), saved = errno;
+
+    close(f);
+    close(p);
+    errno = saved;
+    return f < 0 ? -1 : 0;
+}
+
 /* ------------------------------------------------------------ nodes */
 
 static void reading_another_users_0600_file_is_eacces(void)
@@ -72,6 +99,30 @@ static void reading_another_users_0600_file_is_eacces(void)
     CHECK_ERR(ready(p, R_READ), EACCES);
     CHECK_ERR(ready(p, R_WRITE), EACCES);
     close(p);
+    PASS();
+}
+
+/* Exactly one class of bits applies: the owner's to the owner, even when
+ * the others' grant more; the group's to a member of the node's group
+ * (by gid, not uid); the others' to the rest. Made by main, each "x":
+ * au_c_own 0044 the student's; au_c_grp 0640 and au_c_grp_none 0604 of uid 2000
+ * in group 1000; au_c_g3 0640 of uid 2000 in group 3000. */
+static void each_user_gets_the_bits_of_exactly_one_class(void)
+{
+    CHECK_ERR(try_ready("/tmp/au_c_own", R_READ), EACCES);      /* owner: ---, not r-- */
+    CHECK(try_ready("/tmp/au_c_grp", R_READ) == 0, "a member of the group reads a 0640 file");
+    CHECK_ERR(try_ready("/tmp/au_c_grp", R_WRITE), EACCES);
+    CHECK_ERR(try_ready("/tmp/au_c_grp_none", R_READ), EACCES); /* group: ---, not others' r-- */
+    CHECK_ERR(try_ready("/tmp/au_c_g3", R_READ), EACCES);       /* not in group 3000 */
+    PASS();
+}
+
+/* The same, as uid 1000 in group 3000: the group is the gid's, whatever
+ * the uid's number. */
+static void the_group_class_goes_by_gid(void)
+{
+    CHECK(try_ready("/tmp/au_c_g3", R_READ) == 0, "a member of group 3000 reads a 0640 file");
+    CHECK(try_ready("/tmp/au_c_grp_none", R_READ) == 0, "not in group 1000: the others' r--");
     PASS();
 }
 
@@ -107,6 +158,11 @@ static void search_permission_is_needed_on_every_directory_walked(void)
     CHECK_ERR(walk(AT_CWD, "/tmp/au_closed/f", 0), EACCES);
     CHECK_ERR(walk(AT_CWD, "/tmp/au_closed/../au_closed/f", 0), EACCES);
     close(p);
+    CHECK((p = walk(AT_CWD, "/tmp/au_xonly/f", 0)) >= 0, "search is x: through a 0711 directory");
+    close(p);
+    CHECK_ERR(try_ready("/tmp/au_xonly", R_READ), EACCES); /* but not list it */
+    CHECK_ERR(walk(AT_CWD, "/tmp/au_ronly/f", 0), EACCES); /* r without x lists, no more */
+    CHECK(try_ready("/tmp/au_ronly", R_READ) == 0, "ready a 0744 directory for reading");
     PASS();
 }
 
@@ -128,6 +184,15 @@ static void sticky_tmp_keeps_users_from_removing_others_files(void)
     PASS();
 }
 
+/* In a sticky directory of one's own, others' files are one's to remove
+ * (main made /tmp/au_stk, the student's, 01777, with root's file in it). */
+static void the_owner_of_a_sticky_directory_removes_anyones_files(void)
+{
+    CHECK(rename("/tmp/au_stk/roots", "/tmp/au_stk/moved") == 0, "rename of root's file");
+    CHECK(unlink("/tmp/au_stk/moved") == 0, "unlink of root's file");
+    PASS();
+}
+
 static void a_new_node_is_its_makers_and_only_the_owner_changes_its_mode(void)
 {
     struct stat st;
@@ -140,6 +205,9 @@ static void a_new_node_is_its_makers_and_only_the_owner_changes_its_mode(void)
           "fchmod on a path fd");
     CHECK_ERR(fchmod(f, 010000), EINVAL);
     CHECK_ERR(fchown(f, 0, -1), EPERM);                 /* no giving away */
+    CHECK_ERR(fchown(f, -1, 0), EPERM);                 /* nor to another group */
+    CHECK_ERR(fchown(f, 65536, -1), EINVAL);            /* ext2 keeps 16 bits */
+    CHECK_ERR(fchown(f, -1, 65536), EINVAL);
     CHECK(fchown(f, STUDENT, STUDENT) == 0, "setting what it has");
     close(f);
     CHECK((r = walk(AT_CWD, "/tmp/au_secret", 0)) >= 0, "walk");
@@ -192,6 +260,17 @@ static void setuid_back_to_root_is_eperm(void)
     CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
               WEXITSTATUS(status) == 0,
           "a child acts for the same user");
+    PASS();
+}
+
+/* Ids are 16 bits (ext2 keeps no more): even root gets EINVAL past them,
+ * and keeps the id it had. (Run as root, in a child.) */
+static void ids_past_16_bits_are_einval(void)
+{
+    CHECK_ERR(setgid(65536), EINVAL);
+    CHECK_ERR(setuid(65536), EINVAL);
+    CHECK(getuid() == 0 && getgid() == 0, "uid %d gid %d", getuid(), getgid());
+    CHECK(setgid(65535) == 0 && setuid(65535) == 0, "the largest id");
     PASS();
 }
 
@@ -253,6 +332,7 @@ static void a_user_joins_only_their_own_groups(void)
           strerror(errno));
     CHECK(setpgid(0, pid) == 0, "joining one's own child's group: %s", strerror(errno));
     CHECK_ERR(setpgid(pid, root_sleeper), EPERM);       /* nor a child into root's */
+    CHECK_ERR(setpgid(getppid(), 0), ESRCH);            /* only oneself and one's children */
     CHECK(setpgid(0, 0) == 0, "a new group of one's own: %s", strerror(errno));
     kill(pid, SIGKILL);
     waitpid(pid, &status, 0);
@@ -432,6 +512,7 @@ static void root_bypasses_the_bits_but_not_a_mode_that_grants_nobody(void)
     CHECK((f = ready(p, R_READ)) >= 0, "read");
     close(f);
     close(p);
+    CHECK(try_ready("/tmp/au_c_own", R_READ) == 0, "a 0044 file: a bit in some class will do");
     PASS();
 }
 
@@ -480,7 +561,15 @@ int main(void)
         root_file("/tmp/au_closed/f", "x", 0644) < 0 || root_file("/tmp/au_roots", "", 0666) < 0 ||
         mkdir("/tmp/au_mnt", 0777) < 0 || copy_true() < 0 ||
         root_file("/tmp/au_student", "hers\n", 0600) < 0 ||
-        chown("/tmp/au_student", 1000, 1000) < 0)
+        chown("/tmp/au_student", 1000, 1000) < 0 ||
+        users_file("/tmp/au_c_own", 0044, STUDENT, STUDENT) < 0 ||
+        users_file("/tmp/au_c_grp", 0640, 2000, STUDENT) < 0 ||
+        users_file("/tmp/au_c_grp_none", 0604, 2000, STUDENT) < 0 ||
+        users_file("/tmp/au_c_g3", 0640, 2000, 3000) < 0 || mkdir("/tmp/au_stk", 0755) < 0 ||
+        chmod("/tmp/au_stk", 01777) < 0 || chown("/tmp/au_stk", STUDENT, STUDENT) < 0 ||
+        root_file("/tmp/au_stk/roots", "x", 0644) < 0 || mkdir("/tmp/au_xonly", 0711) < 0 ||
+        root_file("/tmp/au_xonly/f", "x", 0644) < 0 || mkdir("/tmp/au_ronly", 0744) < 0 ||
+        root_file("/tmp/au_ronly/f", "x", 0644) < 0)
         printf("FAIL t_auth_setup: %s\n", strerror(errno));
 
     as_student(reading_another_users_0600_file_is_eacces);
@@ -489,11 +578,15 @@ int main(void)
     close(inherited_fd);
     as_student(writing_in_a_directory_without_write_permission_is_eacces);
     as_student(search_permission_is_needed_on_every_directory_walked);
+    as_student(each_user_gets_the_bits_of_exactly_one_class);
+    as_user(STUDENT, 3000, the_group_class_goes_by_gid);
     as_student(sticky_tmp_keeps_users_from_removing_others_files);
+    as_student(the_owner_of_a_sticky_directory_removes_anyones_files);
     as_student(a_new_node_is_its_makers_and_only_the_owner_changes_its_mode);
     as_student(exec_needs_execute_permission_of_the_callers_class);
     as_student(device_nodes_are_made_by_root_and_readied_only_from_roots_filesystems);
     as_student(setuid_back_to_root_is_eperm);
+    as_user(0, 0, ids_past_16_bits_are_einval);
     if ((root_sleeper = fork()) == 0) {
         setpgid(0, 0);
         sleep_ms(20000);

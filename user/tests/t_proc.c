@@ -142,6 +142,9 @@ static void sbrk_grows_and_shrinks(void)
     errno = 0;
     CHECK(sbrk(0x7FFFFFFF) == (void *)-1 && errno == ENOMEM, "a huge sbrk must fail");
     CHECK(sbrk(-0x10000000) == (void *)-1 && errno == EINVAL, "shrinking below the start");
+    errno = 0;                          /* below the start without wrapping: into the program */
+    CHECK(sbrk(-(int)((unsigned)sbrk(0) / 2)) == (void *)-1 && errno == EINVAL,
+          "shrinking into the program's own data");
     PASS();
 }
 

@@ -8,6 +8,7 @@
  * `--fpu-state` and `--args` modes are what the exec tests run. */
 #include <fcntl.h>
 #include <orthos.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -559,6 +560,170 @@ static void unmasked_fpu_exceptions_kill_only_that_process(void)
     PASS();
 }
 
+/* ------------------------------------------------------------ 4. pids */
+
+/* A child's half of the test below: /proc/self names it, and its pid's
+ * directory (and no spelling with a leading zero) is there. */
+static int proc_names_me(void)
+{
+    char path[32], want[32], text[256], link[16];
+    int pid = getpid(), n = readlink("/proc/self", link, sizeof(link) - 1);
+
+    if (n <= 0)
+        return 1;
+    link[n] = '\0';
+    snprintf(want, sizeof(want), "pid %d\n", pid);
+    snprintf(path, sizeof(path), "/proc/%d/status", pid);
+    if (atoi(link) != pid || slurp(path, text, sizeof(text)) <= 0 ||
+        strncmp(text, want, strlen(want)))
+        return 2;
+    if (slurp("/proc/self/status", text, sizeof(text)) <= 0 || strncmp(text, want, strlen(want)))
+        return 3;
+    snprintf(path, sizeof(path), "/proc/0%d/status", pid);
+    return slurp(path, text, sizeof(text)) < 0 && errno == ENOENT ? 0 : 4;
+}
+
+/* /proc once read no name past 1000009 (its number parsing stopped
+ * there), so a long-running machine's processes vanished from ps. The
+ * pids printed let the nextpid= boot (tools/test.py) see them wrap after
+ * PID_MAX; booted plainly, they are small and this checks /proc alone. */
+static void proc_names_every_pid_and_pids_wrap(void)
+{
+    char text[256];
+    int pid[4], status, i, j;
+
+    for (i = 0; i < 4; i++) {
+        CHECK((pid[i] = fork()) >= 0, "fork");
+        if (pid[i] == 0)
+            _exit(proc_names_me());
+        CHECK(waitpid(pid[i], &status, 0) == pid[i], "wait");
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child %d: step %d failed", pid[i],
+              WEXITSTATUS(status));
+        for (j = 0; j < i; j++)
+            CHECK(pid[j] != pid[i] && pid[i] > 1, "pid %d twice, or init's", pid[i]);
+    }
+    CHECK(slurp("/proc/268435456/status", text, sizeof(text)) < 0 && errno == ENOENT,
+          "past PID_MAX");
+    CHECK(slurp("/proc/99999999999999999999/status", text, sizeof(text)) < 0 && errno == ENOENT,
+          "a number past any int");
+    printf("t_robust: pids %d %d %d %d after %d\n", pid[0], pid[1], pid[2], pid[3], getpid());
+    PASS();
+}
+
+/* ------------------------------------------------------------ 5. lseek and a shared read */
+
+#define SEEK_IMG  "/tmp/seek.img"
+#define SEEK_FILE 65536                /* bytes of the file read: word i holds offset 4i */
+#define SEEK_STEP 4096                 /* where the seeker puts the position */
+#define SEEK_MS   1500                 /* how long the race runs */
+
+/* Keeps the instance entered, and yielding: freeing a file's 256 blocks
+ * yields every WALK_YIELD (ext2.c), so a read meanwhile waits in the
+ * middle, its position's turn held. */
+static void hog(int dir)
+{
+    static char block[256 * 1024];
+    int f = create(dir, "hog", S_IFREG, 0644, 0), fd = f < 0 ? -1 : ready(f, R_RDWR);
+
+    for (;;) {
+        if (fd < 0 || ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) != 0 ||
+            write(fd, block, sizeof(block)) != (int)sizeof(block))
+            _exit(1);
+    }
+}
+
+/* Puts the shared position at the next multiple of SEEK_STEP, for ever. */
+static void seeker(int fd)
+{
+    int k;
+
+    for (k = 0;; k = (k + 1) % (SEEK_FILE / SEEK_STEP))
+        if (lseek(fd, k * SEEK_STEP, SEEK_SET) < 0)
+            _exit(1);
+}
+
+/* A read sharing its open file with a process that lseeks: the read
+ * moves the position on from where it read, or the lseek comes after it.
+ * The lseek took no turn, so it could land while the read waited inside
+ * ext2, and the read then moved the lseek's position on by what it had
+ * read elsewhere: the next read started 4 bytes past a multiple of
+ * SEEK_STEP that no read had been at. Each read here is of one word,
+ * which says where it was read from. */
+static void lseek_waits_for_a_shared_read_in_progress(void)
+{
+    static int words[SEEK_FILE / 4];
+    int img, src, root, f, fd, pid[2], i, n = 0, w, prev = -4, odd = 0, first = 0, seeks = 0;
+    unsigned t0;
+
+    for (i = 0; i < SEEK_FILE / 4; i++)
+        words[i] = 4 * i;
+    CHECK(copyfile("/etc/sample.ext2", SEEK_IMG) == 0, "copy the image");
+    CHECK((img = walk(AT_CWD, SEEK_IMG, 0)) >= 0 && (src = ready(img, R_RDWR)) >= 0, "ready");
+    CHECK((root = fsopen("ext2", src, "")) >= 0, "fsopen ext2");
+    close(src);
+    close(img);
+    CHECK((f = create(root, "words", S_IFREG, 0644, 0)) >= 0 && (fd = ready(f, R_RDWR)) >= 0,
+          "create");
+    close(f);
+    CHECK(write(fd, words, sizeof(words)) == (int)sizeof(words), "write the words");
+    fflush(stdout);
+    CHECK((pid[0] = fork()) >= 0, "fork");
+    if (pid[0] == 0)
+        hog(root);
+    CHECK((pid[1] = fork()) >= 0, "fork");
+    if (pid[1] == 0)
+        seeker(fd);
+    for (i = 0, t0 = uptime_ms(); uptime_ms() - t0 < SEEK_MS && !odd; i++) {
+        if ((n = read(fd, &w, 4)) == 0) {
+            prev = -4;                  /* at the end: the seeker brings it back */
+            continue;
+        }
+        if (n != 4)
+            break;
+        if (w != prev + 4)
+            seeks++;
+        if (w != prev + 4 && w % SEEK_STEP != 0) {
+            odd = w;
+            first = prev;
+        }
+        prev = w;
+    }
+    kill(pid[0], SIGKILL);
+    kill(pid[1], SIGKILL);
+    waitpid(pid[0], NULL, 0);
+    waitpid(pid[1], NULL, 0);
+    close(fd);
+    close(root);
+    unlink(SEEK_IMG);
+    CHECK(n == 4 || n == 0, "read: %d", n);
+    CHECK(seeks > 0, "the seeker never moved the position: no race was run");
+    CHECK(!odd, "after a read at %d, the next began at %d (read %d)", first, odd, i);
+    PASS();
+}
+
+/* ------------------------------------------------------------ 6. the library */
+
+/* <pwd.h>: "overwritten by the next call" of the same database. The two
+ * databases shared one buffer, so id(1)'s getgrgid rewrote the passwd
+ * entry it had just been given (root's shell read "x", from the group
+ * file's second line). */
+static void a_passwd_entry_survives_a_group_lookup(void)
+{
+    struct passwd *pw = getpwuid(0);
+    struct group *gr;
+
+    CHECK(pw && strcmp(pw->pw_name, "root") == 0, "getpwuid(0)");
+    gr = getgrgid(1000);
+    CHECK(gr && strcmp(gr->gr_name, "student") == 0 && gr->gr_gid == 1000, "getgrgid(1000)");
+    CHECK(strcmp(pw->pw_name, "root") == 0 && strcmp(pw->pw_dir, "/") == 0 &&
+              strcmp(pw->pw_shell, "/bin/sh") == 0,
+          "root's entry after getgrgid: %s %s %s", pw->pw_name, pw->pw_dir, pw->pw_shell);
+    pw = getpwnam("student");
+    CHECK(pw && pw->pw_uid == 1000 && strcmp(gr->gr_name, "student") == 0,
+          "the group entry after getpwnam: %s", gr->gr_name);
+    PASS();
+}
+
 /* ------------------------------------------------------------ main */
 
 int main(int argc, char *argv[])
@@ -580,6 +745,9 @@ int main(int argc, char *argv[])
     T_RUN(unmasked_fpu_exceptions_kill_only_that_process);
     T_RUN(a_big_writer_and_small_writers_share_a_full_pipe);
     T_RUN(two_writers_on_a_full_pipe_sleep_and_the_clock_runs);
+    T_RUN(proc_names_every_pid_and_pids_wrap);
+    T_RUN(lseek_waits_for_a_shared_read_in_progress);
+    T_RUN(a_passwd_entry_survives_a_group_lookup);
     printf("t_robust: done\n");
     return t_failures != 0;
 }

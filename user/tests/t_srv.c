@@ -234,6 +234,49 @@ static void a_blocked_channel_read_is_ended_by_kill(void)
     PASS();
 }
 
+#define CHAN_BYTES 8192                 /* a channel's ring, each way (chan(2)) */
+
+/* The child's half of the test below: 0, or the step that failed. */
+static int nonblocking_channel_steps(void)
+{
+    static char big[CHAN_BYTES + 100];
+    int c[2], n, total = 0;
+    char b;
+
+    if (chan(c) < 0 || fcntl(c[0], F_SETFL, R_NONBLOCK) < 0)
+        return 1;
+    if (read(c[0], &b, 1) != -1 || errno != EAGAIN)
+        return 2;                       /* nothing queued: no waiting */
+    while ((n = write(c[0], big, 1000)) > 0)
+        total += n;
+    if (n != -1 || errno != EAGAIN || total != 8000)
+        return 3;                       /* 1000 at a time: all or nothing, as a pipe's */
+    if (write(c[0], big, sizeof(big)) != 192 || write(c[0], "x", 1) != -1 || errno != EAGAIN)
+        return 4;                       /* longer than the ring: what fits */
+    if (read(c[1], big, sizeof(big)) != CHAN_BYTES || write(c[0], big, sizeof(big)) != CHAN_BYTES)
+        return 5;                       /* emptied: the long write fills it again */
+    if (fcntl(c[1], F_SETFL, R_NONBLOCK) < 0 || read(c[1], big, sizeof(big)) != CHAN_BYTES ||
+        read(c[1], &b, 1) != -1 || errno != EAGAIN)
+        return 6;
+    close(c[0]);
+    return read(c[1], &b, 1) == 0 ? 0 : 7; /* the peer gone: end of file, not EAGAIN */
+}
+
+/* R_NONBLOCK on a channel end: EAGAIN where a read or write would wait,
+ * as on a pipe. The channel ignored it, and the child hung. */
+static void a_nonblocking_channel_end_gives_eagain_instead_of_waiting(void)
+{
+    int pid, status;
+
+    fflush(stdout);
+    CHECK((pid = fork()) >= 0, "fork");
+    if (pid == 0)
+        _exit(nonblocking_channel_steps());
+    CHECK(wait_child_ms(pid, 3000, &status), "the child waited (killed after 3 s)");
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "step %d failed", WEXITSTATUS(status));
+    PASS();
+}
+
 static void fsopen_srv_takes_only_a_channel_end(void)
 {
     int c[2], pid, root, f = ready_at(AT_CWD, "/bin/ls", R_READ);
@@ -290,6 +333,47 @@ static void a_served_file_reads_back_what_was_written(void)
     close(fd);
     close(root);
     CHECK(exits_cleanly(pid, 2000), "ramsrv exits when its filesystem goes");
+    PASS();
+}
+
+static int served_root;                 /* for the child below */
+
+/* A child that is not the server's owner makes a file in the served root
+ * (ramsrv's is 0777): 0 if refused with EPERM and no name was left. */
+static int a_stranger_makes_a_file(void)
+{
+    if (setgid(1000) < 0 || setuid(1000) < 0)
+        return 1;
+    if (create(served_root, "theirs", S_IFREG, 0644, 0) != -1 || errno != EPERM)
+        return 2;
+    return walk(served_root, "theirs", 0) < 0 && errno == ENOENT ? 0 : 3;
+}
+
+/* The protocol cannot store a mode, owner or group (doc/srv.md): every
+ * served node is the fsopen caller's, with the bits the server reports.
+ * fchmod and fchown said 0 and changed only the kernel's vnode, and the
+ * change was gone once the vnode was (the next walk asked the server). */
+static void chmod_and_chown_of_a_served_file_are_refused(void)
+{
+    struct stat st;
+    int pid, root, fd, status;
+
+    CHECK((root = serve_ram(&pid)) >= 0, "fsopen srv on ramsrv");
+    CHECK(fchmod(root, 0777) == -1 && errno == EPERM, "fchmod of the root");
+    CHECK((fd = openat(root, "f", O_CREAT | O_RDWR, 0640)) >= 0, "create f");
+    CHECK(fchmod(fd, 0600) == -1 && errno == EPERM, "fchmod: not stored, so refused");
+    CHECK(fchown(fd, 1000, 1000) == -1 && errno == EPERM, "fchown");
+    CHECK(fstat(fd, &st) == 0 && (st.st_mode & 07777) == 0640 && st.st_uid == 0,
+          "unchanged: %o uid %d", st.st_mode, st.st_uid);
+    close(fd);
+    CHECK((fd = walk(root, "f", 0)) >= 0 && fstat(fd, &st) == 0 && (st.st_mode & 07777) == 0640,
+          "the server's mode: %o", st.st_mode);
+    close(fd);
+    served_root = root;
+    CHECK((status = in_child(a_stranger_makes_a_file)) == 0, "a stranger's create: step %d",
+          status);
+    close(root);
+    CHECK(exits_cleanly(pid, 2000), "ramsrv exits");
     PASS();
 }
 
@@ -890,9 +974,11 @@ int main(int argc, char *argv[])
     T_RUN(a_channel_carries_bytes_both_ways);
     T_RUN(a_closed_peer_gives_eof_and_epipe);
     T_RUN(a_blocked_channel_read_is_ended_by_kill);
+    T_RUN(a_nonblocking_channel_end_gives_eagain_instead_of_waiting);
     T_RUN(fsopen_srv_takes_only_a_channel_end);
     T_RUN(a_served_file_reads_back_what_was_written);
     T_RUN(a_served_directory_lists_created_names);
+    T_RUN(chmod_and_chown_of_a_served_file_are_refused);
     T_RUN(the_servers_death_gives_eio_not_a_hang);
     T_RUN(a_server_dying_mid_reply_gives_eio);
     T_RUN(a_reply_with_a_wrong_tag_gives_eio);

@@ -329,10 +329,15 @@ static void an_attachment_inside_a_member_is_reached_through_the_union(void)
 
 static int student_in_union(void)
 {
+    int total;
+
     if (setgid(1000) < 0 || setuid(1000) < 0)
         return 1;
     if (walk(AT_CWD, "/tmp/un6/secret", 0) >= 0 || errno != ENOENT)
         return 2;                       /* in the closed member only: passed over */
+    if (count_name("/tmp/un6", "secret", &total) != 0 ||
+        count_name("/tmp/un6", "open", &total) != 1)
+        return 4;                       /* and not listed: it may not be read either */
     return strcmp(contents("/tmp/un6/open"), "open") == 0 ? 0 : 3;
 }
 

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""tools/kmutants.py - prove that make test's guest suites catch wrong kernels.
+
+    tools/kmutants.py [--sample] [--only PAT] [--list] [--suites "S ..."]
+
+tools/kmutants.txt is a catalogue of plausible mistakes in the kernel's
+checks: who may do what (kernel/fs/perm.c, the credentials, the call sites
+that ask them) and what a system call takes from user memory. Each entry
+replaces a piece of text that occurs once in one file. For every entry this
+tool puts the mistake into a copy of the tree (build/kmutants/tree, started
+from this tree's objects, so a mutant recompiles one file and relinks the
+kernel), boots the guest suites (SUITES below: the ones about authority,
+memory and files; about 7 s) and wants at least one test to fail. A test
+that ends its process before it reports counts as failed: tools/test.py
+knows every test a guest program declares (declared_tests).
+
+It prints a line per mutant (CAUGHT by which test, SURVIVED, BAD PATTERN,
+DOES NOT BUILD) and exits 1 unless every mutant was caught. `make
+kmutants` runs them all (a few minutes); `make test` runs the entries
+named in SAMPLE, below, as one suite (tools/test.py kmutants_suite), with
+only the suites that catch them and without the run on the kernel as it
+is (make test runs those suites itself). The
+labs' own catalogues are tools/mutants.py's."""
+import argparse
+import fnmatch
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import grade  # noqa: E402
+import handout  # noqa: E402
+
+ROOT = handout.ROOT
+CATALOGUE = os.path.join(ROOT, "tools", "kmutants.txt")
+TREE = os.path.join(ROOT, "build", "kmutants", "tree")
+SUITES = ["t_auth", "t_attack", "t_attach", "t_fs", "t_union", "t_srv", "t_proc", "t_robust",
+          "t_bounds", "usertests", "shell/authority", "shell/login"]
+# make test's few: from four of the files the catalogue touches (perm.c,
+# namei.c, sysproc.c, vm.c), each caught by t_auth or t_fs.
+SAMPLE = ["group_by_uid", "walk_search_is_read", "setpgid_any_proc", "user_range_no_write_bit"]
+
+
+def parse(path=CATALOGUE):
+    """[(name, file, description, old, new)] from the catalogue."""
+    entries, cur = [], None
+    with open(path) as f:
+        lines = f.read().split("\n")
+    for n, line in enumerate(lines, 1):
+        if line.startswith("== "):
+            words = line[3:].split()
+            if len(words) != 2:
+                raise ValueError("%s:%d: want '== NAME FILE'" % (path, n))
+            cur = {"name": words[0], "file": words[1], "desc": None, "-": [], "+": []}
+            entries.append(cur)
+        elif cur is None or line.startswith("#") and cur["desc"] is None:
+            continue
+        elif cur["desc"] is None:
+            cur["desc"] = line
+        elif line[:1] in ("-", "+") and line[1:2] in ("", " "):
+            cur[line[0]].append(line[2:])
+        elif line.strip():
+            raise ValueError("%s:%d: want a '- ' or '+ ' line" % (path, n))
+    return [(e["name"], e["file"], e["desc"] or "", "\n".join(e["-"]), "\n".join(e["+"]))
+            for e in entries]
+
+
+def prepare(tree=TREE):
+    """Make tree this tree's files (only the changed ones written, so its
+    build/ stays valid; a new tree starts from this tree's objects) and
+    build it: None, or the end of make's output."""
+    files = {}
+    for rel in handout.tracked_files():
+        path = os.path.join(ROOT, rel)
+        with open(path, "rb") as f:
+            files[rel] = (f.read(), os.stat(path).st_mode & 0o777)
+    os.makedirs(tree, exist_ok=True)
+    handout.write_tree(files, tree)
+    grade.seed_build(ROOT, tree)
+    ok, out = grade.make(tree, jobs=2)
+    return None if ok else grade.tail(out, 12)
+
+
+def failures(tree, suites):
+    """Run suites in tree: (the FAIL lines' test names, the last line)."""
+    p = subprocess.run([sys.executable, os.path.join(tree, "tools", "test.py")] + suites,
+                       capture_output=True, text=True, timeout=900)
+    lines = p.stdout.strip().split("\n")
+    return [x.split()[1] for x in lines if x.startswith("FAIL ")], lines[-1]
+
+
+def check(tree, entry, suites):
+    """One mutant: (ok, what happened)."""
+    name, rel, _, old, new = entry
+    path = os.path.join(tree, rel)
+    with open(path) as f:
+        src = f.read()
+    if src.count(old) != 1 or not old:
+        return False, "BAD PATTERN (%d matches in %s)" % (src.count(old), rel)
+    try:
+        with open(path, "w") as f:
+            f.write(src.replace(old, new))
+        ok, out = grade.make(tree, jobs=2)
+        if not ok:
+            return False, "DOES NOT BUILD\n" + grade.tail(out, 6)
+        failed, last = failures(tree, suites)
+        if not failed:
+            return False, "SURVIVED (%s)" % last
+        return True, "caught by %s%s" % (failed[0], " +%d" % (len(failed) - 1)
+                                         if len(failed) > 1 else "")
+    finally:
+        with open(path, "w") as f:
+            f.write(src)
+
+
+def main():
+    ap = argparse.ArgumentParser(description="prove make test catches wrong kernels")
+    ap.add_argument("--sample", action="store_true", help="only make test's few (SAMPLE)")
+    ap.add_argument("--only", action="append", metavar="PATTERN",
+                    help="only the mutants whose names match PATTERN (fnmatch)")
+    ap.add_argument("--list", action="store_true", help="list the mutants and stop")
+    ap.add_argument("--suites", help="the guest suites to run (default: %s)" % " ".join(SUITES))
+    ap.add_argument("--tree", default=TREE, help="the copy of the tree to work in")
+    ap.add_argument("--no-reference", action="store_true",
+                    help="skip the run of the suites on the kernel as it is")
+    args = ap.parse_args()
+    entries = parse()
+    if args.sample:
+        entries = [e for e in entries if e[0] in SAMPLE]
+    if args.only:
+        entries = [e for e in entries if any(fnmatch.fnmatch(e[0], p) for p in args.only)]
+    if args.list:
+        for e in entries:
+            print("%-28s %-22s %s" % (e[0], e[1], e[2]))
+        return 0
+    start = time.monotonic()
+    log = prepare(args.tree)
+    if log is not None:
+        print("BAD  (tree)  does not build:\n" + log)
+        return 1
+    suites = args.suites.split() if args.suites else SUITES
+    failed = []
+    if not args.no_reference:
+        failed, last = failures(args.tree, suites)
+        print("%-4s %-28s %s" % ("BAD" if failed else "ok", "(the kernel as it is)",
+                                 "fails " + " ".join(failed[:3]) if failed else last))
+    caught = 0
+    for e in entries:
+        ok, what = check(args.tree, e, suites)
+        caught += ok
+        print("%-4s %-28s %s" % ("ok" if ok else "BAD", e[0], what.replace("\n", "\n      ")))
+        sys.stdout.flush()
+    grade.make(args.tree, jobs=2)
+    print("kmutants: %d/%d caught; %.0fs" % (caught, len(entries), time.monotonic() - start))
+    return 0 if caught == len(entries) and not failed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
