@@ -386,37 +386,39 @@ test: all $(if $(GRUB_OK),$(B)/orthos.iso) $(HOSTTESTS:%=$(B)/hosttest/%)
 # batch.py, handin.py, tools/autograder/); doc/instructors.md explains them.
 # make grade [LAB=NN] [TEST=name...] [JSON=results.json] [GRADE_EXTRA=dir]
 #            [SUBMISSION=path]   (a pristine tree; otherwise this tree as it is)
+# $(call q,TEXT): TEXT as one shell word (a path may hold spaces or quotes).
+q = '$(subst ','\'',$(1))'
 grade:
-	@$(PYTHON) tools/grade.py $(LAB) $(if $(SUBMISSION),--submission $(SUBMISSION)) \
-		$(if $(JSON),--json $(JSON)) $(foreach t,$(TEST),--test $(t)) \
-		$(if $(GRADE_EXTRA),--extra $(GRADE_EXTRA))
+	@$(PYTHON) tools/grade.py $(LAB) $(if $(SUBMISSION),--submission $(call q,$(SUBMISSION))) \
+		$(if $(JSON),--json $(call q,$(JSON))) $(foreach t,$(TEST),--test $(t)) \
+		$(if $(GRADE_EXTRA),--extra $(call q,$(GRADE_EXTRA)))
 
 # make handout LAB=NN [HANDOUT=dir]: lab NN and later labs stubbed, in build/handout-NN
 handout:
 	@test -n "$(LAB)" || { echo "usage: make handout LAB=NN"; exit 2; }
-	$(PYTHON) tools/handout.py $(LAB) $(HANDOUT)
+	$(PYTHON) tools/handout.py $(LAB) $(if $(HANDOUT),$(call q,$(HANDOUT)))
 
 # make handin LAB=NN [HANDIN=file]: the lab's files and answers.md in build/handin-NN.tar.gz
 handin:
 	@test -n "$(LAB)" || { echo "usage: make handin LAB=NN"; exit 2; }
-	@$(PYTHON) tools/handin.py $(LAB) $(HANDIN)
+	@$(PYTHON) tools/handin.py $(LAB) $(if $(HANDIN),$(call q,$(HANDIN)))
 
 # make autograder LAB=NN [GRADE_EXTRA=dir]: build/autograder-NN.zip (Gradescope)
 autograder:
 	@test -n "$(LAB)" || { echo "usage: make autograder LAB=NN [GRADE_EXTRA=dir]"; exit 2; }
-	@$(PYTHON) tools/autograder/package.py $(LAB) $(if $(GRADE_EXTRA),--extra $(GRADE_EXTRA)) \
-		$(if $(AUTOGRADER_ZIP),--out $(AUTOGRADER_ZIP))
+	@$(PYTHON) tools/autograder/package.py $(LAB) $(if $(GRADE_EXTRA),--extra $(call q,$(GRADE_EXTRA))) \
+		$(if $(AUTOGRADER_ZIP),--out $(call q,$(AUTOGRADER_ZIP)))
 
 # make course [COURSE=dir]: the course repository, a branch per lab (build/course)
 course:
-	@$(PYTHON) tools/course.py $(COURSE)
+	@$(PYTHON) tools/course.py $(if $(COURSE),$(call q,$(COURSE)))
 
 # make grade-batch LAB=NN SUBMISSIONS=dir [GRADE_EXTRA=dir] [OUT=dir]
 grade-batch:
 	@test -n "$(LAB)" -a -n "$(SUBMISSIONS)" || \
 		{ echo "usage: make grade-batch LAB=NN SUBMISSIONS=dir"; exit 2; }
-	@$(PYTHON) tools/batch.py $(LAB) $(SUBMISSIONS) $(if $(OUT),--out $(OUT)) \
-		$(if $(GRADE_EXTRA),--extra $(GRADE_EXTRA))
+	@$(PYTHON) tools/batch.py $(LAB) $(call q,$(SUBMISSIONS)) $(if $(OUT),--out $(call q,$(OUT))) \
+		$(if $(GRADE_EXTRA),--extra $(call q,$(GRADE_EXTRA)))
 # ---------------------------------------------------------------- end of grading
 
 # ---------------------------------------------------------------- mutants
