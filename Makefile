@@ -386,37 +386,39 @@ test: all $(if $(GRUB_OK),$(B)/orthos.iso) $(HOSTTESTS:%=$(B)/hosttest/%)
 # batch.py, handin.py, tools/autograder/); doc/instructors.md explains them.
 # make grade [LAB=NN] [TEST=name...] [JSON=results.json] [GRADE_EXTRA=dir]
 #            [SUBMISSION=path]   (a pristine tree; otherwise this tree as it is)
+# $(call q,TEXT): TEXT as one shell word (a path may hold spaces or quotes).
+q = '$(subst ','\'',$(1))'
 grade:
-	@$(PYTHON) tools/grade.py $(LAB) $(if $(SUBMISSION),--submission $(SUBMISSION)) \
-		$(if $(JSON),--json $(JSON)) $(foreach t,$(TEST),--test $(t)) \
-		$(if $(GRADE_EXTRA),--extra $(GRADE_EXTRA))
+	@$(PYTHON) tools/grade.py $(LAB) $(if $(SUBMISSION),--submission $(call q,$(SUBMISSION))) \
+		$(if $(JSON),--json $(call q,$(JSON))) $(foreach t,$(TEST),--test $(t)) \
+		$(if $(GRADE_EXTRA),--extra $(call q,$(GRADE_EXTRA)))
 
 # make handout LAB=NN [HANDOUT=dir]: lab NN and later labs stubbed, in build/handout-NN
 handout:
 	@test -n "$(LAB)" || { echo "usage: make handout LAB=NN"; exit 2; }
-	$(PYTHON) tools/handout.py $(LAB) $(HANDOUT)
+	$(PYTHON) tools/handout.py $(LAB) $(if $(HANDOUT),$(call q,$(HANDOUT)))
 
 # make handin LAB=NN [HANDIN=file]: the lab's files and answers.md in build/handin-NN.tar.gz
 handin:
 	@test -n "$(LAB)" || { echo "usage: make handin LAB=NN"; exit 2; }
-	@$(PYTHON) tools/handin.py $(LAB) $(HANDIN)
+	@$(PYTHON) tools/handin.py $(LAB) $(if $(HANDIN),$(call q,$(HANDIN)))
 
 # make autograder LAB=NN [GRADE_EXTRA=dir]: build/autograder-NN.zip (Gradescope)
 autograder:
 	@test -n "$(LAB)" || { echo "usage: make autograder LAB=NN [GRADE_EXTRA=dir]"; exit 2; }
-	@$(PYTHON) tools/autograder/package.py $(LAB) $(if $(GRADE_EXTRA),--extra $(GRADE_EXTRA)) \
-		$(if $(AUTOGRADER_ZIP),--out $(AUTOGRADER_ZIP))
+	@$(PYTHON) tools/autograder/package.py $(LAB) $(if $(GRADE_EXTRA),--extra $(call q,$(GRADE_EXTRA))) \
+		$(if $(AUTOGRADER_ZIP),--out $(call q,$(AUTOGRADER_ZIP)))
 
 # make course [COURSE=dir]: the course repository, a branch per lab (build/course)
 course:
-	@$(PYTHON) tools/course.py $(COURSE)
+	@$(PYTHON) tools/course.py $(if $(COURSE),$(call q,$(COURSE)))
 
 # make grade-batch LAB=NN SUBMISSIONS=dir [GRADE_EXTRA=dir] [OUT=dir]
 grade-batch:
 	@test -n "$(LAB)" -a -n "$(SUBMISSIONS)" || \
 		{ echo "usage: make grade-batch LAB=NN SUBMISSIONS=dir"; exit 2; }
-	@$(PYTHON) tools/batch.py $(LAB) $(SUBMISSIONS) $(if $(OUT),--out $(OUT)) \
-		$(if $(GRADE_EXTRA),--extra $(GRADE_EXTRA))
+	@$(PYTHON) tools/batch.py $(LAB) $(call q,$(SUBMISSIONS)) $(if $(OUT),--out $(call q,$(OUT))) \
+		$(if $(GRADE_EXTRA),--extra $(call q,$(GRADE_EXTRA)))
 # ---------------------------------------------------------------- end of grading
 
 # ---------------------------------------------------------------- mutants
@@ -438,7 +440,7 @@ bench: all $(B)/orthos.iso
 	$(PYTHON) tools/bench.py $(if $(RUNS),--runs $(RUNS)) $(if $(BASE),--base $(BASE))
 
 # ---------------------------------------------------------------- fuzzing
-# make fuzz [FUZZ_S=seconds] [FUZZ=sys|elf|ext2] [SEED=n]: every fuzzer (or
+# make fuzz [FUZZ_S=seconds] [FUZZ=sys|elf|ext2|srv|race] [SEED=n]: every fuzzer (or
 # one), a guest per core, heap checker on; doc/fuzzing.md. (The fuzz engineer's block.)
 FUZZ_S ?= 60
 .PHONY: fuzz
@@ -493,7 +495,7 @@ help:
 	@echo "make course     the course repository (a branch per lab) in build/course"
 	@echo "make grade-batch LAB=NN SUBMISSIONS=dir  grade a folder of submissions (CSV)"
 	@echo "make bench      boot timings and guest benchmarks (RUNS=n, BASE=commit to compare)"
-	@echo "make fuzz       every fuzzer, 60 s each (FUZZ=sys|elf|ext2|srv, FUZZ_S=seconds, SEED=n)"
+	@echo "make fuzz       every fuzzer, 60 s each (FUZZ=sys|elf|ext2|srv|race, FUZZ_S=s, SEED=n)"
 	@echo "make mutants    every lab's wrong solutions lose points (LAB=NN: one lab)"
 	@echo "make kmutants   every wrong kernel of tools/kmutants.txt fails a test"
 	@echo "make reset-disk a fresh data disk (build/disk.img, ext2, /mnt in the guest)"

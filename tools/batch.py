@@ -33,6 +33,7 @@ import shutil
 import sys
 import threading
 import time
+import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import grade  # noqa: E402
@@ -42,16 +43,29 @@ ROOT = grade.ROOT
 
 
 def submissions(folder):
-    """[(student, path)] for every submission in folder, by name."""
-    found = []
+    """[(student, path)] for every entry of folder, by name: a subfolder or
+    an archive is a submission named after it (without .zip, .tar.gz, ...);
+    anything else (a .rar, a stray file) is listed too, and grades 0 with a
+    note, so that no student silently lacks a row. Names are made text (a
+    byte that is not UTF-8 written \\xNN: a name from a Windows zip stopped
+    the CSV) and unique: when alice/ and alice.zip are both there, each
+    keeps its whole name."""
+    entries = []
     for name in sorted(os.listdir(folder)):
-        path = os.path.join(folder, name)
         if name.startswith("."):
             continue
-        if os.path.isdir(path):
-            found.append((name, path))
-        elif grade.is_archive(path):
-            found.append((re.sub(r"\.(zip|tar\.gz|tgz|tar)$", "", name), path))
+        path = os.path.join(folder, name)
+        text = os.fsencode(name).decode("utf-8", "backslashreplace")
+        short = re.sub(r"\.(zip|tar\.gz|tgz|tar)$", "", text) if grade.is_archive(path) else text
+        entries.append((short, text, path))
+    shorts = [e[0] for e in entries]
+    found, taken = [], {"grades.csv"}             # (a student's folder goes beside it)
+    for short, text, path in entries:
+        student = short if shorts.count(short) == 1 else text
+        while student in taken:
+            student += "~"
+        taken.add(student)
+        found.append((student, path))
     return found
 
 
@@ -72,7 +86,8 @@ def grade_all(lab, entries, out, jobs, extra, log=grade.say):
     if not ok:
         raise SystemExit("batch: the pristine tree for lab %s does not build:\n%s" % (lab.num, msg))
     for w in range(1, jobs):
-        grade.base_tree(lab, w)
+        with grade.TreeLock(grade.worker_dir(lab, w), log):
+            grade.base_tree(lab, w)
     workers = queue.Queue()
     for w in range(jobs):
         workers.put(w)
@@ -84,6 +99,9 @@ def grade_all(lab, entries, out, jobs, extra, log=grade.say):
         try:
             report = grade.grade_submission(lab, path, extra, worker=w, jobs=1,
                                             log=lines.append)
+        except Exception as e:      # the grader's own failure costs this submission only
+            report = grade.failed_report(lab, None, e)
+            lines.append(traceback.format_exc())
         finally:
             workers.put(w)
         folder = os.path.join(out, student)
@@ -96,7 +114,8 @@ def grade_all(lab, entries, out, jobs, extra, log=grade.say):
         with lock:
             done[0] += 1
             reports[student] = report
-            log("[%d/%d] %-24s %3d/%-3d %5.1fs %s" % (done[0], len(entries), student,
+            shown = grade.printable(student).replace("\n", "\\n")
+            log("[%d/%d] %-24s %3d/%-3d %5.1fs %s" % (done[0], len(entries), shown,
                                                       report.score, report.max_score,
                                                       report.seconds,
                                                       "; ".join(problems(report))[:120]))
@@ -110,7 +129,7 @@ def grade_all(lab, entries, out, jobs, extra, log=grade.say):
 
 def write_csv(path, lab, reports):
     names = []
-    for r in reports.values():
+    for r in (reports[s] for s in sorted(reports)):     # not in the order they finished
         names += [row["name"] for row in r.rows if row["name"] not in names]
     with open(path, "w", newline="") as f:
         w = csv.writer(f)

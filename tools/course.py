@@ -65,6 +65,7 @@ def branch_tree(lab, labs, root=ROOT):
     """{path: (bytes, mode)} of branch lab (None: the first commit)."""
     files = handout.course_tree(lab.num if lab else None, "00", root)
     files["answers.md"] = (answers_template(labs).encode(), 0o644)
+    handout.refuse_solutions(files, "00", "course", root)
     return files
 
 

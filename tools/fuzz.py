@@ -6,14 +6,17 @@
 
 Each fuzzer is a guest program /bin/fuzz_NAME SEED SECONDS [MAXCOUNT]
 (user/tests/fuzz_NAME.c): sys (system calls), elf (mutated executables),
-ext2 (mutated disk images, when the build has it) and srv (a file server's
-malformed replies, doc/srv.md). Every guest boots
+ext2 (mutated disk images, when the build has it), srv (a file server's
+malformed replies, doc/srv.md) and race (processes racing on shared files,
+on an ext2 disk this script formats and checks with e2fsck afterwards). Every guest boots
 with the heap checker on (`heapcheck`), up to one per core at a time, each
 with a fresh seed (printed) unless SEED is given. A guest fails when the
 kernel panics, when its heartbeat line stops for HANG_S seconds (a hang:
 the guest is killed by its PID), when QEMU exits without the fuzzer's last
 line (a reset), when it outlives a hard timeout (3 host seconds per guest
-second: guest time lags on a busy host), or when the fuzzer reports a leak. Each failure is printed
+second: guest time lags on a busy host), when the fuzzer reports a leak or
+any other failure (a line "FAIL fuzz_NAME_..."), or when e2fsck finds
+fuzz_race's disk damaged. Each failure is printed
 with the command that reproduces it and the last console lines; the totals
 come last, and the exit status is 1 if anything failed.
 
@@ -34,13 +37,15 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import qemu  # noqa: E402
 
-FUZZERS = ["sys", "elf", "ext2", "srv"]
-UNITS = {"sys": "calls", "elf": "execs", "ext2": "images", "srv": "replies"}
+FUZZERS = ["sys", "elf", "ext2", "srv", "race"]
+UNITS = {"sys": "calls", "elf": "execs", "ext2": "images", "srv": "replies", "race": "ops"}
 HANG_S = 30             # no heartbeat for this long (host seconds): a hang
 SETTLE_S = 60           # the guest's leak check and teardown, beyond its run time
 SLOWDOWN = 3            # the hard timeout: this many host seconds per guest second
 KEEP_LINES = 60         # console lines kept for a failure report
 SCRATCH_DISK = 2 << 20  # bytes of zeros behind fuzz_sys's /dev/hd0
+RACE_DISK_MB = 8        # fuzz_race's ext2 /dev/hd0 (1 KiB blocks: long directory walks)
+E2FSPROGS_PATH = os.environ.get("PATH", "") + ":/sbin:/usr/sbin"
 
 
 class Outcome:
@@ -69,14 +74,34 @@ def available(build=qemu.BUILD):
 def run_guest(name, seed, seconds, hang_s=HANG_S, maxcount=None):
     """Boot one guest running /bin/fuzz_<name> and watch it; an Outcome.
     fuzz_sys gets a scratch disk as hd0, so /dev/hd0 is a live block device
-    (init attaches only hd1)."""
+    (init attaches only hd1); fuzz_race a freshly made ext2 filesystem
+    there, which e2fsck must find clean when the guest is done."""
     with tempfile.TemporaryDirectory() as tmp:
         disks = None
         if name == "sys":
             disks = [os.path.join(tmp, "scratch.img")]
             with open(disks[0], "wb") as f:
                 f.truncate(SCRATCH_DISK)
-        return watch_guest(Outcome(name, seed, seconds), disks, hang_s, maxcount)
+        if name == "race":
+            disks = [os.path.join(tmp, "race.img")]
+            e2fsprogs("mke2fs", "-q", "-F", "-t", "ext2", "-b", "1024", disks[0],
+                      "%dM" % RACE_DISK_MB)
+        out = watch_guest(Outcome(name, seed, seconds), disks, hang_s, maxcount)
+        if name == "race" and out.ok:
+            r = e2fsprogs("e2fsck", "-fn", disks[0], check=False)
+            if r.returncode != 0:
+                out.problem = "e2fsck -fn: the disk is damaged (status %d)" % r.returncode
+                out.tail += ["e2fsck: " + line for line in r.stdout.splitlines()[-20:]]
+        return out
+
+
+def e2fsprogs(*args, check=True):
+    """Run mke2fs or e2fsck (they live in /sbin on Debian)."""
+    r = subprocess.run(list(args), capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, PATH=E2FSPROGS_PATH))
+    if check and r.returncode != 0:
+        raise RuntimeError("%s: %s" % (args[0], r.stdout + r.stderr))
+    return r
 
 
 def watch_guest(out, disks, hang_s, maxcount):
@@ -89,7 +114,7 @@ def watch_guest(out, disks, hang_s, maxcount):
     beat = re.compile(r"^fuzz_%s: seed %d count (\d+)$" % (name, seed))
     done = re.compile(r"^fuzz_%s: done seed %d count (\d+)$" % (name, seed))
     lines = collections.deque(maxlen=KEEP_LINES)
-    partial, finished, leak, panicked = b"", False, None, False
+    partial, finished, failed, panicked = b"", False, None, False
     start = last_beat = time.monotonic()
     deadline = start + SLOWDOWN * seconds + SETTLE_S    # guest time lags on a busy host
     try:
@@ -124,8 +149,8 @@ def watch_guest(out, disks, hang_s, maxcount):
                     finished = finished or bool(done.match(line))
                 elif line.startswith("panic:"):
                     panicked = True
-                elif line.startswith("FAIL fuzz_%s_leaves_no_leak" % name):
-                    leak = line
+                elif line.startswith("FAIL fuzz_%s_" % name) and not failed:
+                    failed = line
     finally:
         if proc.poll() is None:
             proc.kill()                 # by its own PID, never by name
@@ -140,8 +165,10 @@ def watch_guest(out, disks, hang_s, maxcount):
         pass
     elif not finished:
         out.problem = "reset: QEMU exited (status %s) without the final line" % proc.returncode
-    elif leak:
-        out.problem = "leak: " + leak.split(":", 1)[1].strip()
+    elif failed and "_leaves_no_leak:" in failed:
+        out.problem = "leak: " + failed.split(":", 1)[1].strip()
+    elif failed:
+        out.problem = failed
     elif proc.returncode != 1:          # poweroff(0) from init: (0 << 1) | 1
         out.problem = "guest exit status %s" % proc.returncode
     return out
@@ -175,7 +202,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=int, default=int(os.environ.get("FUZZ_S") or 60))
     ap.add_argument("--fuzz", default=os.environ.get("FUZZ") or "",
-                    help="one fuzzer (sys, elf, ext2, srv); default: all in the build")
+                    help="one fuzzer (sys, elf, ext2, srv, race); default: all in the build")
     ap.add_argument("--seed", type=int, default=int(os.environ["SEED"])
                     if os.environ.get("SEED") else None)
     ap.add_argument("--guests", type=int, default=max(1, os.cpu_count() or 1),

@@ -42,6 +42,7 @@ Written questions: the grader reports whether answers.md has a section with
 real text for each of the lab's written questions (not scored)."""
 import argparse
 import bisect
+import fcntl
 import gzip
 import hashlib
 import hmac
@@ -60,6 +61,7 @@ import tarfile
 import tempfile
 import time
 import zipfile
+import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import handout  # noqa: E402
@@ -68,6 +70,7 @@ import qemu  # noqa: E402
 ROOT = qemu.ROOT
 BOOT_LIMIT = 30         # seconds from boot to the first START, and between tests
 BUILD_LIMIT = 600       # seconds make may take (a full build takes about 20)
+SUBMISSION_BUILD_LIMIT = 300    # once the work tree is built: a submission's files, relinked
 MAX_REBOOTS = 5         # after a hang or panic; then the remaining tests fail unrun
 CMDLINE_MAX = 1000      # the kernel keeps 1023 bytes of its command line
 ARGS_MAX = 60           # and init passes at most 63 argv entries
@@ -258,6 +261,19 @@ def describe_eip(eip, user, halted, build, prog):
     return "in the kernel at 0x%08x%s" % (eip, " (%s)" % where if where else "")
 
 
+# Control characters other than tab and newline (C0, DEL, C1): a student's
+# code prints them on the console, and a compiler quotes a source line that
+# holds them; raw, they would reach the instructor's terminal, where "ESC[1A
+# ESC[2K" rewrites the FAIL line above into a PASS and an OSC 52 sequence
+# sets the clipboard. Everything the guest or the compiler says is shown
+# with them written out ("\x1b").
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text):
+    return CONTROL.sub(lambda m: "\\x%02x" % ord(m.group()), text)
+
+
 def tail(text, n=20):
     return "\n".join(text.rstrip().splitlines()[-n:])
 
@@ -290,11 +306,21 @@ class Console:
         self.text = ""
 
     def add(self, text):
-        self.text = (self.text + text)[-self.KEEP:]
+        self.text = (self.text + printable(text))[-self.KEEP:]
 
     def take(self):
         text, self.text = self.text, ""
         return text
+
+
+def stopped(proc):
+    """How QEMU ended, in words: its output closes a moment before its
+    status is there (poweroff(0) is status 1: isa-debug-exit)."""
+    try:
+        status = proc.wait(timeout=2)
+    except subprocess.TimeoutExpired:
+        status = None
+    return "the guest powered off, or QEMU quit: status %s" % status
 
 
 def with_monitor(args, sock):
@@ -303,6 +329,14 @@ def with_monitor(args, sock):
     at = args.index("-monitor")
     args[at + 1] = "unix:%s,server=on,wait=off" % sock
     return args
+
+
+def orphan_guard():
+    """What QEMU is started through, so that it dies with the grader: a
+    grader stopped by a signal (kill, a batch stopped by hand) left QEMU
+    spinning on in a student's endless loop. setpriv (util-linux) sets
+    PR_SET_PDEATHSIG and execs; without it QEMU is started as it is."""
+    return ["setpriv", "--pdeathsig", "KILL", "--"] if shutil.which("setpriv") else []
 
 
 def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
@@ -325,7 +359,8 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
     deadline = start + boot_limit
     mon = tempfile.mkdtemp(prefix="orthos-grade-")
     sock = os.path.join(mon, "monitor")
-    proc = subprocess.Popen(with_monitor(qemu.kernel_args(cmd, build=build), sock),
+    proc = subprocess.Popen(orphan_guard() + with_monitor(qemu.kernel_args(cmd, build=build),
+                                                          sock),
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT)
     fd = proc.stdout.fileno()
@@ -372,7 +407,7 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
             if what in ("PASS", "FAIL") and name == current:
                 finish(name, Outcome(False, "this test's result line was altered on its way to "
                                      "the console (its signature does not hold), so it cannot "
-                                     "count: %s" % m.group(3).decode("utf-8", "replace"),
+                                     "count: %s" % printable(m.group(3).decode("utf-8", "replace")),
                                      keep_output(console.take()), now - start))
                 current, deadline = None, now + boot_limit
                 return stop_at_failure
@@ -389,11 +424,16 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
             deadline = now + limits.get(name, handout.DEFAULT_LIMIT)
         elif what in ("PASS", "FAIL") and name == current:
             reason = (m.group(6) or b"").decode("utf-8", "replace")
-            finish(name, Outcome(what == "PASS", unescape(reason), keep_output(console.take()),
-                                 now - start))
+            finish(name, Outcome(what == "PASS", printable(unescape(reason)),
+                                 keep_output(console.take()), now - start))
             current, deadline = None, now + boot_limit
             return what == "FAIL" and stop_at_failure
         elif what == "DONE":
+            if current:                         # its process ended with no result line
+                finish(current, Outcome(False, "the test started but its process reported no "
+                                        "result (did it close its output, or exit?)",
+                                        keep_output(console.take()), now - start))
+                current = None
             done = True
         return done
 
@@ -414,7 +454,9 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
                     if m and event(m, now):
                         stop = True
                         break
-                continue
+                now = time.monotonic()
+                if stop or now < deadline:      # a flood never pauses: look at the clock
+                    continue
             gone = (ready and not chunk) or proc.poll() is not None
             if not gone and now < deadline:
                 continue
@@ -428,8 +470,7 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
                 if gone and "panic:" in said:
                     why = "the kernel panicked during the test:\n" + panic_text(said, build)
                 elif gone:
-                    why = "the machine stopped (QEMU status %s) before the test reported" \
-                        % proc.poll()
+                    why = "the machine stopped (%s) before the test reported" % stopped(proc)
                 else:
                     why = "timed out: no result within its time limit of %g s (a hang)%s" % (
                         limits.get(current, handout.DEFAULT_LIMIT), where)
@@ -437,8 +478,8 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
             elif "panic:" in said:
                 note = "the kernel panicked before a test started:\n" + panic_text(said, build)
             elif gone:
-                note = "the machine stopped (QEMU status %s) before a test started:\n%s" % (
-                    proc.poll(), annotate(tail(said), build))
+                note = "the machine stopped (%s) before a test started:\n%s" % (
+                    stopped(proc), annotate(tail(said), build))
             else:
                 note = "no test started within %d s%s:\n%s" % (boot_limit, where,
                                                               annotate(tail(said), build))
@@ -561,18 +602,52 @@ def relaxed_flags(tree):
             for name, value in zip(("KCFLAGS", "UCFLAGS"), values)]
 
 
-def make(tree, jobs=None, relaxed=False):
-    """make all in tree: (ok, output). relaxed: without -Werror."""
-    p = subprocess.Popen(["make", "-C", tree, "-s", "-j%d" % (jobs or os.cpu_count() or 1), "all"] +
+# What one process of a build may use (each compiler, assembler, linker, script):
+# a submission's code is compiled on the grading machine, and `#include
+# "/dev/zero"` makes cc1 read zeros into memory until the machine has none
+# left (4 GiB, then 8, ...), a 1 GiB array initialised in a .data section
+# writes a 1 GiB object, a macro bomb computes for ever. A clean build's
+# biggest process is far below each limit (a 65 MiB sparse file in
+# e2craft's image tree is the biggest file written).
+BUILD_RLIMITS = (("RLIMIT_AS", 2 << 30), ("RLIMIT_FSIZE", 256 << 20), ("RLIMIT_CPU", 120))
+BUILD_OUTPUT_MAX = 1 << 20  # bytes of make's output kept (its end): a flood of warnings is cut
+LIMITED = ("import os, resource, sys\n"
+           "for name, n in %r:\n"
+           "    resource.setrlimit(getattr(resource, name), (n, n))\n"
+           "os.execvp(sys.argv[1], sys.argv[1:])" % (BUILD_RLIMITS,))
+
+
+def make(tree, jobs=None, relaxed=False, limit=BUILD_LIMIT):
+    """make all in tree, each of its processes under BUILD_RLIMITS, with no
+    input (`#include "/dev/stdin"` would wait for the grader's terminal),
+    stopped after `limit` seconds: (ok, the last BUILD_OUTPUT_MAX bytes of
+    its output). relaxed: without -Werror."""
+    p = subprocess.Popen([sys.executable, "-c", LIMITED, "make", "-C", tree, "-s",
+                          "-j%d" % (jobs or os.cpu_count() or 1), "all"] +
                          (relaxed_flags(tree) if relaxed else []),
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                         env=make_env(), start_new_session=True)
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, env=make_env(), start_new_session=True)
+    out, deadline, late = b"", time.monotonic() + limit, False
     try:
-        out = p.communicate(timeout=BUILD_LIMIT)[0]
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)        # make and the compilers it started
-        out = p.communicate()[0] + "\nthe build took more than %d s: stopped" % BUILD_LIMIT
-    return p.returncode == 0, out
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                late = True
+                break
+            ready, _, _ = select.select([p.stdout], [], [], left)
+            chunk = os.read(p.stdout.fileno(), 65536) if ready else b""
+            if ready and not chunk:
+                break
+            out = (out + chunk)[-BUILD_OUTPUT_MAX:]
+    finally:
+        if late:
+            os.killpg(p.pid, signal.SIGKILL)    # make and the compilers it started
+        p.stdout.close()
+        p.wait()
+    text = printable(out.decode("utf-8", "replace"))
+    if late:
+        text += "\nthe build took more than %d s: stopped" % limit
+    return p.returncode == 0 and not late, text
 
 
 def compiler_messages(out):
@@ -718,17 +793,44 @@ def pristine_files(lab, root=ROOT):
     return files
 
 
+class TreeLock:
+    """Sole use of one work tree (an flock on TREE.lock), for as long as a
+    grading writes, builds and boots it: two gradings at once (make grade
+    SUBMISSION= while a batch runs, two of make test's suites) in one tree
+    built each other's code and scored each other's boots. A second one
+    waits, saying so."""
+
+    def __init__(self, tree, log=say):
+        self.path, self.log, self.fd = tree.rstrip(os.sep) + ".lock", log, None
+
+    def __enter__(self):
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self.log("waiting for the work tree %s: another grading is using it" %
+                     os.path.dirname(self.path))
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc):
+        os.close(self.fd)                   # and with it the lock
+
+
 def base_tree(lab, worker=0, root=ROOT):
     """The worker's work tree for lab, in place: pristine_files (so a file
     missing from a submission is a stub, never the solution). Files
     already right are not touched, so its build/ stays valid; a new worker
     starts as a copy of worker 0, built objects included, and worker 0 from
-    this tree's own build/. Returns its path."""
+    this tree's own build/. Returns its path. The caller holds its
+    TreeLock."""
     tree = worker_dir(lab, worker, root)
     first = worker_dir(lab, 0, root)
     fresh = not os.path.isdir(tree)
     if worker and fresh and os.path.isdir(os.path.join(first, "build")):
-        shutil.copytree(first, tree, symlinks=True)
+        with TreeLock(first, log=lambda _: None):      # not while worker 0 is building
+            shutil.copytree(first, tree, symlinks=True)
         fresh = False
     os.makedirs(tree, exist_ok=True)
     handout.write_tree(pristine_files(lab, root), tree)
@@ -739,9 +841,10 @@ def base_tree(lab, worker=0, root=ROOT):
 
 def prepare(lab, worker=0, jobs=None, root=ROOT):
     """Build the worker's work tree: (tree, ok, make output)."""
-    tree = base_tree(lab, worker, root)
-    clear_extra(tree)
-    ok, out = make(tree, jobs, relaxed=True)
+    with TreeLock(worker_dir(lab, worker, root)):
+        tree = base_tree(lab, worker, root)
+        clear_extra(tree)
+        ok, out = make(tree, jobs, relaxed=True)
     return tree, ok, out
 
 
@@ -775,9 +878,10 @@ def safe_extract(archive, dest, wanted=None):
                 size > room[0] or (wanted and not wanted(os.path.relpath(path, dest))):
             return
         room[0] -= size
+        data = read()[:FILE_MAX]                # before the file is made: reading may fail
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "wb") as out:
-            out.write(read()[:FILE_MAX])
+            out.write(data)
 
     if os.path.getsize(archive) > ARCHIVE_MAX:
         raise OSError("it is larger than %d MiB" % (ARCHIVE_MAX >> 20))
@@ -804,6 +908,24 @@ def safe_extract(archive, dest, wanted=None):
     return notes
 
 
+# What unpacking a broken or unusual archive raises: zipfile says
+# RuntimeError for a password-protected member and NotImplementedError for
+# a compression it lacks (Deflate64, which Windows writes), and either once
+# stopped the grader with no result at all.
+UNPACK_ERRORS = (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError, RuntimeError,
+                 NotImplementedError, ValueError, zlib.error, LookupError)
+
+
+def unpack_error(e):
+    """What went wrong, as the student should read it."""
+    if isinstance(e, RuntimeError) and "encrypted" in str(e):
+        return "it is password-protected (encrypted): hand in an archive without a password"
+    if isinstance(e, NotImplementedError):
+        return "it uses a compression method the grader cannot read (%s): make it with " \
+            "`make handin`, or zip/tar" % e
+    return str(e)
+
+
 def is_archive_name(name):
     return name.endswith((".zip", ".tar.gz", ".tgz", ".tar"))
 
@@ -820,6 +942,7 @@ class Submission:
 
     def __init__(self, lab, path):
         self.lab, self.files, self.answers, self.notes = lab, {}, None, []
+        self.elsewhere = {}         # {path: digest} of the course's other files it holds
         self.want = set(lab.files() + ["answers.md"])
         with tempfile.TemporaryDirectory() as tmp:
             if is_archive(path):
@@ -827,16 +950,27 @@ class Submission:
                 os.makedirs(top)
                 try:
                     self.notes += safe_extract(path, top, self.wanted)
-                except (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError) as e:
-                    self.notes.append("cannot unpack %s: %s" % (os.path.basename(path), e))
+                except UNPACK_ERRORS as e:
+                    self.notes.append("cannot unpack %s: %s" % (os.path.basename(path),
+                                                                 unpack_error(e)))
                     return
                 path = top
+            elif os.path.lexists(path) and not os.path.isdir(path):
+                self.notes.append("%s is neither a folder nor an archive the grader reads "
+                                  "(.zip, .tar.gz, .tgz, .tar)" % os.path.basename(path))
+                return
             elif not os.path.isdir(path):
                 self.notes.append("no such submission: %s" % path)
                 return
             base = self.find_root(path, tmp, nested=path.startswith(tmp))
+            self.elsewhere = self.other_files(base)
             for rel in lab.files() + ["answers.md"]:
                 data = self.read(base, rel)
+                if data is not None:
+                    data, was = plain_text(data)
+                    if was:
+                        self.notes.append("%s was %s: read as UTF-8 with LF line endings" %
+                                          (rel, was))
                 if rel == "answers.md":
                     self.answers = None if data is None else data.decode("utf-8", "replace")
                 elif data is not None:
@@ -851,7 +985,8 @@ class Submission:
         lab file or answers.md, at the top or one folder down, or an
         archive at the top?"""
         parts = name.split(os.sep)
-        return any("/".join(parts[i:]) in self.want for i in (0, 1)) or \
+        return any("/".join(parts[i:]) in self.want or handout.published("/".join(parts[i:]))
+                   for i in (0, 1)) or \
             (len(parts) == 1 and is_archive_name(name))
 
     def find_root(self, path, tmp, nested=False):
@@ -877,11 +1012,55 @@ class Submission:
                 os.makedirs(inner)
                 try:
                     self.notes += safe_extract(archives[0], inner, self.wanted)
-                except (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError) as e:
+                except UNPACK_ERRORS as e:
                     self.notes.append("cannot unpack %s: %s" % (os.path.basename(archives[0]),
-                                                                 e))
+                                                                 unpack_error(e)))
                 return self.find_root(inner, tmp, nested=True)
         return best
+
+    def other_files(self, base):
+        """{path: sha1} of the files under base that the course has but the
+        grader does not take (a Makefile, tools/, a test.c, other labs'
+        files): compared with the work tree's, the changed ones are named
+        in a note, so that a student who edited them knows it went unused.
+        No symbolic link is followed; at most ARCHIVE_FILES files are
+        looked at, none over FILE_MAX bytes."""
+        found, seen = {}, 0
+        for dirpath, dirnames, filenames in os.walk(base):
+            if dirpath == base:
+                dirnames[:] = [d for d in dirnames if d not in (".git", "build", "__MACOSX")]
+            for f in filenames:
+                seen += 1
+                if seen > ARCHIVE_FILES:
+                    return found
+                path = os.path.join(dirpath, f)
+                rel = os.path.relpath(path, base)
+                if rel in self.want or not handout.published(rel) or os.path.islink(path) or \
+                        not os.path.isfile(path) or os.path.getsize(path) > FILE_MAX:
+                    continue
+                with open(path, "rb") as fh:
+                    found[rel] = hashlib.sha1(fh.read()).hexdigest()
+        return found
+
+    def unused(self, tree):
+        """A note naming the files of the submission outside the lab's own
+        that differ from the work tree's (so were not used), or []."""
+        changed = []
+        for rel, digest in sorted(self.elsewhere.items()):
+            try:
+                with open(os.path.join(tree, rel), "rb") as f:
+                    if hashlib.sha1(f.read()).hexdigest() != digest:
+                        changed.append(rel)
+            except OSError:
+                continue                        # a file of a later lab: not in this tree
+        if not changed:
+            return []
+        return ["%d file%s outside lab %s's own differ from the grading tree's and were not used "
+                "(the grader builds its own Makefile, tools, tests and earlier labs' reference "
+                "code; only the lab's regions in %s are taken): %s%s" % (
+                    len(changed), "s" if len(changed) > 1 else "", self.lab.num,
+                    ", ".join(self.lab.files()), ", ".join(changed[:12]),
+                    " and %d more" % (len(changed) - 12) if len(changed) > 12 else "")]
 
     def read(self, base, rel):
         """rel's bytes, if it is a regular file inside base (no symbolic
@@ -932,6 +1111,27 @@ class Submission:
             taken[rel] = "".join(b[0] for b in bodies if b)
         self.notes += suspicious(taken)
         return out
+
+
+def plain_text(data):
+    """(data as UTF-8 with LF line endings, what it was or ""): a file saved
+    on Windows has CRLF line endings (git's autocrlf, an editor), and
+    PowerShell's `>` writes UTF-16; either way no line around a region was
+    the course's, and a correct solution was graded as the stub."""
+    was = []
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        try:
+            data = data.decode("utf-16").encode("utf-8")
+            was.append("UTF-16")
+        except UnicodeDecodeError:
+            pass
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+        was.append("UTF-8 with a byte-order mark")
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        was.append("written with CR line endings (Windows')")
+    return data, " and ".join(was)
 
 
 def line_ranges(lines, lacking=0):
@@ -1177,7 +1377,7 @@ def build_and_run(report, tree, tests, extra, jobs, log, relaxed=False):
     field. relaxed: compiler warnings do not stop the build (official
     grading)."""
     clear_extra(tree)
-    ok, out = make(tree, jobs, relaxed)
+    ok, out = make(tree, jobs, relaxed, SUBMISSION_BUILD_LIMIT)
     if not ok:
         report.build_ok, report.build_output = False, tail(out, 60)
         log("The tree does not build:\n" + report.build_output)
@@ -1192,7 +1392,7 @@ def build_and_run(report, tree, tests, extra, jobs, log, relaxed=False):
         return
     add_extra(tree, extra)
     try:
-        ok, out = make(tree, jobs, relaxed)
+        ok, out = make(tree, jobs, relaxed, SUBMISSION_BUILD_LIMIT)
         if not ok:
             log("The hidden tests do not build:\n" + tail(out, 60))
             report.notes.append("hidden: the hidden tests do not build with this submission")
@@ -1211,18 +1411,31 @@ def grade_submission(lab, path, extra=None, only=None, worker=0, jobs=None, root
     report = Report(lab, True)
     tests = lab_tests(lab, only)
     sub = Submission(lab, path)
-    tree = base_tree(lab, worker, root)
-    files = sub.graded(tree)
-    report.notes += sub.notes
-    handout.remove(os.path.join(tree, HANDIN))             # the last submission's
-    for rel, data in files.items():
-        os.makedirs(os.path.dirname(os.path.join(tree, rel)), exist_ok=True)
-        with open(os.path.join(tree, rel), "wb") as f:     # always a new mtime
-            f.write(data)
-    log(mode_line(True))
-    build_and_run(report, tree, tests, extra, jobs, log, relaxed=True)
+    with TreeLock(worker_dir(lab, worker, root), log):
+        tree = base_tree(lab, worker, root)
+        files = sub.graded(tree)
+        report.notes += sub.notes + sub.unused(tree)
+        handout.remove(os.path.join(tree, HANDIN))             # the last submission's
+        for rel, data in files.items():
+            os.makedirs(os.path.dirname(os.path.join(tree, rel)), exist_ok=True)
+            with open(os.path.join(tree, rel), "wb") as f:     # always a new mtime
+                f.write(data)
+        log(mode_line(True))
+        build_and_run(report, tree, tests, extra, jobs, log, relaxed=True)
     report.answers = check_answers(lab, sub.answers)
     report.seconds = time.monotonic() - start
+    return report
+
+
+def failed_report(lab, only, error):
+    """The Report of a grading that stopped on an error of the grader's
+    (an exception): every test 0, with what went wrong, so that Gradescope
+    and the batch's CSV still get a result for the submission."""
+    report = Report(lab, True)
+    why = ("not graded: the grader failed on this submission (%s: %s); this is not a "
+           "judgement of your code: tell the course staff" % (type(error).__name__, error))
+    not_built(report, lab_tests(lab, only), None, why)
+    report.notes.append(why)
     return report
 
 
@@ -1298,23 +1511,36 @@ def main():
         say(("prepared %s" % tree) if ok else "the pristine tree does not build:\n" + out)
         return 0 if ok else 1
     if args.submission:
-        reports = [grade_submission(labs[0], args.submission, args.extra, args.test,
-                                    args.worker, args.jobs)]
+        try:
+            reports = [grade_submission(labs[0], args.submission, args.extra, args.test,
+                                        args.worker, args.jobs)]
+        except Exception as e:          # still a results.json, saying so; then the traceback
+            if args.json:
+                write_json(args.json, [failed_report(labs[0], args.test, e)])
+            raise
     else:
         say(mode_line(False))
         reports = [grade_tree(lab, ROOT, args.extra, args.test, args.jobs) for lab in labs]
     print_summary(reports)
     if args.json:
-        results = reports[0].gradescope()
-        for r in reports[1:]:
-            more = r.gradescope()
-            results["score"] += more["score"]
-            results["execution_time"] += more["execution_time"]
-            results["output"] += "\n" + more["output"]
-            results["tests"] += more["tests"]
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=2)
+        write_json(args.json, reports)
     return 0
+
+
+def write_json(path, reports):
+    """Gradescope's results.json of reports, written whole or not at all (a
+    half-written file would be neither a result nor missing)."""
+    results = reports[0].gradescope()
+    for r in reports[1:]:
+        more = r.gradescope()
+        results["score"] += more["score"]
+        results["execution_time"] += more["execution_time"]
+        results["output"] += "\n" + more["output"]
+        results["tests"] += more["tests"]
+    text = json.dumps(results, indent=2)
+    with open(path + ".new", "w") as f:
+        f.write(text)
+    os.replace(path + ".new", path)
 
 
 if __name__ == "__main__":

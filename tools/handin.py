@@ -23,7 +23,8 @@ def outside_the_regions(lab, rel, root=handout.ROOT):
     """What the grader will not take from the tree's copy of rel: a
     sentence, or "" (also when the course's copy is not at hand: a tree that
     is neither the full tree nor a clone of the course repository)."""
-    text = handout.read_text(os.path.join(root, rel))
+    with open(os.path.join(root, rel), "rb") as f:
+        text = grade.plain_text(f.read())[0].decode("utf-8", "replace")   # as the grader reads it
     course = handout.course_copy(rel, root) or (text if handout.REGION.search(text) else None)
     if course is None:
         return ""

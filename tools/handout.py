@@ -390,6 +390,36 @@ def course_tree(upto, stub_from, root=ROOT):
     return files
 
 
+def solution_bodies(stub_from, root=ROOT):
+    """[(lab, file, body)] of root's regions of labs >= stub_from, white
+    space squashed, long enough (20 characters) to be recognised elsewhere."""
+    bodies = []
+    for rel in tracked_files(root):
+        if rel.endswith((".c", ".h")) and not rel.startswith("lab/"):
+            for m in REGION.finditer(read_text(os.path.join(root, rel))):
+                body = re.sub(r"\s+", " ", m.group(4)).strip()
+                if m.group(2) >= stub_from and len(body) >= 20:
+                    bodies.append((m.group(2), rel, body))
+    return bodies
+
+
+def refuse_solutions(files, stub_from, what, root=ROOT):
+    """Exit if a file of a tree to give out ({path: (bytes, mode)}) holds
+    the code of a region of a lab >= stub_from. Only the lab files are
+    stubbed, so a stray copy of one (an editor's `pipe.c~`, a merge's
+    `open.c.orig`: untracked files git does not ignore are published, so
+    that a new file counts before it is committed) went out whole, the
+    solution in it, on every course branch."""
+    bodies = solution_bodies(stub_from, root)
+    for rel, (data, _) in sorted(files.items()):
+        flat = re.sub(r"\s+", " ", data.decode("utf-8", "replace"))
+        for num, src, body in bodies:
+            if body in flat:
+                sys.exit("%s: %s holds lab %s's solution (the code of its region in %s): a "
+                         "backup or a stray copy? Remove it (or make git ignore it), then run "
+                         "this again" % (what, rel, num, src))
+
+
 def pristine_tree(lab, root=ROOT):
     """The tree a submission for lab is graded in: later labs stubbed."""
     return course_tree(lab.num, "%02d" % (int(lab.num) + 1), root)
@@ -446,6 +476,7 @@ def make_handout(lab, out, root=ROOT):
         sys.exit("handout: no lab %s under lab/ (labs: %s)" %
                  (lab, " ".join(x.num for x in labs(root)) or "none"))
     files = course_tree(found.num, found.num, root)
+    refuse_solutions(files, found.num, "handout", root)
     regions = sum(len(STUBBED.findall(d.decode(errors="replace")))
                   for rel, (d, _) in files.items() if rel.endswith((".c", ".h")))
     mine = sum(1 for rel, (d, _) in files.items() if rel.endswith((".c", ".h"))

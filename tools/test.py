@@ -1053,8 +1053,6 @@ FAKE_QEMU = r'''#!/usr/bin/env python3
 # a plan (FAKE_QEMU_PLAN), for testing tools/grade.py's runner: it asks for
 # the key as lab.h does and signs its lines with grade.py's own SipHash.
 import json, os, sys, time
-sys.path.insert(0, os.environ["FAKE_QEMU_TOOLS"])
-import grade
 args = sys.argv[1:]
 cmd = args[args.index("-append") + 1].split()
 at = [i for i, w in enumerate(cmd) if w.startswith("run=")][0]
@@ -1063,8 +1061,11 @@ plan = json.load(open(os.environ["FAKE_QEMU_PLAN"]))
 state = plan["state"]
 boots = int(open(state).read()) + 1 if os.path.exists(state) else 1
 open(state, "w").write(str(boots))
+open(state + ".pid", "w").write(str(os.getpid()))
 with open(state + ".cmd", "a") as f:
     f.write(args[args.index("-append") + 1] + "\n")
+sys.path.insert(0, os.environ["FAKE_QEMU_TOOLS"])
+import grade        # after the boot is counted: on a loaded host this import takes seconds
 def say(s, pause=0):
     sys.stdout.write(s)
     sys.stdout.flush()
@@ -1098,6 +1099,16 @@ for n in names or plan["fake_table"]:
         say(signed("PASS %s" % n) + "\n")
     elif kind == "hang":
         time.sleep(3600)
+    elif kind == "escapes":                 # a cursor up, a line erased, a title, the clipboard
+        say("\x1b[1A\x1b[2KPASS %s\n\x1b]0;owned\x07\x1b]52;c;ZWNobw==\x07\x9b2J\n" % n)
+        say(signed("FAIL %s: \x1b[32mgreen\x1b[0m" % n) + "\n")
+    elif kind == "no-result":               # the test's process closed its output
+        pass
+    elif kind == "poweroff":
+        sys.exit(1)                         # isa-debug-exit's status for poweroff(0)
+    elif kind == "flood-forever":           # never a pause: the grader always has input
+        while True:
+            say("z\n" * 65536)
     elif kind == "panic" or (kind == "panic-once" and boots == 1):
         say("\npanic: fake panic in %s\nbacktrace:\n  0xc0100000 fake_fn+0x1\nkernel halted.\n" % n)
         sys.exit(0xff)
@@ -1115,14 +1126,15 @@ plan = json.load(open(sys.argv[2]))
 results, notes = grade.run_program("/nonexistent", "labzz", plan["names"], plan["limits"],
                                    plan["table"], boot_limit=plan["boot_limit"],
                                    stop_at_failure=plan["stop"])
-print(json.dumps({n: [o.ok, o.reason] for n, o in results.items()}))
+print(json.dumps({n: [o.ok, o.reason] + ([o.output] if plan.get("output") else [])
+                  for n, o in results.items()}))
 '''
 
 
 def fake_runner(tmp, names, kinds, table=None, limits=None, silent=False, boot_limit=5,
-                stop=False):
-    """Run grade.run_program against the fake QEMU: ({test: [ok, reason]},
-    boots, [command lines])."""
+                stop=False, timeout=300, output=False):
+    """Run grade.run_program against the fake QEMU: ({test: [ok, reason]
+    (and its console output, if output)}, boots, [command lines])."""
     fake = os.path.join(tmp, "bin")
     os.makedirs(fake, exist_ok=True)
     with open(os.path.join(fake, qemu.QEMU), "w") as f:
@@ -1134,7 +1146,7 @@ def fake_runner(tmp, names, kinds, table=None, limits=None, silent=False, boot_l
             os.unlink(p)
     plan = {"names": names, "kinds": kinds, "table": table, "fake_table": table or names,
             "limits": limits or {}, "silent": silent, "boot_limit": boot_limit, "state": state,
-            "stop": stop}
+            "stop": stop, "output": output}
     with open(os.path.join(tmp, "plan.json"), "w") as f:
         json.dump(plan, f)
     env = dict(os.environ, PATH=fake + os.pathsep + os.environ["PATH"],
@@ -1142,7 +1154,7 @@ def fake_runner(tmp, names, kinds, table=None, limits=None, silent=False, boot_l
                FAKE_QEMU_TOOLS=os.path.join(qemu.ROOT, "tools"))
     p = subprocess.run([sys.executable, "-c", RUNNER, os.path.join(qemu.ROOT, "tools"),
                         os.path.join(tmp, "plan.json")], capture_output=True, text=True,
-                       env=env, timeout=300)
+                       env=env, timeout=timeout)
     if p.returncode != 0:
         raise RuntimeError("runner failed: " + p.stderr[-2000:])
     boots = int(open(state).read()) if os.path.exists(state) else 0
@@ -1201,8 +1213,8 @@ def grading_runner_suite():
                         "%d boots, %d panicked, %d given up" % (boots, len(panicked),
                                                                  len(gave_up))))
 
-            got, boots, _ = fake_runner(tmp, names[:3], {}, silent=True, boot_limit=1)
-            ok = boots == 1 and all(not got[n][0] and "no test started within 1 s" in got[n][1]
+            got, boots, _ = fake_runner(tmp, names[:3], {}, silent=True, boot_limit=3)
+            ok = boots == 1 and all(not got[n][0] and "no test started within 3 s" in got[n][1]
                                     for n in names[:3])
             res.append(("grading/runner/a_boot_that_starts_no_test_fails_all_once", ok,
                         "%d boots: %s" % (boots, json.dumps(got))))
@@ -1213,6 +1225,77 @@ def grading_runner_suite():
                 all(len(c) <= 1000 and len(c.split()) <= 62 for c in cmds)
             res.append(("grading/runner/long_name_lists_split_over_boots_that_fit", ok,
                         "%d boots, longest %d" % (boots, max(map(len, cmds or [""])))))
+
+            # a test printing short lines without a pause: the grader always has
+            # input to read, and must still look at the test's clock (it read on for ever)
+            try:
+                got, boots, _ = fake_runner(tmp, ["t_forever", "t_after"],
+                                            {"t_forever": "flood-forever"},
+                                            limits={"t_forever": 1}, timeout=60)
+            except subprocess.TimeoutExpired:
+                got, boots = {}, "the grader still reading after 60 s;"
+            ok = "(a hang)" in got.get("t_forever", [True, ""])[1] and got["t_after"][0]
+            res.append(("grading/runner/a_flood_that_never_pauses_still_times_out", ok,
+                        "%s boots %s" % (boots, json.dumps(got))))
+
+            # C2: control characters from the guest reach no terminal: "ESC[1A ESC[2K"
+            # wrote a PASS over the instructor's FAIL line, OSC 52 set the clipboard
+            got, _, _ = fake_runner(tmp, ["t_esc"], {"t_esc": "escapes"}, output=True)
+            said = "".join(got.get("t_esc", ["", "", ""])[1:])
+            ok = "green" in said and "\\x1b[1A" in said and \
+                not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", said)
+            res.append(("grading/runner/c2_control_characters_of_the_guest_are_written_out", ok,
+                        ascii(said)))
+
+            # C8: a last test that started and never reported was "not run: no
+            # such test"; a guest that powered off read "QEMU status None"
+            got, _, _ = fake_runner(tmp, ["t_pass", "t_quiet"], {"t_quiet": "no-result"})
+            got2, _, _ = fake_runner(tmp, ["t_off"], {"t_off": "poweroff"})
+            ok = "reported no result" in got.get("t_quiet", [0, ""])[1] and \
+                "powered off, or QEMU quit: status 1" in got2.get("t_off", [0, ""])[1]
+            res.append(("grading/runner/c8_a_silent_last_test_and_a_poweroff_are_named", ok,
+                        "%s %s" % (json.dumps(got), json.dumps(got2))))
+
+            # C6: a grader stopped by a signal leaves no QEMU behind (one spun on in
+            # a student's endless loop, its parent gone, until killed by hand)
+            fake_runner(tmp, ["t_pass"], {})            # writes the fake QEMU and its plan
+            with open(os.path.join(tmp, "plan.json")) as f:
+                plan = json.load(f)
+            plan.update(names=["t_hang"], kinds={"t_hang": "hang"}, fake_table=["t_hang"],
+                        limits={"t_hang": 60})
+            with open(os.path.join(tmp, "plan.json"), "w") as f:
+                json.dump(plan, f)
+            pidfile = plan["state"] + ".pid"
+            os.unlink(pidfile)
+            fake = os.path.join(tmp, "bin")
+            runner = subprocess.Popen(
+                [sys.executable, "-c", RUNNER, os.path.join(qemu.ROOT, "tools"),
+                 os.path.join(tmp, "plan.json")], stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL, env=dict(
+                    os.environ, PATH=fake + os.pathsep + os.environ["PATH"],
+                    FAKE_QEMU_PLAN=os.path.join(tmp, "plan.json"),
+                    FAKE_QEMU_TOOLS=os.path.join(qemu.ROOT, "tools")))
+            for _ in range(100):
+                if os.path.exists(pidfile) and os.path.getsize(pidfile):
+                    break
+                time.sleep(0.1)
+            pid = int(open(pidfile).read()) if os.path.exists(pidfile) else None
+            runner.terminate()
+            runner.wait()
+            alive = pid is not None
+            for _ in range(30):
+                try:
+                    with open("/proc/%d/stat" % pid) as f:
+                        alive = f.read().split(") ")[-1][0] != "Z"
+                except (OSError, TypeError):
+                    alive = False
+                if not alive:
+                    break
+                time.sleep(0.1)
+            if alive:
+                os.kill(pid, 9)                 # the one this check started
+            res.append(("grading/runner/c6_a_grader_stopped_by_a_signal_leaves_no_qemu",
+                        pid is not None and not alive, "fake QEMU pid %s alive %s" % (pid, alive)))
 
             # stop_at_failure (tools/mutants.py): the run ends at the first failed test
             got, boots, _ = fake_runner(tmp, ["t_pass", "t_multi", "t_after"],
@@ -1592,8 +1675,14 @@ def grading_submissions_suite():
             check("stub_scores_0", sub("stub", "stub"), 0)
             forged = os.path.join(tmp, "forged-stub")
             forged_tree(lab, forged, batch.fixture_files(lab, "stub"))
-            check("stub_with_forged_test_c_points_t_h_grade_py_scores_0", forged, 0,
-                  pred=lambda r: sum(t["max_score"] for t in r["tests"]) == full)
+            r = check("stub_with_forged_test_c_points_t_h_grade_py_scores_0", forged, 0,
+                      pred=lambda r: sum(t["max_score"] for t in r["tests"]) == full)
+            # C5: and the student is told which edited files went unused
+            told = [n for n in r["extra_data"]["notes"] if "were not used" in n]
+            ok = told and all(f in told[0] and f in r["output"] for f in (
+                "Makefile", "tools/grade.py", "user/tests/lab.h", lab.folder + "/test.c"))
+            res.append(("grading/submissions/c5_edited_files_outside_the_lab_are_named_unused",
+                        bool(ok), "notes: %s" % r["extra_data"]["notes"]))
             forged = os.path.join(tmp, "forged-correct")
             forged_tree(lab, forged, batch.fixture_files(lab, "correct"))
             archive = os.path.join(tmp, "forged-correct.tar.gz")
@@ -1604,6 +1693,11 @@ def grading_submissions_suite():
                   pred=lambda r: notes(r, "prints text like a test result"))
             check("a_debug_print_without_newline_keeps_full_marks", sub("dbg", "debug-print"),
                   full)
+            # C9: a correct solution saved on Windows (CRLF) was graded as the stub
+            check("c9_a_correct_file_with_crlf_line_endings_scores_full", sub("crlf", files={
+                rel: data.replace(b"\n", b"\r\n") for rel, data in
+                batch.fixture_files(lab, "correct").items()}), full,
+                pred=lambda r: notes(r, "CR line endings"))
             check("a_submission_that_does_not_build_scores_0_with_the_error",
                   sub("broken", "broken"), 0, pred=lambda r: "error:" in r["output"])
             check("missing_files_are_graded_as_the_stub", sub("empty", files={}), 0,
@@ -1795,6 +1889,53 @@ def grading_units_suite():
                             [hex(x) for x in py], [hex(x) for x in c], [hex(x) for x in want],
                             p.stderr[-1000:])))
 
+            # C1: a build is compiled code of the submission's: it gets no input
+            # (#include "/dev/stdin" waited for the grader's terminal), and each
+            # of its processes bounded memory (#include "/dev/zero": cc1 read
+            # zeros until it had 4 GiB, then 8) and files (a 1 GiB .data array);
+            # a flood of compiler messages is kept to its end
+            mk = os.path.join(tmp, "mk")
+            os.makedirs(mk)
+            with open(os.path.join(mk, "Makefile"), "w") as f:
+                f.write("all:\n\t@head -c 40000000 /dev/zero | tr '\\0' 'w'\n"
+                        "\t@echo; cat /dev/stdin; echo input-ended\n"
+                        "\t@python3 -c 'import mmap; mmap.mmap(-1, 3 << 30)' 2>&1 | "
+                        "grep -o 'Errno 12' || echo 3-GiB-mapped\n"
+                        "\t@head -c 300000000 /dev/zero > big 2>/dev/null || echo big-refused\n")
+            start = time.monotonic()
+            p = subprocess.run(             # its input a pipe never written to, as a terminal
+                [sys.executable, "-c", "import json, sys; sys.path.insert(0, sys.argv[1]); "
+                 "import grade; print(json.dumps(grade.make(sys.argv[2], 1, limit=20)))",
+                 os.path.join(qemu.ROOT, "tools"), mk], stdin=subprocess.PIPE,
+                capture_output=True, text=True, timeout=60)
+            built, said = json.loads(p.stdout) if p.returncode == 0 else (False, p.stderr)
+            took = time.monotonic() - start
+            ok = built and "input-ended" in said and "Errno 12" in said and \
+                "big-refused" in said and len(said) <= grade.BUILD_OUTPUT_MAX and took < 15
+            res.append(("grading/units/c1_a_build_has_no_input_and_bounded_memory_files_output",
+                        ok, "built %s in %.1f s, %d bytes said: %s" % (
+                            built, took, len(said), said[-300:])))
+
+            # C4: grade.py failing in the middle (any bug of the grader's) still
+            # writes a results.json: every test 0, and why
+            boom = os.path.join(tmp, "boom.json")
+            p = subprocess.run([sys.executable, "-c", "import sys\n"
+                                "sys.path.insert(0, sys.argv[1])\nimport grade\n"
+                                "def boom(*a, **k):\n    raise KeyError('boom')\n"
+                                "grade.grade_submission = boom\nsys.argv = sys.argv[1:]\n"
+                                "grade.main()", os.path.join(qemu.ROOT, "tools"),
+                                harness_lab().num, "--submission", tmp, "--json", boom],
+                               capture_output=True, text=True, timeout=120)
+            try:
+                with open(boom) as f:
+                    r = json.load(f)
+            except (OSError, ValueError) as e:
+                r = {"output": "no results.json: %s" % e}
+            ok = p.returncode != 0 and not check_results_json(r) and r["score"] == 0 and \
+                len(r["tests"]) == len(harness_lab().points()) and "grader failed" in r["output"]
+            res.append(("grading/units/c4_a_grader_failing_midway_still_writes_results_json", ok,
+                        json.dumps(r)[:1000] + "\n" + tail(p.stderr, 5)))
+
             # H7: publishing is an allow-list; every file of the tree is classified
             files = handout.tracked_files()
             stray = [f for f in files if not handout.PUBLISHED.match(f) and
@@ -1816,6 +1957,28 @@ def grading_units_suite():
                 leaked = [rel for rel in extra if rel in got]
                 res.append(("grading/units/h7_a_file_nobody_classified_is_never_published",
                             not leaked and "Makefile" in got, "published: %s" % leaked))
+
+            # C7: a stray copy of a lab file (a merge's open.c.orig, an editor's
+            # pipe.c~) went out whole, the solution in it, on every course branch
+            import course
+            shutil.copy2(os.path.join(copy, "user/lib/open.c"),
+                         os.path.join(copy, "user/lib/open.c.orig"))
+            try:
+                course.make_course(os.path.join(tmp, "course"), root=copy)
+                said = "make course went through"
+            except SystemExit as e:
+                said = str(e)
+            res.append(("grading/units/c7_make_course_refuses_a_stray_copy_of_a_solution",
+                        "open.c.orig holds lab 01's solution" in said, said))
+            os.unlink(os.path.join(copy, "user/lib/open.c.orig"))
+
+            # C9: PowerShell's `>` writes UTF-16, with CRLF
+            text = "int x;\r\n/* caf\u00e9 */\r\n"
+            ok = grade.plain_text(text.encode("utf-16")) == (
+                "int x;\n/* caf\u00e9 */\n".encode(), "UTF-16 and written with CR line endings "
+                "(Windows')")
+            res.append(("grading/units/c9_utf_16_and_crlf_are_read_as_utf_8_with_lf", ok,
+                        repr(grade.plain_text(text.encode("utf-16")))))
 
             # H8: a .tar.gz of many members is read member by member, and stops
             bomb = os.path.join(tmp, "many.tar.gz")
@@ -2054,6 +2217,37 @@ def autograder_suite():
                     bad.append("a hidden test's name shows in a visible field")
                 res.append(("grading/autograder/%s_submission_results_json_scores_%d" % (
                     kind, want), not bad, "; ".join(bad) + "\n" + tail(p.stdout, 10)))
+
+            # C4: a password-protected zip stopped grade.py with no results.json of
+            # its own (the student read "the autograder failed"); a grading past
+            # Gradescope's timeout would leave none at all
+            def ag_run(files, env_more=None):
+                handout.remove(os.path.join(ag, "submission"))
+                os.makedirs(os.path.join(ag, "submission"))
+                for name, data in files.items():
+                    with open(os.path.join(ag, "submission", name), "wb") as f:
+                        f.write(data)
+                p = subprocess.run([os.path.join(ag, "run_autograder")], env=dict(
+                    env, **(env_more or {})), cwd=ag, capture_output=True, text=True, timeout=900)
+                try:
+                    with open(os.path.join(ag, "results", "results.json")) as f:
+                        return json.load(f), p.stdout
+                except (OSError, ValueError) as e:
+                    return {"output": str(e)}, p.stdout
+            rel = lab.files()[0]
+            zpath = os.path.join(tmp, "encrypted.zip")
+            encrypted_zip(zpath, rel, batch.fixture_files(lab, "correct")[rel])
+            r, out = ag_run({"handin.zip": open(zpath, "rb").read()})
+            ok = not check_results_json(r) and r["score"] == 0 and \
+                len([t for t in r["tests"] if t["visibility"] == "visible"]) == len(names) and \
+                "password-protected" in r["output"]
+            res.append(("grading/autograder/c4_an_encrypted_zip_gets_its_tests_and_a_reason", ok,
+                        json.dumps(r)[:1500] + "\n" + tail(out, 10)))
+            r, out = ag_run({"open.c": b"x"}, {"AUTOGRADER_LIMIT": "1"})
+            ok = r.get("score") == 0 and "stopped after 1 s" in r.get("output", "") and \
+                isinstance(r.get("tests"), list)
+            res.append(("grading/autograder/c4_a_grading_past_its_time_still_writes_results_json",
+                        ok, json.dumps(r)[:1500] + "\n" + tail(out, 10)))
         return res
     return "grading/autograder", run
 
@@ -2076,13 +2270,7 @@ def squash(text):
 def solution_bodies():
     """[(lab, file, body with white space squashed)] of every LAB region
     long enough (20 characters) to be recognised in another tree."""
-    bodies = []
-    for rel in handout.tracked_files():
-        if rel.endswith((".c", ".h")) and not rel.startswith("lab/"):
-            for m in handout.REGION.finditer(handout.read_text(os.path.join(qemu.ROOT, rel))):
-                if len(squash(m.group(4))) >= 20:
-                    bodies.append((m.group(2), rel, squash(m.group(4))))
-    return bodies
+    return handout.solution_bodies("00")
 
 
 def course_suite():
@@ -2266,9 +2454,116 @@ def course_branches_zero_suite():
     return "course/branch_zero", run
 
 
+# tools/batch.py run with grade_submission raising for a submission named
+# "boom" (the grader's own failure, whatever its cause).
+BATCH_BOOM = r'''
+import os, sys
+sys.path.insert(0, sys.argv[1])
+import batch, grade
+real = grade.grade_submission
+def grade_submission(lab, path, *args, **kw):
+    if os.path.basename(path) == "boom":
+        raise KeyError("a fault of the grader's")
+    return real(lab, path, *args, **kw)
+grade.grade_submission = grade_submission
+sys.argv = ["batch.py"] + sys.argv[2:]
+sys.exit(batch.main())
+'''
+
+
+def encrypted_zip(path, rel, data):
+    """A zip whose one member says it is password-protected (zipfile
+    refuses to read it: RuntimeError)."""
+    import zipfile
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr(rel, data)
+    raw = bytearray(open(path, "rb").read())
+    raw[6] |= 1                                 # the local header's flags: encrypted
+    raw[raw.rfind(b"PK\x01\x02") + 8] |= 1      # and the central directory's
+    with open(path, "wb") as f:
+        f.write(raw)
+
+
+def grading_batch_suite():
+    """tools/batch.py on a folder a careless term leaves: alice/ and
+    alice.tar.gz, a name that is not UTF-8 with a comma and a quote, a .rar,
+    a password-protected zip, and a submission on which the grader itself
+    fails: every one a row, the CSV whole, in a fixed order."""
+    def run():
+        import batch
+        import csv
+        import tarfile
+        # a lab whose work trees no other suite grades in (lab 02: one kernel file)
+        lab = next((x for x in handout.labs() if x.uses_harness() and x.points() and
+                    x.num not in ("01", "04", "06")), None) or harness_lab()
+        if not lab:
+            return [("grading/batch/a_lab_uses_lab_h", False, "no lab on lab.h")]
+        full = sum(t[1] for t in lab.points())
+        with tempfile.TemporaryDirectory() as tmp:
+            subs = os.path.join(tmp, "subs")
+            batch.write_fixture(os.path.join(subs, "alice"), batch.fixture_files(lab, "correct"))
+            stub = os.path.join(tmp, "stub")
+            batch.write_fixture(stub, batch.fixture_files(lab, "stub"))
+            with tarfile.open(os.path.join(subs, "alice.tar.gz"), "w:gz") as t:
+                t.add(stub, arcname=".")
+            odd = os.fsdecode(b'caf\xe9, "the" one')
+            batch.write_fixture(os.path.join(subs, odd), batch.fixture_files(lab, "correct"))
+            with open(os.path.join(subs, "bob.rar"), "wb") as f:
+                f.write(b"Rar!\x1a\x07\x00")
+            rel = lab.files()[0]
+            encrypted_zip(os.path.join(subs, "carol.zip"), rel,
+                          batch.fixture_files(lab, "correct")[rel])
+            batch.write_fixture(os.path.join(subs, "boom"), batch.fixture_files(lab, "correct"))
+            out = os.path.join(tmp, "out")
+            p = subprocess.run([sys.executable, "-c", BATCH_BOOM, os.path.join(qemu.ROOT, "tools"),
+                                lab.num, subs, "--out", out, "--jobs", "2"],
+                               capture_output=True, text=True, errors="replace", timeout=600,
+                               env=dict(os.environ, GRADE_EXTRA=""))
+            try:
+                with open(os.path.join(out, "grades.csv"), newline="", encoding="utf-8") as f:
+                    rows = list(csv.reader(f))
+            except (OSError, ValueError) as e:
+                rows = [["no CSV: %s" % e]]
+            got = {r[0]: r for r in rows[1:]}
+            want = {"alice": full, "alice.tar.gz": 0, "caf\\xe9, \"the\" one": full,
+                    "bob.rar": 0, "carol": 0, "boom": 0}
+            ok = p.returncode == 0 and [r[0] for r in rows[1:]] == sorted(want) and \
+                len(set(map(len, rows))) == 1 and \
+                all(int(got[n][1]) == w for n, w in want.items()) and \
+                "password-protected" in got["carol"][-1] and \
+                "neither a folder nor an archive" in got["bob.rar"][-1] and \
+                "grader failed" in got["boom"][-1] and \
+                os.path.exists(os.path.join(out, "boom", "results.json"))
+            res = [("grading/batch/a_careless_terms_folder_every_submission_a_row_csv_whole", ok,
+                    "%s\n%s" % (json.dumps(rows)[:2000], tail(p.stdout + p.stderr, 20)))]
+
+            # C3: two gradings at once in one work tree (make grade SUBMISSION= while
+            # another runs): each built the other's code; now the second waits
+            procs = [subprocess.Popen(
+                [sys.executable, os.path.join(qemu.ROOT, "tools", "grade.py"), lab.num,
+                 "--submission", os.path.join(subs, who), "--json",
+                 os.path.join(tmp, who + ".json")], stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT, text=True, env=dict(os.environ, GRADE_EXTRA=""))
+                for who in ("alice", "alice.tar.gz")]
+            said = [p.communicate(timeout=600)[0] for p in procs]
+            scores = []
+            for who in ("alice", "alice.tar.gz"):
+                try:
+                    with open(os.path.join(tmp, who + ".json")) as f:
+                        scores.append(json.load(f)["score"])
+                except (OSError, ValueError, KeyError):
+                    scores.append(None)
+            ok = scores == [full, 0] and any("another grading is using it" in x for x in said)
+            res.append(("grading/batch/c3_two_gradings_at_once_take_turns_in_the_work_tree", ok,
+                        "scores %s (want %s)\n%s" % (scores, [full, 0],
+                                                      "\n".join(tail(x, 8) for x in said))))
+            return res
+    return "grading/batch", run
+
+
 def grading_suites():
     return [grading_runner_suite(), grading_submissions_suite(), grading_kernel_suite(),
-            grading_units_suite(), autograder_suite(), course_suite(),
+            grading_units_suite(), grading_batch_suite(), autograder_suite(), course_suite(),
             course_branches_zero_suite()]
 
 
@@ -2400,6 +2695,9 @@ def heapcheck_suite():
 # The fuzz smoke: each fuzzer in the build, a fixed seed, about a minute of
 # guest time in all (make fuzz runs them for longer, with fresh seeds).
 FUZZ_SMOKE = {"sys": 25, "elf": 20, "ext2": 15}
+# fuzz_race (processes racing on shared files on ext2 and ramfs): each of
+# last session's five races, put back, fails its first round (doc/fuzzing.md).
+FUZZ_SMOKE["race"] = 4
 
 
 def fuzz_smoke_suite(name, seconds, seed=1):

@@ -13,18 +13,21 @@
 #include "proc/proc.h"
 
 #define RAMFS_MAX_FILE (16u << 20)
+#define FIRST_PLACE    3            /* readdir's cookies: 0 ".", 1 "..", 2 the list's head */
 
 struct ramfs_dirent {
     struct vnode *v;
     struct ramfs_dirent *next;
+    uint32_t place;                 /* readdir's cookie for it: see ramfs_readdir */
     char name[];                    /* in the same block: one kmalloc per entry */
 };
 
 struct ramfs_node {
     struct vnode *parent;           /* directories: for ".."; holds a reference */
-    struct ramfs_dirent *entries;   /* directories */
-    /* Where the last readdir stopped: entry number `cursor_at` (a cookie)
-     * is `cursor` (NULL: the end). Any change of the list forgets it
+    struct ramfs_dirent *entries;   /* directories: the newest first */
+    uint32_t next_place;            /* the place the next entry gets */
+    /* Where the last readdir stopped: the cookie `cursor_at` is followed
+     * by `cursor` (NULL: the end). Removing an entry forgets it
      * (cursor_at 0), so a reader going through the list takes one step
      * per entry, not a walk from the head for each. */
     struct ramfs_dirent *cursor;
@@ -111,9 +114,9 @@ static int add_entry(struct vnode *dir, const char *name, struct vnode *v)
         vnode_put(old);                 /* a rename moved it away from old */
         dir->nlink++;
     }
+    e->place = FIRST_PLACE + NODE(dir)->next_place++;
     e->next = NODE(dir)->entries;
     NODE(dir)->entries = e;
-    NODE(dir)->cursor_at = 0;           /* the numbers moved */
     dir->mtime = rtc_now();
     return 0;
 }
@@ -160,7 +163,7 @@ static void drop_entry(struct vnode *dir, struct ramfs_dirent *e)
     for (pp = &NODE(dir)->entries; *pp != e; pp = &(*pp)->next)
         ;
     *pp = e->next;
-    NODE(dir)->cursor_at = 0;           /* the numbers moved */
+    NODE(dir)->cursor_at = 0;           /* the cursor may be e */
     e->v->nlink--;
     if (S_ISDIR(e->v->mode)) {
         dir->nlink--;
@@ -311,16 +314,22 @@ static int ramfs_truncate(struct vnode *v, uint32_t len)
     return 0;
 }
 
-/* The cookie is the entry's number (0 ".", 1 "..", then the list);
- * reading on from where the last call stopped costs one step. */
+/* The cookie: 0 for ".", 1 for "..", FIRST_PLACE - 1 for the head of the
+ * list, else the place of the entry returned last. Places only grow, and
+ * the list is newest first, so what follows a cookie is the first entry
+ * with a smaller place: removing or adding other entries never moves it,
+ * and a listing shows each entry nobody changed exactly once. (The
+ * cookie was once the entry's number in the list: a create, at the head,
+ * renumbered every entry, and a listing that others changed showed an
+ * entry twice or missed one - fuzz_race seed 1.) A directory would need
+ * 4 billion entries added for its places to wrap. */
 static int ramfs_readdir(struct vnode *dir, uint32_t *cookie, char *name, uint32_t *ino,
                          uint32_t *type)
 {
     struct ramfs_node *node = NODE(dir);
     struct ramfs_dirent *e = node->entries;
-    uint32_t i = 2;
 
-    if (*cookie < 2) {
+    if (*cookie < FIRST_PLACE - 1) {
         struct vnode *v = *cookie == 0 ? dir : (NODE(dir)->parent ? NODE(dir)->parent : dir);
         strlcpy(name, *cookie == 0 ? "." : "..", NAME_MAX + 1);
         *ino = v->ino;
@@ -328,18 +337,17 @@ static int ramfs_readdir(struct vnode *dir, uint32_t *cookie, char *name, uint32
         (*cookie)++;
         return 1;
     }
-    if (node->cursor_at >= 2 && node->cursor_at <= *cookie) {
+    if (node->cursor_at >= FIRST_PLACE && node->cursor_at == *cookie)
         e = node->cursor;               /* start where the last call stopped */
-        i = node->cursor_at;
-    }
-    for (; e && i < *cookie; i++)
-        e = e->next;
+    else
+        while (e && *cookie >= FIRST_PLACE && e->place >= *cookie)
+            e = e->next;
     if (!e)
         return 0;
     strlcpy(name, e->name, NAME_MAX + 1);
     *ino = e->v->ino;
     *type = vnode_type_dt(e->v->mode);
-    (*cookie)++;
+    *cookie = e->place;
     node->cursor = e->next;
     node->cursor_at = *cookie;
     return 1;

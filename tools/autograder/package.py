@@ -32,6 +32,7 @@ def add(z, name, data, mode):
 def package(lab, out, extra=None):
     """Write the zip; returns the number of files in it."""
     files = handout.course_tree(lab.num, lab.num)
+    handout.refuse_solutions(files, lab.num, "autograder")
     count = 0
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     with zipfile.ZipFile(out, "w") as z:
