@@ -434,10 +434,17 @@ static void bad_input_gets_a_clear_error(void)
 
 /* Each argument check at its edge, and in its order (tools/kmutants.txt:
  * each of these was a wrong kernel no test saw). read and write ask the
- * fd's access before the buffer; getdents checks its buffer before it
- * takes an entry, so a bad one loses none; a path of PATH_MAX bytes has no
- * room for its NUL; fsopen's too-long type is no type and too-long options
- * are invalid; pipe() with room for no fd, or one, keeps no open file. */
+ * fd's access before the buffer; ready refuses unknown mode bits, a
+ * directory for writing and a symlink itself; F_SETFL sets modes, never
+ * the access; lseek stays within 0..OFF_MAX and knows its whences; link
+ * stays in the node's filesystem and off directories; create takes no
+ * type from perm; unknown flags are EINVAL; fd OPEN_MAX is no fd; dup2's
+ * new fd is not kept across exec; link and unlink take paths longer than
+ * their stack buffer; getdents checks its buffer before it takes an
+ * entry, so a bad one loses none; a path of PATH_MAX bytes has no room
+ * for its NUL, a name of NAME_MAX + 1 bytes is too long; fsopen's
+ * too-long type is no type and too-long options are invalid; pipe() with
+ * room for no fd, or one, keeps no open file. */
 static void argument_checks_hold_at_their_edges(void)
 {
     static char path[PATH_MAX + 1], opts[128], type[64];
@@ -491,9 +498,9 @@ static void argument_checks_hold_at_their_edges(void)
     CHECK_ERR(unlinkat(AT_CWD, "/tmp/x_edge", 0x100), EINVAL);
     CHECK_ERR(renameat(AT_CWD, "/tmp/x_edge", AT_CWD, "/tmp/x_edge2", 0x100), EINVAL);
     CHECK(unlink("/tmp/x_edge") == 0, "unlink");
-    n = fcntl(0, F_GETFD, 0);                   /* fd OPEN_MAX is none, whatever lies */
-    CHECK(fcntl(0, F_SETFD, FD_KEEP) == 0, "F_SETFD"); /* past the table: marks, here */
-    CHECK_ERR(read(OPEN_MAX, buf, 1), EBADF);
+    n = fcntl(0, F_GETFD, 0);                   /* the table's marks lie right after */
+    CHECK(fcntl(0, F_SETFD, FD_KEEP) == 0, "F_SETFD"); /* it: one set, a lookup one past */
+    CHECK_ERR(read(OPEN_MAX, buf, 1), EBADF);   /* the end would find a "file" there */
     CHECK_ERR(close(OPEN_MAX), EBADF);
     CHECK_ERR(dup2(rd, OPEN_MAX), EBADF);
     fcntl(0, F_SETFD, n);
