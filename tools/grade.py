@@ -617,6 +617,25 @@ LIMITED = ("import os, resource, sys\n"
            "os.execvp(sys.argv[1], sys.argv[1:])" % (BUILD_RLIMITS,))
 
 
+# The process groups of the builds running now: each is a session of its
+# own (so a late one is killed whole), out of reach of a signal to ours.
+BUILDS = set()
+
+
+def on_sigterm(signum, frame):
+    """SIGTERM (run_autograder's timeout, a batch stopping a grading): kill
+    the builds, whose sessions the signal did not reach (one left running
+    wrote on into a tree being removed), then die of it as before. QEMU
+    dies with us (orphan_guard)."""
+    for pgid in list(BUILDS):
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except OSError:
+            pass
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
 def make(tree, jobs=None, relaxed=False, limit=BUILD_LIMIT):
     """make all in tree, each of its processes under BUILD_RLIMITS, with no
     input (`#include "/dev/stdin"` would wait for the grader's terminal),
@@ -627,6 +646,7 @@ def make(tree, jobs=None, relaxed=False, limit=BUILD_LIMIT):
                          (relaxed_flags(tree) if relaxed else []),
                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, env=make_env(), start_new_session=True)
+    BUILDS.add(p.pid)
     out, deadline, late = b"", time.monotonic() + limit, False
     try:
         while True:
@@ -640,6 +660,7 @@ def make(tree, jobs=None, relaxed=False, limit=BUILD_LIMIT):
                 break
             out = (out + chunk)[-BUILD_OUTPUT_MAX:]
     finally:
+        BUILDS.discard(p.pid)
         if late:
             os.killpg(p.pid, signal.SIGKILL)    # make and the compilers it started
         p.stdout.close()
@@ -1495,6 +1516,7 @@ def main():
     ap.add_argument("--jobs", type=int, help="make -j (default: every core)")
     ap.add_argument("--prepare", action="store_true", help="build the pristine tree and stop")
     args = ap.parse_args()
+    signal.signal(signal.SIGTERM, on_sigterm)
     if args.submission and not os.path.exists(args.submission):
         raise SystemExit("grade: no submission %s" % args.submission)
     if args.extra and not os.path.isdir(args.extra):
