@@ -25,6 +25,7 @@ only the suites that catch them and without the run on the kernel as it
 is (make test runs those suites itself). The
 labs' own catalogues are tools/mutants.py's."""
 import argparse
+import collections
 import fnmatch
 import os
 import subprocess
@@ -46,10 +47,13 @@ SAMPLE = ["group_by_uid", "walk_search_is_read", "setpgid_any_proc", "user_range
           "path_max_off_by_one"]
 
 
+# One entry of the catalogue; suites is None unless it has a "suites:"
+# line (right after its description).
+Mutant = collections.namedtuple("Mutant", "name file desc old new suites")
+
+
 def parse(path=CATALOGUE):
-    """[(name, file, description, old, new, suites)] from the catalogue;
-    suites is None unless the entry has a "suites:" line (right after its
-    description)."""
+    """[Mutant] from the catalogue."""
     entries, cur = [], None
     with open(path) as f:
         lines = f.read().split("\n")
@@ -71,8 +75,8 @@ def parse(path=CATALOGUE):
             cur[line[0]].append(line[2:])
         elif line.strip():
             raise ValueError("%s:%d: want a '- ' or '+ ' line" % (path, n))
-    return [(e["name"], e["file"], e["desc"] or "", "\n".join(e["-"]), "\n".join(e["+"]),
-             e["suites"]) for e in entries]
+    return [Mutant(e["name"], e["file"], e["desc"] or "", "\n".join(e["-"]), "\n".join(e["+"]),
+                   e["suites"]) for e in entries]
 
 
 def prepare(tree=TREE):
@@ -99,9 +103,9 @@ def failures(tree, suites):
     return [x.split()[1] for x in lines if x.startswith("FAIL ")], lines[-1]
 
 
-def check(tree, entry, suites):
+def check(tree, m, suites):
     """One mutant: (ok, what happened)."""
-    name, rel, _, old, new, _ = entry
+    rel, old, new = m.file, m.old, m.new
     path = os.path.join(tree, rel)
     with open(path) as f:
         src = f.read()
@@ -137,12 +141,12 @@ def main():
     args = ap.parse_args()
     entries = parse()
     if args.sample:
-        entries = [e for e in entries if e[0] in SAMPLE]
+        entries = [e for e in entries if e.name in SAMPLE]
     if args.only:
-        entries = [e for e in entries if any(fnmatch.fnmatch(e[0], p) for p in args.only)]
+        entries = [e for e in entries if any(fnmatch.fnmatch(e.name, p) for p in args.only)]
     if args.list:
         for e in entries:
-            print("%-28s %-22s %s" % (e[0], e[1], e[2]))
+            print("%-28s %-22s %s" % (e.name, e.file, e.desc))
         return 0
     start = time.monotonic()
     log = prepare(args.tree)
@@ -152,12 +156,11 @@ def main():
     given = args.suites.split() if args.suites else None
 
     def suites_of(e):
-        return given or e[5] or SUITES
+        return given or e.suites or SUITES
     failed = []
     if not args.no_reference:
-        every = []                      # the kernel as it is, on each suite a mutant will run
-        for e in entries or [None]:
-            every += [s for s in (suites_of(e) if e else given or SUITES) if s not in every]
+        # the kernel as it is, on each suite a mutant will run
+        every = list(dict.fromkeys(s for e in entries for s in suites_of(e))) or given or SUITES
         failed, last = failures(args.tree, every)
         print("%-4s %-28s %s" % ("BAD" if failed else "ok", "(the kernel as it is)",
                                  "fails " + " ".join(failed[:3]) if failed else last))
@@ -165,7 +168,7 @@ def main():
     for e in entries:
         ok, what = check(args.tree, e, suites_of(e))
         caught += ok
-        print("%-4s %-28s %s" % ("ok" if ok else "BAD", e[0], what.replace("\n", "\n      ")))
+        print("%-4s %-28s %s" % ("ok" if ok else "BAD", e.name, what.replace("\n", "\n      ")))
         sys.stdout.flush()
     grade.make(args.tree, jobs=2)
     print("kmutants: %d/%d caught; %.0fs" % (caught, len(entries), time.monotonic() - start))
