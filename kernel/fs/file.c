@@ -121,6 +121,12 @@ int vfs_ready(int fd, int mode, struct file **out)
     }
     if (S_ISFIFO(v->mode) && (err = pipe_open(v, access)) < 0)
         return err;
+    /* read and write take every S_IFSOCK node for a channel's end, but an
+     * ext2 image may hold a socket inode too (its vnode's priv is ext2's):
+     * read through it, chan_read copied from wherever that pointed (a
+     * user's own image panicked the kernel). As POSIX's open of a socket. */
+    if (S_ISSOCK(v->mode) && !chan_is_end(v))
+        return -ENXIO;
     if (!(nf = file_alloc(&f->path, access, mode & (R_APPEND | R_NONBLOCK), f->name))) {
         if (S_ISFIFO(v->mode))
             pipe_close(v, access);

@@ -902,6 +902,94 @@ static void two_listers_of_one_ext2_directory_share_its_entries(void)
     PASS();
 }
 
+/* A socket inode in an ext2 image (a type ext2 stores; Orthos's only
+ * sockets are channel ends, chan(2)) could be readied, and read and
+ * write then took its ext2 vnode for a channel's: read copied from
+ * wherever the inode cache's bytes pointed, and a user's own image, a
+ * file in /tmp, panicked the kernel (a page fault in chan_read). The
+ * student copies /etc/fuzz.ext2, turns its FIFO's inode into a socket
+ * (0140666) and readies it: ENXIO, as POSIX's open of a socket. */
+#define SOCK_IMG "/tmp/attack_sock.ext2"
+
+static int image_at(int img, void *b, int n, uint32_t off, int writing)
+{
+    if (lseek(img, (int)off, SEEK_SET) != (int)off)
+        return -1;
+    return (writing ? write(img, b, n) : read(img, b, n)) == n ? 0 : -1;
+}
+
+static uint32_t image_word(int img, uint32_t off)
+{
+    uint32_t w = 0;
+
+    image_at(img, &w, 4, off, 0);
+    return w;
+}
+
+/* Give inode ino of the image in img the mode `mode` (rev 1 ext2: the
+ * superblock at 1024, the first group's descriptors in the next block). */
+static int set_inode_mode(int img, uint32_t ino, uint16_t mode)
+{
+    uint32_t bsize = 1024u << image_word(img, 1024 + 24), ipg = image_word(img, 1024 + 40);
+    uint32_t isize = image_word(img, 1024 + 88) & 0xFFFF, first = image_word(img, 1024 + 20);
+    uint32_t table, off;
+
+    if (ipg == 0 || isize < 128)
+        return -1;
+    table = image_word(img, (first + 1) * bsize + 32 * ((ino - 1) / ipg) + 8);
+    off = table * bsize + (ino - 1) % ipg * isize;
+    return image_at(img, &mode, 2, off, 1);
+}
+
+static int ready_a_socket_inode(void)
+{
+    char buf[4096];
+    struct stat st;
+    int in, img, fs, p, n, r, w;
+
+    if (setgid(STUDENT) < 0 || setuid(STUDENT) < 0)
+        return 1;
+    in = open("/etc/fuzz.ext2", O_RDONLY);
+    img = open(SOCK_IMG, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    if (in < 0 || img < 0)
+        return 2;
+    while ((n = read(in, buf, sizeof(buf))) > 0)
+        if (write(img, buf, n) != n)
+            return 3;
+    close(in);
+    if ((fs = fsopen("ext2", img, "")) < 0 || (p = walk(fs, "fifo", 0)) < 0 || fstat(p, &st) < 0 ||
+        !S_ISFIFO(st.st_mode))
+        return 4;
+    close(p);
+    close(fs);                          /* the instance goes: the image can change */
+    if (set_inode_mode(img, st.st_ino, S_IFSOCK | 0666) < 0)
+        return 5;
+    if ((fs = fsopen("ext2", img, "")) < 0 || (p = walk(fs, "fifo", 0)) < 0 || fstat(p, &st) < 0 ||
+        !S_ISSOCK(st.st_mode))
+        return 6;                       /* the patch missed its inode */
+    r = ready(p, R_READ);
+    if (r >= 0)
+        return 7;                       /* before the fix; a read here panicked */
+    if (errno != ENXIO)
+        return 8;
+    w = ready(p, R_RDWR);
+    if (w >= 0 || errno != ENXIO)
+        return 9;
+    close(p);
+    close(fs);
+    close(img);
+    return 0;
+}
+
+static void a_socket_inode_in_a_users_image_is_not_a_channel(void)
+{
+    int r = in_child(ready_a_socket_inode);
+
+    unlinkat(AT_CWD, SOCK_IMG, 0);
+    CHECK(r == 0, "the student's socket inode: step %d failed (7: readied; 8, 9: not ENXIO)", r);
+    PASS();
+}
+
 int main(int argc, char **argv)
 {
     t_only = argc > 1 ? argv[1] : NULL;
@@ -917,6 +1005,7 @@ int main(int argc, char **argv)
     T_RUN(name_checks_hold_until_the_change_on_ext2);
     T_RUN(two_listers_of_one_ext2_directory_share_its_entries);
     T_RUN(a_long_console_write_lets_others_run_and_ends_with_a_kill);
+    T_RUN(a_socket_inode_in_a_users_image_is_not_a_channel);
     printf("t_attack: done\n");
     return t_failures != 0;
 }
