@@ -324,12 +324,26 @@ static int block_in_use(struct ext2_fs *e, uint32_t g, uint32_t bit)
     return data_block(e, b) ? 0 : damaged(e, "metadata block marked free", b);
 }
 
+/* May the caller have one of the last r_blocks_count free blocks? The
+ * superblock keeps them for its reserved user and group (root, as mke2fs
+ * writes them), as Linux does: without that, a user filling a disk that
+ * everyone writes to (/dev/hd1) left root not one block. The kernel
+ * itself (no process) may too. */
+static int may_take_reserved(const struct ext2_fs *e)
+{
+    const struct proc *p = curproc();
+
+    return !p || p->uid == 0 || p->uid == e->sb.def_resuid || p->gid == e->sb.def_resgid;
+}
+
 /* A free block, preferably in group `goal`; not zeroed. */
 static int balloc(struct ext2_fs *e, uint32_t goal, uint32_t *blk)
 {
     uint32_t i, g, bit, count;
     int err;
 
+    if (e->sb.free_blocks_count <= e->sb.r_blocks_count && !may_take_reserved(e))
+        return -ENOSPC;
     for (i = 0; i < e->ngroups; i++) {
         g = (goal + i) % e->ngroups;
         if (e->groups[g].free_blocks_count == 0)

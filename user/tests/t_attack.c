@@ -911,6 +911,24 @@ static void two_listers_of_one_ext2_directory_share_its_entries(void)
  * (0140666) and readies it: ENXIO, as POSIX's open of a socket. */
 #define SOCK_IMG "/tmp/attack_sock.ext2"
 
+/* A copy of the file `from` at `to` (0600), readied for reading and
+ * writing: its fd, or -1. */
+static int copy_file(const char *from, const char *to)
+{
+    char buf[4096];
+    int in = open(from, O_RDONLY), out = open(to, O_RDWR | O_CREAT | O_TRUNC, 0600), n = -1;
+
+    if (in >= 0 && out >= 0)
+        while ((n = read(in, buf, sizeof(buf))) > 0 && write(out, buf, n) == n)
+            ;
+    close(in);
+    if (n != 0) {
+        close(out);
+        return -1;
+    }
+    return out;
+}
+
 static int image_at(int img, void *b, int n, uint32_t off, int writing)
 {
     if (lseek(img, (int)off, SEEK_SET) != (int)off)
@@ -943,20 +961,13 @@ static int set_inode_mode(int img, uint32_t ino, uint16_t mode)
 
 static int ready_a_socket_inode(void)
 {
-    char buf[4096];
     struct stat st;
-    int in, img, fs, p, n, r, w;
+    int img, fs, p, r, w;
 
     if (setgid(STUDENT) < 0 || setuid(STUDENT) < 0)
         return 1;
-    in = open("/etc/fuzz.ext2", O_RDONLY);
-    img = open(SOCK_IMG, O_RDWR | O_CREAT | O_TRUNC, 0600);
-    if (in < 0 || img < 0)
+    if ((img = copy_file("/etc/fuzz.ext2", SOCK_IMG)) < 0)
         return 2;
-    while ((n = read(in, buf, sizeof(buf))) > 0)
-        if (write(img, buf, n) != n)
-            return 3;
-    close(in);
     if ((fs = fsopen("ext2", img, "")) < 0 || (p = walk(fs, "fifo", 0)) < 0 || fstat(p, &st) < 0 ||
         !S_ISFIFO(st.st_mode))
         return 4;
@@ -990,6 +1001,59 @@ static void a_socket_inode_in_a_users_image_is_not_a_channel(void)
     PASS();
 }
 
+/* A disk every user writes to (a shared directory, 01777, on /dev/hd1)
+ * could be filled by one user to the last block: then root could not
+ * write a byte to it either. ext2 keeps the last r_blocks_count blocks
+ * (5 % by mke2fs's default) for its reserved user and group, root by
+ * default, and Linux honours that; Orthos's block allocator did not. Root
+ * makes an instance of a copy of /etc/sample.ext2 (25 of its 512 blocks
+ * reserved) with a directory "pub" for everyone; the student fills it. */
+#define RSV_IMG "/tmp/attack_rsv.ext2"
+static int rsv_fs = -1;
+
+static int fill_pub(void)
+{
+    static char block[1024];
+    int fd, n, w;
+
+    memset(block, 's', sizeof(block));
+    if (setgid(STUDENT) < 0 || setuid(STUDENT) < 0)
+        return 1;
+    if ((fd = openat(rsv_fs, "pub/hog", O_WRONLY | O_CREAT | O_EXCL, 0644)) < 0)
+        return 2;
+    for (n = 0; (w = write(fd, block, sizeof(block))) == (int)sizeof(block); n++)
+        ;
+    if (w >= 0 || errno != ENOSPC)
+        return 3;                       /* it must end in ENOSPC */
+    close(fd);
+    return n > 100 ? 0 : 4;             /* it did fill most of the disk */
+}
+
+static void a_user_filling_a_shared_disk_leaves_root_its_reserved_blocks(void)
+{
+    static char block[1024];
+    int img, r, fd = -1, d, got = 0, i;
+
+    img = copy_file("/etc/sample.ext2", RSV_IMG);
+    CHECK(img >= 0 && (rsv_fs = fsopen("ext2", img, "")) >= 0, "an instance of the image: errno %d",
+          errno);
+    close(img);
+    d = create(rsv_fs, "pub", S_IFDIR, 01777, 0);
+    CHECK(d >= 0 && fchmod(d, 01777) == 0, "pub: errno %d", errno);
+    close(d);
+    r = in_child(fill_pub);
+    if ((fd = openat(rsv_fs, "root_file", O_WRONLY | O_CREAT | O_EXCL, 0600)) >= 0)
+        for (i = 0; i < 10 && write(fd, block, sizeof(block)) == (int)sizeof(block); i++)
+            got += sizeof(block);
+    close(fd);
+    close(rsv_fs);
+    unlinkat(AT_CWD, RSV_IMG, 0);
+    CHECK(r == 0, "the student's fill: step %d failed", r);
+    CHECK(fd >= 0 && got == 10 * (int)sizeof(block),
+          "after the student filled the disk root wrote %d of 10240 bytes (errno %d)", got, errno);
+    PASS();
+}
+
 int main(int argc, char **argv)
 {
     t_only = argc > 1 ? argv[1] : NULL;
@@ -1006,6 +1070,7 @@ int main(int argc, char **argv)
     T_RUN(two_listers_of_one_ext2_directory_share_its_entries);
     T_RUN(a_long_console_write_lets_others_run_and_ends_with_a_kill);
     T_RUN(a_socket_inode_in_a_users_image_is_not_a_channel);
+    T_RUN(a_user_filling_a_shared_disk_leaves_root_its_reserved_blocks);
     printf("t_attack: done\n");
     return t_failures != 0;
 }
