@@ -213,10 +213,15 @@ int file_sync(struct file *f)
     return 0;
 }
 
-/* Has f a position? Not a FIFO or a character device: a stream. */
+/* Has f a position? Not a FIFO, a character device or a channel's end:
+ * a stream. (A channel's end counted as a file: a write through an open
+ * file shared by fork waited for its turn behind a read of it, which
+ * waited for the peer - for ever, if the peer waited for that write.) */
 static int seekable(struct file *f)
 {
-    return !S_ISFIFO(f->path.vn->mode) && !S_ISCHR(f->path.vn->mode);
+    uint32_t mode = f->path.vn->mode;
+
+    return !S_ISFIFO(mode) && !S_ISCHR(mode) && !S_ISSOCK(mode);
 }
 
 /* Reads and writes that use and move a file's position take turns on it

@@ -1054,6 +1054,60 @@ static void a_user_filling_a_shared_disk_leaves_root_its_reserved_blocks(void)
     PASS();
 }
 
+/* A channel's end is a stream, as a pipe's is, but read and write took it
+ * for a file with a position: through one open file (shared by fork)
+ * they took turns on it, so a write waited for ever behind a read
+ * waiting for the peer - a client whose child reads replies while it
+ * writes requests hung. And lseek moved the unused position, so that
+ * writes failed with EFBIG once it was near 2^31. The reader (a child)
+ * waits on the shared end; the parent writes through it, then lseeks
+ * it. A write that waits is ended by the helper's kill after 5 s (it
+ * never waits on the kernel as fixed: the peer's ring has room). */
+static int chan_end[2];
+
+static int read_one_byte(void)
+{
+    char c;
+
+    return read(chan_end[0], &c, 1) == 1 && c == 'p' ? 0 : 1;
+}
+
+static int write_through_the_shared_end(void)
+{
+    char c = 0;
+
+    if (write(chan_end[0], "q", 1) != 1)
+        return 1;
+    if (read(chan_end[1], &c, 1) != 1 || c != 'q')
+        return 2;
+    if (lseek(chan_end[0], 0, SEEK_SET) != -1 || errno != ESPIPE)
+        return 3;
+    return 0;
+}
+
+static void a_channel_end_shared_by_fork_reads_and_writes_at_once(void)
+{
+    int reader, writer, r, w;
+
+    CHECK(chan(chan_end) == 0, "chan: errno %d", errno);
+    fflush(stdout);
+    if ((reader = fork()) == 0)
+        _exit(read_one_byte());
+    CHECK(reader > 0 && wait_until_sleeping(reader, 5000), "the reader never waited");
+    if ((writer = fork()) == 0)
+        _exit(write_through_the_shared_end());
+    w = wait_or_kill(writer, 5000);
+    write(chan_end[1], "p", 1);         /* the reader's byte */
+    r = wait_or_kill(reader, 5000);
+    close(chan_end[0]);
+    close(chan_end[1]);
+    CHECK(w != -1, "a write through a channel end waited behind a read of it");
+    CHECK(WIFEXITED(w) && WEXITSTATUS(w) == 0,
+          "the writer: step %d failed (3: lseek of a channel end not ESPIPE)", WEXITSTATUS(w));
+    CHECK(r != -1 && WIFEXITED(r) && WEXITSTATUS(r) == 0, "the reader: status %x", r);
+    PASS();
+}
+
 int main(int argc, char **argv)
 {
     t_only = argc > 1 ? argv[1] : NULL;
@@ -1071,6 +1125,7 @@ int main(int argc, char **argv)
     T_RUN(a_long_console_write_lets_others_run_and_ends_with_a_kill);
     T_RUN(a_socket_inode_in_a_users_image_is_not_a_channel);
     T_RUN(a_user_filling_a_shared_disk_leaves_root_its_reserved_blocks);
+    T_RUN(a_channel_end_shared_by_fork_reads_and_writes_at_once);
     printf("t_attack: done\n");
     return t_failures != 0;
 }
