@@ -20,11 +20,19 @@ struct proc proc_table[NPROC];
 static int next_pid = 1;                /* changed only by proc_alloc, with interrupts off */
 static struct proc *init_proc;          /* set once at boot */
 
+/* The name is argv[0]'s last part: anyone's choice. A control character
+ * in it becomes '?', or a name like "\npid 1" added a line of its own to
+ * /proc/<pid>/status (ps showed that user's process as pid 1, for root
+ * to kill the wrong one) and to the kernel's messages on the console. */
 void proc_set_name(struct proc *p, const char *name)
 {
     const char *slash = strrchr(name, '/');
+    char *c;
 
     strlcpy(p->name, slash ? slash + 1 : name, sizeof(p->name));
+    for (c = p->name; *c; c++)
+        if ((unsigned char)*c < ' ' || *c == 0x7F)
+            *c = '?';
 }
 
 /* A new process starts its kernel life in forkret, returning through

@@ -1108,6 +1108,55 @@ static void a_channel_end_shared_by_fork_reads_and_writes_at_once(void)
     PASS();
 }
 
+/* A process's name is its argv[0] (exec), shown in /proc/<pid>/status
+ * one "key value" line after another, and ps takes a key's last line: a
+ * user whose argv[0] was "\npid 1" showed up in root's ps as pid 1 (so
+ * root's "kill" of that user's process would hit init's pid, or the pid
+ * of root's own shell), and a name could add lines to the kernel's
+ * messages on the console ("pid 9 (x\npanic: ...)"). A control
+ * character in a name is now shown as '?'. The child runs cat under a
+ * forged name, waiting on a pipe (a child in sleep_ms is seen
+ * "runnable" at every tick, when the parent polls). */
+static int name_pipe[2];
+
+static int cat_with_a_forged_name(void)
+{
+    char *args[] = { "\npid 1\nppid 1", NULL };
+
+    if (dup2(name_pipe[0], 0) < 0 || fcntl(0, F_SETFD, FD_KEEP) < 0)
+        return 8;
+    close(name_pipe[1]);
+    execv("/bin/cat", args);
+    return 9;
+}
+
+static void a_process_name_cannot_forge_lines_of_its_status(void)
+{
+    char buf[256] = "", want[32];
+    int pid, lines = 0, ok, st = -1;
+    char *p;
+
+    CHECK(pipe(name_pipe) == 0, "pipe: errno %d", errno);
+    fflush(stdout);
+    if ((pid = fork()) == 0)
+        _exit(cat_with_a_forged_name());
+    close(name_pipe[0]);
+    ok = pid > 0 && wait_until_sleeping(pid, 5000);
+    snprintf(want, sizeof(want), "/proc/%d/status", pid);
+    if (ok && slurp(want, buf, sizeof(buf)) > 0)
+        for (p = buf; *p; p++)
+            lines += *p == '\n';
+    close(name_pipe[1]);                /* cat reads the end of its input */
+    st = wait_or_kill(pid, 5000);
+    CHECK(ok, "the child never waited in cat");
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "cat under the forged name: status %x", st);
+    snprintf(want, sizeof(want), "pid %d\n", pid);
+    CHECK(strncmp(buf, want, strlen(want)) == 0 && lines == 5,
+          "its status has %d lines (5 wanted):\n%s", lines, buf);
+    CHECK(strstr(buf, "name ?pid 1?ppid 1\n") != NULL, "the name is not shown with '?':\n%s", buf);
+    PASS();
+}
+
 int main(int argc, char **argv)
 {
     t_only = argc > 1 ? argv[1] : NULL;
@@ -1126,6 +1175,7 @@ int main(int argc, char **argv)
     T_RUN(a_socket_inode_in_a_users_image_is_not_a_channel);
     T_RUN(a_user_filling_a_shared_disk_leaves_root_its_reserved_blocks);
     T_RUN(a_channel_end_shared_by_fork_reads_and_writes_at_once);
+    T_RUN(a_process_name_cannot_forge_lines_of_its_status);
     printf("t_attack: done\n");
     return t_failures != 0;
 }
