@@ -21,6 +21,10 @@
                     tree, and every one of them fails on the handout;
                     every lab: handouts and hand-ins hold nothing
                     instructor-only and no solution they should not
+  docs              no boot: every system call has a manual page, each
+                    SYNOPSIS is its header's prototype, and the docs name
+                    only make targets, files, functions, tests and
+                    constants that exist, as they are
   mutant suites     each lab's tests catch a sample of its wrong solutions
                     (tools/mutants.py; that they pass with the later labs
                     stubbed is the course suite's student check), and the
@@ -2876,8 +2880,10 @@ def docs_suite(root=qemu.ROOT):
     (user/include, followed through its #includes); and the docs a reader
     follows (README.md, doc/, the lab handouts; not decisions.md, which is
     history) name only make targets, repository files, functions and guest
-    commands that exist. A name with a placeholder (NN, <x>, *) is not
-    checked."""
+    commands, tests and functions that exist, give named constants their
+    values, and list each lab's tests with the points its points file
+    gives. A name with a placeholder (NN, NAME, <x>, *) is not checked;
+    what the docs say a call does is the guest suites' business."""
     def read(rel):
         with open(os.path.join(root, rel)) as f:
             return f.read()
@@ -2905,8 +2911,6 @@ def docs_suite(root=qemu.ROOT):
         decl = re.sub(r"\s*([(),])\s*", r"\1 ", decl)
         return re.sub(r"\s+", " ", decl).replace("( ", "(").replace(" )", ")").replace(" ,", ",").strip()
 
-    header_cache = {}
-
     def declarations(header, seen):
         """name -> declaration, in a user header and what it includes."""
         if header in seen:
@@ -2918,9 +2922,8 @@ def docs_suite(root=qemu.ROOT):
                 break
         else:
             return {}
-        if path not in header_cache:
-            header_cache[path] = read(path)
-        text = re.sub(r"/\*.*?\*/", "", header_cache[path], flags=re.S)
+        with open(path) as f:
+            text = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
         decls = {}
         for inc in re.findall(r'^#include [<"]([^>"]+)[>"]', text, re.M):
             decls.update(declarations(inc, seen))
@@ -2975,8 +2978,13 @@ def docs_suite(root=qemu.ROOT):
         programs = builtins | set(os.path.splitext(os.path.basename(p))[0] for p in
                                   glob.glob(os.path.join(root, "user", "bin", "*.c")) +
                                   glob.glob(os.path.join(root, "user", "tests", "*.c")))
-        programs |= set("lab" + os.path.basename(d)[:2] for d in glob.glob(os.path.join(root, "lab", "[0-9][0-9]-*")))
+        programs |= set("lab" + os.path.basename(d)[:2]
+                        for d in glob.glob(os.path.join(root, "lab", "[0-9][0-9]-*")))
         placeholder = re.compile(r"NN|NAME|PROG|<|\*|\{|\.\.\.|\$")
+        words = set(w for top in ("kernel", "user", "lab", "tools")
+                    for p in glob.glob(os.path.join(root, top, "**", "*"), recursive=True)
+                    if re.search(r"\.(c|h|asm|py|txt)$|/points$", p)
+                    for w in re.findall(r"\w+", open(p, errors="replace").read()))
         docs = ["README.md", "lab/README.md"] + sorted(
             os.path.relpath(p, root) for p in glob.glob(os.path.join(root, "doc", "*.md")) +
             glob.glob(os.path.join(root, "doc", "man", "*.md")) +
@@ -2991,12 +2999,15 @@ def docs_suite(root=qemu.ROOT):
                         not os.path.exists(os.path.join(root, os.path.dirname(doc), link)):
                     bad.append("%s: the link %s leads nowhere" % (doc, link))
             for span in code_of(text):
-                for m in re.finditer(r"(?:^|[\s;(&|])make((?: +-\w+| +[A-Z_]+=\S*)*)(?: +([a-z][\w.%-]*))?", span):
+                # `make -s VAR=x goal`: the goal, if there is one
+                for m in re.finditer(r"(?:^|[\s;(&|])make((?: +-\w+| +[A-Z_]+=\S*)*)(?: +([a-z][\w.%-]*))?",
+                                     span):
                     goal = m.group(2)
                     if goal and not placeholder.search(goal) and goal not in targets and \
                             not (goal.startswith("print-") and "print-%" in targets):
                         bad.append("%s: `make %s`: no such target in the Makefile" % (doc, goal))
-                for path in re.findall(r"(?<![\w/.~-])((?:kernel|user|tools|doc|lab|boot)/[\w./+-]*\w|Makefile|linker\.ld)\b", span):
+                for path in re.findall(r"(?<![\w/.~-])((?:kernel|user|tools|doc|lab|boot)/[\w./+-]*\w"
+                                       r"|Makefile|linker\.ld)\b", span):
                     if not placeholder.search(path) and not os.path.exists(os.path.join(root, path)):
                         bad.append("%s: `%s` does not exist" % (doc, path))
                 prompt = re.match(r"^(?:/\S*|~\S*) [$#] (\S+)", span)
@@ -3004,8 +3015,13 @@ def docs_suite(root=qemu.ROOT):
                     word = prompt.group(1)
                     if os.path.basename(word) not in programs | made and not re.match(r"^\W", word):
                         bad.append("%s: `%s` is no program or shell builtin" % (doc, span.strip()))
+            # a test's or a function's name (three words or more): somewhere in the sources
+            for name in sorted(set(re.findall(r"`([a-z][a-z0-9]*(?:_[a-z0-9]+){2,})(?:\(\))?`", text))):
+                if name not in words:
+                    bad.append("%s: `%s` is in no source file (a test or function renamed?)" % (doc, name))
             # "Source: `kernel/fs/sysfile.c` (`sys_walk`), ...": each function is in its file
-            for path, names in re.findall(r"`((?:kernel|user|tools)/[\w./-]+\.(?:c|h|py|asm))` \(([^)]*)\)", text):
+            for path, names in re.findall(r"`((?:kernel|user|tools)/[\w./-]+\.(?:c|h|py|asm))` \(([^)]*)\)",
+                                          text):
                 if not os.path.isfile(os.path.join(root, path)):
                     continue
                 src = read(path)
@@ -3014,24 +3030,27 @@ def docs_suite(root=qemu.ROOT):
                         bad.append("%s: `%s` is not in %s" % (doc, name, path))
 
     def constant_checks(bad):
-        """"65536 bytes (`PIPE_SIZE`)", "`SRV_TAGS` = 16", "`O_ACCMODE` (3)": a
-        number a doc gives a constant is the one it is #defined to (constants
-        defined as a plain number only, in kernel/ or user/include)."""
+        """A number a doc ties to a constant ("65536 bytes (`PIPE_SIZE`)",
+        "`SRV_TAGS` = 16", "`O_ACCMODE` (3)", a table row "| `Tstat` | 100 |")
+        is its value (constants #defined as a plain number only, in kernel/
+        or user/include)."""
         defined = {}
         for path in glob.glob(os.path.join(root, "kernel", "**", "*.[ch]"), recursive=True) + \
                 glob.glob(os.path.join(root, "user", "include", "**", "*.h"), recursive=True):
-            for name, value in re.findall(r"^#define ([A-Z][A-Z0-9_]+)\s+(0x[0-9a-fA-F]+|\d+)u?\b\s*(?:/\*.*)?$",
+            for name, value in re.findall(r"^#define ([A-Za-z_]\w+)\s+(0x[0-9a-fA-F]+|\d+)u?\b\s*(?:/\*.*)?$",
                                           open(path).read(), re.M):
                 defined.setdefault(name, set()).add(int(value, 8 if re.match(r"0\d", value) else 0))
         said = re.compile(r"(\d[\d,]*)(?: [a-z]+)? \(`([A-Z][A-Z0-9_]+)`\)"
                           r"|`([A-Z][A-Z0-9_]+)` \((?:= ?)?(\d[\d,]*|0x[0-9a-f]+)\b(?![.\d^])"
-                          r"|`([A-Z][A-Z0-9_]+)`? = (\d+|0x[0-9a-f]+)\b(?![.\d^])")
-        for doc in ["README.md", "doc/fuzzing.md", "doc/srv.md", "doc/instructors.md", "lab/README.md"] + sorted(
+                          r"|`([A-Z][A-Z0-9_]+)`? = (\d+|0x[0-9a-f]+)\b(?![.\d^])"
+                          r"|\| `(\w+)` \| (\d+) \|")      # a table row: | `Tstat` | 100 |
+        docs = ["README.md", "doc/fuzzing.md", "doc/srv.md", "doc/instructors.md", "lab/README.md"]
+        for doc in docs + sorted(
                 os.path.relpath(p, root) for p in glob.glob(os.path.join(root, "doc", "man", "*.md")) +
                 glob.glob(os.path.join(root, "lab", "[0-9][0-9]-*", "README.md"))):
             for m in said.finditer(re.sub(r"\s+", " ", read(doc))):
                 g = m.groups()
-                name, value = (g[1], g[0]) if g[1] else (g[2], g[3]) if g[2] else (g[4], g[5])
+                name, value = (g[1], g[0]) if g[1] else next((g[i], g[i + 1]) for i in (2, 4, 6) if g[i])
                 if name in defined and int(value.replace(",", ""), 0) not in defined[name]:
                     bad.append("%s: says %s is %s; the code defines it as %s" %
                                (doc, name, value, " or ".join(map(str, sorted(defined[name])))))
@@ -3051,7 +3070,8 @@ def docs_suite(root=qemu.ROOT):
                     bad.append("%s/README.md gives %s %s points, %s/points %s" %
                                (rel, name, table.get(name, "no"), rel, points.get(name, "no")))
         for doc in ["README.md", "lab/README.md", "doc/instructors.md"] + sorted(
-                os.path.relpath(p, root) for p in glob.glob(os.path.join(root, "lab", "[0-9][0-9]-*", "*.md"))):
+                os.path.relpath(p, root)
+                for p in glob.glob(os.path.join(root, "lab", "[0-9][0-9]-*", "*.md"))):
             for span in code_of(read(doc)):
                 for prog, name in re.findall(r"\b(lab\d\d) ([a-z]\w+)", span):
                     if prog in tests and name not in tests[prog]:
