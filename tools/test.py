@@ -2932,7 +2932,8 @@ def docs_suite(root=qemu.ROOT):
     (user/include, followed through its #includes); and the docs a reader
     follows (README.md, doc/, the lab handouts; not decisions.md, which is
     history) name only make targets, repository files, functions and guest
-    commands, tests and functions that exist, give named constants their
+    commands, tests and functions that exist (and the README names every
+    .PHONY goal of the Makefile), give named constants their
     values, and list each lab's tests with the points its points file
     gives. A name with a placeholder (NN, NAME, <x>, *) is not checked;
     what the docs say a call does is the guest suites' business."""
@@ -3026,6 +3027,11 @@ def docs_suite(root=qemu.ROOT):
         out = subprocess.run(["make", "-pRrq", "DEPS=0", "-f", "Makefile", "__no_such_goal__"], cwd=root,
                              capture_output=True, text=True).stdout
         targets = set(m.group(1) for m in re.finditer(r"^([^\s:#=%]+|print-%):(?!=)", out, re.M))
+        phony = re.search(r"^\.PHONY: (.*)$", out, re.M)
+        readme = read("README.md")
+        for goal in (phony.group(1).split() if phony else []):       # and every goal is in the README
+            if goal != "all" and "`make %s" % goal not in readme:
+                bad.append("README.md does not name `make %s`" % goal)
         builtins = set(re.findall(r'^\s+\{ "(\w+)", b_\w+,', read("user/bin/sh.c"), re.M))
         programs = builtins | set(os.path.splitext(os.path.basename(p))[0] for p in
                                   glob.glob(os.path.join(root, "user", "bin", "*.c")) +
