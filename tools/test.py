@@ -1815,13 +1815,16 @@ def grading_submissions_suite():
             # A grading stopped part way (run_autograder's timeout, before
             # Gradescope's) wrote no results.json, or one with nothing in it: the
             # tests that had passed were lost. Stopped here once the first hidden
-            # test has passed, the next one hanging for 300 s.
-            with open(os.path.join(hidden, "points"), "w") as f:
+            # test has passed, the next one hanging for 300 s (in a copy of the
+            # hidden tests: H5 below runs them with their 2 s limit).
+            slow = os.path.join(tmp, "hidden-slow")
+            shutil.copytree(hidden, slow)
+            with open(os.path.join(slow, "points"), "w") as f:
                 f.write("hidden_passes 3\nhidden_hangs 4 300\nhidden_passes_after_the_hang 5\n"
                         "hidden_fails_on_two_lines 6\n")
             r, out, status = grade_stopped(lab, os.path.join(tmp, "correct"),
                                            os.path.join(tmp, "stopped.json"),
-                                           "PASS hidden/fixture/hidden_passes ", "--extra", hidden)
+                                           "PASS hidden/fixture/hidden_passes ", "--extra", slow)
             rows = {t["name"]: t for t in r["tests"]}
             lost = [n for n, t in rows.items() if t["output"].startswith("not run: the grading "
                                                                          "was stopped")]
