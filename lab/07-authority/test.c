@@ -247,7 +247,7 @@ static void a_users_filesystem_attached_in_roots_namespace_is_roots_to_revoke(vo
 
 static void root_may_revoke_a_users_filesystem(void)
 {
-    int dev, r;
+    int dev, r, root;
 
     CHECK((dev = walk(AT_CWD, "/dev", 0)) >= 0, "walk /dev");
     r = shared_as_student(student_revoke, dev);
@@ -257,6 +257,11 @@ static void root_may_revoke_a_users_filesystem(void)
                    : "did not run");
     CHECK(shared_as_student(student_fsopen_at, SHARED) == 0, "the student's ramfs");
     CHECK(revoke(SHARED) == 0, "root revokes the student's filesystem");
+    /* root may revoke anything as far as authority goes: init's root is
+     * refused by fs_revoke (Lab 04), with EBUSY, not here with EPERM */
+    CHECK((root = walk(AT_CWD, "/", 0)) >= 0, "walk /");
+    CHECK_ERR(revoke(root), EBUSY);
+    close(root);
     CHECK_ERR(walk(SHARED, ".", 0), EIO);
     /* only the uid makes root: root in the student's group still may */
     CHECK(shared_as_student(student_fsopen_at, SHARED + 1) == 0, "the student's second ramfs");
