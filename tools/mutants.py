@@ -176,10 +176,13 @@ def put_in(tree, lab, base, name, ext):
     return None if log is None else "DOES NOT BUILD\n" + log
 
 
+CORRECT = "correct: "                   # how a correct solution's row is named
+
+
 def check_solution(tree, lab, base, name):
     """One correct solution must pass every test of lab: a row (lab,
-    "correct: name", full marks, detail)."""
-    row = "correct: " + name
+    CORRECT + name, full marks, detail)."""
+    row = CORRECT + name
     bad = put_in(tree, lab, base, name, ".solution")
     if bad:
         return (lab, row, False, bad)
@@ -221,11 +224,12 @@ def run(chosen, jobs=2, workdir=WORK, full=False, reference=True, alone=True, sa
         report=show, only=None):
     """Check the labs in chosen (handout.Lab); every row (lab, name, ok,
     detail), each passed to report as it comes. Rows named "(...)" are
-    course-tree checks, "correct: ..." correct solutions (ok: full marks),
-    the others mutants (ok: caught). sample: only each lab's
-    mutants/SAMPLE (and every correct solution); alone: boot each test on its own on the course
-    tree too; reference False: no course-tree check; only: the mutants
-    and correct solutions whose names match one of these fnmatch patterns."""
+    course-tree checks, CORRECT + name correct solutions (ok: full
+    marks), the others mutants (ok: caught). sample: only each lab's
+    mutants/SAMPLE (and every correct solution); alone: boot each test on
+    its own on the course tree too; reference False: no course-tree check;
+    only: the mutants and correct solutions whose names match one of these
+    fnmatch patterns."""
     queue, bases = [], {}
     for lab in chosen:
         bases[lab.num] = handout.pristine_tree(lab)
@@ -287,22 +291,23 @@ def main():
                 print("%s %-50s %s" % (lab.num, name, parse_mutant(os.path.join(
                     lab.path, "mutants", name + ".mutant"))[0]))
             for name in solution_names(lab):
-                print("%s %-50s %s" % (lab.num, "correct: " + name, parse_mutant(os.path.join(
+                print("%s %-50s %s" % (lab.num, CORRECT + name, parse_mutant(os.path.join(
                     lab.path, "mutants", name + ".solution"))[0]))
         return 0
     start = time.monotonic()
     rows = run(chosen, args.jobs, args.workdir, args.full, not args.no_reference,
                alone=not args.sample, sample=args.sample, only=args.only)
     bad = [r for r in rows if not r[2]]
-    counts = {}
+    counts = {}                         # lab: [mutants, caught, correct ones, full marks]
     for lab, name, ok, _ in rows:
         if not name.startswith("("):
             c = counts.setdefault(lab.num, [0, 0, 0, 0])
-            c[2 * name.startswith("correct: ")] += 1
-            c[2 * name.startswith("correct: ") + 1] += ok
+            at = 2 if name.startswith(CORRECT) else 0
+            c[at] += 1
+            c[at + 1] += ok
     print("mutants: %s; %d problem(s); %.0fs" % (
-        ", ".join("lab %s %d/%d caught%s" % (n, c[1], c[0], ", %d/%d correct full" % (c[3], c[2])
-                                            if c[2] else "")
+        ", ".join("lab %s %d/%d caught" % (n, c[1], c[0]) +
+                  (", %d/%d correct full" % (c[3], c[2]) if c[2] else "")
                   for n, c in sorted(counts.items())),
         len(bad), time.monotonic() - start))
     return 1 if bad or not rows else 0

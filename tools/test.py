@@ -2647,9 +2647,10 @@ def mutant_suite(lab_dir):
         rows = mutants.run([handout.find_lab(num)], jobs=1,
                            workdir=os.path.join(qemu.BUILD, "mutants-" + num),
                            reference=False, sample=True, report=None)
-        return [("mutants/%s/full_marks/%s" % (num, name[len("correct: "):])
-                 if name.startswith("correct: ") else "mutants/%s/caught/%s" % (num, name),
-                 ok, detail) for _, name, ok, detail in rows] or [("mutants/%s" % num, False, "nothing ran")]
+        correct = mutants.CORRECT
+        return [("mutants/%s/full_marks/%s" % (num, name[len(correct):])
+                 if name.startswith(correct) else "mutants/%s/caught/%s" % (num, name), ok, detail)
+                for _, name, ok, detail in rows] or [("mutants/%s" % num, False, "nothing ran")]
     return "mutants/" + num, run
 
 
