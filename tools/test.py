@@ -2638,7 +2638,8 @@ def grading_suites():
 
 # ---------------------------------------------------------------- mutants
 # (the labs engineer's block) Each lab with a mutant catalogue is a suite:
-# each mutant in lab/NN-*/mutants/SAMPLE fails one of its tests. That its
+# each mutant in lab/NN-*/mutants/SAMPLE fails one of its tests, and each
+# correct solution there (mutants/*.solution) scores full marks. That its
 # tests all pass on its course tree (earlier labs solved, every later lab a
 # stub) is course/student/labNN_scores_full_marks_with_the_reference, on
 # the same tree, so it is not checked twice here. One worker tree per suite
@@ -2653,7 +2654,9 @@ def mutant_suite(lab_dir):
         rows = mutants.run([handout.find_lab(num)], jobs=1,
                            workdir=os.path.join(qemu.BUILD, "mutants-" + num),
                            reference=False, sample=True, report=None)
-        return [("mutants/%s/caught/%s" % (num, name), ok, detail)
+        correct = mutants.CORRECT
+        return [("mutants/%s/full_marks/%s" % (num, name[len(correct):])
+                 if name.startswith(correct) else "mutants/%s/caught/%s" % (num, name), ok, detail)
                 for _, name, ok, detail in rows] or [("mutants/%s" % num, False, "nothing ran")]
     return "mutants/" + num, run
 
