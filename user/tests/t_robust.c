@@ -682,7 +682,7 @@ static void proc_lists_each_process_once_zombies_too(void)
 /* /proc/self/ns of a namespace whose text is longer than the 4 KiB a
  * /proc file is first made in: read whole, every attachment named, the
  * last line ended. In an unshared copy. Steps: what failed. */
-#define NS_DIR "/tmp/a_directory_with_a_long_name_for_a_long_proc_self_ns_text"
+#define NS_DIR   "/tmp/a_directory_with_a_long_name_for_a_long_proc_self_ns_text"
 #define NS_BINDS 120
 
 static int long_ns_text(void)
@@ -783,6 +783,8 @@ static void a_user_leaves_root_the_last_slots_and_every_slot_wakes(void)
         r++;
     CHECK(r == ROOT_SLOTS && kids[r] == -1 && errno == EAGAIN,
           "root forked %d in the slots left, want %d", r, ROOT_SLOTS);
+    for (i = 0; i < r; i++)
+        CHECK(wait_until_sleeping(kids[i], 2000), "sleeper %d does not sleep", i);
     close(hold[1]);                     /* every sleeper wakes to end of file */
     for (i = 0; i < r; i++)
         CHECK(wait_child_ms(kids[i], 2000, &status) && status == 0, "sleeper %d: status %x", i,

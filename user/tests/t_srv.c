@@ -656,14 +656,22 @@ static const struct {
     const char *name;
     int op, refused_in_write;
 } brk_ops[B_COUNT] = {
-    [B_SIZE_HUGE] = { "size_huge", OP_WALK, 1 },       [B_TAG_HUGE] = { "tag_huge", OP_WALK, 1 },
-    [B_TWICE] = { "twice", OP_WALK, 1 },               [B_ERR_ZERO] = { "err_zero", OP_WALK, 1 },
-    [B_ERR_BIG] = { "err_big", OP_WALK, 1 },           [B_ERR_LONG] = { "err_long", OP_WALK, 1 },
-    [B_STAT_LONG] = { "stat_long", OP_WALK, 1 },       [B_STAT_SHORT] = { "stat_short", OP_WALK, 0 },
-    [B_FIFO] = { "fifo", OP_WALK, 0 },                 [B_READ_SIZE] = { "read_size", OP_READ, 0 },
-    [B_WRITE_COUNT] = { "write_count", OP_WRITE, 0 },  [B_NAME_EMPTY] = { "name_empty", OP_LIST, 0 },
-    [B_NAME_SLASH] = { "name_slash", OP_LIST, 0 },     [B_NAME_NUL] = { "name_nul", OP_LIST, 0 },
-    [B_CREATE_DIR] = { "create_dir", OP_CREATE, 0 },   [B_ROOT_FILE] = { "root_file", OP_MOUNT, 0 },
+    [B_SIZE_HUGE] = { "size_huge", OP_WALK, 1 },
+    [B_TAG_HUGE] = { "tag_huge", OP_WALK, 1 },
+    [B_TWICE] = { "twice", OP_WALK, 1 },
+    [B_ERR_ZERO] = { "err_zero", OP_WALK, 1 },
+    [B_ERR_BIG] = { "err_big", OP_WALK, 1 },
+    [B_ERR_LONG] = { "err_long", OP_WALK, 1 },
+    [B_STAT_LONG] = { "stat_long", OP_WALK, 1 },
+    [B_STAT_SHORT] = { "stat_short", OP_WALK, 0 },
+    [B_FIFO] = { "fifo", OP_WALK, 0 },
+    [B_READ_SIZE] = { "read_size", OP_READ, 0 },
+    [B_WRITE_COUNT] = { "write_count", OP_WRITE, 0 },
+    [B_NAME_EMPTY] = { "name_empty", OP_LIST, 0 },
+    [B_NAME_SLASH] = { "name_slash", OP_LIST, 0 },
+    [B_NAME_NUL] = { "name_nul", OP_LIST, 0 },
+    [B_CREATE_DIR] = { "create_dir", OP_CREATE, 0 },
+    [B_ROOT_FILE] = { "root_file", OP_MOUNT, 0 },
 };
 
 /* A message of n bytes of body in one write(): its result. */
@@ -868,15 +876,12 @@ static int broken_child(void)
 /* Each break in a child, within a deadline (100: hung). */
 static void every_protocol_rule_is_held_each_break_alone(void)
 {
-    int b, pid, status, r;
+    int b, r;
 
     for (b = 0; b < B_COUNT; b++) {
         child_brk = b;
-        fflush(stdout);
-        if ((pid = fork()) == 0)
-            _exit(broken_child());
-        r = !wait_child_ms(pid, 5000, &status) ? 100 : WIFEXITED(status) ? WEXITSTATUS(status) : 200;
-        CHECK(r == 0, "%s: step %d", brk_ops[b].name, r);
+        r = bounded_child(broken_child, 5000);
+        CHECK(r == 0, "%s: step %d (100: hung)", brk_ops[b].name, r);
     }
     PASS();
 }
@@ -971,29 +976,41 @@ static void holding_serve(int fd, int note, int go, int limit)
     _exit(0);
 }
 
+/* A filesystem served by holding_serve(limit): its root fd (or -1); the
+ * server's pid, the read end of its notes and the write end of `go`. */
+static int serve_holding(int limit, int *srv, int *note, int *go)
+{
+    int c[2], n[2], g[2], root;
+
+    if (chan(c) < 0 || pipe(n) < 0 || pipe(g) < 0)
+        return -1;
+    fflush(stdout);
+    if ((*srv = fork()) == 0) {
+        close(c[0]);
+        close(n[0]);
+        close(g[1]);
+        holding_serve(c[1], n[1], g[0], limit);
+    }
+    close(c[1]);
+    close(n[1]);
+    close(g[0]);
+    root = fsopen("srv", c[0], NULL);
+    close(c[0]);
+    *note = n[0];
+    *go = g[1];
+    return root;
+}
+
 /* Every tag busy: SRV_TAGS readers wait for replies the server holds. A
  * further request waits for a tag, and a kill ends that wait; the readers
  * are killed, and once their late replies come the tags are free again.
  * Steps: what failed. */
 static int tags_run_out_and_come_back(void)
 {
-    int c[2], note[2], go[2], srv, pf, root, readers[SRV_TAGS], i, pid, status, fd;
+    int note, go, srv, pf, root = serve_holding(SRV_TAGS, &srv, &note, &go), readers[SRV_TAGS], i;
+    int pid, status, fd;
     char b[4];
 
-    if (chan(c) < 0 || pipe(note) < 0 || pipe(go) < 0)
-        return 1;
-    fflush(stdout);
-    if ((srv = fork()) == 0) {
-        close(c[0]);
-        close(note[0]);
-        close(go[1]);
-        holding_serve(c[1], note[1], go[0], SRV_TAGS);
-    }
-    close(c[1]);
-    close(note[1]);
-    close(go[0]);
-    root = fsopen("srv", c[0], NULL);
-    close(c[0]);
     if (root < 0 || (pf = walk(root, "f", 0)) < 0)
         return 2;
     for (i = 0; i < SRV_TAGS; i++) {
@@ -1001,7 +1018,7 @@ static int tags_run_out_and_come_back(void)
             fd = ready(pf, R_READ);     /* a file of its own: no turn on a shared offset */
             _exit(fd >= 0 && read(fd, b, 4) >= 0 ? 0 : 1);
         }
-        if (readers[i] < 0 || read(note[0], b, 1) != 1)
+        if (readers[i] < 0 || read(note, b, 1) != 1)
             return 3;                   /* the server has its request */
     }
     if ((pid = fork()) == 0)
@@ -1016,7 +1033,7 @@ static int tags_run_out_and_come_back(void)
         if (!wait_child_ms(readers[i], 2000, &status) || !WIFSIGNALED(status))
             return 6;
     }
-    if (write(go[1], "g", 1) != 1)
+    if (write(go, "g", 1) != 1)
         return 7;
     if ((fd = walk(root, "f", 0)) < 0)
         return 8;                       /* the late replies did not free the tags */
@@ -1028,13 +1045,9 @@ static int tags_run_out_and_come_back(void)
 
 static void every_tag_busy_a_request_waits_killably_and_tags_come_back(void)
 {
-    int pid, status, r;
+    int r = bounded_child(tags_run_out_and_come_back, 10000);
 
-    fflush(stdout);
-    if ((pid = fork()) == 0)
-        _exit(tags_run_out_and_come_back());
-    r = !wait_child_ms(pid, 10000, &status) ? 100 : WIFEXITED(status) ? WEXITSTATUS(status) : 200;
-    CHECK(r == 0, "step %d", r);
+    CHECK(r == 0, "step %d (100: hung)", r);
     PASS();
 }
 
@@ -1142,13 +1155,9 @@ static int killed_before_sending(void)
 
 static void a_request_killed_before_it_was_sent_frees_its_tag(void)
 {
-    int pid, status, r;
+    int r = bounded_child(killed_before_sending, 15000);
 
-    fflush(stdout);
-    if ((pid = fork()) == 0)
-        _exit(killed_before_sending());
-    r = !wait_child_ms(pid, 15000, &status) ? 100 : WIFEXITED(status) ? WEXITSTATUS(status) : 200;
-    CHECK(r == 0, "step %d", r);
+    CHECK(r == 0, "step %d (100: hung)", r);
     PASS();
 }
 
@@ -1158,28 +1167,14 @@ static void a_request_killed_before_it_was_sent_frees_its_tag(void)
  * first read hands the turn to the next reader. Steps: what failed. */
 static int turns_on_a_shared_position(void)
 {
-    int c[2], note[2], go[2], srv, pf, root, fd, a, b, k, status;
+    int note, go, srv, pf, root = serve_holding(1, &srv, &note, &go), fd, a, b, k, status;
     char x;
 
-    if (chan(c) < 0 || pipe(note) < 0 || pipe(go) < 0)
-        return 1;
-    fflush(stdout);
-    if ((srv = fork()) == 0) {
-        close(c[0]);
-        close(note[0]);
-        close(go[1]);
-        holding_serve(c[1], note[1], go[0], 1);
-    }
-    close(c[1]);
-    close(note[1]);
-    close(go[0]);
-    root = fsopen("srv", c[0], NULL);
-    close(c[0]);
     if (root < 0 || (pf = walk(root, "f", 0)) < 0 || (fd = ready(pf, R_READ)) < 0)
         return 2;
     if ((a = fork()) == 0)
         _exit(read(fd, &x, 1) == 0 ? 0 : 1);
-    if (read(note[0], &x, 1) != 1)
+    if (read(note, &x, 1) != 1)
         return 3;                       /* a waits for the server, holding the turn */
     if ((k = fork()) == 0)
         _exit(read(fd, &x, 1) == 0 ? 0 : 1);
@@ -1192,11 +1187,11 @@ static int turns_on_a_shared_position(void)
         _exit(read(fd, &x, 1) == 0 ? 0 : 1);
     if (!wait_until_sleeping(b, 2000))
         return 6;
-    if (write(go[1], "g", 1) != 1 || !wait_child_ms(a, 2000, &status) || status != 0)
+    if (write(go, "g", 1) != 1 || !wait_child_ms(a, 2000, &status) || status != 0)
         return 7;
-    if (read(note[0], &x, 1) != 1)
+    if (read(note, &x, 1) != 1)
         return 8;                       /* b never got the turn a gave back */
-    if (write(go[1], "g", 1) != 1 || !wait_child_ms(b, 2000, &status) || status != 0)
+    if (write(go, "g", 1) != 1 || !wait_child_ms(b, 2000, &status) || status != 0)
         return 9;
     close(fd);
     close(pf);
@@ -1206,13 +1201,9 @@ static int turns_on_a_shared_position(void)
 
 static void readers_of_a_shared_served_file_take_turns_killably(void)
 {
-    int pid, status, r;
+    int r = bounded_child(turns_on_a_shared_position, 10000);
 
-    fflush(stdout);
-    if ((pid = fork()) == 0)
-        _exit(turns_on_a_shared_position());
-    r = !wait_child_ms(pid, 10000, &status) ? 100 : WIFEXITED(status) ? WEXITSTATUS(status) : 200;
-    CHECK(r == 0, "step %d", r);
+    CHECK(r == 0, "step %d (100: hung)", r);
     PASS();
 }
 
