@@ -621,19 +621,49 @@ LIMITED = ("import os, resource, sys\n"
 # own (so a late one is killed whole), out of reach of a signal to ours.
 BUILDS = set()
 
+# What a SIGTERM must not lose: where main() writes results.json (--json),
+# the reports of the labs graded so far, and the grading in progress
+# (report, tests, extra, its start), if any.
+GRADING = {"json": None, "done": [], "now": None}
+
 
 def on_sigterm(signum, frame):
     """SIGTERM (run_autograder's timeout, a batch stopping a grading): kill
     the builds, whose sessions the signal did not reach (one left running
-    wrote on into a tree being removed), then die of it as before. QEMU
-    dies with us (orphan_guard)."""
+    wrote on into a tree being removed); write results.json with what has
+    finished (Gradescope, past its own limit, would record nothing); then
+    die of the signal as before. QEMU dies with us (orphan_guard)."""
     for pgid in list(BUILDS):
         try:
             os.killpg(pgid, signal.SIGKILL)
         except OSError:
             pass
+    if GRADING["json"] and (GRADING["done"] or GRADING["now"]):
+        reports = GRADING["done"] + ([stopped_report(*GRADING["now"])] if GRADING["now"] else [])
+        write_json(GRADING["json"], reports)
     signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)
+
+
+STOPPED = "not run: the grading was stopped (its time ran out) before this test finished"
+
+
+def stopped_report(report, tests, extra, start):
+    """The Report of a grading stopped part way: every test that finished,
+    as it finished (a result counts once its signed line is in), and 0 for
+    each other test, saying why."""
+    done = {r["name"]: r for r in report.rows}
+    done.update(report.partial)
+    out = Report(report.lab, report.official)
+    not_built(out, tests, extra, STOPPED)
+    out.rows = [done.get(r["name"], r) for r in out.rows]
+    out.build_ok, out.build_output, out.warnings = (report.build_ok, report.build_output,
+                                                    report.warnings)
+    lost = sum(r["output"] == STOPPED for r in out.rows)
+    out.notes = report.notes + ["the grading was stopped before it finished: the %d tests it "
+                                "had not finished score 0; tell the course staff" % lost]
+    out.seconds = time.monotonic() - start
+    return out
 
 
 def make(tree, jobs=None, relaxed=False, limit=BUILD_LIMIT):
@@ -1258,6 +1288,7 @@ class Report:
     def __init__(self, lab, official):
         self.lab, self.official = lab, official
         self.rows = []              # dicts: name, score, max_score, output, hidden
+        self.partial = {}           # name: row, of the program running now, as they come
         self.build_ok, self.build_output = True, ""
         self.warnings = ""          # what the compiler said, when the build went through
         self.answers = []           # [(question, state)]
@@ -1362,6 +1393,7 @@ def run_tests(report, tree, programs, log):
 
         def show(name, o, prefix=prefix, points=points, hidden=hidden):
             maxp = points.get(name, 1 if hidden else 0)
+            report.partial[prefix + name] = result_row(prefix + name, o, maxp, hidden)
             log("%s %-64s %3d/%-3d %5.1fs" % ("PASS" if o.ok else "FAIL", prefix + name,
                                               maxp if o.ok else 0, maxp, o.seconds))
             if not o.ok and o.reason:
@@ -1372,14 +1404,19 @@ def run_tests(report, tree, programs, log):
 
         results, notes = run_program(build, prog, names, limits, table, show)
         report.notes += [("hidden: " if hidden else "") + n for n in notes]
-        for name in (names if names is not None else sorted(results)):
-            o = results.get(name, Outcome(False, "no result"))
-            maxp = points.get(name, 1 if hidden else 0)
-            out = o.reason if not o.ok else ""
-            if o.output and not o.ok:
-                out += ("\n\n" if out else "") + "Console output during the test:\n" + o.output
-            report.rows.append({"name": prefix + name, "score": maxp if o.ok else 0,
-                                "max_score": maxp, "output": out, "hidden": hidden})
+        report.rows += [result_row(prefix + name, results.get(name, Outcome(False, "no result")),
+                                   points.get(name, 1 if hidden else 0), hidden)
+                        for name in (names if names is not None else sorted(results))]
+        report.partial = {}
+
+
+def result_row(name, o, maxp, hidden):
+    """A report's row for test name's Outcome o, worth maxp points."""
+    out = o.reason if not o.ok else ""
+    if o.output and not o.ok:
+        out += ("\n\n" if out else "") + "Console output during the test:\n" + o.output
+    return {"name": name, "score": maxp if o.ok else 0, "max_score": maxp, "output": out,
+            "hidden": hidden}
 
 
 def not_built(report, tests, extra, why):
@@ -1431,6 +1468,7 @@ def grade_submission(lab, path, extra=None, only=None, worker=0, jobs=None, root
     start = time.monotonic()
     report = Report(lab, True)
     tests = lab_tests(lab, only)
+    GRADING["now"] = (report, tests, extra, start)
     sub = Submission(lab, path)
     with TreeLock(worker_dir(lab, worker, root), log):
         tree = base_tree(lab, worker, root)
@@ -1445,6 +1483,7 @@ def grade_submission(lab, path, extra=None, only=None, worker=0, jobs=None, root
         build_and_run(report, tree, tests, extra, jobs, log, relaxed=True)
     report.answers = check_answers(lab, sub.answers)
     report.seconds = time.monotonic() - start
+    GRADING["now"] = None
     return report
 
 
@@ -1465,10 +1504,13 @@ def grade_tree(lab, tree, extra=None, only=None, jobs=None, log=say):
     start = time.monotonic()
     report = Report(lab, False)
     tests = lab_tests(lab, only)
+    GRADING["now"] = (report, tests, extra, start)
     build_and_run(report, tree, tests, extra, jobs, log)
     path = os.path.join(tree, "answers.md")
     report.answers = check_answers(lab, handout.read_text(path) if os.path.exists(path) else None)
     report.seconds = time.monotonic() - start
+    GRADING["now"] = None
+    GRADING["done"].append(report)
     return report
 
 
@@ -1516,6 +1558,7 @@ def main():
     ap.add_argument("--jobs", type=int, help="make -j (default: every core)")
     ap.add_argument("--prepare", action="store_true", help="build the pristine tree and stop")
     args = ap.parse_args()
+    GRADING["json"] = args.json
     signal.signal(signal.SIGTERM, on_sigterm)
     if args.submission and not os.path.exists(args.submission):
         raise SystemExit("grade: no submission %s" % args.submission)

@@ -36,9 +36,11 @@ import os
 import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import zlib
 
@@ -1389,6 +1391,33 @@ def grade_cli(lab, sub, json_path, *extra_args, env=None):
         return json.load(f), p.stdout
 
 
+def grade_stopped(lab, sub, json_path, line, *extra_args):
+    """tools/grade.py as grade_cli runs it, sent SIGTERM (what run_autograder's
+    timeout sends) as soon as it prints a line starting with `line`, and
+    killed if it has not ended 300 s after it started: (results, stdout,
+    its exit status)."""
+    p = subprocess.Popen([sys.executable, os.path.join(qemu.ROOT, "tools", "grade.py"), lab.num,
+                          "--submission", sub, "--json", json_path] + list(extra_args),
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         env=dict(os.environ, GRADE_EXTRA=""))
+    watchdog = threading.Timer(300, p.kill)
+    watchdog.start()
+    out = []
+    try:
+        for text in p.stdout:
+            out.append(text)
+            if text.startswith(line):
+                p.send_signal(signal.SIGTERM)
+        p.wait()
+    finally:
+        watchdog.cancel()
+    try:
+        with open(json_path) as f:
+            return json.load(f), "".join(out), p.returncode
+    except (OSError, ValueError) as e:
+        return {"score": None, "tests": [], "output": str(e)}, "".join(out), p.returncode
+
+
 # Hand-ins that attack the grading or are careless, rewritten from the red
 # team's fixtures (issue 10's review): each is a student's copy of the lab's
 # files, made from the course tree by an edit of the lab's region.
@@ -1779,6 +1808,29 @@ def grading_submissions_suite():
                         json.dumps(r, indent=1)[:3000]))
             res.append(("grading/submissions/d3_a_hang_says_where_the_cpu_was_spinning",
                         "hidden_hangs+0x" in hang and "fixture.c:" in hang, hang[:1500]))
+            # A grading stopped part way (run_autograder's timeout, before
+            # Gradescope's) wrote no results.json, or one with nothing in it: the
+            # tests that had passed were lost. Stopped here once the first hidden
+            # test has passed, the next one hanging for 300 s.
+            with open(os.path.join(hidden, "points"), "w") as f:
+                f.write("hidden_passes 3\nhidden_hangs 4 300\nhidden_passes_after_the_hang 5\n"
+                        "hidden_fails_on_two_lines 6\n")
+            r, out, status = grade_stopped(lab, os.path.join(tmp, "correct"),
+                                           os.path.join(tmp, "stopped.json"),
+                                           "PASS hidden/fixture/hidden_passes ", "--extra", hidden)
+            rows = {t["name"]: t for t in r["tests"]}
+            lost = [n for n, t in rows.items() if t["output"].startswith("not run: the grading "
+                                                                         "was stopped")]
+            ok = status == -signal.SIGTERM and r["score"] == full + 3 and \
+                len(rows) == len(lab.points()) + 4 and \
+                rows.get("hidden/fixture/hidden_passes", {}).get("score") == 3 and \
+                sorted(lost) == ["hidden/fixture/hidden_fails_on_two_lines",
+                                 "hidden/fixture/hidden_hangs",
+                                 "hidden/fixture/hidden_passes_after_the_hang"] and \
+                not check_results_json(r) and "stopped before it finished" in r["output"]
+            res.append(("grading/submissions/a_stopped_grading_keeps_the_tests_that_finished",
+                        ok, "status %s\n%s\n%s" % (status, json.dumps(r, indent=1)[:3000],
+                                                   tail(out, 20))))
             if lab.num == "01":
                 # H5: a correct hand-in printing the strings of /bin/extra_*
                 r = check("h5_hidden_tests_do_not_leak_into_visible_output", sub(
