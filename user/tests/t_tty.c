@@ -140,6 +140,25 @@ static void only_the_foreground_group_changes_the_mode(void)
     PASS();
 }
 
+/* A read of the console with nothing typed waits, and a kill ends the
+ * wait (nobody types during the suites: only the kill can). */
+static void a_console_read_is_ended_by_kill(void)
+{
+    int pid, status = 0;
+    char c;
+
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        read(STDIN_FILENO, &c, 1);
+        _exit(1);
+    }
+    CHECK(pid > 0 && wait_until_sleeping(pid, 2000), "the reader does not wait");
+    CHECK(kill(pid, SIGKILL) == 0, "kill");
+    CHECK(wait_child_ms(pid, 2000, &status) && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+          "the reader outlived the kill (status %x)", status);
+    PASS();
+}
+
 int main(void)
 {
     the_console_starts_cooked();
@@ -150,6 +169,7 @@ int main(void)
     raw_mode_survives_its_owners_group_put_in_front();
     only_a_console_fd_readied_for_io_has_a_mode();
     only_the_foreground_group_changes_the_mode();
+    a_console_read_is_ended_by_kill();
     printf("t_tty: done\n");
     return t_failures != 0;
 }
