@@ -21,6 +21,10 @@
                     tree, and every one of them fails on the handout;
                     every lab: handouts and hand-ins hold nothing
                     instructor-only and no solution they should not
+  docs              no boot: every system call has a manual page, each
+                    SYNOPSIS is its header's prototype, and the docs name
+                    only make targets, files, functions, tests and
+                    constants that exist, as they are
   mutant suites     each lab's tests catch a sample of its wrong solutions
                     (tools/mutants.py; that they pass with the later labs
                     stubbed is the course suite's student check), and the
@@ -2920,6 +2924,231 @@ def pid_wrap_suite():
     return "t_robust/nextpid", run
 
 
+# ---------------------------------------------------------------- docs
+def docs_suite(root=qemu.ROOT):
+    """The docs against the tree, without a boot: every system call in the
+    kernel's table has a manual page that gives its number; every
+    prototype a page's SYNOPSIS shows is the one its header declares
+    (user/include, followed through its #includes); and the docs a reader
+    follows (README.md, doc/, the lab handouts; not decisions.md, which is
+    history) name only make targets, repository files, functions and guest
+    commands, tests and functions that exist (and the README names every
+    .PHONY goal of the Makefile), give named constants their
+    values, and list each lab's tests with the points its points file
+    gives. A name with a placeholder (NN, NAME, <x>, *) is not checked;
+    what the docs say a call does is the guest suites' business."""
+    def read(rel):
+        with open(os.path.join(root, rel)) as f:
+            return f.read()
+
+    def code_of(text):
+        """Inline code spans and the lines of fenced blocks."""
+        spans, fence = [], False
+        for line in text.splitlines():
+            if line.lstrip().startswith("```"):
+                fence = not fence
+            elif fence:
+                spans.append(line)
+            else:
+                spans += re.findall(r"`([^`]+)`", line)
+        return spans
+
+    def section(text, title):
+        m = re.search(r"^## %s\n(.*?)(?=^## |\Z)" % title, text, re.M | re.S)
+        return m.group(1) if m else ""
+
+    def squash(decl):
+        decl = re.sub(r"/\*.*?\*/|//.*", "", decl)
+        decl = re.sub(r"__attribute__\s*\(\(.*?\)\)", "", decl)
+        decl = re.sub(r"\s*\*\s*", " *", decl.strip().rstrip(";"))
+        decl = re.sub(r"\s*([(),])\s*", r"\1 ", decl)
+        return re.sub(r"\s+", " ", decl).replace("( ", "(").replace(" )", ")").replace(" ,", ",").strip()
+
+    def declarations(header, seen):
+        """name -> declaration, in a user header and what it includes."""
+        if header in seen:
+            return {}
+        seen.add(header)
+        for base in ("user/include", "kernel/include", "kernel", "user"):
+            path = os.path.join(root, base, header)
+            if os.path.isfile(path):
+                break
+        else:
+            return {}
+        with open(path) as f:
+            text = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
+        decls = {}
+        for inc in re.findall(r'^#include [<"]([^>"]+)[>"]', text, re.M):
+            decls.update(declarations(inc, seen))
+        for m in re.finditer(r"^([A-Za-z_][^;{}#()]*?\b(\w+)\s*\([^;{}#]*?\))[^;{}#]*;", text, re.M):
+            decls.setdefault(m.group(2), squash(m.group(1)))
+        return decls
+
+    def man_checks(bad):
+        calls = re.search(r"#define SYSCALLS\(X\)(.*?)\n\n", read("kernel/proc/syscall.h"), re.S)
+        calls = re.findall(r"X\((\w+)\)", calls.group(1))
+        numbers = dict(re.findall(r"^#define SYS_(\w+)\s+(\d+)", read("kernel/include/uapi/syscall.h"), re.M))
+        documented = {}
+        pages = sorted(glob.glob(os.path.join(root, "doc", "man", "*.[23].md")))
+        index = read("doc/man/README.md")
+        for path in pages:
+            page = os.path.basename(path)
+            text = read(os.path.join("doc", "man", page))
+            if "(%s)" % page not in index:
+                bad.append("doc/man/README.md does not list %s" % page)
+            synopsis = section(text, "SYNOPSIS")
+            if page != "intro.2.md" and not synopsis:
+                bad.append("%s has no SYNOPSIS" % page)
+            # "System call 40 (`SYS_walk`)", "System calls 5 (`SYS_getpid`) and 6 (`SYS_getppid`)"
+            for num, name in re.findall(r"(\d+) \(`SYS_(\w+)`\)", re.sub(r"\s+", " ", synopsis)):
+                documented.setdefault(name, page)
+                if name not in numbers:
+                    bad.append("%s: SYS_%s is not a system call" % (page, name))
+                elif numbers[name] != num:
+                    bad.append("%s: SYS_%s is %s, not %s" % (page, name, numbers[name], num))
+            if page.endswith(".2.md") and page != "intro.2.md" and not re.search(r"`SYS_\w+`", synopsis):
+                bad.append("%s: section 2, but its SYNOPSIS names no system call" % page)
+            for block in re.findall(r"```c\n(.*?)```", synopsis, re.S):
+                seen, decls = set(), {}
+                for inc in re.findall(r"^#include <([^>]+)>", block, re.M):
+                    decls.update(declarations(inc, seen))
+                for proto in re.findall(r"^[A-Za-z_][^;]*?\b\w+\s*\([^;]*\);", block, re.M | re.S):
+                    name = re.search(r"(\w+)\s*\(", proto).group(1)
+                    want = squash(proto)
+                    if name not in decls:
+                        bad.append("%s: %s() is declared in none of %s" % (page, name, sorted(seen)))
+                    elif decls[name] != want:
+                        bad.append("%s: SYNOPSIS says `%s`, the header `%s`" % (page, want, decls[name]))
+        for name in calls:
+            if name not in documented:
+                bad.append("system call %s (SYS_%s) has no manual page giving its number" % (name, name))
+
+    def reference_checks(bad):
+        out = subprocess.run(["make", "-pRrq", "DEPS=0", "-f", "Makefile", "__no_such_goal__"], cwd=root,
+                             capture_output=True, text=True).stdout
+        targets = set(m.group(1) for m in re.finditer(r"^([^\s:#=%]+|print-%):(?!=)", out, re.M))
+        phony = re.search(r"^\.PHONY: (.*)$", out, re.M)
+        readme = read("README.md")
+        for goal in (phony.group(1).split() if phony else []):       # and every goal is in the README
+            if goal != "all" and "`make %s" % goal not in readme:
+                bad.append("README.md does not name `make %s`" % goal)
+        builtins = set(re.findall(r'^\s+\{ "(\w+)", b_\w+,', read("user/bin/sh.c"), re.M))
+        programs = builtins | set(os.path.splitext(os.path.basename(p))[0] for p in
+                                  glob.glob(os.path.join(root, "user", "bin", "*.c")) +
+                                  glob.glob(os.path.join(root, "user", "tests", "*.c")))
+        programs |= set("lab" + os.path.basename(d)[:2]
+                        for d in glob.glob(os.path.join(root, "lab", "[0-9][0-9]-*")))
+        placeholder = re.compile(r"NN|NAME|PROG|<|\*|\{|\.\.\.|\$")
+        words = set(w for top in ("kernel", "user", "lab", "tools")
+                    for p in glob.glob(os.path.join(root, top, "**", "*"), recursive=True)
+                    if re.search(r"\.(c|h|asm|py|txt)$|/points$", p)
+                    for w in re.findall(r"\w+", open(p, errors="replace").read()))
+        docs = ["README.md", "lab/README.md"] + sorted(
+            os.path.relpath(p, root) for p in glob.glob(os.path.join(root, "doc", "*.md")) +
+            glob.glob(os.path.join(root, "doc", "man", "*.md")) +
+            glob.glob(os.path.join(root, "lab", "[0-9][0-9]-*", "README.md")))
+        for doc in docs:
+            if doc == "doc/decisions.md":
+                continue
+            text = read(doc)
+            made = set(re.findall(r"\$ cp \S+ \S*?(\w+)$", text, re.M))    # the tour's own programs
+            for link in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
+                if "://" not in link and not link.startswith("mailto:") and \
+                        not os.path.exists(os.path.join(root, os.path.dirname(doc), link)):
+                    bad.append("%s: the link %s leads nowhere" % (doc, link))
+            for span in code_of(text):
+                # `make -s VAR=x goal`: the goal, if there is one
+                for m in re.finditer(r"(?:^|[\s;(&|])make((?: +-\w+| +[A-Z_]+=\S*)*)(?: +([a-z][\w.%-]*))?",
+                                     span):
+                    goal = m.group(2)
+                    if goal and not placeholder.search(goal) and goal not in targets and \
+                            not (goal.startswith("print-") and "print-%" in targets):
+                        bad.append("%s: `make %s`: no such target in the Makefile" % (doc, goal))
+                for path in re.findall(r"(?<![\w/.~-])((?:kernel|user|tools|doc|lab|boot)/[\w./+-]*\w"
+                                       r"|Makefile|linker\.ld)\b", span):
+                    if not placeholder.search(path) and not os.path.exists(os.path.join(root, path)):
+                        bad.append("%s: `%s` does not exist" % (doc, path))
+                prompt = re.match(r"^(?:/\S*|~\S*) [$#] (\S+)", span)
+                if prompt and not placeholder.search(prompt.group(1)):
+                    word = prompt.group(1)
+                    if os.path.basename(word) not in programs | made and not re.match(r"^\W", word):
+                        bad.append("%s: `%s` is no program or shell builtin" % (doc, span.strip()))
+            # a test's or a function's name (three words or more): somewhere in the sources
+            for name in sorted(set(re.findall(r"`([a-z][a-z0-9]*(?:_[a-z0-9]+){2,})(?:\(\))?`", text))):
+                if name not in words:
+                    bad.append("%s: `%s` is in no source file (a test or function renamed?)" % (doc, name))
+            # "Source: `kernel/fs/sysfile.c` (`sys_walk`), ...": each function is in its file
+            for path, names in re.findall(r"`((?:kernel|user|tools)/[\w./-]+\.(?:c|h|py|asm))` \(([^)]*)\)",
+                                          text):
+                if not os.path.isfile(os.path.join(root, path)):
+                    continue
+                src = read(path)
+                for name in re.findall(r"`(\w+)(?:\(\))?`", names):
+                    if not re.search(r"\b%s\b" % re.escape(name), src):
+                        bad.append("%s: `%s` is not in %s" % (doc, name, path))
+
+    def constant_checks(bad):
+        """A number a doc ties to a constant ("65536 bytes (`PIPE_SIZE`)",
+        "`SRV_TAGS` = 16", "`O_ACCMODE` (3)", a table row "| `Tstat` | 100 |";
+        not "`X` is N", which as often says what a call returns)
+        is its value (constants #defined as a plain number only, in kernel/
+        or user/include)."""
+        defined = {}
+        for path in glob.glob(os.path.join(root, "kernel", "**", "*.[ch]"), recursive=True) + \
+                glob.glob(os.path.join(root, "user", "include", "**", "*.h"), recursive=True):
+            for name, value in re.findall(r"^#define ([A-Za-z_]\w+)\s+(0x[0-9a-fA-F]+|\d+)u?\b\s*(?:/\*.*)?$",
+                                          open(path).read(), re.M):
+                defined.setdefault(name, set()).add(int(value, 8 if re.match(r"0\d", value) else 0))
+        said = re.compile(r"(\d[\d,]*)(?: [a-z]+)? \(`([A-Z][A-Z0-9_]+)`\)"
+                          r"|`([A-Z][A-Z0-9_]+)` \((?:= ?)?(\d[\d,]*|0x[0-9a-f]+)\b(?![.\d^])"
+                          r"|`([A-Z][A-Z0-9_]+)`? = (\d+|0x[0-9a-f]+)\b(?![.\d^])"
+                          r"|\| `(\w+)` \| (\d+) \|")      # a table row: | `Tstat` | 100 |
+        docs = ["README.md", "doc/fuzzing.md", "doc/srv.md", "doc/instructors.md", "lab/README.md"]
+        for doc in docs + sorted(
+                os.path.relpath(p, root) for p in glob.glob(os.path.join(root, "doc", "man", "*.md")) +
+                glob.glob(os.path.join(root, "lab", "[0-9][0-9]-*", "README.md"))):
+            for m in said.finditer(re.sub(r"\s+", " ", read(doc))):
+                g = m.groups()
+                name, value = (g[1], g[0]) if g[1] else next((g[i], g[i + 1]) for i in (2, 4, 6) if g[i])
+                if name in defined and int(value.replace(",", ""), 0) not in defined[name]:
+                    bad.append("%s: says %s is %s; the code defines it as %s" %
+                               (doc, name, value, " or ".join(map(str, sorted(defined[name])))))
+
+    def handout_checks(bad):
+        """A handout's table of tests is its lab's points file, name for name
+        and point for point, and `labNN name` in any doc runs a test there."""
+        tests = {}
+        for lab in sorted(glob.glob(os.path.join(root, "lab", "[0-9][0-9]-*"))):
+            rel = os.path.relpath(lab, root)
+            points = dict(line.split()[:2] for line in read(rel + "/points").splitlines()
+                          if line.strip() and not line.startswith("#"))
+            tests["lab" + os.path.basename(lab)[:2]] = points
+            table = dict(re.findall(r"^\| `(\w+)` \| (\d+) \|", read(rel + "/README.md"), re.M))
+            for name in sorted(set(points) | set(table)):
+                if points.get(name) != table.get(name):
+                    bad.append("%s/README.md gives %s %s points, %s/points %s" %
+                               (rel, name, table.get(name, "no"), rel, points.get(name, "no")))
+        for doc in ["README.md", "lab/README.md", "doc/instructors.md"] + sorted(
+                os.path.relpath(p, root)
+                for p in glob.glob(os.path.join(root, "lab", "[0-9][0-9]-*", "*.md"))):
+            for span in code_of(read(doc)):
+                for prog, name in re.findall(r"\b(lab\d\d) ([a-z]\w+)", span):
+                    if prog in tests and name not in tests[prog]:
+                        bad.append("%s: `%s %s`: %s has no such test" % (doc, prog, name, prog))
+
+    def run():
+        res = []
+        for name, fn in (("docs/every_system_call_has_a_page_and_each_synopsis_is_its_header", man_checks),
+                         ("docs/every_make_target_file_function_and_command_named_exists", reference_checks),
+                         ("docs/each_number_given_to_a_named_constant_is_its_value", constant_checks),
+                         ("docs/each_handouts_table_of_tests_is_its_points_file", handout_checks)):
+            bad = []
+            fn(bad)
+            res.append((name, not bad, "\n".join(bad)))
+        return res
+    return "docs", run
+
+
 def all_suites():
     suites = [host_suite(b) for b in sorted(glob.glob(os.path.join(qemu.BUILD, "hosttest", "*")))
               if os.access(b, os.X_OK)]
@@ -2941,6 +3170,7 @@ def all_suites():
     suites += perf3_vfs_suites()
     suites += [nosep_suite(), oldcpu_suite()]
     suites.append(lab_harness_suite())
+    suites.append(docs_suite())
     suites += grading_suites() + [handout_and_handin_suite()]
     suites[:0] = mutant_suites()        # the longest suites start first
     suites[1:1] = buildtests.suites()   # the build and its tools (tools/buildtests.py)

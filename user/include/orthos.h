@@ -17,9 +17,9 @@
 /* names */
 int walk(int dirfd, const char *path, int flags);           /* -> path fd */
 int ready(int fd, int mode);                                /* -> I/O fd */
-int create(int dirfd, const char *name, int type, int perm, unsigned long arg);
-int linkat(int fd, int dirfd, const char *name);
-int unlinkat(int dirfd, const char *name, int flags);
+int create(int dirfd, const char *path, int type, int perm, unsigned long arg);
+int linkat(int fd, int dirfd, const char *path);
+int unlinkat(int dirfd, const char *path, int flags);
 int renameat(int odirfd, const char *old, int ndirfd, const char *new, int flags);
 int readlinkat(int dirfd, const char *path, char *buf, size_t n);
 int getdents(int fd, void *buf, size_t n);
