@@ -1009,6 +1009,35 @@ def tty_flow_suite():
             ok = m is not None and m.group(1) == "4096"
             res.append(("shell/tty/a_line_longer_than_the_buffer_is_cut_not_held", ok,
                         "" if ok else tail(s.output[start:], 4)))
+            # Cooked input: ^D after text hands the text to the reader and
+            # does not end the input (typed while wc reads); backspace edits
+            # only the line being typed, never one already handed over (typed
+            # ahead during a sleep); each read takes one line of those typed
+            # ahead (head takes the first, the shell the next). The pauses
+            # only decide whether a wrong kernel is caught (the kmutants
+            # tty_eof_on_any_line, tty_backspace_into_ready_line and
+            # tty_read_many_lines): the kernel passes at any speed.
+            for name, cmd, pieces, want in [
+                    ("ctrl_d_after_text_hands_it_over_without_ending_the_input", "wc -c",
+                     ["abc\x04", "def\n\x04"], "7"),
+                    ("backspace_does_not_reach_into_a_line_handed_over", "sleep 1; wc -c",
+                     ["one\n\x7f\x7fX\n\x04"], "6")]:
+                start = len(s.output)
+                s.send(cmd + "\r")
+                for piece in pieces:
+                    time.sleep(0.3)
+                    s.send(piece)
+                m = s.expect(r"^\s*(\d+)\n.*\$ $", timeout=30)
+                ok = m is not None and m.group(1) == want
+                res.append(("shell/tty/" + name, ok, "" if ok else tail(s.output[start:], 6)))
+            start = len(s.output)
+            s.send("sleep 1; head -n 1\r")
+            time.sleep(0.3)
+            s.send("first\necho second-ran\n")
+            m = s.expect(r"^second-ran\n.*\$ $", timeout=15)
+            ok = m is not None and re.search(r"^first$", s.output[start:], re.M) is not None
+            res.append(("shell/tty/a_cooked_read_takes_one_line_of_those_typed_ahead", ok,
+                        "" if ok else tail(s.output[start:], 6)))
         return res
     return "shell/tty", run
 
