@@ -20,9 +20,17 @@ For every lab asked for (default: all that have mutants) this tool
      each test's time limit, a hang or a panic fails the test): the mutant
      must fail at least one test.
 
+  3. for each correct solution that is not the reference
+     (lab/NN-name/mutants/NAME.solution, in the same format: another
+     structure, another order of independent checks, another errno the man
+     page allows), puts it in the same way and runs every test: it must
+     score full marks, or the tests ask for more than the handout and the
+     man pages say (a test over-specified).
+
 It prints a line per check (the test that caught each mutant and the points
-lost, or SURVIVED / DOES NOT BUILD) and exits 1 if any mutant survives or
-does not build, or a test fails on the course tree.
+lost, or SURVIVED / DOES NOT BUILD; "full marks" or the tests a correct
+solution failed) and exits 1 if any mutant survives or does not build, a
+correct solution loses a point, or a test fails on the course tree.
 
 Speed: worker trees (--jobs, default 2: one per core) under build/mutants/
 start from the main tree's objects (grade.seed_build), so a mutant
@@ -31,7 +39,8 @@ test (--full runs every test, to count all the points lost). `make test`
 runs each lab as a suite of its own (tools/test.py), one worker each, in
 build/mutants-NN/, and only --sample --no-reference: the few mutants
 listed in lab/NN-name/mutants/SAMPLE (a lab without a SAMPLE runs them
-all), the course tree's full marks being the course suite's check there;
+all) and every correct solution, the course tree's full marks being the
+course suite's check there;
 `make mutants` runs everything."""
 import argparse
 import concurrent.futures
@@ -56,6 +65,14 @@ def mutant_names(lab):
     folder = os.path.join(lab.path, "mutants")
     return sorted(f[:-len(".mutant")] for f in os.listdir(folder)
                   if f.endswith(".mutant")) if os.path.isdir(folder) else []
+
+
+def solution_names(lab):
+    """Every correct solution of lab other than the reference, by name (they
+    live beside the mutants, so they are instructor-only like them)."""
+    folder = os.path.join(lab.path, "mutants")
+    return sorted(f[:-len(".solution")] for f in os.listdir(folder)
+                  if f.endswith(".solution")) if os.path.isdir(folder) else []
 
 
 def sample_names(lab):
@@ -147,16 +164,44 @@ def check_reference(tree, lab, base, alone=True):
     return rows
 
 
-def check_mutant(tree, lab, base, name, full):
-    """One mutant must fail a test of lab: a row (lab, name, caught, detail)."""
+def put_in(tree, lab, base, name, ext):
+    """Build the course tree with mutants/name.ext in lab's regions: None,
+    or the reason it could not be built."""
     try:
         files = with_mutant(base, lab, parse_mutant(
-            os.path.join(lab.path, "mutants", name + ".mutant")))
+            os.path.join(lab.path, "mutants", name + ext)))
     except (OSError, ValueError) as e:
-        return (lab, name, False, "bad mutant: %s" % e)
+        return "bad %s: %s" % (ext[1:], e)
     log = build(tree, files)
-    if log is not None:
-        return (lab, name, False, "DOES NOT BUILD\n" + log)
+    return None if log is None else "DOES NOT BUILD\n" + log
+
+
+CORRECT = "correct: "                   # how a correct solution's row is named
+
+
+def check_solution(tree, lab, base, name):
+    """One correct solution must pass every test of lab: a row (lab,
+    CORRECT + name, full marks, detail)."""
+    row = CORRECT + name
+    bad = put_in(tree, lab, base, name, ".solution")
+    if bad:
+        return (lab, row, False, bad)
+    results = run_tests(tree, lab)
+    points = {t[0]: t[1] for t in lab.points()}
+    failed = [t for t in points if not results[t].ok]
+    if failed:
+        return (lab, row, False, "LOST %d POINTS (the tests ask for more than the handout): %s"
+                % (sum(points[t] for t in failed),
+                   "; ".join("%s: %s" % (t, results[t].reason.replace("\n", " ")[:110])
+                             for t in failed)))
+    return (lab, row, True, "full marks")
+
+
+def check_mutant(tree, lab, base, name, full):
+    """One mutant must fail a test of lab: a row (lab, name, caught, detail)."""
+    bad = put_in(tree, lab, base, name, ".mutant")
+    if bad:
+        return (lab, name, False, bad)
     results = run_tests(tree, lab, stop_at_failure=not full)
     points = {t[0]: t[1] for t in lab.points()}
     failed = [t for t in points if t in results and not results[t].ok]
@@ -179,17 +224,21 @@ def run(chosen, jobs=2, workdir=WORK, full=False, reference=True, alone=True, sa
         report=show, only=None):
     """Check the labs in chosen (handout.Lab); every row (lab, name, ok,
     detail), each passed to report as it comes. Rows named "(...)" are
-    course-tree checks, the others mutants (ok: caught). sample: only each
-    lab's mutants/SAMPLE; alone: boot each test on its own on the course
-    tree too; reference False: no course-tree check; only: the mutants
-    whose names match one of these fnmatch patterns."""
+    course-tree checks, CORRECT + name correct solutions (ok: full
+    marks), the others mutants (ok: caught). sample: only each lab's
+    mutants/SAMPLE (and every correct solution); alone: boot each test on
+    its own on the course tree too; reference False: no course-tree check;
+    only: the mutants and correct solutions whose names match one of these
+    fnmatch patterns."""
     queue, bases = [], {}
     for lab in chosen:
         bases[lab.num] = handout.pristine_tree(lab)
         if reference:
-            queue.append((lab, None))
-        queue += [(lab, name) for name in (sample_names(lab) if sample else mutant_names(lab))
-                  if not only or any(fnmatch.fnmatch(name, p) for p in only)]
+            queue.append((lab, None, None))
+        wanted = (lambda name: not only or any(fnmatch.fnmatch(name, p) for p in only))
+        queue += [(lab, ".mutant", name) for name in
+                  (sample_names(lab) if sample else mutant_names(lab)) if wanted(name)]
+        queue += [(lab, ".solution", name) for name in solution_names(lab) if wanted(name)]
     lock, rows = threading.Lock(), []
 
     def work(tree):
@@ -197,9 +246,10 @@ def run(chosen, jobs=2, workdir=WORK, full=False, reference=True, alone=True, sa
             with lock:
                 if not queue:
                     return
-                lab, name = queue.pop(0)
-            got = (check_reference(tree, lab, bases[lab.num], alone) if name is None else
-                   [check_mutant(tree, lab, bases[lab.num], name, full)])
+                lab, kind, name = queue.pop(0)
+            got = (check_reference(tree, lab, bases[lab.num], alone) if kind is None else
+                   [check_mutant(tree, lab, bases[lab.num], name, full)] if kind == ".mutant"
+                   else [check_solution(tree, lab, bases[lab.num], name)])
             with lock:
                 for row in got:
                     rows.append(row)
@@ -234,25 +284,31 @@ def main():
         if not lab:
             sys.exit("mutants: no lab %s (labs: %s)" % (n, " ".join(x.num for x in labs)))
         chosen.append(lab)
-    chosen = chosen or [lab for lab in labs if mutant_names(lab)]
+    chosen = chosen or [lab for lab in labs if mutant_names(lab) or solution_names(lab)]
     if args.list:
         for lab in chosen:
             for name in mutant_names(lab):
                 print("%s %-50s %s" % (lab.num, name, parse_mutant(os.path.join(
                     lab.path, "mutants", name + ".mutant"))[0]))
+            for name in solution_names(lab):
+                print("%s %-50s %s" % (lab.num, CORRECT + name, parse_mutant(os.path.join(
+                    lab.path, "mutants", name + ".solution"))[0]))
         return 0
     start = time.monotonic()
     rows = run(chosen, args.jobs, args.workdir, args.full, not args.no_reference,
                alone=not args.sample, sample=args.sample, only=args.only)
     bad = [r for r in rows if not r[2]]
-    counts = {}
+    counts = {}                         # lab: [mutants, caught, correct ones, full marks]
     for lab, name, ok, _ in rows:
         if not name.startswith("("):
-            c = counts.setdefault(lab.num, [0, 0])
-            c[0] += 1
-            c[1] += ok
+            c = counts.setdefault(lab.num, [0, 0, 0, 0])
+            at = 2 if name.startswith(CORRECT) else 0
+            c[at] += 1
+            c[at + 1] += ok
     print("mutants: %s; %d problem(s); %.0fs" % (
-        ", ".join("lab %s %d/%d caught" % (n, c[1], c[0]) for n, c in sorted(counts.items())),
+        ", ".join("lab %s %d/%d caught" % (n, c[1], c[0]) +
+                  (", %d/%d correct full" % (c[3], c[2]) if c[2] else "")
+                  for n, c in sorted(counts.items())),
         len(bad), time.monotonic() - start))
     return 1 if bad or not rows else 0
 

@@ -1009,6 +1009,35 @@ def tty_flow_suite():
             ok = m is not None and m.group(1) == "4096"
             res.append(("shell/tty/a_line_longer_than_the_buffer_is_cut_not_held", ok,
                         "" if ok else tail(s.output[start:], 4)))
+            # Cooked input: ^D after text hands the text to the reader and
+            # does not end the input (typed while wc reads); backspace edits
+            # only the line being typed, never one already handed over (typed
+            # ahead during a sleep); each read takes one line of those typed
+            # ahead (head takes the first, the shell the next). The pauses
+            # only decide whether a wrong kernel is caught (the kmutants
+            # tty_eof_on_any_line, tty_backspace_into_ready_line and
+            # tty_read_many_lines): the kernel passes at any speed.
+            for name, cmd, pieces, want in [
+                    ("ctrl_d_after_text_hands_it_over_without_ending_the_input", "wc -c",
+                     ["abc\x04", "def\n\x04"], "7"),
+                    ("backspace_does_not_reach_into_a_line_handed_over", "sleep 1; wc -c",
+                     ["one\n\x7f\x7fX\n\x04"], "6")]:
+                start = len(s.output)
+                s.send(cmd + "\r")
+                for piece in pieces:
+                    time.sleep(0.3)
+                    s.send(piece)
+                m = s.expect(r"^\s*(\d+)\n.*\$ $", timeout=30)
+                ok = m is not None and m.group(1) == want
+                res.append(("shell/tty/" + name, ok, "" if ok else tail(s.output[start:], 6)))
+            start = len(s.output)
+            s.send("sleep 1; head -n 1\r")
+            time.sleep(0.3)
+            s.send("first\necho second-ran\n")
+            m = s.expect(r"^second-ran\n.*\$ $", timeout=15)
+            ok = m is not None and re.search(r"^first$", s.output[start:], re.M) is not None
+            res.append(("shell/tty/a_cooked_read_takes_one_line_of_those_typed_ahead", ok,
+                        "" if ok else tail(s.output[start:], 6)))
         return res
     return "shell/tty", run
 
@@ -1815,13 +1844,16 @@ def grading_submissions_suite():
             # A grading stopped part way (run_autograder's timeout, before
             # Gradescope's) wrote no results.json, or one with nothing in it: the
             # tests that had passed were lost. Stopped here once the first hidden
-            # test has passed, the next one hanging for 300 s.
-            with open(os.path.join(hidden, "points"), "w") as f:
+            # test has passed, the next one hanging for 300 s (in a copy of the
+            # hidden tests: H5 below runs them with their 2 s limit).
+            slow = os.path.join(tmp, "hidden-slow")
+            shutil.copytree(hidden, slow)
+            with open(os.path.join(slow, "points"), "w") as f:
                 f.write("hidden_passes 3\nhidden_hangs 4 300\nhidden_passes_after_the_hang 5\n"
                         "hidden_fails_on_two_lines 6\n")
             r, out, status = grade_stopped(lab, os.path.join(tmp, "correct"),
                                            os.path.join(tmp, "stopped.json"),
-                                           "PASS hidden/fixture/hidden_passes ", "--extra", hidden)
+                                           "PASS hidden/fixture/hidden_passes ", "--extra", slow)
             rows = {t["name"]: t for t in r["tests"]}
             lost = [n for n, t in rows.items() if t["output"].startswith("not run: the grading "
                                                                          "was stopped")]
@@ -2635,7 +2667,8 @@ def grading_suites():
 
 # ---------------------------------------------------------------- mutants
 # (the labs engineer's block) Each lab with a mutant catalogue is a suite:
-# each mutant in lab/NN-*/mutants/SAMPLE fails one of its tests. That its
+# each mutant in lab/NN-*/mutants/SAMPLE fails one of its tests, and each
+# correct solution there (mutants/*.solution) scores full marks. That its
 # tests all pass on its course tree (earlier labs solved, every later lab a
 # stub) is course/student/labNN_scores_full_marks_with_the_reference, on
 # the same tree, so it is not checked twice here. One worker tree per suite
@@ -2650,7 +2683,9 @@ def mutant_suite(lab_dir):
         rows = mutants.run([handout.find_lab(num)], jobs=1,
                            workdir=os.path.join(qemu.BUILD, "mutants-" + num),
                            reference=False, sample=True, report=None)
-        return [("mutants/%s/caught/%s" % (num, name), ok, detail)
+        correct = mutants.CORRECT
+        return [("mutants/%s/full_marks/%s" % (num, name[len(correct):])
+                 if name.startswith(correct) else "mutants/%s/caught/%s" % (num, name), ok, detail)
                 for _, name, ok, detail in rows] or [("mutants/%s" % num, False, "nothing ran")]
     return "mutants/" + num, run
 

@@ -77,6 +77,12 @@ static void open_reads_an_existing_file(void)
     CHECK_ERR(open("/tmp/l1-none/x", O_RDONLY), ENOENT);
     CHECK_ERR(open("/tmp/l1read/x", O_RDONLY), ENOTDIR);
     CHECK_ERR(open("/tmp", O_WRONLY), EISDIR);
+    /* create's errors too: a new name in root's 0755 directory is EACCES
+     * for a user; only EEXIST sends O_CREAT on to walk (last: this process
+     * stays the user) */
+    CHECK(mkdir("/tmp/l1rootdir", 0755) == 0, "mkdir");
+    CHECK(setgid(1000) == 0 && setuid(1000) == 0, "become uid 1000");
+    CHECK_ERR(open("/tmp/l1rootdir/new", O_WRONLY | O_CREAT, 0644), EACCES);
     PASS();
 }
 
@@ -224,6 +230,17 @@ static void o_append_o_nonblock_and_the_access_mode_reach_the_fd(void)
     close(fd);
     CHECK(!strcmp(contents("/tmp/l1app"), "abcdefg"), "O_RDWR | O_APPEND: got '%s'",
           contents("/tmp/l1app"));
+    /* whatever the access mode: O_RDONLY keeps R_APPEND too, and the two
+     * flags together both arrive */
+    CHECK((fd = open("/tmp/l1app", O_RDONLY | O_APPEND)) >= 0, "open O_RDONLY | O_APPEND");
+    CHECK(fcntl(fd, F_GETFL, 0) == (R_READ | R_APPEND), "F_GETFL %x, want R_READ | R_APPEND",
+          fcntl(fd, F_GETFL, 0));
+    close(fd);
+    CHECK((fd = open("/tmp/l1app", O_WRONLY | O_APPEND | O_NONBLOCK)) >= 0,
+          "open O_WRONLY | O_APPEND | O_NONBLOCK");
+    CHECK(fcntl(fd, F_GETFL, 0) == (R_WRITE | R_APPEND | R_NONBLOCK),
+          "F_GETFL %x, want R_WRITE | R_APPEND | R_NONBLOCK", fcntl(fd, F_GETFL, 0));
+    close(fd);
     CHECK_ERR(open("/tmp/l1app", O_ACCMODE), EINVAL);
     CHECK_ERR(open("/tmp/l1app", O_ACCMODE | O_CREAT, 0644), EINVAL);
     PASS();

@@ -120,6 +120,10 @@ static void fsopen_checks_its_type_and_options(void)
     CHECK_ERR(fsopen("ramfs", -1, opts), EINVAL);
     CHECK_ERR(fsopen((const char *)1, -1, NULL), EFAULT);
     CHECK_ERR(fsopen("ramfs", -1, (const char *)1), EFAULT);
+    /* the options reach fs_new: "ro" makes the instance read-only */
+    CHECK((fs = fsopen("ramfs", -1, "ro")) >= 0, "fsopen ramfs ro");
+    CHECK_ERR(create(fs, "f", S_IFREG, 0644, 0), EROFS);
+    close(fs);
     PASS();
 }
 
@@ -287,6 +291,8 @@ static void bind_checks_its_arguments(void)
     CHECK((file = create(AT_CWD, "/tmp/l3file", S_IFREG, 0644, 0)) >= 0, "create");
     CHECK_ERR(bind(dir, AT_CWD, "/tmp", 0x40), EINVAL);     /* no such flag */
     CHECK_ERR(bind(dir, AT_CWD, "/tmp", 12345), EINVAL);
+    CHECK_ERR(bind(dir, AT_CWD, "/tmp", -1), EINVAL);          /* every bit, the top one too */
+    CHECK_ERR(bind(dir, AT_CWD, "/tmp", (int)0x80000000u), EINVAL);
     CHECK_ERR(bind(99, AT_CWD, "/tmp/nowhere", 0x40), EINVAL); /* flags come first */
     CHECK_ERR(bind(99, AT_CWD, "/tmp", 0), EBADF);
     CHECK_ERR(bind(-1, AT_CWD, "/tmp", 0), EBADF);
@@ -328,7 +334,7 @@ static void bind_stacks_the_newest_on_top(void)
 
 static void bind_of_a_directory_is_a_bind_mount(void)
 {
-    int bin, f;
+    int bin, f, tmp;
 
     CHECK(unshare() == 0, "unshare");
     CHECK((bin = walk(AT_CWD, "/bin", 0)) >= 0, "walk /bin");
@@ -337,6 +343,14 @@ static void bind_of_a_directory_is_a_bind_mount(void)
     CHECK((f = walk(AT_CWD, "/tmp/l3bin/true", 0)) >= 0, "/bin/true not seen through the bind");
     close(f);
     CHECK(ns_lists("/tmp/l3bin ramfs initrd bind\n"), "/proc/self/ns does not list the bind mount");
+    /* the flags reach ns_bind: a BIND_RDONLY bind of /tmp changes nothing through it */
+    CHECK((tmp = walk(AT_CWD, "/tmp", 0)) >= 0, "walk /tmp");
+    CHECK(mkdir("/tmp/l3ro", 0755) == 0 && bind(tmp, AT_CWD, "/tmp/l3ro", BIND_RDONLY) == 0,
+          "bind /tmp read-only");
+    close(tmp);
+    CHECK_ERR(create(AT_CWD, "/tmp/l3ro/l3new", S_IFREG, 0644, 0), EROFS);
+    CHECK((f = create(AT_CWD, "/tmp/l3new", S_IFREG, 0644, 0)) >= 0, "/tmp itself stays writable");
+    close(f);
     PASS();
 }
 

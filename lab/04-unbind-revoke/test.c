@@ -494,15 +494,21 @@ static void revoke_of_the_filesystem_holding_the_cwd_works(void)
 
 static int revoke_own_root(void)
 {
-    int fs;
+    int fs, old, f;
 
-    if (unshare() < 0 || (fs = fsopen("ramfs", -1, NULL)) < 0 || fchroot(fs) < 0)
+    /* the new root is attached at /tmp/l4own too (old: the old root) */
+    if (unshare() < 0 || (old = walk(AT_CWD, "/", 0)) < 0 || mkdir("/tmp/l4own", 0755) < 0 ||
+        (fs = fsopen("ramfs", -1, NULL)) < 0 || (f = create(fs, "mark", S_IFREG, 0644, 0)) < 0 ||
+        bind(fs, AT_CWD, "/tmp/l4own", 0) < 0 || fchroot(fs) < 0)
         return 1;
+    close(f);
     if (revoke(fs) == 0 || errno != EBUSY)
         return 2;
     if ((fs = walk(AT_CWD, "/", 0)) < 0 || revoke(fs) == 0 || errno != EBUSY)
         return 3;
-    return walk(AT_CWD, "/", 0) >= 0 ? 0 : 4;   /* still usable */
+    if (walk(AT_CWD, "/", 0) < 0)
+        return 4;                       /* still usable */
+    return walk(old, "tmp/l4own/mark", 0) >= 0 ? 0 : 5;    /* a refused revoke detaches nothing */
 }
 
 /* A process whose root another process revoked: its own revoke of that
@@ -546,8 +552,8 @@ static void revoke_refuses_pipes_and_the_callers_own_root(void)
     CHECK(write(p[1], "x", 1) == 1, "the pipe still works");
     close(p[0]);
     close(p[1]);
-    CHECK((code = in_child(revoke_own_root)) == 0, "revoke of the caller's own root (step %d)",
-          code);
+    CHECK((code = in_child(revoke_own_root)) == 0, "revoke of the caller's own root (step %d%s)",
+          code, code == 5 ? ": the refused revoke detached it from /tmp/l4own" : "");
     CHECK((code = in_child(own_root_revoked_by_another)) == 0,
           "revoke of the caller's own root after another process revoked it: step %d (13: not "
           "EIO; an instance revoked already is EIO, before the EBUSY of one's own root)",

@@ -90,6 +90,7 @@ static const char *unchanged(const char *ns_before)
 static void pivot_root_makes_the_new_fs_the_root_and_the_cwd(void)
 {
     char buf[32] = "";
+    int d;
 
     CHECK(setup("l5a") == 0, "setup");
     CHECK(pivot_root(nr, "/old") == 0, "pivot_root");
@@ -97,6 +98,15 @@ static void pivot_root_makes_the_new_fs_the_root_and_the_cwd(void)
           "/marker is not the new root's file");
     CHECK(exists("marker"), "the cwd did not move to the new root: 'marker' is not there");
     CHECK(getcwd(buf, sizeof(buf)) && !strcmp(buf, "/"), "getcwd is '%s', want '/'", buf);
+    /* any attachment will do, also a bind of a directory of the same
+     * filesystem (same st_dev as the directory it is attached in) */
+    CHECK(mkdir("/sub", 0755) == 0 && mkdir("/sub/old", 0755) == 0 &&
+              put_file("/sub/inner", "inner") == 0 && mkdir("/b", 0755) == 0,
+          "setup in the new root");
+    CHECK((d = walk(AT_CWD, "/sub", 0)) >= 0 && bind(d, AT_CWD, "/b", 0) == 0, "bind /sub at /b");
+    close(d);
+    CHECK(pivot_root("/b", "/old") == 0, "pivot_root onto a bind of a directory of the same fs");
+    CHECK(exists("/inner") && exists("/old/marker"), "/inner and /old/marker after the pivot");
     PASS();
 }
 

@@ -22,21 +22,27 @@ static int become_student(void)
     return setgid(STUDENT) == 0 && setuid(STUDENT) == 0 ? 0 : -1;
 }
 
-/* fn run by a process sharing our fd table, as the student: its result
- * (0 or an errno), or -1 if it could not be run. */
-static int shared_as_student(int (*fn)(int), int arg)
+/* fn run by a process sharing our fd table, as user uid (gid = uid): its
+ * result (0 or an errno), or -1 if it could not be run. */
+static int shared_as(int uid, int (*fn)(int), int arg)
 {
     int pid, status;
 
     fflush(stdout);
     if ((pid = rfork(RFORK_SHAREFDS)) == 0) {
-        if (become_student() < 0)
+        if (setgid(uid) < 0 || setuid(uid) < 0)
             _exit(255);
         _exit(fn(arg));
     }
     if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
         return -1;
     return WEXITSTATUS(status) == 255 ? -1 : WEXITSTATUS(status);
+}
+
+/* The same, as the student. */
+static int shared_as_student(int (*fn)(int), int arg)
+{
+    return shared_as(STUDENT, fn, arg);
 }
 
 /* For shared_as_student: 0, or the errno of the failed call. */
@@ -191,13 +197,19 @@ static void a_user_cannot_revoke_what_root_made(void)
     PASS();
 }
 
+#define OTHERS 21                       /* another user's ramfs, in the shared table */
+
 static void a_user_revokes_their_own_filesystem(void)
 {
     int fs, d, dev;
 
+    /* a ramfs another user (uid STUDENT + 1) made, attached nowhere: not the student's */
+    CHECK(shared_as(STUDENT + 1, student_fsopen_at, OTHERS) == 0, "another user's ramfs");
     CHECK(become_student() == 0, "setuid");
     CHECK((dev = walk(AT_CWD, "/dev", 0)) >= 0, "walk /dev");
     CHECK_ERR(revoke(dev), EPERM);
+    CHECK_ERR(revoke(OTHERS), EPERM);           /* only what one made oneself */
+    CHECK(walk(OTHERS, ".", 0) >= 0, "another user's ramfs was revoked");
     CHECK((fs = fsopen("ramfs", -1, "")) >= 0, "fsopen");
     CHECK(revoke(fs) == 0, "revoke of one's own, attached nowhere");
     CHECK_ERR(walk(fs, ".", 0), EIO);
@@ -235,7 +247,7 @@ static void a_users_filesystem_attached_in_roots_namespace_is_roots_to_revoke(vo
 
 static void root_may_revoke_a_users_filesystem(void)
 {
-    int dev, r;
+    int dev, r, root;
 
     CHECK((dev = walk(AT_CWD, "/dev", 0)) >= 0, "walk /dev");
     r = shared_as_student(student_revoke, dev);
@@ -245,7 +257,18 @@ static void root_may_revoke_a_users_filesystem(void)
                    : "did not run");
     CHECK(shared_as_student(student_fsopen_at, SHARED) == 0, "the student's ramfs");
     CHECK(revoke(SHARED) == 0, "root revokes the student's filesystem");
+    /* root may revoke anything as far as authority goes: init's root is
+     * refused by fs_revoke (Lab 04), with EBUSY, not here with EPERM */
+    CHECK((root = walk(AT_CWD, "/", 0)) >= 0, "walk /");
+    CHECK_ERR(revoke(root), EBUSY);
+    close(root);
     CHECK_ERR(walk(SHARED, ".", 0), EIO);
+    /* only the uid makes root: root in the student's group still may */
+    CHECK(shared_as_student(student_fsopen_at, SHARED + 1) == 0, "the student's second ramfs");
+    CHECK(setgid(STUDENT) == 0 && getuid() == 0 && getgid() == STUDENT, "root joins gid %d",
+          STUDENT);
+    CHECK(revoke(SHARED + 1) == 0, "root with gid %d revokes the student's filesystem", STUDENT);
+    CHECK_ERR(walk(SHARED + 1, ".", 0), EIO);
     PASS();
 }
 

@@ -131,18 +131,26 @@ static void lookup_takes_the_first_member_that_has_the_name(void)
 
 static int student_finds_x(void)
 {
+    uint32_t ino;
+    int total;
+
     if (setgid(STUDENT) < 0 || setuid(STUDENT) < 0)
         return 1;
     if (strcmp(holds("/tmp/l8c/x"), "X") != 0)
         return 2;                       /* 0711: searchable, so searched */
     if (walk(AT_CWD, "/tmp/l8c/y", 0) >= 0 || errno != ENOENT)
         return 3;                       /* 0744: readable but not searchable */
+    /* Z, after X, has an x too: X may be searched, so its x is the one a
+     * lookup finds and Z's is hidden from getdents; X itself may not be
+     * read, so no x is listed at all */
+    if (listed("/tmp/l8c", "x", &total, &ino) != 0)
+        return 4;
     return 0;
 }
 
 static void a_member_is_searched_by_its_search_permission(void)
 {
-    int x, y, code;
+    int x, y, z, code;
 
     CHECK(unshare() == 0, "unshare");
     CHECK(mkdir("/tmp/l8c", 0755) == 0, "setup");
@@ -151,11 +159,15 @@ static void a_member_is_searched_by_its_search_permission(void)
     CHECK(fchmod(x, 0711) == 0 && fchmod(y, 0744) == 0, "chmod");
     CHECK(bind(y, AT_CWD, "/tmp/l8c", BIND_AFTER) == 0, "bind -a Y");
     CHECK(bind(x, AT_CWD, "/tmp/l8c", BIND_AFTER) == 0, "bind -a X");
+    CHECK((z = member("Z", (const char *const[]){ "x", NULL }, 0)) >= 0, "member Z");
+    CHECK(bind(z, AT_CWD, "/tmp/l8c", BIND_AFTER) == 0, "bind -a Z");
     HOLDS("/tmp/l8c/y", "Y");
     code = in_child(student_finds_x);
     CHECK(code == 0, "as the student: %s",
           code == 2   ? "x not found in a member with mode 0711 (search without read)"
           : code == 3 ? "y found in a member with mode 0744 (read without search)"
+          : code == 4 ? "getdents lists x from Z, but X (0711, searchable) has x first and "
+                        "hides it: the entry listed must be the one a lookup finds"
                       : "setuid");
     PASS();
 }
@@ -284,15 +296,17 @@ static void a_name_is_reached_through_its_members_attachment(void)
 
 static void getdents_lists_each_name_once(void)
 {
-    const char *names[] = { ".", "..", "base", "both", "a", "ab", "b" };
+    const char *names[] = { ".", "..", "base", "both", "a", "ab", "b", ".a", ".ab" };
     int a, b, total = 0, i, n;
     uint32_t ino;
 
     CHECK(unshare() == 0, "unshare");
     CHECK(plain_dir("/tmp/l8f", "base", (const char *const[]){ "base", "both", NULL }) == 0,
           "setup");
-    CHECK((a = member("A", (const char *const[]){ "a", "both", "ab", NULL }, 0)) >= 0, "A");
-    CHECK((b = member("B", (const char *const[]){ "b", "both", "ab", NULL }, 0)) >= 0, "B");
+    /* names that start with a dot are names like any other: only . and .. are special */
+    CHECK((a = member("A", (const char *const[]){ "a", "both", "ab", ".a", ".ab", NULL }, 0)) >= 0,
+          "A");
+    CHECK((b = member("B", (const char *const[]){ "b", "both", "ab", ".ab", NULL }, 0)) >= 0, "B");
     CHECK(bind(a, AT_CWD, "/tmp/l8f", BIND_AFTER) == 0, "bind -a A");
     CHECK(bind(b, AT_CWD, "/tmp/l8f", BIND_AFTER) == 0, "bind -a B");
     HOLDS("/tmp/l8f/ab", "A");

@@ -291,6 +291,25 @@ static void symlinks_and_hard_links(void)
     PASS();
 }
 
+/* The raw disk under the filesystem reads to its last byte and no
+ * further: its last megabyte, read in order (the block cache reads ahead
+ * more and more blocks at a time, and must stop at the end of the disk). */
+static void the_raw_disk_reads_to_its_last_byte(void)
+{
+    struct stat st;
+    int fd = open("/dev/hd1", O_RDONLY), n, total = 0;
+
+    CHECK(fd >= 0 && fstat(fd, &st) == 0 && st.st_size >= (1 << 20), "/dev/hd1: size %d",
+          (int)st.st_size);
+    CHECK(lseek(fd, st.st_size - (1 << 20), SEEK_SET) == (int)st.st_size - (1 << 20), "lseek");
+    while ((n = read(fd, block, sizeof(block))) > 0)
+        total += n;
+    CHECK(n == 0 && total == (1 << 20), "read %d bytes of the last MiB, then %d (errno %d)", total,
+          n, errno);
+    close(fd);
+    PASS();
+}
+
 static void persist_manifest(void)
 {
     int fd = open("/mnt/MANIFEST", O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -313,6 +332,7 @@ int main(void)
     directories_grow_shrink_and_move();
     a_directory_is_never_moved_below_itself_however_deep();
     symlinks_and_hard_links();
+    the_raw_disk_reads_to_its_last_byte();
     persist_manifest();
     printf("e2write: done\n");
     return t_failures != 0;

@@ -46,8 +46,8 @@ static void fork_tree_reports_every_exit_code(void)
 
 static void wait_nohang_returns_zero_while_running(void)
 {
-    int fds[2], pid, status;
-    char c = 'x';
+    int fds[2], pid, status, quick, i;
+    char c = 'x', buf[160];
 
     CHECK(pipe(fds) == 0, "pipe");
     fflush(stdout);
@@ -56,8 +56,14 @@ static void wait_nohang_returns_zero_while_running(void)
         _exit(7);
     }
     CHECK(waitpid(pid, &status, WNOHANG) == 0, "WNOHANG on a running child");
+    if ((quick = fork()) == 0)
+        _exit(3);
+    for (i = 0; i < 300 && strcmp(proc_state(quick, buf, sizeof(buf)), "zombie") != 0; i++)
+        sleep_ms(10);
+    CHECK(waitpid(pid, &status, WNOHANG) == 0, "WNOHANG on a running child, another one dead");
     write(fds[1], &c, 1);
     CHECK(waitpid(pid, &status, 0) == pid && WEXITSTATUS(status) == 7, "status %x", status);
+    CHECK(waitpid(quick, &status, 0) == quick && WEXITSTATUS(status) == 3, "status %x", status);
     close(fds[0]);
     close(fds[1]);
     PASS();
@@ -65,24 +71,232 @@ static void wait_nohang_returns_zero_while_running(void)
 
 static void orphans_are_adopted_by_init(void)
 {
-    int fds[2], ppid = 0, status;
+    int fds[2], ans[2] = { 0, 0 }, status;
 
     CHECK(pipe(fds) == 0, "pipe");
     fflush(stdout);
     if (fork() == 0) {
         if (fork() == 0) {
+            char text[256];
+            int ans[2];
             sleep_ms(100);              /* by now our parent has exited */
-            ppid = getppid();
-            write(fds[1], &ppid, sizeof(ppid));
+            ans[0] = getppid();
+            ans[1] = slurp("/proc/self/status", text, sizeof(text)) > 0 &&
+                     strstr(text, "\nppid 1\n") != NULL;
+            write(fds[1], ans, sizeof(ans));
             _exit(0);
         }
         _exit(0);
     }
     wait(&status);
     close(fds[1]);
-    CHECK(read(fds[0], &ppid, sizeof(ppid)) == sizeof(ppid), "no answer from the orphan");
-    CHECK(ppid == 1, "orphan's parent is %d, not init", ppid);
+    CHECK(read(fds[0], ans, sizeof(ans)) == sizeof(ans), "no answer from the orphan");
+    CHECK(ans[0] == 1, "orphan's parent is %d, not init", ans[0]);
+    CHECK(ans[1] == 1, "the orphan's /proc/self/status does not say ppid 1");
     close(fds[0]);
+    PASS();
+}
+
+/* A child that is already a zombie when its parent exits goes to init,
+ * which must be woken to reap it: init sleeps in wait() for a child of
+ * its own, and nothing else would wake it. Steps: what failed. */
+static int orphan_zombie_steps(int *grandchild)
+{
+    int fds[2], pid, b;
+    char buf[160];
+
+    if (pipe(fds) < 0)
+        return 1;
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        if ((b = fork()) == 0)
+            _exit(0);
+        write(fds[1], &b, sizeof(b));
+        while (strcmp(proc_state(b, buf, sizeof(buf)), "zombie") != 0)
+            sleep_ms(5);                /* a zombie before its parent exits */
+        _exit(0);
+    }
+    close(fds[1]);
+    if (read(fds[0], grandchild, sizeof(*grandchild)) != sizeof(*grandchild))
+        return 2;
+    close(fds[0]);
+    if (waitpid(pid, &b, 0) != pid)
+        return 3;
+    return 0;
+}
+
+static void an_orphan_already_a_zombie_is_reaped_by_init(void)
+{
+    int g = 0, step = orphan_zombie_steps(&g), t;
+    char path[32], buf[160];
+
+    CHECK(step == 0, "step %d", step);
+    snprintf(path, sizeof(path), "/proc/%d/status", g);
+    for (t = 0; t < 3000 && slurp(path, buf, sizeof(buf)) > 0; t += 10)
+        sleep_ms(10);
+    CHECK(slurp(path, buf, sizeof(buf)) < 0 && errno == ENOENT,
+          "pid %d is still there after 3 s: %s", g, proc_state(g, buf, sizeof(buf)));
+    PASS();
+}
+
+/* A child that blocks in read(fd) until the pipe closes (or it is
+ * killed); it closes the pipe's other end, wr, if it has it. */
+static int blocked_child(int fd, int wr)
+{
+    int pid;
+    char c;
+
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        if (wr >= 0)
+            close(wr);
+        read(fd, &c, 1);
+        _exit(0);
+    }
+    return pid;
+}
+
+/* A child that is a zombie: exited, not yet reaped. */
+static int zombie_child(int own_group)
+{
+    char buf[160];
+    int pid, i;
+
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        if (own_group)
+            setpgid(0, 0);
+        _exit(5);
+    }
+    for (i = 0; i < 300 && strcmp(proc_state(pid, buf, sizeof(buf)), "zombie") != 0; i++)
+        sleep_ms(10);
+    return pid;
+}
+
+/* kill(2): a zombie is no process to signal, nor is a group of zombies
+ * (ESRCH); of two signals the first is the one wait reports. */
+static void kill_knows_zombies_and_keeps_the_first_signal(void)
+{
+    int p[2], z, pid, status;
+
+    CHECK((z = zombie_child(1)) > 0, "fork");
+    CHECK_ERR(kill(z, SIGTERM), ESRCH);
+    CHECK_ERR(kill(-z, SIGTERM), ESRCH);        /* its group: only a zombie in it */
+    CHECK(waitpid(z, &status, 0) == z && WIFEXITED(status) && WEXITSTATUS(status) == 5,
+          "the zombie's own status, %x", status);
+    CHECK(pipe(p) == 0, "pipe");
+    CHECK((pid = blocked_child(p[0], p[1])) > 0, "fork");
+    CHECK(wait_until_sleeping(pid, 2000), "the child does not sleep");
+    CHECK(kill(pid, SIGTERM) == 0 && kill(pid, SIGKILL) == 0, "kill twice");
+    CHECK(waitpid(pid, &status, 0) == pid && WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM,
+          "status %x: want the first signal, SIGTERM", status);
+    close(p[0]);
+    close(p[1]);
+    PASS();
+}
+
+/* A forked child is in its parent's group: kill(-group) reaches it. */
+static int group_with_a_grandchild(int wr, int rd)
+{
+    int g;
+
+    setpgid(0, 0);
+    if ((g = blocked_child(rd, -1)) < 0)
+        return 1;
+    write(wr, &g, sizeof(g));
+    for (;;)
+        sleep_ms(1000);
+}
+
+static void a_forked_child_is_in_its_parents_group(void)
+{
+    int p[2], hold[2], a, g = 0, status, t;
+    char buf[160];
+
+    CHECK(pipe(p) == 0 && pipe(hold) == 0, "pipe");
+    fflush(stdout);
+    if ((a = fork()) == 0) {
+        close(hold[1]);
+        _exit(group_with_a_grandchild(p[1], hold[0]));
+    }
+    close(hold[0]);
+    CHECK(read(p[0], &g, sizeof(g)) == sizeof(g) && g > 0, "the grandchild's pid");
+    CHECK(wait_until_sleeping(g, 2000), "the grandchild does not sleep");
+    CHECK(kill(-a, SIGKILL) == 0, "kill the group");
+    CHECK(waitpid(a, &status, 0) == a && WIFSIGNALED(status), "status %x", status);
+    for (t = 0; t < 2000 && *proc_state(g, buf, sizeof(buf)); t += 10)
+        sleep_ms(10);                   /* init reaps it once it is dead */
+    CHECK(!*proc_state(g, buf, sizeof(buf)), "the grandchild is %s, not killed with its group",
+          proc_state(g, buf, sizeof(buf)));
+    if (*proc_state(g, buf, sizeof(buf)))
+        kill(g, SIGKILL);
+    close(hold[1]);
+    close(p[0]);
+    close(p[1]);
+    PASS();
+}
+
+/* A pid still naming a live process group is not given out: the new
+ * process would be killed with that group. Root may put a process in a
+ * group of any number; here, the number the next fork would get. */
+static void a_pid_in_use_as_a_group_is_not_given_out(void)
+{
+    int hold[2], a, b, status;
+
+    CHECK(pipe(hold) == 0, "pipe");
+    CHECK((a = blocked_child(hold[0], hold[1])) > 0, "fork");
+    CHECK(setpgid(a, a + 1) == 0, "setpgid(%d, %d)", a, a + 1);
+    CHECK((b = blocked_child(hold[0], hold[1])) > 0, "fork");
+    CHECK(b != a + 1, "pid %d given out while group %d lives", b, a + 1);
+    CHECK(kill(-(a + 1), SIGKILL) == 0 && waitpid(a, &status, 0) == a && WIFSIGNALED(status),
+          "kill the group");
+    CHECK(waitpid(b, &status, WNOHANG) == 0, "the new process went with the group");
+    close(hold[1]);
+    CHECK(waitpid(b, &status, 0) == b && status == 0, "status %x", status);
+    close(hold[0]);
+    PASS();
+}
+
+/* The waits a kill must end: wait() for a child that lives on, and a
+ * long sleep. */
+static int waits_for_a_blocked_child(int rd)
+{
+    int status;
+
+    if (blocked_child(rd, -1) < 0)
+        return 1;
+    wait(&status);
+    return 2;
+}
+
+static void kill_ends_a_wait_and_a_long_sleep(void)
+{
+    int hold[2], pid, status;
+    char c;
+
+    CHECK(pipe(hold) == 0, "pipe");
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        close(hold[1]);
+        _exit(waits_for_a_blocked_child(hold[0]));
+    }
+    close(hold[0]);
+    CHECK(wait_until_sleeping(pid, 2000), "the parent does not sleep in wait");
+    CHECK(kill(pid, SIGKILL) == 0, "kill");
+    CHECK(wait_child_ms(pid, 2000, &status) && WIFSIGNALED(status), "a wait outlived a kill");
+    close(hold[1]);                     /* the grandchild ends; init reaps it */
+    CHECK(pipe(hold) == 0, "pipe");
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        write(hold[1], "s", 1);         /* (woken at every tick, it seldom looks asleep) */
+        sleep_ms(60000);
+        _exit(3);
+    }
+    CHECK(read(hold[0], &c, 1) == 1, "the sleeper did not start");
+    close(hold[0]);
+    close(hold[1]);
+    CHECK(kill(pid, SIGKILL) == 0, "kill");
+    CHECK(wait_child_ms(pid, 2000, &status) && WIFSIGNALED(status), "a sleep outlived a kill");
     PASS();
 }
 
@@ -764,7 +978,12 @@ int main(void)
     fork_tree_reports_every_exit_code();
     wait_nohang_returns_zero_while_running();
     orphans_are_adopted_by_init();
+    an_orphan_already_a_zombie_is_reaped_by_init();
     kill_ends_a_sleeping_child();
+    kill_knows_zombies_and_keeps_the_first_signal();
+    a_forked_child_is_in_its_parents_group();
+    a_pid_in_use_as_a_group_is_not_given_out();
+    kill_ends_a_wait_and_a_long_sleep();
     preemption_lets_parent_kill_a_spinning_child();
     sbrk_grows_and_shrinks();
     shrunk_heap_is_really_gone();

@@ -610,6 +610,190 @@ static void proc_names_every_pid_and_pids_wrap(void)
     PASS();
 }
 
+/* How many entries of /proc are named name: -1 if it cannot be listed. */
+static int listed_in_proc(const char *name)
+{
+    char buf[512];
+    int p = walk(AT_CWD, "/proc", 0), fd = p >= 0 ? ready(p, R_READ) : -1, n, i, count = 0;
+
+    if (p >= 0)
+        close(p);
+    if (fd < 0)
+        return -1;
+    while ((n = getdents(fd, buf, sizeof(buf))) > 0) {
+        for (i = 0; i < n;) {
+            struct dirent *d = (struct dirent *)(buf + i);
+            count += strcmp(d->d_name, name) == 0;
+            i += d->d_reclen;
+        }
+    }
+    close(fd);
+    return n == 0 ? count : -1;
+}
+
+static int listed_pid(int pid)
+{
+    char name[16];
+
+    snprintf(name, sizeof(name), "%d", pid);
+    return listed_in_proc(name);
+}
+
+/* /proc lists every live process once - a zombie too (ps shows it) - and
+ * one that was reaped not at all, whatever holes its slot left in the
+ * table (a listing that stepped over a free slot without moving its
+ * cookie named the next process twice). */
+static void proc_lists_each_process_once_zombies_too(void)
+{
+    int p[2], kid[3], z, i, status;
+    char buf[160];
+
+    CHECK(pipe(p) == 0, "pipe");
+    fflush(stdout);
+    for (i = 0; i < 3; i++) {
+        if ((kid[i] = fork()) == 0) {
+            char c;
+            close(p[1]);
+            read(p[0], &c, 1);          /* until the pipe closes */
+            _exit(0);
+        }
+        CHECK(kid[i] > 0, "fork");
+    }
+    close(p[0]);
+    if ((z = fork()) == 0)
+        _exit(0);
+    for (i = 0; i < 300 && strcmp(proc_state(z, buf, sizeof(buf)), "zombie") != 0; i++)
+        sleep_ms(10);
+    CHECK(strcmp(proc_state(z, buf, sizeof(buf)), "zombie") == 0, "pid %d is no zombie", z);
+    /* last: the slot it leaves is a hole below the others' */
+    CHECK(kill(kid[0], SIGKILL) == 0 && waitpid(kid[0], &status, 0) == kid[0], "reap the first");
+    CHECK(listed_pid(kid[0]) == 0, "reaped pid %d listed %d times", kid[0], listed_pid(kid[0]));
+    CHECK(listed_pid(kid[1]) == 1, "pid %d listed %d times", kid[1], listed_pid(kid[1]));
+    CHECK(listed_pid(kid[2]) == 1, "pid %d listed %d times", kid[2], listed_pid(kid[2]));
+    CHECK(listed_pid(z) == 1, "zombie %d listed %d times", z, listed_pid(z));
+    CHECK(listed_pid(getpid()) == 1, "we are listed %d times", listed_pid(getpid()));
+    close(p[1]);
+    CHECK(waitpid(kid[1], &status, 0) == kid[1] && waitpid(kid[2], &status, 0) == kid[2] &&
+              waitpid(z, &status, 0) == z,
+          "reap");
+    PASS();
+}
+
+/* /proc/self/ns of a namespace whose text is longer than the 4 KiB a
+ * /proc file is first made in: read whole, every attachment named, the
+ * last line ended. In an unshared copy. Steps: what failed. */
+#define NS_DIR   "/tmp/a_directory_with_a_long_name_for_a_long_proc_self_ns_text"
+#define NS_BINDS 120
+
+static int long_ns_text(void)
+{
+    static char text[32768];
+    int d, i, n, got = 0, count = 0, fd;
+    char *at;
+
+    if (unshare() < 0 || (d = fsopen("ramfs", -1, "")) < 0)
+        return 1;
+    for (i = 0; i < NS_BINDS; i++)
+        if (bind(d, AT_CWD, NS_DIR, 0) < 0)
+            return 2;
+    if ((fd = open("/proc/self/ns", O_RDONLY)) < 0)
+        return 3;
+    while (got < (int)sizeof(text) - 1 && (n = read(fd, text + got, sizeof(text) - 1 - got)) > 0)
+        got += n;
+    text[got] = '\0';
+    for (at = text; (at = strstr(at, NS_DIR " ramfs")); at++)
+        count++;
+    if (got < NS_BINDS * (int)sizeof(NS_DIR))
+        return 4;                       /* cut short */
+    return count == NS_BINDS && text[got - 1] == '\n' ? 0 : 5;
+}
+
+static void proc_ns_longer_than_a_page_is_read_whole(void)
+{
+    int pid, status, r;
+
+    CHECK(mkdir(NS_DIR, 0755) == 0 || errno == EEXIST, "mkdir");
+    fflush(stdout);
+    if ((pid = fork()) == 0)
+        _exit(long_ns_text());
+    r = !wait_child_ms(pid, 5000, &status) ? 100 : WIFEXITED(status) ? WEXITSTATUS(status) : 200;
+    CHECK(r == 0, "step %d (100: hung)", r);
+    rmdir(NS_DIR);
+    PASS();
+}
+
+/* ------------------------------------------------------------ 4b. a full process table */
+
+#define ROOT_SLOTS 4                    /* the last slots of the table are root's (proc.c) */
+
+/* A child that reads rd until the pipe closes, holding nothing else. */
+static int sleeper(int rd, int wr_to_close, int other)
+{
+    int pid;
+    char c;
+
+    if ((pid = fork()) == 0) {
+        close(wr_to_close);
+        if (other >= 0)
+            close(other);
+        read(rd, &c, 1);
+        _exit(0);
+    }
+    return pid;
+}
+
+/* The user's half: as uid 1000, fork sleepers until the table says no;
+ * report how many, wait until the pipe closes, reap them. */
+static int user_fills_the_table(int rd, int hold_wr, int rep)
+{
+    int n = 0, pid, status;
+    char c;
+
+    if (setgid(1000) < 0 || setuid(1000) < 0)
+        return 1;
+    while ((pid = sleeper(rd, hold_wr, rep)) > 0)
+        n++;
+    if (pid != -1 || errno != EAGAIN)
+        return 2;
+    write(rep, &n, sizeof(n));
+    read(rd, &c, 1);
+    while (wait(&status) > 0)
+        ;
+    return 0;
+}
+
+/* A user's processes fill the table but for root's last ROOT_SLOTS, which
+ * root then takes, every one; the last taken is the table's last slot,
+ * and closing the pipe its sleeper reads wakes it as it wakes the others. */
+static void a_user_leaves_root_the_last_slots_and_every_slot_wakes(void)
+{
+    int hold[2], rep[2], u, n = 0, kids[ROOT_SLOTS + 1], r = 0, i, status;
+
+    CHECK(pipe(hold) == 0 && pipe(rep) == 0, "pipe");
+    fflush(stdout);
+    if ((u = fork()) == 0) {
+        close(hold[1]);
+        close(rep[0]);
+        _exit(user_fills_the_table(hold[0], -1, rep[1]));
+    }
+    close(rep[1]);
+    CHECK(read(rep[0], &n, sizeof(n)) == sizeof(n) && n > 10, "the user forked %d", n);
+    close(rep[0]);
+    while (r <= ROOT_SLOTS && (kids[r] = sleeper(hold[0], hold[1], -1)) > 0)
+        r++;
+    CHECK(r == ROOT_SLOTS && kids[r] == -1 && errno == EAGAIN,
+          "root forked %d in the slots left, want %d", r, ROOT_SLOTS);
+    for (i = 0; i < r; i++)
+        CHECK(wait_until_sleeping(kids[i], 2000), "sleeper %d does not sleep", i);
+    close(hold[1]);                     /* every sleeper wakes to end of file */
+    for (i = 0; i < r; i++)
+        CHECK(wait_child_ms(kids[i], 2000, &status) && status == 0, "sleeper %d: status %x", i,
+              status);
+    CHECK(wait_child_ms(u, 5000, &status) && status == 0, "the user's half: status %x", status);
+    close(hold[0]);
+    PASS();
+}
+
 /* ------------------------------------------------------------ 5. lseek and a shared read */
 
 #define SEEK_IMG  "/tmp/seek.img"
@@ -746,6 +930,9 @@ int main(int argc, char *argv[])
     T_RUN(a_big_writer_and_small_writers_share_a_full_pipe);
     T_RUN(two_writers_on_a_full_pipe_sleep_and_the_clock_runs);
     T_RUN(proc_names_every_pid_and_pids_wrap);
+    T_RUN(proc_lists_each_process_once_zombies_too);
+    T_RUN(proc_ns_longer_than_a_page_is_read_whole);
+    T_RUN(a_user_leaves_root_the_last_slots_and_every_slot_wakes);
     T_RUN(lseek_waits_for_a_shared_read_in_progress);
     T_RUN(a_passwd_entry_survives_a_group_lookup);
     printf("t_robust: done\n");

@@ -277,6 +277,55 @@ static void a_nonblocking_channel_end_gives_eagain_instead_of_waiting(void)
     PASS();
 }
 
+/* fn in a child, within ms: its exit code, 100 if it had to be killed,
+ * 200 if something else killed it. */
+static int bounded_child(int (*fn)(void), unsigned ms)
+{
+    int pid, status;
+
+    fflush(stdout);
+    if ((pid = fork()) == 0)
+        _exit(fn());
+    if (!wait_child_ms(pid, ms, &status))
+        return 100;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 200;
+}
+
+static int other_end;
+
+static int fsopen_other_end(void)
+{
+    return fsopen("srv", other_end, NULL) == -1 && errno == EBUSY ? 0 : 1;
+}
+
+/* A write longer than the ring goes in as the reader drains it: each
+ * read that makes room wakes the writer. */
+static int long_write_through_a_channel(void)
+{
+    static char big[3 * CHAN_BYTES], back[3 * CHAN_BYTES];
+    int c[2], pid, i, got = 0, n;
+
+    if (chan(c) < 0)
+        return 1;
+    for (i = 0; i < (int)sizeof(big); i++)
+        big[i] = (char)(i * 13 + i / 251);
+    if ((pid = fork()) == 0)
+        _exit(write(c[0], big, sizeof(big)) == sizeof(big) ? 0 : 1);
+    close(c[0]);
+    while (got < (int)sizeof(back) && (n = read(c[1], back + got, sizeof(back) - got)) > 0)
+        got += n;
+    if (got != (int)sizeof(back) || memcmp(big, back, sizeof(big)) != 0)
+        return 2;
+    return waitpid(pid, &n, 0) == pid && n == 0 ? 0 : 3;
+}
+
+static void a_write_longer_than_the_ring_goes_through_as_it_is_read(void)
+{
+    int r = bounded_child(long_write_through_a_channel, 5000);
+    CHECK(r == 0, "step %d (100: hung)", r);
+    PASS();
+}
+
 static void fsopen_srv_takes_only_a_channel_end(void)
 {
     int c[2], pid, root, f = ready_at(AT_CWD, "/bin/ls", R_READ);
@@ -303,11 +352,18 @@ static void fsopen_srv_takes_only_a_channel_end(void)
     }
     CHECK((root = fsopen("srv", c[0], NULL)) >= 0, "fsopen srv");
     CHECK_ERR(read(c[0], &b, 1), EBUSY);
+    CHECK_ERR(write(c[0], "x", 1), EBUSY);      /* nor forging them */
     CHECK_ERR(fsopen("srv", c[0], NULL), EBUSY);
+    other_end = c[1];                   /* the server's end: one kernel user per channel */
+    CHECK(bounded_child(fsopen_other_end, 2000) == 0, "fsopen of the other end");
     close(c[0]);
     close(c[1]);
     close(root);
     CHECK(exits_cleanly(pid, 2000), "the server ends");
+    CHECK(chan(c) == 0, "chan");
+    close(c[1]);
+    CHECK_ERR(fsopen("srv", c[0], NULL), EPIPE);  /* nobody at the other end */
+    close(c[0]);
     PASS();
 }
 
@@ -316,6 +372,7 @@ static void fsopen_srv_takes_only_a_channel_end(void)
 static void a_served_file_reads_back_what_was_written(void)
 {
     static char big[10000], back[10000];
+    struct stat st;
     int pid, root, fd, i;
 
     CHECK((root = serve_ram(&pid)) >= 0, "fsopen srv on ramsrv");
@@ -323,10 +380,12 @@ static void a_served_file_reads_back_what_was_written(void)
         big[i] = (char)(i * 7 + i / 300);
     CHECK((fd = openat(root, "f", O_CREAT | O_RDWR, 0644)) >= 0, "create f");
     CHECK(write(fd, big, sizeof(big)) == sizeof(big), "write 10000 bytes (three messages)");
+    CHECK(fstat(fd, &st) == 0 && st.st_size == sizeof(big), "fstat: size %d", (int)st.st_size);
     CHECK(lseek(fd, 0, SEEK_SET) == 0, "lseek");
     CHECK(read_full(fd, back, sizeof(back)) == sizeof(back), "read back");
     CHECK(memcmp(big, back, sizeof(big)) == 0, "the same bytes");
     CHECK(ftruncate(fd, 3) == 0, "ftruncate");
+    CHECK(fstat(fd, &st) == 0 && st.st_size == 3, "fstat after ftruncate: %d", (int)st.st_size);
     close(fd);
     CHECK((fd = ready_at(root, "f", R_READ)) >= 0, "f again");
     CHECK(read(fd, back, sizeof(back)) == 3 && memcmp(back, big, 3) == 0, "3 bytes left");
@@ -564,6 +623,290 @@ static void an_error_reply_gives_the_servers_errno(void)
     PASS();
 }
 
+/* ------------------------------------------------------------ 3b. every rule of doc/srv.md */
+
+/* One break of the protocol each (doc/srv.md, "What the kernel does not
+ * trust"), made by breaker() below at the request named in brk_ops. */
+enum brk {
+    B_SIZE_HUGE,    /* Rwalk whose size field says 64 KiB (past SRV_MSIZE) */
+    B_TAG_HUGE,     /* Rwalk with tag 0xFFFF */
+    B_TWICE,        /* two Rwalks for one Twalk, in one write */
+    B_ERR_ZERO,     /* Rerror with errno 0 */
+    B_ERR_BIG,      /* Rerror with errno 4096 */
+    B_ERR_LONG,     /* Rerror ENOENT with a fifth byte of body */
+    B_STAT_LONG,    /* Rwalk with 24 bytes of stat: longer than the request allows */
+    B_STAT_SHORT,   /* Rwalk with 12 bytes of stat */
+    B_FIFO,         /* Rwalk says "f" is a FIFO */
+    B_READ_SIZE,    /* Rread with count 2 and 5 bytes of data */
+    B_WRITE_COUNT,  /* Rwrite with a count one past what was sent */
+    B_NAME_EMPTY,   /* Rreaddir with a name of length 0 */
+    B_NAME_SLASH,   /* ... "a/b" */
+    B_NAME_NUL,     /* ... "a\0b" */
+    B_CREATE_DIR,   /* Rcreate of a directory for a Tcreate of a file */
+    B_ROOT_FILE,    /* Rstat of the root says it is a regular file */
+    B_COUNT,
+};
+
+/* What the client does to meet each break, and whether the kernel must
+ * refuse the bad message in the server's own write (EPIPE): a break found
+ * only by the waiter (the count of an Rread, a name) reaches the sink
+ * whole and well formed. */
+enum { OP_WALK, OP_READ, OP_WRITE, OP_LIST, OP_CREATE, OP_MOUNT };
+static const struct {
+    const char *name;
+    int op, refused_in_write;
+} brk_ops[B_COUNT] = {
+    [B_SIZE_HUGE] = { "size_huge", OP_WALK, 1 },
+    [B_TAG_HUGE] = { "tag_huge", OP_WALK, 1 },
+    [B_TWICE] = { "twice", OP_WALK, 1 },
+    [B_ERR_ZERO] = { "err_zero", OP_WALK, 1 },
+    [B_ERR_BIG] = { "err_big", OP_WALK, 1 },
+    [B_ERR_LONG] = { "err_long", OP_WALK, 1 },
+    [B_STAT_LONG] = { "stat_long", OP_WALK, 1 },
+    [B_STAT_SHORT] = { "stat_short", OP_WALK, 0 },
+    [B_FIFO] = { "fifo", OP_WALK, 0 },
+    [B_READ_SIZE] = { "read_size", OP_READ, 0 },
+    [B_WRITE_COUNT] = { "write_count", OP_WRITE, 0 },
+    [B_NAME_EMPTY] = { "name_empty", OP_LIST, 0 },
+    [B_NAME_SLASH] = { "name_slash", OP_LIST, 0 },
+    [B_NAME_NUL] = { "name_nul", OP_LIST, 0 },
+    [B_CREATE_DIR] = { "create_dir", OP_CREATE, 0 },
+    [B_ROOT_FILE] = { "root_file", OP_MOUNT, 0 },
+};
+
+/* A message of n bytes of body in one write(): its result. */
+static int send_raw(int fd, int type, int tag, uint32_t size, const void *body, uint32_t n)
+{
+    static char m[SRV_MSIZE + 64];      /* static: a server's stack is small */
+
+    srv_put4(m, size);
+    m[4] = (char)type;
+    srv_put2(m + 5, tag);
+    memcpy(m + SRV_HDR, body, n);
+    return write(fd, m, SRV_HDR + n);
+}
+
+/* A stat body: mode, ino, size 5, mtime 0. */
+static char *stat_body(char *b, uint32_t mode, uint32_t ino)
+{
+    struct srv_stat st = { mode, ino, 5, 0 };
+
+    srv_putstat(b, &st);
+    return b;
+}
+
+/* The server of the break b: a root directory holding "f" ("hello"),
+ * honest but for b. Exit codes: 0 fine, 3 a bad message the kernel should
+ * have refused in this write was taken, 4 a fid the kernel walked or made
+ * was never clunked (the kernel forgot one: the server keeps it for
+ * ever). */
+static void breaker(int fd, int b)
+{
+    static char buf[SRV_MSIZE], out[SRV_MSIZE + 64];
+    char *p;
+    int r = 0, bad_sent = 0, live = 0;
+    struct srv_msg m;
+
+    memset(out, 'x', sizeof(out));
+    while (srv_recv(fd, buf, &m) > 0) {
+        int bad = 1;
+        switch (m.type) {
+        case Tstat:
+            r = send_raw(fd, Tstat + 1, m.tag, SRV_HDR + SRV_STAT,
+                         stat_body(out, b == B_ROOT_FILE ? S_IFREG | 0644 : S_IFDIR | 0755, 1),
+                         SRV_STAT);
+            bad = b == B_ROOT_FILE;
+            break;
+        case Twalk:
+            if (strcmp(m.name, "f") != 0) {
+                r = srv_error(fd, m.tag, ENOENT);
+                bad = 0;
+                break;
+            }
+            live++;
+            stat_body(out, b == B_FIFO ? S_IFIFO | 0644 : S_IFREG | 0644, 2);
+            if (b == B_SIZE_HUGE) {
+                r = send_raw(fd, Twalk + 1, m.tag, 0x10000, out, 6000);
+            } else if (b == B_TAG_HUGE) {
+                r = send_raw(fd, Twalk + 1, 0xFFFF, SRV_HDR + SRV_STAT, out, SRV_STAT);
+            } else if (b == B_TWICE) {
+                char two[2 * (SRV_HDR + SRV_STAT)];
+                srv_put4(two, SRV_HDR + SRV_STAT);
+                two[4] = Twalk + 1;
+                srv_put2(two + 5, m.tag);
+                memcpy(two + SRV_HDR, out, SRV_STAT);
+                memcpy(two + SRV_HDR + SRV_STAT, two, SRV_HDR + SRV_STAT);
+                r = write(fd, two, sizeof(two));
+            } else if (b == B_ERR_ZERO || b == B_ERR_BIG || b == B_ERR_LONG) {
+                srv_put4(out, b == B_ERR_ZERO ? 0 : b == B_ERR_BIG ? 4096 : ENOENT);
+                r = send_raw(fd, Rerror, m.tag, SRV_HDR + 4 + (b == B_ERR_LONG), out,
+                             4 + (b == B_ERR_LONG));
+            } else if (b == B_STAT_LONG || b == B_STAT_SHORT) {
+                uint32_t n = b == B_STAT_LONG ? SRV_STAT + 8 : 12;
+                r = send_raw(fd, Twalk + 1, m.tag, SRV_HDR + n, out, n);
+            } else {
+                r = send_raw(fd, Twalk + 1, m.tag, SRV_HDR + SRV_STAT, out, SRV_STAT);
+                bad = b == B_FIFO;
+            }
+            break;
+        case Tread:
+            srv_put4(out, b == B_READ_SIZE ? 2 : m.off >= 5 ? 0 : 5 - m.off);
+            memcpy(out + 4, "hello", 5);
+            r = send_raw(fd, Tread + 1, m.tag, SRV_HDR + 4 + (m.off >= 5 ? 0 : 5 - m.off), out,
+                         4 + (m.off >= 5 ? 0 : 5 - m.off));
+            bad = b == B_READ_SIZE;
+            break;
+        case Twrite:
+            srv_put4(out, m.count + (b == B_WRITE_COUNT));
+            r = send_raw(fd, Twrite + 1, m.tag, SRV_HDR + 4, out, 4);
+            bad = b == B_WRITE_COUNT;
+            break;
+        case Treaddir:
+            if (m.cookie > 0) {
+                r = send_raw(fd, Treaddir + 1, m.tag, SRV_HDR, NULL, 0);
+                bad = 0;
+                break;
+            }
+            p = srv_put4(out, 1);
+            p = srv_put4(p, 2);
+            *p++ = DT_REG;
+            if (b == B_NAME_EMPTY) {
+                p = srv_put2(p, 0);
+            } else {
+                p = srv_put2(p, 3);
+                memcpy(p, b == B_NAME_SLASH ? "a/b" : b == B_NAME_NUL ? "a\0b" : "abc", 3);
+                p += 3;
+            }
+            r = send_raw(fd, Treaddir + 1, m.tag, SRV_HDR + (p - out), out, p - out);
+            bad = b == B_NAME_EMPTY || b == B_NAME_SLASH || b == B_NAME_NUL;
+            break;
+        case Tcreate:
+            live++;
+            r = send_raw(fd, Tcreate + 1, m.tag, SRV_HDR + SRV_STAT,
+                         stat_body(out, b == B_CREATE_DIR ? S_IFDIR | 0755 : S_IFREG | 0644, 3),
+                         SRV_STAT);
+            bad = b == B_CREATE_DIR;
+            break;
+        case Tclunk:
+            live--;
+            r = send_raw(fd, Tclunk + 1, m.tag, SRV_HDR, NULL, 0);
+            bad = 0;
+            break;
+        default: r = srv_error(fd, m.tag, EPERM); bad = 0;
+        }
+        if (bad && b < B_COUNT) {
+            bad_sent = 1;
+            if (brk_ops[b].refused_in_write && (r != -1 || errno != EPIPE))
+                _exit(3);
+        }
+    }
+    /* Honest to the end: every fid the kernel got was given back. */
+    _exit(!bad_sent && b >= B_COUNT && live != 0 ? 4 : 0);
+}
+
+/* A filesystem served by breaker(b): its root fd (or -1, errno). */
+static int serve_breaker(int b, int *pid)
+{
+    int fds[2], root;
+
+    if (chan(fds) < 0)
+        return -1;
+    fflush(stdout);
+    if ((*pid = fork()) == 0) {
+        close(fds[0]);
+        breaker(fds[1], b);
+    }
+    close(fds[1]);
+    root = fsopen("srv", fds[0], NULL);
+    close(fds[0]);
+    return root;
+}
+
+/* Meet break b (step numbers: what failed): the call must give EIO, but
+ * for B_TWICE, whose first reply is good; the connection is dead after
+ * it; the server reads end of file, and exits 0. */
+static int broken(int b)
+{
+    char buf[64];
+    int pid, root, fd = -1, r;
+
+    errno = 0;
+    root = serve_breaker(b, &pid);
+    if (brk_ops[b].op == OP_MOUNT) {
+        if (root != -1 || errno != EIO)
+            return 1;
+        return exits_cleanly(pid, 2000) ? 0 : 8;
+    }
+    if (root < 0)
+        return 2;
+    if (brk_ops[b].op == OP_READ || brk_ops[b].op == OP_WRITE || brk_ops[b].op == OP_LIST) {
+        if ((fd = ready_at(root, brk_ops[b].op == OP_LIST ? "." : "f",
+                           brk_ops[b].op == OP_WRITE ? R_RDWR : R_READ)) < 0)
+            return 3;
+    }
+    errno = 0;
+    switch (brk_ops[b].op) {
+    case OP_WALK: r = walk(root, "f", 0); break;
+    case OP_READ: r = read(fd, buf, 16); break;
+    case OP_WRITE: r = write(fd, "abcd", 4); break;
+    case OP_LIST: r = getdents(fd, buf, sizeof(buf)); break;
+    default: r = create(root, "g", S_IFREG, 0644, 0); break;
+    }
+    if (b == B_TWICE ? r < 0 : r != -1 || errno != EIO) {
+        printf("%s: gave %d, errno %d\n", brk_ops[b].name, r, errno);
+        return 4;
+    }
+    if (walk(root, "f", 0) != -1 || errno != EIO)
+        return 5;                       /* alive after a protocol error */
+    if (fd >= 0)
+        close(fd);
+    if (b == B_TWICE)
+        close(r);
+    close(root);
+    return exits_cleanly(pid, 2000) ? 0 : 8;
+}
+
+static int child_brk;
+
+static int broken_child(void)
+{
+    return broken(child_brk);
+}
+
+/* Each break in a child, within a deadline (100: hung). */
+static void every_protocol_rule_is_held_each_break_alone(void)
+{
+    int b, r;
+
+    for (b = 0; b < B_COUNT; b++) {
+        child_brk = b;
+        r = bounded_child(broken_child, 5000);
+        CHECK(r == 0, "%s: step %d (100: hung)", brk_ops[b].name, r);
+    }
+    PASS();
+}
+
+/* The honest breaker: every fid the kernel walks, makes or finds again
+ * (a walk to a node already live gets a new fid, which the kernel gives
+ * back at once) is clunked by the time the filesystem goes. */
+static void every_fid_the_kernel_gets_is_clunked(void)
+{
+    int pid, root, a, b2, fd;
+    struct stat st;
+
+    CHECK((root = serve_breaker(B_COUNT, &pid)) >= 0, "fsopen srv");
+    CHECK((a = walk(root, "f", 0)) >= 0, "walk f");
+    CHECK((b2 = walk(root, "f", 0)) >= 0, "walk f again, while the first is live");
+    CHECK(fstat(a, &st) == 0 && fstat(b2, &st) == 0, "fstat");
+    CHECK((fd = create(root, "g", S_IFREG, 0644, 0)) >= 0, "create g");
+    close(fd);
+    close(b2);
+    close(a);
+    close(root);
+    CHECK(exits_cleanly(pid, 2000), "the server counted its fids back (4: one was kept)");
+    PASS();
+}
+
 /* ------------------------------------------------------------ 4. waiting */
 
 static int read_f_of(int root)
@@ -598,6 +941,269 @@ static void a_slow_server_wait_is_ended_by_kill(void)
     close(fd);
     close(root);
     CHECK(exits_cleanly(pid, 2000), "the server exits");
+    PASS();
+}
+
+/* A server that holds every Tread's reply and says so on the pipe `note`;
+ * once `limit` are held it waits for a byte on `go`, then sends them all
+ * and goes on. */
+static void holding_serve(int fd, int note, int go, int limit)
+{
+    static char buf[SRV_MSIZE];
+    int held[SRV_TAGS], nheld = 0, i;
+    char c, zero[4] = { 0, 0, 0, 0 };
+    struct srv_msg m;
+
+    while (srv_recv(fd, buf, &m) > 0) {
+        switch (m.type) {
+        case Tstat: reply_stat(fd, Tstat + 1, m.tag, S_IFDIR | 0755, 1, 0); break;
+        case Twalk: reply_stat(fd, Twalk + 1, m.tag, S_IFREG | 0644, 2, 5); break;
+        case Tread:
+            held[nheld++] = m.tag;
+            write(note, "r", 1);
+            if (nheld < limit)
+                break;
+            if (read(go, &c, 1) != 1)
+                _exit(2);
+            for (i = 0; i < nheld; i++)
+                srv_send(fd, Tread + 1, held[i], zero, 4);
+            nheld = 0;
+            break;
+        case Tclunk: srv_send(fd, Tclunk + 1, m.tag, NULL, 0); break;
+        default: srv_error(fd, m.tag, EPERM);
+        }
+    }
+    _exit(0);
+}
+
+/* A filesystem served by holding_serve(limit): its root fd (or -1); the
+ * server's pid, the read end of its notes and the write end of `go`. */
+static int serve_holding(int limit, int *srv, int *note, int *go)
+{
+    int c[2], n[2], g[2], root;
+
+    if (chan(c) < 0 || pipe(n) < 0 || pipe(g) < 0)
+        return -1;
+    fflush(stdout);
+    if ((*srv = fork()) == 0) {
+        close(c[0]);
+        close(n[0]);
+        close(g[1]);
+        holding_serve(c[1], n[1], g[0], limit);
+    }
+    close(c[1]);
+    close(n[1]);
+    close(g[0]);
+    root = fsopen("srv", c[0], NULL);
+    close(c[0]);
+    *note = n[0];
+    *go = g[1];
+    return root;
+}
+
+/* Every tag busy: SRV_TAGS readers wait for replies the server holds. A
+ * further request waits for a tag, and a kill ends that wait; the readers
+ * are killed, and once their late replies come the tags are free again.
+ * Steps: what failed. */
+static int tags_run_out_and_come_back(void)
+{
+    int note, go, srv, pf, root = serve_holding(SRV_TAGS, &srv, &note, &go), readers[SRV_TAGS], i;
+    int pid, status, fd;
+    char b[4];
+
+    if (root < 0 || (pf = walk(root, "f", 0)) < 0)
+        return 2;
+    for (i = 0; i < SRV_TAGS; i++) {
+        if ((readers[i] = fork()) == 0) {
+            fd = ready(pf, R_READ);     /* a file of its own: no turn on a shared offset */
+            _exit(fd >= 0 && read(fd, b, 4) >= 0 ? 0 : 1);
+        }
+        if (readers[i] < 0 || read(note, b, 1) != 1)
+            return 3;                   /* the server has its request */
+    }
+    if ((pid = fork()) == 0)
+        _exit(walk(root, "g", 0) >= 0 ? 0 : 1);
+    if (!wait_until_sleeping(pid, 2000))
+        return 4;                       /* it should wait for a tag */
+    kill(pid, SIGKILL);
+    if (!wait_child_ms(pid, 2000, &status) || !WIFSIGNALED(status))
+        return 5;                       /* the wait for a tag is not killable */
+    for (i = 0; i < SRV_TAGS; i++) {
+        kill(readers[i], SIGKILL);
+        if (!wait_child_ms(readers[i], 2000, &status) || !WIFSIGNALED(status))
+            return 6;
+    }
+    if (write(go, "g", 1) != 1)
+        return 7;
+    if ((fd = walk(root, "f", 0)) < 0)
+        return 8;                       /* the late replies did not free the tags */
+    close(fd);
+    close(pf);
+    close(root);
+    return exits_cleanly(srv, 2000) ? 0 : 9;
+}
+
+static void every_tag_busy_a_request_waits_killably_and_tags_come_back(void)
+{
+    int r = bounded_child(tags_run_out_and_come_back, 10000);
+
+    CHECK(r == 0, "step %d (100: hung)", r);
+    PASS();
+}
+
+/* A server that answers the mount and the walk to "f", then reads nothing
+ * until a byte comes on `go`; after that it answers every Twrite at once
+ * and the walks in pairs: the first waits until a second comes. */
+static void late_reader_serve(int fd, int go)
+{
+    static char buf[SRV_MSIZE];
+    int pending = -1;
+    char c, cnt[4];
+    struct srv_msg m;
+
+    while (srv_recv(fd, buf, &m) > 0) {
+        if (m.type == Tstat) {
+            reply_stat(fd, Tstat + 1, m.tag, S_IFDIR | 0755, 1, 0);
+        } else if (m.type == Twalk && strcmp(m.name, "f") == 0) {
+            reply_stat(fd, Twalk + 1, m.tag, S_IFREG | 0644, 2, 0);
+            if (read(go, &c, 1) != 1)
+                _exit(2);
+        } else if (m.type == Twalk && pending < 0) {
+            pending = m.tag;
+        } else if (m.type == Twalk) {
+            srv_error(fd, pending, ENOENT);
+            srv_error(fd, m.tag, ENOENT);
+            pending = -1;
+        } else if (m.type == Twrite) {
+            srv_put4(cnt, m.count);
+            srv_send(fd, Twrite + 1, m.tag, cnt, 4);
+        } else if (m.type == Tclunk) {
+            srv_send(fd, Tclunk + 1, m.tag, NULL, 0);
+        } else {
+            srv_error(fd, m.tag, EPERM);
+        }
+    }
+    _exit(0);
+}
+
+static int late_pf;
+
+static int write_a_page_to_f(void)
+{
+    static char page[4096];
+    int fd = ready(late_pf, R_RDWR);
+
+    return fd >= 0 && write(fd, page, sizeof(page)) == sizeof(page) ? 0 : 1;
+}
+
+static int late_root;
+
+static int walk_to_g_is_enoent(void)
+{
+    return walk(late_root, "g", 0) == -1 && errno == ENOENT ? 0 : 1;
+}
+
+/* A request killed while it waits for room in the channel was never sent:
+ * its tag is free at once. Fifteen such kills, then two requests that the
+ * server answers only together: both must be answered. Steps: what
+ * failed. */
+static int killed_before_sending(void)
+{
+    int c[2], go[2], srv, a, b, w[2], i, status;
+
+    if (chan(c) < 0 || pipe(go) < 0)
+        return 1;
+    fflush(stdout);
+    if ((srv = fork()) == 0) {
+        close(c[0]);
+        close(go[1]);
+        late_reader_serve(c[1], go[0]);
+    }
+    close(c[1]);
+    close(go[0]);
+    late_root = fsopen("srv", c[0], NULL);
+    close(c[0]);
+    if (late_root < 0 || (late_pf = walk(late_root, "f", 0)) < 0)
+        return 2;
+    if ((a = fork()) == 0)              /* its Twrite fills half the channel, unread */
+        _exit(write_a_page_to_f());
+    if (!wait_until_sleeping(a, 2000))
+        return 3;
+    for (i = 0; i < SRV_TAGS - 1; i++) {
+        if ((b = fork()) == 0)          /* no room for a second page: it waits */
+            _exit(write_a_page_to_f());
+        if (!wait_until_sleeping(b, 2000))
+            return 4;
+        kill(b, SIGKILL);
+        if (!wait_child_ms(b, 2000, &status) || !WIFSIGNALED(status))
+            return 5;
+    }
+    for (i = 0; i < 2; i++)
+        if ((w[i] = fork()) == 0)
+            _exit(walk_to_g_is_enoent());
+    if (write(go[1], "g", 1) != 1)
+        return 6;
+    if (!wait_child_ms(a, 3000, &status) || status != 0)
+        return 7;
+    for (i = 0; i < 2; i++)
+        if (!wait_child_ms(w[i], 3000, &status) || status != 0)
+            return 8;                   /* no tag for the second: tags were lost */
+    close(late_pf);
+    close(late_root);
+    return exits_cleanly(srv, 2000) ? 0 : 9;
+}
+
+static void a_request_killed_before_it_was_sent_frees_its_tag(void)
+{
+    int r = bounded_child(killed_before_sending, 15000);
+
+    CHECK(r == 0, "step %d (100: hung)", r);
+    PASS();
+}
+
+/* Two processes sharing one open file of a served filesystem take turns
+ * on its position: while one waits for the server's reply, the other
+ * waits for the turn. A kill ends that wait; and the reply that ends the
+ * first read hands the turn to the next reader. Steps: what failed. */
+static int turns_on_a_shared_position(void)
+{
+    int note, go, srv, pf, root = serve_holding(1, &srv, &note, &go), fd, a, b, k, status;
+    char x;
+
+    if (root < 0 || (pf = walk(root, "f", 0)) < 0 || (fd = ready(pf, R_READ)) < 0)
+        return 2;
+    if ((a = fork()) == 0)
+        _exit(read(fd, &x, 1) == 0 ? 0 : 1);
+    if (read(note, &x, 1) != 1)
+        return 3;                       /* a waits for the server, holding the turn */
+    if ((k = fork()) == 0)
+        _exit(read(fd, &x, 1) == 0 ? 0 : 1);
+    if (!wait_until_sleeping(k, 2000))
+        return 4;
+    kill(k, SIGKILL);
+    if (!wait_child_ms(k, 2000, &status) || !WIFSIGNALED(status))
+        return 5;                       /* the wait for a turn outlived a kill */
+    if ((b = fork()) == 0)
+        _exit(read(fd, &x, 1) == 0 ? 0 : 1);
+    if (!wait_until_sleeping(b, 2000))
+        return 6;
+    if (write(go, "g", 1) != 1 || !wait_child_ms(a, 2000, &status) || status != 0)
+        return 7;
+    if (read(note, &x, 1) != 1)
+        return 8;                       /* b never got the turn a gave back */
+    if (write(go, "g", 1) != 1 || !wait_child_ms(b, 2000, &status) || status != 0)
+        return 9;
+    close(fd);
+    close(pf);
+    close(root);
+    return exits_cleanly(srv, 2000) ? 0 : 10;
+}
+
+static void readers_of_a_shared_served_file_take_turns_killably(void)
+{
+    int r = bounded_child(turns_on_a_shared_position, 10000);
+
+    CHECK(r == 0, "step %d (100: hung)", r);
     PASS();
 }
 
@@ -975,6 +1581,7 @@ int main(int argc, char *argv[])
     T_RUN(a_closed_peer_gives_eof_and_epipe);
     T_RUN(a_blocked_channel_read_is_ended_by_kill);
     T_RUN(a_nonblocking_channel_end_gives_eagain_instead_of_waiting);
+    T_RUN(a_write_longer_than_the_ring_goes_through_as_it_is_read);
     T_RUN(fsopen_srv_takes_only_a_channel_end);
     T_RUN(a_served_file_reads_back_what_was_written);
     T_RUN(a_served_directory_lists_created_names);
@@ -988,7 +1595,12 @@ int main(int argc, char *argv[])
     T_RUN(a_name_running_past_its_message_gives_eio);
     T_RUN(a_served_device_node_is_refused_with_eio);
     T_RUN(an_error_reply_gives_the_servers_errno);
+    T_RUN(every_protocol_rule_is_held_each_break_alone);
+    T_RUN(every_fid_the_kernel_gets_is_clunked);
     T_RUN(a_slow_server_wait_is_ended_by_kill);
+    T_RUN(every_tag_busy_a_request_waits_killably_and_tags_come_back);
+    T_RUN(a_request_killed_before_it_was_sent_frees_its_tag);
+    T_RUN(readers_of_a_shared_served_file_take_turns_killably);
     T_RUN(revoke_of_a_served_fs_ends_access);
     T_RUN(revoke_ends_waits_for_a_reply_and_for_room);
     T_RUN(two_clients_have_requests_outstanding_at_once);

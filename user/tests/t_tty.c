@@ -123,6 +123,42 @@ static void only_a_console_fd_readied_for_io_has_a_mode(void)
     PASS();
 }
 
+/* A process outside the group in front may not change the mode, either
+ * way (EPERM): a background job must not turn the input of the job in
+ * front raw, or cooked under its line editor. With no group in front
+ * (tcsetpgrp(0), a shell at its prompt) anyone may. */
+static void only_the_foreground_group_changes_the_mode(void)
+{
+    CHECK(tcsetpgrp(getpid() + 1000) == 0, "tcsetpgrp another group");
+    CHECK_ERR(fcntl(STDIN_FILENO, F_SETTTY, TTY_RAW), EPERM);
+    CHECK(mode() == 0, "refused, yet F_GETTTY gives %d", mode());
+    CHECK_ERR(fcntl(STDIN_FILENO, F_SETTTY, 0), EPERM);
+    CHECK(tcsetpgrp(getpid()) == 0, "tcsetpgrp our own group");
+    CHECK(fcntl(STDIN_FILENO, F_SETTTY, TTY_RAW) == 0 && mode() == TTY_RAW, "raw in front");
+    CHECK(fcntl(STDIN_FILENO, F_SETTTY, 0) == 0 && mode() == 0, "cooked in front");
+    CHECK(tcsetpgrp(0) == 0, "tcsetpgrp(0)");
+    PASS();
+}
+
+/* A read of the console with nothing typed waits, and a kill ends the
+ * wait (nobody types during the suites: only the kill can). */
+static void a_console_read_is_ended_by_kill(void)
+{
+    int pid, status = 0;
+    char c;
+
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        read(STDIN_FILENO, &c, 1);
+        _exit(1);
+    }
+    CHECK(pid > 0 && wait_until_sleeping(pid, 2000), "the reader does not wait");
+    CHECK(kill(pid, SIGKILL) == 0, "kill");
+    CHECK(wait_child_ms(pid, 2000, &status) && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+          "the reader outlived the kill (status %x)", status);
+    PASS();
+}
+
 int main(void)
 {
     the_console_starts_cooked();
@@ -132,6 +168,8 @@ int main(void)
     a_new_foreground_group_starts_cooked();
     raw_mode_survives_its_owners_group_put_in_front();
     only_a_console_fd_readied_for_io_has_a_mode();
+    only_the_foreground_group_changes_the_mode();
+    a_console_read_is_ended_by_kill();
     printf("t_tty: done\n");
     return t_failures != 0;
 }
