@@ -1,5 +1,5 @@
 /* procfs.c - /proc: the kernel's state as text files, made fresh on every
- * read. /proc/<pid>/{status,fd,ns}, /proc/self (a symlink to the caller's
+ * read from offset 0. /proc/<pid>/{status,fd,ns}, /proc/self (a symlink to the caller's
  * pid), /proc/meminfo, and /proc/prof when the profiler runs (lib/prof.c). Nodes are made on lookup
  * and freed on last put; their inode numbers encode (pid, file) so names stay stable. */
 #include "fs/vfs.h"
@@ -22,6 +22,15 @@ enum { PF_ROOT, PF_SELF, PF_MEMINFO, PF_PIDDIR, PF_STATUS, PF_FD, PF_NS, PF_PROF
 
 static const struct vnode_ops procfs_ops;
 
+/* A file's text as its last read from offset 0 made it: the reads after
+ * it, further on, go on in the same text (a reader taking the file in
+ * pieces gets one whole text, not the pieces of several). Nodes are made
+ * per lookup, so each open file has its own. */
+struct snapshot {
+    char *text;
+    int len;
+};
+
 static const struct {
     const char *name;
     int kind;
@@ -33,7 +42,7 @@ static struct vnode *proc_node(struct fs *fs, int pid, int kind)
                     : kind == PF_SELF                      ? S_IFLNK | 0777
                     : kind == PF_FD                        ? S_IFREG | 0400
                                                            : S_IFREG | 0444;
-    struct vnode *v = vnode_alloc(fs, mode, &procfs_ops, 0);
+    struct vnode *v = vnode_alloc(fs, mode, &procfs_ops, sizeof(struct snapshot));
     struct proc *p = pid > 0 ? proc_find(pid) : NULL;
 
     if (v) {
@@ -214,15 +223,19 @@ static int make_text(struct vnode *v, char *buf, size_t size)
     return -EINVAL;
 }
 
-/* The text is made anew for each read, into TEXT_MAX bytes, or into
- * exactly enough when it is longer (a namespace of many attachments):
- * never cut short. */
-static int procfs_read(struct vnode *v, void *buf, uint32_t off, uint32_t n)
+/* Make v's text anew, into TEXT_MAX bytes, or into exactly enough when it
+ * is longer (a namespace of many attachments): never cut short. The old
+ * text goes first, so /proc/meminfo read again through one open file
+ * counts the same heap blocks as read through a new one. */
+static int take_snapshot(struct vnode *v)
 {
+    struct snapshot *s = v->priv;
     size_t size = TEXT_MAX;
     char *text;
     int len;
 
+    kfree(s->text);
+    s->text = NULL;
     for (;;) {
         if (!(text = kmalloc(size)))
             return -ENOMEM;
@@ -231,18 +244,38 @@ static int procfs_read(struct vnode *v, void *buf, uint32_t off, uint32_t n)
         kfree(text);
         size = (size_t)len + 1;         /* it grew: ask again with room for all of it */
     }
-    if (len >= 0) {
-        if (off >= (uint32_t)len)
-            len = 0;
-        else {
-            if (n > len - off)
-                n = len - off;
-            memcpy(buf, text + off, n);
-            len = (int)n;
-        }
+    if (len < 0) {
+        kfree(text);
+        return len;
     }
-    kfree(text);
-    return len;
+    s->text = text;
+    s->len = len;
+    return 0;
+}
+
+/* A read from offset 0 takes the text anew; a read further on goes on in
+ * the text taken then (or takes one, if none was). Kernel code is never
+ * preempted, so no other read of this node runs in between. */
+static int procfs_read(struct vnode *v, void *buf, uint32_t off, uint32_t n)
+{
+    struct snapshot *s = v->priv;
+    int err;
+
+    if ((off == 0 || !s->text) && (err = take_snapshot(v)) < 0)
+        return err;
+    if (off >= (uint32_t)s->len)
+        return 0;
+    if (n > s->len - off)
+        n = s->len - off;
+    memcpy(buf, s->text + off, n);
+    return (int)n;
+}
+
+/* The last reference: the text goes with the node. */
+static void procfs_inactive(struct vnode *v)
+{
+    kfree(((struct snapshot *)v->priv)->text);
+    kfree(v);
 }
 
 static int procfs_readlink(struct vnode *v, char *buf, uint32_t n)
@@ -261,6 +294,7 @@ static const struct vnode_ops procfs_ops = {
     .readdir = procfs_readdir,
     .read = procfs_read,
     .readlink = procfs_readlink,
+    .inactive = procfs_inactive,
 };
 
 static int procfs_mount(struct fs *fs, struct file *src, const char *opts)

@@ -722,6 +722,55 @@ static void proc_ns_longer_than_a_page_is_read_whole(void)
     PASS();
 }
 
+/* A /proc file read in pieces is one text, the one its read at offset 0
+ * made: its text was made anew at every read, so a reader taking
+ * /proc/self/status in pieces while the process grew got the start of one
+ * text and the end of the next. The child reads 5 bytes, grows by
+ * GROW_PAGES, reads the rest: its pages must be the count from before. */
+#define GROW_PAGES 64
+
+static unsigned pages_in(const char *text)
+{
+    const char *p = strstr(text, "\npages ");
+
+    return p ? (unsigned)atoi(p + 7) : 0;
+}
+
+static int status_in_pieces(void)
+{
+    static char pieces[512], fresh[512]; /* bss: touched before anything is read */
+    int fd, got, n;
+    char *more;
+
+    memset(pieces, 0, sizeof(pieces));
+    memset(fresh, 0, sizeof(fresh));
+    if ((fd = open("/proc/self/status", O_RDONLY)) < 0 || read(fd, pieces, 5) != 5)
+        return 1;
+    if ((more = sbrk(GROW_PAGES * 4096)) == (char *)-1)
+        return 2;
+    for (n = 0; n < GROW_PAGES; n++)
+        more[n * 4096] = 1;
+    for (got = 5; (n = read(fd, pieces + got, sizeof(pieces) - 1 - got)) > 0; got += n)
+        ;
+    if (slurp("/proc/self/status", fresh, sizeof(fresh)) <= 0 || !pages_in(pieces))
+        return 3;
+    if (strncmp(pieces, "pid ", 4) || pieces[got - 1] != '\n')
+        return 4;                       /* not one whole text */
+    return pages_in(pieces) + GROW_PAGES <= pages_in(fresh) ? 0 : 5;
+}
+
+static void a_proc_file_read_in_pieces_is_one_text(void)
+{
+    int pid, status, r;
+
+    fflush(stdout);
+    if ((pid = fork()) == 0)
+        _exit(status_in_pieces());
+    r = !wait_child_ms(pid, 5000, &status) ? 100 : WIFEXITED(status) ? WEXITSTATUS(status) : 200;
+    CHECK(r == 0, "step %d (5: the pieces are of two texts; 100: hung)", r);
+    PASS();
+}
+
 /* ------------------------------------------------------------ 4b. a full process table */
 
 #define ROOT_SLOTS 4                    /* the last slots of the table are root's (proc.c) */
@@ -932,6 +981,7 @@ int main(int argc, char *argv[])
     T_RUN(proc_names_every_pid_and_pids_wrap);
     T_RUN(proc_lists_each_process_once_zombies_too);
     T_RUN(proc_ns_longer_than_a_page_is_read_whole);
+    T_RUN(a_proc_file_read_in_pieces_is_one_text);
     T_RUN(a_user_leaves_root_the_last_slots_and_every_slot_wakes);
     T_RUN(lseek_waits_for_a_shared_read_in_progress);
     T_RUN(a_passwd_entry_survives_a_group_lookup);
