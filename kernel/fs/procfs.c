@@ -1,7 +1,8 @@
 /* procfs.c - /proc: the kernel's state as text files, made fresh on every
- * read from offset 0. /proc/<pid>/{status,fd,ns}, /proc/self (a symlink to the caller's
- * pid), /proc/meminfo, and /proc/prof when the profiler runs (lib/prof.c). Nodes are made on lookup
- * and freed on last put; their inode numbers encode (pid, file) so names stay stable. */
+ * read from offset 0. /proc/<pid>/{status,fd,ns}, /proc/self (a symlink to
+ * the caller's pid), /proc/meminfo, and /proc/prof when the profiler runs
+ * (lib/prof.c). Nodes are made on lookup and freed on last put; their
+ * inode numbers encode (pid, file) so names stay stable. */
 #include "fs/vfs.h"
 #include "include/array_size.h"
 #include "include/uapi/errno.h"
