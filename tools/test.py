@@ -1412,10 +1412,15 @@ def forged_tree(lab, dest, files):
     batch.write_fixture(dest, files)
 
 
+def grade_argv(lab, sub, json_path, extra_args):
+    """The command line of tools/grade.py NN --submission sub --json json_path."""
+    return [sys.executable, os.path.join(qemu.ROOT, "tools", "grade.py"), lab.num,
+            "--submission", sub, "--json", json_path] + list(extra_args)
+
+
 def grade_cli(lab, sub, json_path, *extra_args, env=None):
     """tools/grade.py NN --submission sub --json json_path: (results, stdout)."""
-    p = subprocess.run([sys.executable, os.path.join(qemu.ROOT, "tools", "grade.py"), lab.num,
-                        "--submission", sub, "--json", json_path] + list(extra_args),
+    p = subprocess.run(grade_argv(lab, sub, json_path, extra_args),
                        capture_output=True, text=True, timeout=900,
                        env=dict(os.environ, GRADE_EXTRA="", **(env or {})))
     if p.returncode != 0 or not os.path.exists(json_path):
@@ -1429,10 +1434,8 @@ def grade_stopped(lab, sub, json_path, line, *extra_args):
     timeout sends) as soon as it prints a line starting with `line`, and
     killed if it has not ended 300 s after it started: (results, stdout,
     its exit status)."""
-    p = subprocess.Popen([sys.executable, os.path.join(qemu.ROOT, "tools", "grade.py"), lab.num,
-                          "--submission", sub, "--json", json_path] + list(extra_args),
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                         env=dict(os.environ, GRADE_EXTRA=""))
+    p = subprocess.Popen(grade_argv(lab, sub, json_path, extra_args), stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, env=dict(os.environ, GRADE_EXTRA=""))
     watchdog = threading.Timer(300, p.kill)
     watchdog.start()
     out = []
