@@ -16,19 +16,46 @@
 #include "mm/page.h"
 #include "proc/proc.h"
 
-/* Both changed only by code that never sleeps, never by an IRQ. */
+/* All three changed only by code that never sleeps, never by an IRQ. */
 static int nfiles;
 static int nfiles_promised; /* open files fd_room() promised to calls in progress */
+static struct file *open_files; /* every open file: a user's are counted (user_files) */
 
 /* The last open files of the table are root's: a user holding every one
  * would leave root's shell unable to open anything, not even to find
- * and kill that user's processes (ENFILE). */
+ * and kill that user's processes (ENFILE). And a user may hold at most
+ * USER_OPEN_MAX (uapi/fs.h), half of the others, so that one user's
+ * files leave a second user as many (doc/decisions.md, "Authority"). */
 #define ROOT_FILES 32
+_Static_assert(USER_OPEN_MAX <= (NFILE - ROOT_FILES) / 2, "a user takes at most half of the rest");
 
-/* Is an open file left for p (a user may not take root's last ones)? */
+/* The open files charged to uid: those it opened (a file stays its
+ * opener's until the last close, whoever holds it by then) and those
+ * fd_room() promised to calls of its processes. */
+static int user_files(uint32_t uid)
+{
+    const struct file *f;
+    int n = 0, i;
+
+    for (f = open_files; f; f = f->next_open)
+        n += f->uid == uid;
+    for (i = 0; i < NPROC; i++)
+        n += proc_table[i].state != P_UNUSED && proc_table[i].uid == uid && proc_table[i].room_file;
+    return n;
+}
+
+/* Is an open file left for p? A user may not take root's last ones, nor
+ * more than USER_OPEN_MAX. The user's own are counted only when the
+ * system holds that many: below it no user can be at the limit, and an
+ * open stays O(1). */
 static int file_left(const struct proc *p)
 {
-    return nfiles + nfiles_promised < (p && p->uid != 0 ? NFILE - ROOT_FILES : NFILE);
+    int used = nfiles + nfiles_promised;
+
+    if (!p || p->uid == 0)
+        return used < NFILE;
+    return used < NFILE - ROOT_FILES &&
+           (used < USER_OPEN_MAX || user_files(p->uid) < USER_OPEN_MAX);
 }
 
 /* A new open file on p, one reference, named `name` (or NULL: the caller
@@ -52,6 +79,11 @@ struct file *file_alloc(const struct path *p, int access, int flags, const char 
         nfiles_promised--;
     }
     nfiles++;
+    f->uid = me ? me->uid : 0;
+    f->next_open = open_files;
+    if (open_files)
+        open_files->prev_open = f;
+    open_files = f;
     f->refs = 1;
     f->access = access;
     f->flags = flags;
@@ -82,6 +114,12 @@ void file_put(struct file *f)
     path_put(&f->path);
     if (f->name != f->own_name)
         kfree(f->name);
+    if (f->prev_open)
+        f->prev_open->next_open = f->next_open;
+    else
+        open_files = f->next_open;
+    if (f->next_open)
+        f->next_open->prev_open = f->prev_open;
     kfree(f);
     nfiles--;
 }

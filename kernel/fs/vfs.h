@@ -117,6 +117,8 @@ struct file {
     uint32_t dircookie;             /* getdents position */
     uint32_t dirmember;             /* getdents of a union: in which member (ns_union) */
     char *name;                     /* its display name (vfs_display_name), or NULL */
+    uint32_t uid;                   /* charged to: who opened it (USER_OPEN_MAX, file.c) */
+    struct file *next_open, *prev_open; /* in file.c's list of every open file */
     char own_name[];                /* file_alloc's copy of a name, in the same block */
 };
 

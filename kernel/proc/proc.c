@@ -136,25 +136,33 @@ static int pid_next(void)
 
 /* The last slots of the table are root's: a user's fork bomb must leave
  * root's shell room to run ps and kill (as Linux keeps a few threads for
- * root), or only a reboot would end it. */
+ * root), or only a reboot would end it. And a user may have at most
+ * CHILD_MAX (uapi/proc.h) slots, half of the others, so that one user's
+ * fork bomb leaves a second user as many (doc/decisions.md, "Authority").
+ * A slot counts for the uid it acts for now, zombies too: setuid moves
+ * it, exit keeps it until the parent waits. */
 #define ROOT_SLOTS 4
+_Static_assert(CHILD_MAX <= (NPROC - ROOT_SLOTS) / 2, "a user takes at most half of the rest");
 
 /* Find a free slot and give it a pid, a kernel stack, an empty trap frame. */
 struct proc *proc_alloc(void)
 {
     uint32_t s = irq_save();
     struct proc *p = NULL, *me = curproc();
-    int i, left = 0;
+    int i, left = 0, mine = 0;
     char *sp;
 
     for (i = 0; i < NPROC; i++) {
         if (proc_table[i].state == P_UNUSED && left++ == 0)
             p = &proc_table[i];         /* the lowest free slot; the others are counted */
+        else if (me && proc_table[i].state != P_UNUSED && proc_table[i].uid == me->uid)
+            mine++;
     }
-    if (p && me && me->uid != 0 && left <= ROOT_SLOTS)
-        p = NULL;                       /* a user may not take root's slots */
+    if (p && me && me->uid != 0 && (left <= ROOT_SLOTS || mine >= CHILD_MAX))
+        p = NULL;                       /* a user may not take root's slots, nor another's */
     if (p) {
         p->pid = pid_next();            /* before the slot counts as in use */
+        p->uid = me ? me->uid : 0;      /* and for whom: the embryo is the forker's */
         p->state = P_EMBRYO;
         sched_slot_used(p);
     }

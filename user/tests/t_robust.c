@@ -791,14 +791,14 @@ static int sleeper(int rd, int wr_to_close, int other)
     return pid;
 }
 
-/* The user's half: as uid 1000, fork sleepers until the table says no;
- * report how many, wait until the pipe closes, reap them. */
-static int user_fills_the_table(int rd, int hold_wr, int rep)
+/* A user's part: as uid, fork sleepers until the table says no; report
+ * how many, wait until the pipe closes, reap them. */
+static int user_fills_the_table(int uid, int rd, int hold_wr, int rep)
 {
     int n = 0, pid, status;
     char c;
 
-    if (setgid(1000) < 0 || setuid(1000) < 0)
+    if (setgid(uid) < 0 || setuid(uid) < 0)
         return 1;
     while ((pid = sleeper(rd, hold_wr, rep)) > 0)
         n++;
@@ -811,22 +811,27 @@ static int user_fills_the_table(int rd, int hold_wr, int rep)
     return 0;
 }
 
-/* A user's processes fill the table but for root's last ROOT_SLOTS, which
+/* Users' processes fill the table but for root's last ROOT_SLOTS, which
  * root then takes, every one; the last taken is the table's last slot,
- * and closing the pipe its sleeper reads wakes it as it wakes the others. */
+ * and closing the pipe its sleeper reads wakes it as it wakes the others.
+ * Two users: one may have only CHILD_MAX (t_users), the second takes
+ * what is left to users. */
 static void a_user_leaves_root_the_last_slots_and_every_slot_wakes(void)
 {
-    int hold[2], rep[2], u, n = 0, kids[ROOT_SLOTS + 1], r = 0, i, status;
+    int hold[2], rep[2], u[2], n[2] = { 0, 0 }, kids[ROOT_SLOTS + 1], r = 0, i, status;
 
     CHECK(pipe(hold) == 0 && pipe(rep) == 0, "pipe");
     fflush(stdout);
-    if ((u = fork()) == 0) {
-        close(hold[1]);
-        close(rep[0]);
-        _exit(user_fills_the_table(hold[0], -1, rep[1]));
+    for (i = 0; i < 2; i++) {
+        if ((u[i] = fork()) == 0) {
+            close(hold[1]);
+            close(rep[0]);
+            _exit(user_fills_the_table(1000 + i, hold[0], -1, rep[1]));
+        }
+        CHECK(read(rep[0], &n[i], sizeof(n[i])) == sizeof(n[i]) && n[i] > 10, "user %d forked %d",
+              1000 + i, n[i]);
     }
     close(rep[1]);
-    CHECK(read(rep[0], &n, sizeof(n)) == sizeof(n) && n > 10, "the user forked %d", n);
     close(rep[0]);
     while (r <= ROOT_SLOTS && (kids[r] = sleeper(hold[0], hold[1], -1)) > 0)
         r++;
@@ -838,7 +843,9 @@ static void a_user_leaves_root_the_last_slots_and_every_slot_wakes(void)
     for (i = 0; i < r; i++)
         CHECK(wait_child_ms(kids[i], 2000, &status) && status == 0, "sleeper %d: status %x", i,
               status);
-    CHECK(wait_child_ms(u, 5000, &status) && status == 0, "the user's half: status %x", status);
+    for (i = 0; i < 2; i++)
+        CHECK(wait_child_ms(u[i], 5000, &status) && status == 0, "user %d's part: status %x",
+              1000 + i, status);
     close(hold[0]);
     PASS();
 }

@@ -11,6 +11,10 @@
 #define OPEN_MAX 32          /* fds per process */
 #define PATH_MAX 1024
 
+/* Open files one user (any uid but root's) may hold at once: half of
+ * those that are not root's (file.c). ENFILE past it (walk(2)). */
+#define USER_OPEN_MAX 240
+
 /* Node types: the S_IFMT bits of st_mode, and create()'s `type`. */
 #define S_IFMT      0170000
 #define S_IFIFO     0010000

@@ -24,6 +24,12 @@
 /* rfork(flags): what the child shares with its parent (rfork(0) = fork). */
 #define RFORK_SHAREFDS 1   /* one fd table for both, as threads have (Plan 9: no RFFDG) */
 
+/* Processes one user (any uid but root's) may have at once, zombies
+ * included, as POSIX's CHILD_MAX and Linux's RLIMIT_NPROC count them:
+ * half of the slots that are not root's (proc.c), so that one user's
+ * fork bomb leaves another user as many. fork is EAGAIN past it. */
+#define CHILD_MAX 30
+
 #define WAIT_ANY (-1)
 #define WNOHANG  1   /* wait(): return 0 at once if no child has exited */
 
