@@ -1038,6 +1038,20 @@ def tty_flow_suite():
             ok = m is not None and re.search(r"^first$", s.output[start:], re.M) is not None
             res.append(("shell/tty/a_cooked_read_takes_one_line_of_those_typed_ahead", ok,
                         "" if ok else tail(s.output[start:], 6)))
+            # Sessions: a user's process of a session of its own tries to
+            # take the console from root's job (`t_users steal`: tcsetpgrp
+            # of nobody and of its own group, a read); root's ^C still ends
+            # the job. (The old kernel let it: the ^C then killed nothing.)
+            start = len(s.output)
+            s.send("t_users steal\r")
+            ok = s.expect(r"^the job sleeps$", timeout=15) is not None
+            time.sleep(0.3)
+            s.send("\x03")
+            ok = ok and s.expect(r"\$ $", timeout=10) is not None
+            ok = ok and "thief: tcsetpgrp(0) Operation not permitted, tcsetpgrp(its own group) " \
+                "Operation not permitted, read I/O error" in s.output[start:]
+            res.append(("shell/tty/roots_ctrl_c_reaches_roots_job_after_another_session_tried", ok,
+                        "" if ok else tail(s.output[start:], 6)))
         return res
     return "shell/tty", run
 

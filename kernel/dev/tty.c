@@ -9,6 +9,14 @@
  * that asked for it: it ends when that process dies or when another
  * process group is put in front (doc/decisions.md, doc/man/fcntl.2.md).
  *
+ * Sessions: the console belongs to one session (a login's processes,
+ * setsid(2)); only its processes may choose the foreground group (a group
+ * of that session), change the mode or read, and while a group is in
+ * front only that group reads: the others' reads fail with EIO, as POSIX
+ * has for a reader that cannot be stopped by SIGTTIN (Orthos signals only
+ * kill). Writes are anyone's. Root's tcsetpgrp may give the console to
+ * another session (sysproc.c).
+ *
  * Flow control: input that finds the ring full while a reader has bytes
  * to take is left in the serial port (uart.c stops reading it), and QEMU
  * then holds the rest on the host side; a read that makes room lets it
@@ -39,11 +47,12 @@ static struct {
     unsigned rd, ed, wr;
     int eof_pending;            /* ^D on an empty line: the next read returns 0 */
     int fg_pgid;
+    int sid;                    /* the console's session: init's (pid 1) at boot */
     int raw_pid;                /* the process that asked for raw input; 0: cooked */
     int held;                   /* input is left in the serial port: no room */
     uint32_t held_since;        /* ticks when it began */
     int overflow;               /* held TTY_HOLD: drop what does not fit until a read */
-} tty;
+} tty = { .sid = 1 };
 
 static void echo(char c)
 {
@@ -68,16 +77,37 @@ static struct proc *raw_owner(void)
 }
 
 /* A new foreground group starts cooked, unless it holds the raw owner
- * (a pager that asked for raw before its shell put its group in front). */
-void tty_set_foreground(int pgid)
+ * (a pager that asked for raw before its shell put its group in front).
+ * Readers asleep wake to look again: one no longer in front gets EIO. */
+void tty_set_foreground(int pgid, int sid)
 {
     uint32_t s = irq_save();
     struct proc *owner = raw_owner();
 
     tty.fg_pgid = pgid;
-    if (owner && owner->pgid != pgid)
+    tty.sid = sid;
+    if (owner && (owner->pgid != pgid || owner->sid != sid))
         tty.raw_pid = 0;
+    wakeup(&tty);
     irq_restore(s);
+}
+
+int tty_session(void)
+{
+    return tty.sid;
+}
+
+int tty_foreground(void)
+{
+    return tty.fg_pgid;
+}
+
+/* May p use the console's input (read it, change its mode)? Only a
+ * process of its session, and of the foreground group if one is in
+ * front (none: the shell at its prompt reads). Interrupts off. */
+static int may_use_input(const struct proc *p)
+{
+    return !p || (p->sid == tty.sid && (!tty.fg_pgid || p->pgid == tty.fg_pgid));
 }
 
 /* fcntl(F_GETTTY): TTY_RAW or 0. */
@@ -93,8 +123,9 @@ int tty_mode(void)
 /* fcntl(F_SETTTY): raw for the caller, or cooked. A half-typed cooked
  * line (typed ahead while nobody read) goes to the raw reader as it is.
  * Only a member of the foreground group may change the mode, or anyone
- * when no group is in front (a shell at its prompt): a background job
- * must not turn the input of the job in front raw, or cooked (EPERM). */
+ * of the console's session when no group is in front (a shell at its
+ * prompt): a background job must not turn the input of the job in front
+ * raw, or cooked (EPERM), nor a process of another session. */
 int tty_set_mode(int mode)
 {
     uint32_t s;
@@ -102,7 +133,7 @@ int tty_set_mode(int mode)
     if (mode & ~TTY_RAW)
         return -EINVAL;
     s = irq_save();
-    if (tty.fg_pgid && curproc()->pgid != tty.fg_pgid) {
+    if (!may_use_input(curproc())) {
         irq_restore(s);
         return -EPERM;
     }
@@ -221,7 +252,8 @@ void tty_input(char c)
 /* Cooked: up to one line. Raw: whatever has been typed, up to n bytes (a
  * ^D typed for a cooked reader that never came is dropped). Blocks until
  * there is something (or -EAGAIN if nonblock); returns 0 at a cooked ^D,
- * -EINTR if the reader was killed. */
+ * -EINTR if the reader was killed, -EIO for a reader that may not read
+ * (may_use_input), asked again each time it wakes. */
 int tty_read(char *buf, size_t n, int nonblock)
 {
     uint32_t s = irq_save();
@@ -230,6 +262,10 @@ int tty_read(char *buf, size_t n, int nonblock)
     int raw;
 
     for (;;) {
+        if (!may_use_input(p)) {
+            irq_restore(s);
+            return -EIO;
+        }
         if ((raw = raw_owner() != NULL)) {
             tty.ed = tty.wr;
             tty.eof_pending = 0;

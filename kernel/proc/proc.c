@@ -107,16 +107,17 @@ void proc_set_next_pid(int pid)
         next_pid = pid;
 }
 
-/* Whether a process, or the group of one, has pid: a pid comes back only
- * when both are gone, or a kill of the old group would reach the new
- * process. Interrupts off. */
+/* Whether a process, or the group or session of one, has pid: a pid
+ * comes back only when all are gone, or a kill of the old group would
+ * reach the new process (and a new setsid would make the old session's).
+ * Interrupts off. */
 static int pid_in_use(int pid)
 {
     int i;
 
     for (i = 0; i < NPROC; i++)
         if (proc_table[i].state != P_UNUSED &&
-            (proc_table[i].pid == pid || proc_table[i].pgid == pid))
+            (proc_table[i].pid == pid || proc_table[i].pgid == pid || proc_table[i].sid == pid))
             return 1;
     return 0;
 }
@@ -244,6 +245,19 @@ struct proc *proc_find(int pid)
     return NULL;
 }
 
+/* A group's members are all of one session (setpgid keeps them so):
+ * that session, or 0 if no process (a zombie counts) is in the group. */
+int proc_group_session(int pgid)
+{
+    int i;
+
+    for (i = 0; i < NPROC; i++)
+        if (proc_table[i].pgid == pgid && proc_table[i].state != P_UNUSED &&
+            proc_table[i].state != P_EMBRYO)
+            return proc_table[i].sid;
+    return 0;
+}
+
 /* fork (flags 0) and rfork: RFORK_SHAREFDS gives the child the parent's
  * fd table itself instead of a copy. */
 int proc_fork(int flags)
@@ -268,6 +282,7 @@ int proc_fork(int flags)
     child->heap_base = parent->heap_base;
     child->brk = parent->brk;
     child->pgid = parent->pgid;
+    child->sid = parent->sid;
     child->uid = parent->uid;           /* a child acts for the same user */
     child->gid = parent->gid;
     child->parent = parent;
@@ -439,7 +454,7 @@ void proc_start_init(const char *path, const char *const *args)
         panic("no process slot for init");
     init_proc = p;
     p->parent = NULL;
-    p->pgid = p->pid;
+    p->pgid = p->sid = p->pid;         /* the first session: the console's at boot (tty.c) */
     if ((err = vfs_boot_namespace(p)) < 0)
         panic("cannot set up the root namespace: error %d", err);
     if (!(p->fds = fdtable_new()) || !(p->pgdir = vm_create()))

@@ -39,6 +39,7 @@ struct proc {
     int killed;                         /* signal number that will kill it, or 0 */
     int status;                         /* wait status, once a zombie */
     int pgid;                           /* process group (tty ^C goes to one) */
+    int sid;                            /* session: a login's processes (setsid) */
     uint32_t uid, gid;                  /* who it acts for (cred.c); 0 is root */
     uint32_t start_tick;
     struct fdtable *fds;
@@ -83,6 +84,7 @@ int pid_parse(const char *s);
  * reaches the big pids, and the wrap, without forking millions of times). */
 void proc_set_next_pid(int pid);
 struct proc *proc_find(int pid);
+int proc_group_session(int pgid);       /* the session of group pgid's members; 0: no group */
 void proc_user_fault(struct trapframe *tf, uint32_t addr);
 void proc_out_of_memory(struct proc *p); /* a COW fault found no page */
 

@@ -18,6 +18,7 @@ typedef int (*syscall_fn)(const uint32_t *arg);
 #define SYSCALLS(X) \
     X(exit) X(fork) X(wait) X(exec) X(getpid) X(getppid) X(kill) X(sbrk) X(sleep) \
     X(uptime) X(yield) X(setpgid) X(tcsetpgrp) X(poweroff) X(rfork) \
+    X(setsid) X(tcgetpgrp) \
     X(read) X(write) X(close) X(dup) X(dup2) X(pipe) X(lseek) X(fstat) X(getdents) \
     X(ftruncate) X(fcntl) X(sync) \
     X(walk) X(ready) X(create) X(link) X(unlink) X(rename) X(readlink) X(getcwd) \

@@ -161,37 +161,70 @@ SWITCH_PATH int sys_yield(const uint32_t *arg)
 }
 
 /* setpgid(pid, pgid): pid 0 = the caller, pgid 0 = pid. Only the caller
- * or its children; into a new group led by pid, or one the caller could
- * put in front of ^C (else another user's job could be made unkillable
- * by its owner: kill(-pgid) wants every live member to be theirs). */
+ * or its children of the same session; into a new group led by pid, or
+ * one of pid's session the caller could put in front of ^C (else another
+ * user's job could be made unkillable by its owner: kill(-pgid) wants
+ * every live member to be theirs). A session leader stays in its group
+ * (a no-op is allowed: the login shell's setpgid(0, 0)). */
 int sys_setpgid(const uint32_t *arg)
 {
     struct proc *me = curproc(), *p;
-    int pid = arg[0] ? (int)arg[0] : me->pid, pgid = arg[1] ? (int)arg[1] : pid, err;
+    int pid = arg[0] ? (int)arg[0] : me->pid, pgid = arg[1] ? (int)arg[1] : pid, err, sid;
 
     if (pgid < 0)
         return -EINVAL;
     if (!(p = proc_find(pid)) || (p != me && p->parent != me))
         return -ESRCH;
+    if (p->sid != me->sid || (p->sid == p->pid && pgid != p->pgid))
+        return -EPERM;
     if (pgid != p->pid && (err = cred_may_name_group(pgid)) < 0)
         return err;
+    if (pgid != p->pid && (sid = proc_group_session(pgid)) && sid != p->sid)
+        return -EPERM;                  /* a group is of one session */
     p->pgid = pgid;
     return 0;
+}
+
+/* setsid(): a new session and group, both led by the caller (their ids
+ * are its pid). Not for a process whose pid names a group already (a
+ * group leader): that group would be split across two sessions. */
+int sys_setsid(const uint32_t *arg)
+{
+    struct proc *me = curproc();
+
+    if (proc_group_session(me->pid))
+        return -EPERM;
+    me->sid = me->pgid = me->pid;
+    return me->sid;
+}
+
+/* tcgetpgrp(): the console's foreground group; 0: none. */
+int sys_tcgetpgrp(const uint32_t *arg)
+{
+    return tty_foreground();
 }
 
 /* tcsetpgrp(pgid): whom ^C on the console kills; 0: nobody (the shell sets
  * that while it waits at its prompt, since Orthos signals can't be ignored).
  * Only a group the caller could kill(-pgid) itself, and for a user one that
- * exists: else a user could put root's group in front and type ^C. */
+ * exists: else a user could put root's group in front and type ^C. And
+ * for a user only from the console's session, a group of that session:
+ * else any process could take ^C (and the console's input) from the login
+ * at the console. Root may choose any group; the console then belongs to
+ * that group's session (pgid 0: to the caller's; a group not made yet:
+ * it stays whose it is - init's child takes it itself, after setsid). */
 int sys_tcsetpgrp(const uint32_t *arg)
 {
-    int pgid = (int)arg[0], err;
+    struct proc *me = curproc();
+    int pgid = (int)arg[0], sid = pgid ? proc_group_session(pgid) : me->sid, err;
 
     if (pgid < 0)
         return -EINVAL;
     if (pgid > 0 && (err = cred_may_name_group(pgid)) < 0)
         return err;
-    tty_set_foreground(pgid);
+    if (me->uid != 0 && (me->sid != tty_session() || (pgid > 0 && sid != me->sid)))
+        return -EPERM;
+    tty_set_foreground(pgid, sid ? sid : tty_session());
     return 0;
 }
 

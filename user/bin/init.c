@@ -111,12 +111,19 @@ static void recover(void)
         printf("init: the console's filesystem was revoked: a new /dev/console\n");
 }
 
-static int spawn(char *const argv[])
+/* Run argv in a child of its own group. A login gets a session of its
+ * own too, and the console with it (setsid(2), tcsetpgrp(2)): then no
+ * process of another session - a user's server, a job root started with
+ * runas and setsid - can take the console's foreground or read it. */
+static int spawn(char *const argv[], int login)
 {
     int pid = fork();
 
     if (pid == 0) {
-        setpgid(0, 0);
+        if (login && setsid() > 0)
+            tcsetpgrp(getpid());        /* as root, before login becomes the user */
+        else
+            setpgid(0, 0);
         execv(argv[0], argv);
         fprintf(stderr, "init: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
@@ -189,7 +196,7 @@ int main(int argc, char *argv[])
     restore_layout(0);
 
     if (argc > 1 && strcmp(argv[1], "-u") != 0) { /* run=PROG ARG...: one program, then power off */
-        int status = wait_for(spawn(argv + 1));
+        int status = wait_for(spawn(argv + 1, 0));
         sync();
         poweroff(WIFEXITED(status) ? WEXITSTATUS(status) : 0x40 + WTERMSIG(status));
     }
@@ -197,12 +204,11 @@ int main(int argc, char *argv[])
     for (;;) {
         char *sh[] = { "/bin/login", user, NULL };
         unsigned started = uptime_ms();
-        int pid = spawn(sh), status;
+        int pid = spawn(sh, 1), status;
         char how[64];
 
-        tcsetpgrp(pid);
         status = supervise(pid);
-        tcsetpgrp(0);
+        tcsetpgrp(0); /* the console back to init's session */
         recover();
         printf("init: the shell %s; starting a new one\n", how_it_ended(status, how, sizeof(how)));
         fflush(stdout);

@@ -1167,8 +1167,9 @@ static void run_and_or(struct pipeline *pl, int n)
 
 /* `list &`: one child runs the whole and-or list (execing directly if it
  * is one command) in its own process group, so the next ^C spares it. It
- * reads /dev/null, not the console: Orthos has no SIGTTIN to stop a
- * background job from taking the lines typed for the shell. */
+ * reads /dev/null, not the console: while a job is in front the kernel
+ * refuses a background read (EIO, tcsetpgrp(2)), but at the prompt no
+ * group is, and the job would take the lines typed for the shell. */
 static void run_background(struct pipeline *pl, int n)
 {
     static struct expansion x;

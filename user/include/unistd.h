@@ -27,6 +27,8 @@ int getppid(void);
 void *sbrk(int incr);
 int setpgid(int pid, int pgid);
 int tcsetpgrp(int pgid);            /* make pgid the console's foreground group */
+int tcgetpgrp(void);                /* the console's foreground group; 0: none */
+int setsid(void);                   /* a new session and group led by the caller */
 int sched_yield(void);
 int sleep_ms(unsigned ms);
 unsigned sleep(unsigned sec);

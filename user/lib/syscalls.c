@@ -124,6 +124,14 @@ int tcsetpgrp(int pgid)
 {
     return SYS1(SYS_tcsetpgrp, pgid);
 }
+int tcgetpgrp(void)
+{
+    return SYS0(SYS_tcgetpgrp);
+}
+int setsid(void)
+{
+    return SYS0(SYS_setsid);
+}
 int poweroff(int code)
 {
     return SYS1(SYS_poweroff, code);

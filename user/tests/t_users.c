@@ -1,11 +1,15 @@
-/* t_users.c - one user against another: a user may have at most
+/* t_users.c - one user against another. Limits: a user may have at most
  * CHILD_MAX processes and USER_OPEN_MAX open files (uapi/proc.h,
  * uapi/fs.h; fork(2), walk(2)), so one user's fork bomb or file hog leaves
  * a second user, and root, free to fork, exec and open. Each user here is
  * an agent: a child of the test that becomes the user and then takes
  * orders over a pipe, answering each with two numbers. The pipes are made
  * before the agent becomes the user, so they are root's files, and what
- * the agent's user holds is exactly what the orders made. */
+ * the agent's user holds is exactly what the orders made.
+ * Sessions (setsid(2), tcsetpgrp(2)): only a process of the console's
+ * session chooses its foreground group, and only the group in front
+ * reads it; `t_users steal` is the interactive half (tools/test.py,
+ * shell/tty: root's ^C still ends root's job after a user tried). */
 #include <fcntl.h>
 #include <limits.h>
 #include <orthos.h>
@@ -275,11 +279,159 @@ static void a_user_holds_at_most_user_open_max_files(void)
     PASS();
 }
 
-int main(void)
+/* ---- sessions */
+
+/* A console fd of our own that does not wait (the shared fd 0's flags
+ * are everyone's): a read tells EIO (may not read) from EAGAIN (may,
+ * nothing typed). */
+static int console_read_error(void)
 {
+    int path = walk(AT_CWD, "/dev/console", 0), fd = ready(path, R_READ | R_NONBLOCK), e;
+    char c;
+
+    close(path);
+    errno = 0;
+    e = read(fd, &c, 1) < 0 ? errno : 0;
+    close(fd);
+    return e;
+}
+
+/* In a child: the errors of what a process of another session tries
+ * (tcsetpgrp of nobody, of its own group, reading and changing the
+ * console's mode), as a user; packed in one int, 8 bits each. */
+static int thief(void)
+{
+    int e[4];
+
+    if (setsid() != getpid() || setgid(ALICE) < 0 || setuid(ALICE) < 0)
+        return 255;
+    e[0] = tcsetpgrp(0) < 0 ? errno : 0;
+    e[1] = tcsetpgrp(getpid()) < 0 ? errno : 0;
+    e[2] = console_read_error();
+    e[3] = fcntl(STDIN_FILENO, F_SETTTY, TTY_RAW) < 0 ? errno : 0;
+    printf("thief: tcsetpgrp(0) %s, tcsetpgrp(its own group) %s, read %s, F_SETTTY %s\n",
+           strerror(e[0]), strerror(e[1]), strerror(e[2]), strerror(e[3]));
+    fflush(stdout);
+    return e[0] == EPERM && e[1] == EPERM && e[2] == EIO && e[3] == EPERM ? 0 : 1;
+}
+
+/* With root's job in front, a user's process of another session may not
+ * take the console (EPERM) nor read it (EIO); the job stays in front. */
+static void another_sessions_process_cannot_take_the_console(void)
+{
+    int job, pid, st = -1;
+
+    fflush(stdout);
+    if ((job = fork()) == 0) {
+        setpgid(0, 0);
+        for (;;)
+            sleep_ms(1000);
+    }
+    setpgid(job, job);                  /* whichever runs first */
+    CHECK(job > 0 && tcsetpgrp(job) == 0 && tcgetpgrp() == job, "root's job in front");
+    if ((pid = fork()) == 0)
+        _exit(thief());
+    CHECK(pid > 0 && waitpid(pid, &st, 0) == pid, "wait");
+    CHECK(tcgetpgrp() == job, "the foreground group is %d, not root's job %d", tcgetpgrp(), job);
+    kill(job, SIGKILL);
+    waitpid(job, NULL, 0);
+    CHECK(tcsetpgrp(0) == 0, "tcsetpgrp(0): %s", strerror(errno));
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the thief: status %x (see its line)", st);
+    PASS();
+}
+
+/* Only the group in front reads the console; the others, of the console's
+ * session too, get EIO (POSIX's answer when SIGTTIN cannot stop them:
+ * Orthos signals only kill). With no group in front (the shell at its
+ * prompt) the session reads. */
+static void only_the_foreground_group_reads_the_console(void)
+{
+    int p[2], job, e = -1;
+
+    CHECK(pipe(p) == 0, "pipe");
+    fflush(stdout);
+    if ((job = fork()) == 0) {
+        setpgid(0, 0);
+        while (tcgetpgrp() != getpid())
+            sleep_ms(5);
+        e = console_read_error();
+        write(p[1], &e, sizeof(e));
+        _exit(0);
+    }
+    setpgid(job, job);
+    CHECK(job > 0 && tcsetpgrp(job) == 0, "tcsetpgrp");
+    CHECK(console_read_error() == EIO, "the background read: %s, not EIO",
+          strerror(console_read_error()));
+    CHECK(read_full(p[0], &e, sizeof(e)) == sizeof(e) && e == EAGAIN,
+          "the job in front read: %s, not EAGAIN (nothing typed)", strerror(e));
+    waitpid(job, NULL, 0);
+    CHECK(tcsetpgrp(0) == 0 && console_read_error() == EAGAIN,
+          "nobody in front: the session reads (%s)", strerror(console_read_error()));
+    close(p[0]);
+    close(p[1]);
+    PASS();
+}
+
+/* setsid: a new session and group led by the caller, once: a group
+ * leader may not (its group would span two sessions); the new session's
+ * processes may not join a group of the old one, nor be moved by it. */
+static int new_session(void)
+{
+    int me = getpid(), parent_group = getppid();
+
+    if (setsid() != me || setsid() != -1 || errno != EPERM)
+        return 1;
+    if (setpgid(0, parent_group) != -1 || errno != EPERM)
+        return 2;                       /* a group of another session */
+    if (setpgid(0, 0) != 0)
+        return 3;                       /* a session leader's no-op */
+    if (tcsetpgrp(0) != 0 || tcsetpgrp(0) != 0)
+        return 4;                       /* root may: the console is now ours */
+    return 0;
+}
+
+static void setsid_makes_a_session_once(void)
+{
+    int pid, st = -1, leader;
+
+    CHECK(setpgid(0, 0) == 0, "a group of our own: %s", strerror(errno));
+    CHECK(setsid() == -1 && errno == EPERM, "a group leader made a session");
+    fflush(stdout);
+    if ((pid = fork()) == 0)
+        _exit(new_session());
+    CHECK(pid > 0 && waitpid(pid, &st, 0) == pid, "wait");
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "step %d failed", WEXITSTATUS(st));
+    CHECK(tcsetpgrp(0) == 0, "root takes the console back: %s", strerror(errno));
+    if ((leader = fork()) == 0) {
+        setsid();
+        for (;;)
+            sleep_ms(1000);
+    }
+    sleep_ms(50);
+    CHECK(setpgid(leader, 0) == -1 && errno == EPERM, "moved a child of another session");
+    kill(leader, SIGKILL);
+    waitpid(leader, NULL, 0);
+    PASS();
+}
+
+int main(int argc, char *argv[])
+{
+    if (argc > 1 && strcmp(argv[1], "steal") == 0) {
+        int pid = fork(), st = -1;
+        if (pid == 0)                   /* a user's process of its own session tries */
+            _exit(thief());
+        waitpid(pid, &st, 0);
+        printf("the job sleeps\n");    /* until root's ^C */
+        fflush(stdout);
+        sleep_ms(60000);
+        return 0;
+    }
     a_user_has_at_most_child_max_processes();
     setuid_moves_a_process_into_its_new_users_count();
     a_user_holds_at_most_user_open_max_files();
+    another_sessions_process_cannot_take_the_console();
+    only_the_foreground_group_reads_the_console();
+    setsid_makes_a_session_once();
     printf("t_users: done\n");
     return t_failures != 0;
 }

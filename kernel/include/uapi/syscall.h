@@ -32,6 +32,8 @@
 #define SYS_tcsetpgrp 13
 #define SYS_poweroff  14
 #define SYS_rfork     15
+#define SYS_setsid    16
+#define SYS_tcgetpgrp 17
 
 /* files and descriptors */
 #define SYS_read      20
