@@ -1398,7 +1398,7 @@ static int raw_syscall(unsigned nr)
 
 static void unknown_system_call_numbers_give_enosys(void)
 {
-    static const unsigned nrs[] = { 0,         16,   19,          32,
+    static const unsigned nrs[] = { 0,         18,   19,          32,
                                     39,        48,   57,          NSYSCALLS - 1,
                                     NSYSCALLS, 1000, 0x80000000u, 0xFFFFFFFFu };
     unsigned i;
