@@ -460,16 +460,18 @@ static int sandbox(void)
 
 static void worker_child(void);
 
-/* A completely random call: any number (but poweroff, fchmod, fchown), any
- * arguments. */
+/* A completely random call: any number (but poweroff, fchmod, fchown,
+ * setsid), any arguments. With fchmod or fchown a root worker could take
+ * the console's mode away from everyone; with setsid a worker's child
+ * would leave the group the watchdog kills, and live on after the run. */
 static void op_raw(void)
 {
     unsigned a[5];
     int nr, i, r;
 
-    do /* fchmod, fchown: a root worker could take the console's mode away from everyone */
+    do
         nr = chance(90) ? (int)rnd(NSYSCALLS) : (int)fz_next(&rng) % 200;
-    while (nr == SYS_poweroff || nr == SYS_fchmod || nr == SYS_fchown);
+    while (nr == SYS_poweroff || nr == SYS_fchmod || nr == SYS_fchown || nr == SYS_setsid);
     for (i = 0; i < 5; i++) {
         switch (rnd(6)) {
         case 0: a[i] = fd_arg(); break;
