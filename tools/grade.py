@@ -279,6 +279,20 @@ def tail(text, n=20):
     return "\n".join(text.rstrip().splitlines()[-n:])
 
 
+# Characters of one line of the compiler's output kept: an identifier of
+# a megabyte, quoted in each error about it, made a results.json of
+# megabytes (BUILD_OUTPUT_MAX bounds the whole, not a line).
+MESSAGE_LINE_MAX = 500
+
+
+def messages_tail(text, n=60):
+    """The last n lines of the compiler's output, each cut to
+    MESSAGE_LINE_MAX characters."""
+    return "\n".join(line if len(line) <= MESSAGE_LINE_MAX else
+                     line[:MESSAGE_LINE_MAX] + " ... (%d characters more)" % (
+                         len(line) - MESSAGE_LINE_MAX) for line in tail(text, n).splitlines())
+
+
 def keep_output(text):
     text = text.strip("\n")
     return text if len(text) <= OUTPUT_MAX else "...\n" + text[-OUTPUT_MAX:]
@@ -766,7 +780,7 @@ def compiler_messages(out):
     """What the compiler said in make's output (the Makefile's own "  CC
     file" lines left out): "" when it said nothing."""
     said = [line for line in out.splitlines() if not re.match(r"^  [A-Z][A-Z0-9]* +\S", line)]
-    return tail("\n".join(said), 60) if any("warning:" in line for line in said) else ""
+    return messages_tail("\n".join(said)) if any("warning:" in line for line in said) else ""
 
 
 def clear_extra(tree):
@@ -1498,7 +1512,7 @@ def build_and_run(report, tree, tests, extra, jobs, log, relaxed=False):
     clear_extra(tree)
     ok, out = make(tree, jobs, relaxed, SUBMISSION_BUILD_LIMIT, guard=relaxed, log=log)
     if not ok:
-        report.build_ok, report.build_output = False, tail(out, 60)
+        report.build_ok, report.build_output = False, messages_tail(out)
         log("The tree does not build:\n" + report.build_output)
         if REFUSED in out:
             report.notes.append("a file of the lab was not compiled: its code reads a file "
@@ -1517,10 +1531,10 @@ def build_and_run(report, tree, tests, extra, jobs, log, relaxed=False):
     try:
         ok, out = make(tree, jobs, relaxed, SUBMISSION_BUILD_LIMIT, guard=relaxed, log=log)
         if not ok:
-            log("The hidden tests do not build:\n" + tail(out, 60))
+            log("The hidden tests do not build:\n" + messages_tail(out))
             report.notes.append("hidden: the hidden tests do not build with this submission")
             not_built(report, [], extra, "the hidden tests do not build with this "
-                                         "submission:\n" + tail(out, 60))
+                                         "submission:\n" + messages_tail(out))
             return
         run_tests(report, tree, hidden_programs(extra), log)
     finally:

@@ -2781,6 +2781,9 @@ def grading_compile_suite():
                 info = tarfile.TarInfo("user/lib/tidy_secret.h")
                 info.type, info.linkname = tarfile.SYMTYPE, secret
                 t.addfile(info)
+            # not a read: an identifier of 300 kB, quoted by each error about it
+            batch.write_fixture(os.path.join(subs, "huge_identifier"), openat_fixture(
+                lab, False, "", "    tidy_%s = 1;\n" % ("x" * 300000)))
             out = os.path.join(tmp, "out")
             p = subprocess.run([sys.executable, os.path.join(qemu.ROOT, "tools", "batch.py"),
                                 lab.num, subs, "--out", out, "--jobs", "1"],
@@ -2823,6 +2826,16 @@ def grading_compile_suite():
                     name, "is_refused" if want == "refused" else "scores_as_it_should"),
                     ok and not leaked, "score %s (csv %s), leaked %s\n%s" % (
                         r["score"], score, leaked, said[:1500])))
+            try:
+                size = os.path.getsize(os.path.join(out, "huge_identifier", "results.json"))
+                with open(os.path.join(out, "huge_identifier", "results.json")) as fh:
+                    r = json.load(fh)
+            except (OSError, ValueError) as e:
+                size, r = None, {"score": None, "output": str(e)}
+            res.append(("grading/compile/a_huge_identifier_in_an_error_makes_a_small_results_json",
+                        size is not None and size < 64 << 10 and r["score"] == 0 and
+                        "characters more" in r["output"], "%s bytes, score %s\n%s" % (
+                            size, r["score"], r["output"][:1000])))
             # Where no mount namespace is allowed (Gradescope's container) the
             # checks alone must refuse them: the guard run by hand, unsandboxed.
             settings = grade.tree_settings(qemu.ROOT)
