@@ -284,7 +284,14 @@ def main(argv):
     args = argv[i + 1:]
     if not split_args(args):
         os.execv(real, [real] + args)
-    return guarded_compile(real, tree, sandbox, args)
+    try:
+        return guarded_compile(real, tree, sandbox, args)
+    except (OSError, ValueError, subprocess.SubprocessError) as e:
+        # the guard's own failure: the file is not compiled, and the message
+        # says whose fault it is (a traceback would read like the student's)
+        return refuse(split_args(args)[0], "the grader's compiler guard failed (%s: %s); this "
+                      "is not a judgement of your code: tell the course staff" % (
+                          type(e).__name__, e))
 
 
 if __name__ == "__main__":
