@@ -26,6 +26,7 @@ directive, and nothing the compiler said (it may quote the file). Any other
 command (linking, -print-file-name, nasm's) runs the real compiler as is.
 
     ccguard.py --real PATH --tree DIR [--sandbox] -- ARGS...
+    ccguard.py --real PATH --tree DIR --probe     (status 0: the sandbox works here)
 """
 import os
 import re
@@ -280,6 +281,8 @@ def main(argv):
             tree, i = argv[i + 1], i + 1
         elif argv[i] == "--sandbox":
             sandbox = True
+        elif argv[i] == "--probe":
+            return 0 if sandbox_works(real, tree) else 1
         i += 1
     args = argv[i + 1:]
     if not split_args(args):

@@ -636,22 +636,24 @@ def guard_folder(tree, settings, log=say):
     """A folder holding the guard's script for tree's compiler, or None
     when the compiler is not a plain name on PATH (the build then runs
     unguarded, and the log says so)."""
-    import ccguard
     cc = settings.get("CC", "")
     real = shutil.which(cc) if cc and os.sep not in cc else None
     if not real:
         log("warning: the compiler %r is not a name on PATH: the submission is compiled "
             "without tools/ccguard.py" % cc)
         return None
-    if real not in SANDBOX:
-        SANDBOX[real] = ccguard.sandbox_works(real, tree)
+    guard = os.path.join(ROOT, "tools", "ccguard.py")
+    if real not in SANDBOX:             # (in a process of its own: batch.py has threads)
+        SANDBOX[real] = subprocess.run([sys.executable, "-S", guard, "--real", real, "--tree",
+                                        tree, "--probe"], stdin=subprocess.DEVNULL,
+                                       capture_output=True).returncode == 0
         if not SANDBOX[real]:
             log("note: no mount namespace here (a container without CAP_SYS_ADMIN?): the "
                 "submission is compiled without the sandbox, its checks still apply")
     folder = tempfile.mkdtemp(prefix="orthos-cc-")
     script = os.path.join(folder, cc)
-    words = [sys.executable, "-S", os.path.join(ROOT, "tools", "ccguard.py"), "--real", real,
-             "--tree", os.path.realpath(tree)] + (["--sandbox"] if SANDBOX[real] else [])
+    words = [sys.executable, "-S", guard, "--real", real, "--tree", os.path.realpath(tree)] + \
+        (["--sandbox"] if SANDBOX[real] else [])
     with open(script, "w") as f:
         f.write("#!/bin/sh\nexec %s -- \"$@\"\n" % " ".join(shlex.quote(w) for w in words))
     os.chmod(script, 0o755)

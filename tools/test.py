@@ -2797,8 +2797,11 @@ def grading_compile_suite():
                 csv_text, rows = "", {}
                 res.append(("grading/compile/batch_writes_the_csv", False, "%s\n%s" % (
                     e, tail(p.stdout + p.stderr, 20))))
-            sandboxed = ccguard.sandbox_works(shutil.which(grade.tree_settings(
-                qemu.ROOT).get("CC", "cc")) or "cc", qemu.ROOT)
+            settings = grade.tree_settings(qemu.ROOT)
+            real = shutil.which(settings.get("CC", "cc")) or "cc"
+            guard = os.path.join(qemu.ROOT, "tools", "ccguard.py")
+            sandboxed = subprocess.run([sys.executable, guard, "--real", real, "--tree",
+                                        qemu.ROOT, "--probe"], capture_output=True).returncode == 0
             for name, solved, _, _, want in COMPILE_ATTACKS + [
                     ("symlink_in_the_archive", False, "", "", "missing")]:
                 shown = p.stdout + p.stderr + csv_text
@@ -2838,18 +2841,16 @@ def grading_compile_suite():
                             size, r["score"], r["output"][:1000])))
             # Where no mount namespace is allowed (Gradescope's container) the
             # checks alone must refuse them: the guard run by hand, unsandboxed.
-            settings = grade.tree_settings(qemu.ROOT)
             flags = [w for w in settings.get("UCFLAGS", "").split() if w != "-Werror"]
-            real = shutil.which(settings.get("CC", "cc")) or "cc"
             wrong = []
             for name, solved, before, inside, want in COMPILE_ATTACKS:
                 src = os.path.join(tmp, name + ".c")
                 with open(src, "wb") as f:
                     f.write(openat_fixture(lab, solved, before.replace("BARE", secret).replace(
                         "SECRET", secret), inside.replace("SECRET", secret))["user/lib/open.c"])
-                q = subprocess.run([sys.executable, os.path.join(qemu.ROOT, "tools", "ccguard.py"),
-                                    "--real", real, "--tree", qemu.ROOT, "--"] + flags +
-                                   ["-c", src, "-o", os.path.join(tmp, name + ".o")],
+                q = subprocess.run([sys.executable, guard, "--real", real, "--tree", qemu.ROOT,
+                                    "--"] + flags + ["-c", src, "-o",
+                                                     os.path.join(tmp, name + ".o")],
                                    cwd=qemu.ROOT, capture_output=True, text=True,
                                    errors="replace", timeout=120)
                 if token in q.stderr or (want == "refused") != (q.returncode == ccguard.REFUSED):
