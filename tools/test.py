@@ -2723,6 +2723,10 @@ COMPILE_ATTACKS = [
      None),
     ("pragma_dependency_probe_through_pragma_operator", True,
      "_Pragma(\"GCC dependency \\\"SECRET\\\" tidy: the secret file is there\")\n", "", None),
+    # a plugin, or a profile read from the file: GCC takes neither from a pragma
+    ("plugin_and_profile_options_in_optimize_pragmas", True,
+     "#pragma GCC optimize(\"-fplugin=SECRET\")\n"
+     "#pragma GCC optimize(\"-fprofile-use=SECRET\")\n", "", "bad option"),
     ("asm_incbin", False, ASM_BLOB % '.incbin \\"SECRET\\"', PRINT_BLOB, "refused"),
     ("asm_incbin_in_capitals", False, ASM_BLOB % '.INCBIN \\"SECRET\\"', PRINT_BLOB, "refused"),
     # its errors quote the file's lines
