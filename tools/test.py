@@ -2843,6 +2843,27 @@ def grading_compile_suite():
                         size is not None and size < 64 << 10 and r["score"] == 0 and
                         "characters more" in r["output"], "%s bytes, score %s\n%s" % (
                             size, r["score"], r["output"][:1000])))
+            # A kernel lab: tools/ksyms.py writes the kernel's source file names
+            # into build/ksyms1.c escaping quotes but not newlines, so a #line
+            # naming "x\n#include <SECRET>\n" put an #include there, compiled
+            # after the lab's file (the guard compiles ksyms1.c too)
+            two = handout.find_lab("02")
+            if two and two.uses_harness():
+                rel = two.files()[0]
+                text = handout.edit_regions(
+                    handout.pristine_tree(two)[rel][0].decode(), two.num,
+                    lambda m: '#line 1 "x\\n#include <%s>\\n"\n' % secret + m.group(4))[0]
+                path = os.path.join(tmp, "ksyms-injection")
+                batch.write_fixture(path, {rel: handout.unmark(text).encode()})
+                try:
+                    r, said = grade_cli(two, path, os.path.join(tmp, "ksyms.json"))
+                    shown = json.dumps(r) + said
+                except RuntimeError as e:
+                    r, shown = {"score": None, "output": ""}, str(e)
+                res.append(("grading/compile/an_include_injected_into_ksyms1_c_by_a_line_"
+                            "directive_is_refused", r["score"] == 0 and token not in shown and
+                            "build/ksyms1.c: not compiled: it reads" in r["output"],
+                            "score %s\n%s" % (r["score"], shown[-1500:])))
             # Where no mount namespace is allowed (Gradescope's container) the
             # checks alone must refuse them: the guard run by hand, unsandboxed.
             flags = [w for w in settings.get("UCFLAGS", "").split() if w != "-Werror"]
