@@ -2844,9 +2844,11 @@ def grading_compile_suite():
                         "characters more" in r["output"], "%s bytes, score %s\n%s" % (
                             size, r["score"], r["output"][:1000])))
             # A kernel lab: tools/ksyms.py writes the kernel's source file names
-            # into build/ksyms1.c escaping quotes but not newlines, so a #line
-            # naming "x\n#include <SECRET>\n" put an #include there, compiled
-            # after the lab's file (the guard compiles ksyms1.c too)
+            # into build/ksyms1.c; it escaped quotes but not newlines, so a
+            # #line naming "x\n#include <SECRET>\n" put an #include there,
+            # compiled after the lab's file. Now every control character is an
+            # octal escape: the name stays one string, nothing is refused and
+            # no byte of the file is read
             two = handout.find_lab("02")
             if two and two.uses_harness():
                 rel = two.files()[0]
@@ -2860,9 +2862,9 @@ def grading_compile_suite():
                     shown = json.dumps(r) + said
                 except RuntimeError as e:
                     r, shown = {"score": None, "output": ""}, str(e)
-                res.append(("grading/compile/an_include_injected_into_ksyms1_c_by_a_line_"
-                            "directive_is_refused", r["score"] == 0 and token not in shown and
-                            "build/ksyms1.c: not compiled: it reads" in r["output"],
+                res.append(("grading/compile/a_line_directive_can_put_no_include_into_"
+                            "ksyms1_c", r["score"] is not None and token not in shown and
+                            "not compiled" not in r["output"],
                             "score %s\n%s" % (r["score"], shown[-1500:])))
             # Where no mount namespace is allowed (Gradescope's container) the
             # checks alone must refuse them: the guard run by hand, unsandboxed.
