@@ -3187,6 +3187,16 @@ def docs_suite(root=qemu.ROOT):
     return "docs", run
 
 
+def coverage_parser_suite():
+    """tools/coverage.py's parsers and report on a made-up ELF and boot (no
+    boot: make coverage itself is not part of make test)."""
+    def run():
+        import coverage
+        bad = coverage.self_check()
+        return [("coverage/parser_reads_blocks_lines_and_logs", not bad, "\n".join(bad))]
+    return "coverage/parser", run
+
+
 def all_suites():
     suites = [host_suite(b) for b in sorted(glob.glob(os.path.join(qemu.BUILD, "hosttest", "*")))
               if os.access(b, os.X_OK)]
@@ -3209,6 +3219,7 @@ def all_suites():
     suites += [nosep_suite(), oldcpu_suite()]
     suites.append(lab_harness_suite())
     suites.append(docs_suite())
+    suites.append(coverage_parser_suite())
     suites += grading_suites() + [handout_and_handin_suite()]
     suites[:0] = mutant_suites()        # the longest suites start first
     suites[1:1] = buildtests.suites()   # the build and its tools (tools/buildtests.py)
