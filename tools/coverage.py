@@ -3,7 +3,7 @@
 (`make coverage`; doc/coverage.md).
 
   tools/coverage.py [--build build-cov] [--mode tests|fuzz|all|report]
-                    [--fuzz-seconds S] [--out FILE] [SUITE...]
+                    [--fuzz-seconds S] [--out FILE] [--keep] [SUITE...]
 
 The kernel in --build was made with gcc's -fsanitize-coverage=trace-pc
 (make coverage's sub-make, KCOV=1): each basic block calls the recorder,
@@ -48,6 +48,10 @@ CALL_LEN = 5                    # call rel32: the return address is the call's +
 # (another tree's, a GRUB ISO, none at all): left out of the coverage runs.
 NOT_OURS = ("mutants/", "kmutants", "toolchain/", "build/", "gdb", "format", "boot/iso",
             "labs/", "docs", "grading/", "course/", "host/", "coverage/")
+# The coverage kernel is slower (-O0, and a call in every block): each
+# boot of the suites gets this many times its timeout, so that a suite
+# killed at its time limit under load does not lose what it would reach.
+SLOW = 3
 # The files whose gaps matter most: their lines never reached are listed.
 IMPORTANT = ("kernel/fs/", "kernel/proc/", "kernel/mm/")
 
@@ -264,19 +268,27 @@ class Recorder:
         self.count = collections.Counter()
         self.lock = threading.Lock()
         self.plain = qemu.kernel_args
+        self.plain_run = qemu.run
 
     def kernel_args(self, cmdline, disks=None, memory="128M", build=None, firmware=None):
         if build not in (None, qemu.BUILD, self.build):     # another tree's: leave it
             return self.plain(cmdline, disks, memory, build, firmware)
         name = re.sub(r"[^\w.-]", "_", getattr(self.local, "suite", "boot"))
-        with self.lock:
-            self.count[name] += 1
-            log = os.path.join(self.logdir, "%s-%d.kcov" % (name, self.count[name]))
+        with self.lock:                 # a name no earlier boot (--keep) has
+            while True:
+                self.count[name] += 1
+                log = os.path.join(self.logdir, "%s-%d.kcov" % (name, self.count[name]))
+                if not os.path.exists(log):
+                    break
         return self.plain(cmdline, disks, memory, self.build, firmware) + [
             "-serial", "file:" + log]
 
+    def run(self, args, timeout=60, **kw):
+        return self.plain_run(args, timeout * SLOW, **kw)
+
     def install(self):
         qemu.kernel_args = self.kernel_args
+        qemu.run = self.run
 
     def in_suite(self, name, fn):
         self.local.suite = name
@@ -326,7 +338,9 @@ def main():
     ap.add_argument("--build", default="build-cov")
     ap.add_argument("--mode", choices=["tests", "fuzz", "all", "report"], default="tests")
     ap.add_argument("--fuzz-seconds", type=int, default=30)
-    ap.add_argument("--out", help="the report (default: BUILD/coverage.txt)")
+    ap.add_argument("--out", help="the report (default: BUILD/coverage-MODE.txt)")
+    ap.add_argument("--keep", action="store_true",
+                    help="add these boots to the last run's logs instead of starting anew")
     ap.add_argument("suites", nargs="*", help="only the test suites whose name contains one")
     a = ap.parse_args()
     build = os.path.join(ROOT, a.build)
@@ -336,8 +350,9 @@ def main():
         raise SystemExit("coverage: no %s (make coverage builds it)" % elf)
     start = time.monotonic()
     if a.mode != "report":
-        shutil.rmtree(logdir, ignore_errors=True)
-        os.makedirs(logdir)
+        if not a.keep:
+            shutil.rmtree(logdir, ignore_errors=True)
+        os.makedirs(logdir, exist_ok=True)
         rec = Recorder(build, logdir)
         rec.install()
         if a.mode in ("tests", "all"):

@@ -3197,6 +3197,22 @@ def coverage_parser_suite():
     return "coverage/parser", run
 
 
+def cover_prof_suite():
+    """A gap make coverage found (doc/coverage.md): /proc's listing names
+    prof only on a boot with the profiler on (procfs_readdir), as its
+    lookup finds it only then (prof/no_proc_prof_without_the_boot_argument)."""
+    def run():
+        res = []
+        for arg, want in (("prof", True), ("", False)):
+            b = qemu.run(qemu.kernel_args("%s panic=exit run=/bin/ls /proc" % arg), timeout=60)
+            names = set(b.output.split())
+            ok = "meminfo" in names and ("prof" in names) == want
+            res.append(("t_cover/proc_lists_prof_%s" % ("with_prof" if want else "only_with_prof"),
+                        ok, "" if ok else tail(b.output)))
+        return res
+    return "t_cover/prof", run
+
+
 def all_suites():
     suites = [host_suite(b) for b in sorted(glob.glob(os.path.join(qemu.BUILD, "hosttest", "*")))
               if os.access(b, os.X_OK)]
@@ -3220,6 +3236,7 @@ def all_suites():
     suites.append(lab_harness_suite())
     suites.append(docs_suite())
     suites.append(coverage_parser_suite())
+    suites.append(cover_prof_suite())
     suites += grading_suites() + [handout_and_handin_suite()]
     suites[:0] = mutant_suites()        # the longest suites start first
     suites[1:1] = buildtests.suites()   # the build and its tools (tools/buildtests.py)
