@@ -14,7 +14,7 @@
  * guest the host kills (a shell session, a timeout, a hung fuzzer) has
  * told everything it reached; on COM2, so that the console the tests read
  * is untouched. The bitmap makes each block cost the line once a boot:
- * about ten thousand lines, a few tenths of a second.
+ * a few thousand lines, a few tenths of a second.
  *
  * Nothing runs before this can: every C function runs after entry.asm has
  * turned paging on, and the bitmap is in .bss, which the loader zeroes.

@@ -5,7 +5,6 @@
 #include "t.h"
 #include <dirent.h>
 #include <sys/stat.h>
-#include "uapi/proc.h"
 
 /* A file holding n bytes of data (mode `mode`): a path fd on it, or -1. */
 static int make_file(const char *path, const void *data, int n, int mode)
@@ -207,51 +206,6 @@ static void a_path_fd_on_a_symlink_shows_as_lnk(void)
     PASS();
 }
 
-/* proc.c proc_kill: a signal number out of range is EINVAL, before the
- * pid is looked at. */
-static void kill_with_a_bad_signal_is_einval(void)
-{
-    CHECK_ERR(kill(getpid(), 0), EINVAL);
-    CHECK_ERR(kill(getpid(), NSIG), EINVAL);
-    CHECK_ERR(kill(getpid(), -9), EINVAL);
-    CHECK_ERR(kill(99999, NSIG), EINVAL);
-    CHECK_ERR(kill(99999, SIGTERM), ESRCH);
-    PASS();
-}
-
-static int exit_7(void)
-{
-    return 7;
-}
-
-/* sysproc.c sys_wait: a status pointer the kernel cannot write is EFAULT
- * before the child is reaped, so it can still be waited for. */
-static void wait_into_bad_memory_keeps_the_child(void)
-{
-    int pid, status = 0;
-
-    fflush(stdout);
-    if ((pid = fork()) == 0)
-        _exit(exit_7());
-    CHECK(pid > 0, "fork");
-    CHECK_ERR(waitpid(pid, (int *)0xC0000000u, 0), EFAULT);
-    CHECK_ERR(waitpid(pid, (int *)0x80000000u, 0), EFAULT);
-    CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 7,
-          "the child was lost: status %x", status);
-    PASS();
-}
-
-/* sysproc.c sys_sbrk: the heap never grows into the stack. */
-static void sbrk_into_the_stack_is_enomem(void)
-{
-    void *before = sbrk(0);
-
-    errno = 0;
-    CHECK(sbrk(0x7FFFF000) == (void *)-1 && errno == ENOMEM, "errno %d", errno);
-    CHECK(sbrk(0) == before, "the break moved");
-    PASS();
-}
-
 /* sysproc.c sys_setpgid: a negative group is EINVAL. */
 static void setpgid_to_a_negative_group_is_einval(void)
 {
@@ -272,9 +226,6 @@ int main(int argc, char **argv)
     T_RUN(rename_onto_an_attachment_is_ebusy);
     T_RUN(a_union_takes_at_most_16_members);
     T_RUN(a_path_fd_on_a_symlink_shows_as_lnk);
-    T_RUN(kill_with_a_bad_signal_is_einval);
-    T_RUN(wait_into_bad_memory_keeps_the_child);
-    T_RUN(sbrk_into_the_stack_is_enomem);
     T_RUN(setpgid_to_a_negative_group_is_einval);
     printf("t_cover: done\n");
     return t_failures != 0;
