@@ -6,17 +6,6 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
-/* A file holding n bytes of data (mode `mode`): a path fd on it, or -1. */
-static int make_file(const char *path, const void *data, int n, int mode)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
-
-    if (fd < 0 || write(fd, data, n) != n)
-        return -1;
-    close(fd);
-    return walk(AT_CWD, path, 0);
-}
-
 /* ramfs and procfs are made from nothing (ramfs_mount, procfs_mount), and
  * srv only from a channel's end (srv_fsopen): any other source is refused. */
 static void fsopen_refuses_a_source_of_the_wrong_kind(void)
@@ -41,7 +30,8 @@ static void a_removed_directory_takes_no_link(void)
 
     CHECK(mkdir("/tmp/cv_gone", 0755) == 0, "mkdir");
     CHECK((dir = walk(AT_CWD, "/tmp/cv_gone", 0)) >= 0, "walk");
-    CHECK((f = make_file("/tmp/cv_file", "x", 1, 0644)) >= 0, "make a file");
+    CHECK(put_file("/tmp/cv_file", "x") == 0 && (f = walk(AT_CWD, "/tmp/cv_file", 0)) >= 0,
+          "make a file");
     CHECK(rmdir("/tmp/cv_gone") == 0, "rmdir");
     CHECK_ERR(linkat(f, dir, "name"), ENOENT);
     CHECK_ERR(create(dir, "name", S_IFREG, 0644, 0), ENOENT);
@@ -124,7 +114,7 @@ static void rename_onto_a_link_of_itself_keeps_both(void)
 {
     int f;
 
-    CHECK((f = make_file("/tmp/cv_one", "1", 1, 0644)) >= 0, "setup");
+    CHECK(put_file("/tmp/cv_one", "1") == 0 && (f = walk(AT_CWD, "/tmp/cv_one", 0)) >= 0, "setup");
     CHECK(linkat(f, AT_CWD, "/tmp/cv_two") == 0, "link");
     CHECK(renameat(AT_CWD, "/tmp/cv_one", AT_CWD, "/tmp/cv_two", 0) == 0, "rename: errno %d",
           errno);
