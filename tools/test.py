@@ -2802,6 +2802,10 @@ FUZZ_SMOKE = {"sys": 25, "elf": 20, "ext2": 15}
 # fuzz_race (processes racing on shared files on ext2 and ramfs): each of
 # last session's five races, put back, fails its first round (doc/fuzzing.md).
 FUZZ_SMOKE["race"] = 4
+# fuzz_perm (who may do what, against an oracle from the manual): about 4000
+# operations in 4 s, which catch the kmutants of perm.c, namei.c's checks,
+# exec's x and cred.c's set_id listed in doc/fuzzing.md.
+FUZZ_SMOKE["perm"] = 4
 
 
 def fuzz_smoke_suite(name, seconds, seed=1):
