@@ -817,12 +817,27 @@ static void say_fail(const struct op *o, const char *what, const char *fmt, ...)
            *countp);
 }
 
+/* Directory d's names in the model, sorted, space-separated (as list_names). */
+static void m_listing(int d, char *out, int size)
+{
+    char *names[NE];
+    int i, k = 0, off = 0;
+
+    for (i = 0; i < NE; i++)
+        if (E[i].used && E[i].dir == d)
+            names[k++] = E[i].name;
+    qsort(names, k, sizeof(names[0]), cmp_str);
+    out[0] = '\0';
+    for (i = 0; i < k; i++)
+        off += snprintf(out + off, size - off, "%s%s", i ? " " : "", names[i]);
+}
+
 /* Compare node n, reached by its path, with the model (root's view). */
 static int check_node(int n)
 {
     char p[64], want[64];
     struct stat st;
-    int fd, i, k = 0;
+    int fd;
 
     if (m_path(n, p, sizeof(p)) < 0)
         return 0;
@@ -845,16 +860,9 @@ static int check_node(int n)
         return -1;
     }
     if (is_dir(n)) {
-        char got[64], *names[NE];
+        char got[64];
         int rfd = ready(fd, R_READ);
-        for (i = 0; i < NE; i++)
-            if (E[i].used && E[i].dir == n)
-                names[k++] = E[i].name;
-        qsort(names, k, sizeof(names[0]), cmp_str);
-        want[0] = '\0';
-        for (i = 0; i < k; i++)
-            snprintf(want + strlen(want), sizeof(want) - strlen(want), "%s%s", i ? " " : "",
-                     names[i]);
+        m_listing(n, want, sizeof(want));
         if (rfd < 0 || list_names(rfd, got, sizeof(got)) < 0 || strcmp(got, want)) {
             say_fail(NULL, "state", "%s lists \"%s\", the model \"%s\"", p, rfd < 0 ? "?" : got,
                      want);
@@ -1053,14 +1061,18 @@ static void make_op(struct op *o)
 static int root_fd(struct op *o)
 {
     struct cred root = { 0, 0 };
-    int fd, n;
+    int fd, n, nofollow;
 
     if (!o->byfd)
         return 0;
-    n = m_resolve(&root, o->path, o->kind == OP_LINK || o->flags ? NOFOLLOW : FOLLOW, NULL);
+    /* link takes the node itself; ready, fchmod and fchown say in flags */
+    nofollow = o->kind == OP_LINK ||
+               ((o->kind == OP_READY || o->kind == OP_CHMOD || o->kind == OP_CHOWN) && o->flags);
+
+    n = m_resolve(&root, o->path, nofollow ? NOFOLLOW : FOLLOW, NULL);
     if (n < 0 || (o->kind == OP_TRUNC && N[n].type != S_IFREG) ||
         (o->kind == OP_TRUNC && m_may(&root, n, MAY_W) < 0) ||
-        (fd = walk(tmpfd, o->path, o->kind == OP_LINK || o->flags ? WALK_NOFOLLOW : 0)) < 0) {
+        (fd = walk(tmpfd, o->path, nofollow ? WALK_NOFOLLOW : 0)) < 0) {
         if (o->kind == OP_FCHROOT || (o->kind == OP_REVOKE && o->a == 0))
             return -1;
         o->byfd = 0;
@@ -1144,16 +1156,8 @@ static int one_op(void)
         }
     }
     if (want == 0 && o.kind == OP_GETDENTS) {
-        char wantn[64], *names[NE];
-        int n = o.byfd ? o.node : m_resolve(&o.c, o.path, FOLLOW, NULL), k = 0;
-        for (i = 0; i < NE; i++)
-            if (E[i].used && E[i].dir == n)
-                names[k++] = E[i].name;
-        qsort(names, k, sizeof(names[0]), cmp_str);
-        wantn[0] = '\0';
-        for (i = 0; i < k; i++)
-            snprintf(wantn + strlen(wantn), sizeof(wantn) - strlen(wantn), "%s%s", i ? " " : "",
-                     names[i]);
+        char wantn[64];
+        m_listing(o.byfd ? o.node : m_resolve(&o.c, o.path, FOLLOW, NULL), wantn, sizeof(wantn));
         if (strcmp(wantn, r.names)) {
             say_fail(&o, "oracle", "getdents: \"%s\", the model \"%s\"", r.names, wantn);
             return -1;
