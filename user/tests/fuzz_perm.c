@@ -1031,7 +1031,9 @@ static void make_op(struct op *o)
     case OP_EXEC: random_path(o->path, sizeof(o->path), o->byfd); break;
     case OP_BIND:
         random_path(o->path, sizeof(o->path), o->byfd);
-        random_path(o->path2, sizeof(o->path2), 1);
+        /* the place, without detours: once covered, a "c/../c" would
+         * search what covers c, and unbind's walk is not bind's */
+        m_path(random_node(), o->path2, sizeof(o->path2));
         o->a = pick(2);             /* in a namespace of its own */
         o->flags = o->a && pick(2) ? BIND_RDONLY : 0;
         break;
