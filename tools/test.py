@@ -2807,7 +2807,7 @@ FUZZ_SMOKE["race"] = 4
 # host, which catch the kmutants of perm.c, namei.c's checks, exec's x and
 # cred.c's set_id that doc/fuzzing.md lists.
 FUZZ_SMOKE["perm"] = 15
-FUZZ_SMOKE_MAXCOUNT = {"perm": 3000}
+FUZZ_SMOKE_MAXCOUNT = {"perm": 1500}
 
 
 def fuzz_smoke_suite(name, seconds, seed=1):
