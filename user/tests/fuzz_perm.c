@@ -961,6 +961,8 @@ static const unsigned FILE_MODES[] = { 0644, 0600, 0640, 0604, 0444, 0,    0755,
 
 static unsigned random_mode(int dir)
 {
+    if (dir && pick(4) == 0)
+        return 01777;               /* a /tmp: where the sticky rules matter most */
     if (pick(3) == 0)
         return pick(010000) & (dir ? 01777 : 07777);
     return dir ? DIR_MODES[pick(sizeof(DIR_MODES) / sizeof(DIR_MODES[0]))]
