@@ -2803,11 +2803,11 @@ FUZZ_SMOKE = {"sys": 25, "elf": 20, "ext2": 15}
 # last session's five races, put back, fails its first round (doc/fuzzing.md).
 FUZZ_SMOKE["race"] = 4
 # fuzz_perm (who may do what, against an oracle from the manual): its first
-# 1500 operations (2 s; at most 15 on a loaded host), the same ones on any
+# 3000 operations (3-4 s; at most 20 on a loaded host), the same ones on any
 # host, which catch the kmutants of perm.c, namei.c's checks, exec's x,
 # cred.c's set_id, ns_may_change and fs_may_revoke that doc/fuzzing.md lists.
-FUZZ_SMOKE["perm"] = 15
-FUZZ_SMOKE_MAXCOUNT = {"perm": 1500}
+FUZZ_SMOKE["perm"] = 20
+FUZZ_SMOKE_MAXCOUNT = {"perm": 3000}
 
 
 def fuzz_smoke_suite(name, seconds, seed=1):

@@ -979,6 +979,17 @@ static struct cred random_cred(void)
     return c;
 }
 
+/* Half the time, chmod and chown are made by the node's owner (if that
+ * is a user), so that the rules beyond "owner or root" are reached. */
+static void as_owner(struct op *o)
+{
+    struct cred root = { 0, 0 };
+    int n = m_resolve(&root, o->path, o->flags ? NOFOLLOW : FOLLOW, NULL);
+
+    if (pick(2) && n >= 0 && N[n].uid != 0)
+        o->c.uid = N[n].uid;
+}
+
 static void make_op(struct op *o)
 {
     memset(o, 0, sizeof(*o));
@@ -1027,11 +1038,13 @@ static void make_op(struct op *o)
     case OP_CHMOD:
         random_path(o->path, sizeof(o->path), o->byfd);
         o->flags = pick(4) == 0 ? WALK_NOFOLLOW : 0;
+        as_owner(o);
         o->mode = random_mode(pick(2)) | (pick(16) == 0 ? 010000 : 0);   /* EINVAL */
         break;
     case OP_CHOWN:
         random_path(o->path, sizeof(o->path), o->byfd);
         o->flags = pick(4) == 0 ? WALK_NOFOLLOW : 0;
+        as_owner(o);
         o->a = pick(3) == 0 ? KEEP : (int)(pick(2) ? o->c.uid : pick(4));
         o->b = pick(3) == 0 ? KEEP : (int)(pick(2) ? o->c.gid : pick(4));
         if (pick(16) == 0)
