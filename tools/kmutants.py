@@ -39,6 +39,7 @@ import handout  # noqa: E402
 ROOT = handout.ROOT
 CATALOGUE = os.path.join(ROOT, "tools", "kmutants.txt")
 TREE = os.path.join(ROOT, "build", "kmutants", "tree")
+CATCHERS = os.path.join(ROOT, "build", "kmutants", "catchers")
 SUITES = ["t_auth", "t_attack", "t_attach", "t_fs", "t_union", "t_srv", "t_proc", "t_robust",
           "t_bounds", "usertests", "shell/authority", "shell/login"]
 # make test's few: from five of the files the catalogue touches (perm.c,
@@ -103,8 +104,30 @@ def failures(tree, suites):
     return [x.split()[1] for x in lines if x.startswith("FAIL ")], lines[-1]
 
 
-def check(tree, m, suites):
-    """One mutant: (ok, what happened)."""
+def load_catchers():
+    """{mutant: the suite that caught it last time}."""
+    try:
+        with open(CATCHERS) as f:
+            return dict(line.split() for line in f if len(line.split()) == 2)
+    except OSError:
+        return {}
+
+
+def save_catchers(catchers):
+    os.makedirs(os.path.dirname(CATCHERS), exist_ok=True)
+    with open(CATCHERS, "w") as f:
+        f.writelines("%s %s\n" % kv for kv in sorted(catchers.items()))
+
+
+def suite_of(test, suites):
+    """The suite of suites that test (a "suite/name" of tools/test.py) is in."""
+    return max((s for s in suites if test.startswith(s + "/")), key=len, default=None)
+
+
+def check(tree, m, suites, catchers):
+    """One mutant: (ok, what happened). The suite in catchers[m.name], if
+    it is one of suites, runs first, alone; the others only if it passes.
+    catchers[m.name] becomes the suite that caught it."""
     rel, old, new = m.file, m.old, m.new
     path = os.path.join(tree, rel)
     with open(path) as f:
@@ -117,9 +140,17 @@ def check(tree, m, suites):
         ok, out = grade.make(tree, jobs=2)
         if not ok:
             return False, "DOES NOT BUILD\n" + grade.tail(out, 6)
-        failed, last = failures(tree, suites)
+        first = catchers.get(m.name)
+        failed = []
+        if first in suites:
+            failed, last = failures(tree, [first])
+            suites = [s for s in suites if s != first]
         if not failed:
+            failed, last = failures(tree, suites)
+        if not failed:
+            catchers.pop(m.name, None)
             return False, "SURVIVED (%s)" % last
+        catchers[m.name] = suite_of(failed[0], [first] + suites if first else suites) or first
         return True, "caught by %s%s" % (failed[0], " +%d" % (len(failed) - 1)
                                          if len(failed) > 1 else "")
     finally:
@@ -138,6 +169,8 @@ def main():
     ap.add_argument("--tree", default=TREE, help="the copy of the tree to work in")
     ap.add_argument("--no-reference", action="store_true",
                     help="skip the run of the suites on the kernel as it is")
+    ap.add_argument("--fresh", action="store_true",
+                    help="forget which suite caught each mutant last time: run them all")
     args = ap.parse_args()
     entries = parse()
     if args.sample:
@@ -165,8 +198,10 @@ def main():
         print("%-4s %-28s %s" % ("BAD" if failed else "ok", "(the kernel as it is)",
                                  "fails " + " ".join(failed[:3]) if failed else last))
     caught = 0
+    catchers = {} if args.fresh else load_catchers()
     for e in entries:
-        ok, what = check(args.tree, e, suites_of(e))
+        ok, what = check(args.tree, e, suites_of(e), catchers)
+        save_catchers({k: v for k, v in catchers.items() if v})
         caught += ok
         print("%-4s %-28s %s" % ("ok" if ok else "BAD", e.name, what.replace("\n", "\n      ")))
         sys.stdout.flush()
