@@ -127,6 +127,16 @@ def grade_all(lab, entries, out, jobs, extra, log=grade.say):
     return reports
 
 
+def csv_cell(text):
+    """text safe in a CSV an instructor opens: control characters written
+    out ("\\x1b": `cat grades.csv` must not run a terminal's escapes), and
+    a leading =, +, - or @ behind a quote ("'=..."): a spreadsheet takes
+    such a cell for a formula, and a student who names themselves
+    =HYPERLINK("http://...") gets a link in the gradebook, or worse."""
+    text = grade.printable(text).replace("\n", "\\n")
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+
+
 def write_csv(path, lab, reports):
     names = []
     for r in (reports[s] for s in sorted(reports)):     # not in the order they finished
@@ -138,9 +148,10 @@ def write_csv(path, lab, reports):
             r = reports[student]
             got = {row["name"]: row["score"] for row in r.rows}
             asked = len(r.answers)
-            w.writerow([student, r.score, r.max_score] + [got.get(n, "") for n in names] +
+            w.writerow([csv_cell(student), r.score, r.max_score] +
+                       [got.get(n, "") for n in names] +
                        ["%d/%d" % (sum(s == "answered" for _, s in r.answers), asked),
-                        "; ".join(problems(r))])
+                        csv_cell("; ".join(problems(r)))])
 
 
 # ---------------------------------------------------------------- fixtures

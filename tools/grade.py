@@ -51,6 +51,7 @@ import os
 import re
 import secrets
 import select
+import shlex
 import shutil
 import signal
 import socket
@@ -276,6 +277,20 @@ def printable(text):
 
 def tail(text, n=20):
     return "\n".join(text.rstrip().splitlines()[-n:])
+
+
+# Characters of one line of the compiler's output kept: an identifier of
+# a megabyte, quoted in each error about it, made a results.json of
+# megabytes (BUILD_OUTPUT_MAX bounds the whole, not a line).
+MESSAGE_LINE_MAX = 500
+
+
+def messages_tail(text, n=60):
+    """The last n lines of the compiler's output, each cut to
+    MESSAGE_LINE_MAX characters."""
+    return "\n".join(line if len(line) <= MESSAGE_LINE_MAX else
+                     line[:MESSAGE_LINE_MAX] + " ... (%d characters more)" % (
+                         len(line) - MESSAGE_LINE_MAX) for line in tail(text, n).splitlines())
 
 
 def keep_output(text):
@@ -588,18 +603,72 @@ def make_env():
     return {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
 
 
-def relaxed_flags(tree):
-    """["KCFLAGS=...", "UCFLAGS=..."]: the tree's own compiler flags without
-    -Werror (official grading: a warning that the student's compiler did not
-    give, or gave and they missed, is shown, not fatal). [] if the Makefile
-    cannot say."""
-    p = subprocess.run(["make", "-s", "-C", tree, "DEPS=0", "print-KCFLAGS", "print-UCFLAGS"],
+SETTINGS = {}
+
+
+def tree_settings(tree):
+    """{"CC", "KCFLAGS", "UCFLAGS"}: what tree's Makefile chooses ({} if it
+    cannot say); asked once a process for each tree and Makefile (0.3 s of
+    make, twice a grading, in a batch of hundreds)."""
+    names = ("CC", "KCFLAGS", "UCFLAGS")
+    try:
+        key = (os.path.realpath(tree), os.stat(os.path.join(tree, "Makefile")).st_mtime_ns)
+    except OSError:
+        key = None
+    if key in SETTINGS:
+        return SETTINGS[key]
+    p = subprocess.run(["make", "-s", "-C", tree, "DEPS=0"] + ["print-" + n for n in names],
                        capture_output=True, text=True, env=make_env())
     values = p.stdout.splitlines()
-    if p.returncode != 0 or len(values) != 2 or not all(v.strip() for v in values):
-        return []
-    return ["%s=%s" % (name, " ".join(w for w in value.split() if w != "-Werror"))
-            for name, value in zip(("KCFLAGS", "UCFLAGS"), values)]
+    if p.returncode != 0 or len(values) != len(names) or not all(v.strip() for v in values):
+        return {}
+    SETTINGS[key] = dict(zip(names, values))
+    return SETTINGS[key]
+
+
+def relaxed_flags(settings):
+    """["KCFLAGS=...", "UCFLAGS=..."]: the tree's own compiler flags
+    (tree_settings) without -Werror (official grading: a warning that the
+    student's compiler did not give, or gave and they missed, is shown, not
+    fatal). [] if the Makefile cannot say."""
+    return ["%s=%s" % (name, " ".join(w for w in settings[name].split() if w != "-Werror"))
+            for name in ("KCFLAGS", "UCFLAGS") if name in settings]
+
+
+# A submission's code compiled under tools/ccguard.py (official grading):
+# a folder first on make's PATH holds a script with the compiler's own name
+# (build/flags, naming the compiler, stays as it is: nothing is rebuilt),
+# which runs the real one through the guard. SANDBOX: does the guard's
+# sandbox work on this machine (asked once)?
+SANDBOX = {}
+
+
+def guard_folder(tree, settings, log=say):
+    """A folder holding the guard's script for tree's compiler, or None
+    when the compiler is not a plain name on PATH (the build then runs
+    unguarded, and the log says so)."""
+    cc = settings.get("CC", "")
+    real = shutil.which(cc) if cc and os.sep not in cc else None
+    if not real:
+        log("warning: the compiler %r is not a name on PATH: the submission is compiled "
+            "without tools/ccguard.py" % cc)
+        return None
+    guard = os.path.join(ROOT, "tools", "ccguard.py")
+    if real not in SANDBOX:             # (in a process of its own: batch.py has threads)
+        SANDBOX[real] = subprocess.run([sys.executable, "-S", guard, "--real", real, "--tree",
+                                        tree, "--probe"], stdin=subprocess.DEVNULL,
+                                       capture_output=True).returncode == 0
+        if not SANDBOX[real]:
+            log("note: no mount namespace here (a container without CAP_SYS_ADMIN?): the "
+                "submission is compiled without the sandbox, its checks still apply")
+    folder = tempfile.mkdtemp(prefix="orthos-cc-")
+    script = os.path.join(folder, cc)
+    words = [sys.executable, "-S", guard, "--real", real, "--tree", os.path.realpath(tree)] + \
+        (["--sandbox"] if SANDBOX[real] else [])
+    with open(script, "w") as f:
+        f.write("#!/bin/sh\nexec %s -- \"$@\"\n" % " ".join(shlex.quote(w) for w in words))
+    os.chmod(script, 0o755)
+    return folder
 
 
 # What one process of a build may use (each compiler, assembler, linker, script):
@@ -666,16 +735,31 @@ def stopped_report(report, tests, extra, start):
     return out
 
 
-def make(tree, jobs=None, relaxed=False, limit=BUILD_LIMIT):
+def make(tree, jobs=None, relaxed=False, limit=BUILD_LIMIT, guard=False, log=say):
     """make all in tree, each of its processes under BUILD_RLIMITS, with no
     input (`#include "/dev/stdin"` would wait for the grader's terminal),
     stopped after `limit` seconds: (ok, the last BUILD_OUTPUT_MAX bytes of
-    its output). relaxed: without -Werror."""
+    its output). relaxed: without -Werror. guard: every C file compiled
+    through tools/ccguard.py (a submission: no file of the machine outside
+    the work tree is read)."""
+    settings = tree_settings(tree) if relaxed or guard else {}
+    folder = guard_folder(tree, settings, log) if guard else None
+    env = make_env()
+    if folder:
+        env["PATH"] = folder + os.pathsep + env.get("PATH", "")
+    try:
+        return run_make(tree, jobs, relaxed_flags(settings) if relaxed else [], limit, env)
+    finally:
+        if folder:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def run_make(tree, jobs, flags, limit, env):
+    """make's run for make(): flags on its command line, env its environment."""
     p = subprocess.Popen([sys.executable, "-c", LIMITED, "make", "-C", tree, "-s",
-                          "-j%d" % (jobs or os.cpu_count() or 1), "all"] +
-                         (relaxed_flags(tree) if relaxed else []),
+                          "-j%d" % (jobs or os.cpu_count() or 1), "all"] + flags,
                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, env=make_env(), start_new_session=True)
+                         stderr=subprocess.STDOUT, env=env, start_new_session=True)
     BUILDS.add(p.pid)
     out, deadline, late = b"", time.monotonic() + limit, False
     try:
@@ -701,11 +785,15 @@ def make(tree, jobs=None, relaxed=False, limit=BUILD_LIMIT):
     return p.returncode == 0 and not late, text
 
 
+# What tools/ccguard.py says of a file it would not compile.
+REFUSED = ": not compiled: "
+
+
 def compiler_messages(out):
     """What the compiler said in make's output (the Makefile's own "  CC
     file" lines left out): "" when it said nothing."""
     said = [line for line in out.splitlines() if not re.match(r"^  [A-Z][A-Z0-9]* +\S", line)]
-    return tail("\n".join(said), 60) if any("warning:" in line for line in said) else ""
+    return messages_tail("\n".join(said)) if any("warning:" in line for line in said) else ""
 
 
 def clear_extra(tree):
@@ -1218,11 +1306,11 @@ def suspicious(taken):
                          "console's driver, or SipHash): look at it" % rel)
         if re.search(r"^[ \t]*#", text, re.M):
             notes.append("%s has a preprocessor line (#include, #define...) in the lab's code: "
-                         "look at it (#include and #embed can read the grading machine's "
-                         "files)" % rel)
+                         "look at it (an #include of a file outside the work tree is refused, "
+                         "but #if __has_include can test whether one is there)" % rel)
         if re.search(r"\b(asm|__asm__|__asm)\b", text):
-            notes.append("%s has assembly in the lab's code: look at it (.incbin can read the "
-                         "grading machine's files)" % rel)
+            notes.append("%s has assembly in the lab's code: look at it (.incbin, .include "
+                         "and gas macros are refused)" % rel)
     return notes
 
 
@@ -1435,10 +1523,14 @@ def build_and_run(report, tree, tests, extra, jobs, log, relaxed=False):
     field. relaxed: compiler warnings do not stop the build (official
     grading)."""
     clear_extra(tree)
-    ok, out = make(tree, jobs, relaxed, SUBMISSION_BUILD_LIMIT)
+    ok, out = make(tree, jobs, relaxed, SUBMISSION_BUILD_LIMIT, guard=relaxed, log=log)
     if not ok:
-        report.build_ok, report.build_output = False, tail(out, 60)
+        report.build_ok, report.build_output = False, messages_tail(out)
         log("The tree does not build:\n" + report.build_output)
+        if REFUSED in out:
+            report.notes.append("a file of the lab was not compiled: its code reads a file "
+                                "outside the work tree, or its assembly has a directive that "
+                                "can (see the build's output): look at this submission")
         not_built(report, tests, extra, "not run: the submission does not build "
                                         "(the compiler's messages are in the output above)")
         return
@@ -1450,12 +1542,12 @@ def build_and_run(report, tree, tests, extra, jobs, log, relaxed=False):
         return
     add_extra(tree, extra)
     try:
-        ok, out = make(tree, jobs, relaxed, SUBMISSION_BUILD_LIMIT)
+        ok, out = make(tree, jobs, relaxed, SUBMISSION_BUILD_LIMIT, guard=relaxed, log=log)
         if not ok:
-            log("The hidden tests do not build:\n" + tail(out, 60))
+            log("The hidden tests do not build:\n" + messages_tail(out))
             report.notes.append("hidden: the hidden tests do not build with this submission")
             not_built(report, [], extra, "the hidden tests do not build with this "
-                                         "submission:\n" + tail(out, 60))
+                                         "submission:\n" + messages_tail(out))
             return
         run_tests(report, tree, hidden_programs(extra), log)
     finally:

@@ -252,7 +252,17 @@ def line_table(rows):
 
 # ---------------------------------------------------------------- C output
 def c_string(names):
-    return "".join(n.replace("\\", "\\\\").replace('"', '\\"') + "\\0" for n in names)
+    """names as the text of one C string literal, each ended by a NUL.
+    A name is DWARF's, and a file name in it may hold anything (a
+    `#line 1 "x\\n#include ..."` of lab code in a grading): every byte
+    but printable ASCII, the quote and the backslash is written as a
+    three-digit octal escape, so no name can end the literal or the line
+    (and the NUL after a name is \\000: a \\0 before a name beginning with a
+    digit would take that digit into its escape)."""
+    def byte(b):
+        c = chr(b)
+        return c if 32 <= b < 127 and c not in '"\\' else "\\%03o" % b
+    return "".join("".join(byte(b) for b in n.encode()) + "\\000" for n in names)
 
 
 def emit(syms, lines):

