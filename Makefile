@@ -440,12 +440,40 @@ bench: all $(B)/orthos.iso
 	$(PYTHON) tools/bench.py $(if $(RUNS),--runs $(RUNS)) $(if $(BASE),--base $(BASE))
 
 # ---------------------------------------------------------------- fuzzing
-# make fuzz [FUZZ_S=seconds] [FUZZ=sys|elf|ext2|srv|race] [SEED=n]: every fuzzer (or
+# make fuzz [FUZZ_S=seconds] [FUZZ=sys|elf|ext2|srv|race|perm] [SEED=n]: every fuzzer (or
 # one), a guest per core, heap checker on; doc/fuzzing.md. (The fuzz engineer's block.)
 FUZZ_S ?= 60
 .PHONY: fuzz
 fuzz: all
 	FUZZ_S=$(FUZZ_S) FUZZ=$(FUZZ) SEED=$(SEED) $(PYTHON) tools/fuzz.py
+
+# ---------------------------------------------------------------- coverage
+# make coverage [COV=tests|fuzz|all] [COV_TESTS="t_fs shell"] [FUZZ_S=s]:
+# which kernel code the tests (COV=tests, the default: the suites of make
+# test that boot this tree's kernel, or those named) and the fuzzers
+# (COV=fuzz, FUZZ_S seconds each) reach. The kernel is built again in
+# build-cov/ with gcc's -fsanitize-coverage=trace-pc, every basic block
+# calling the recorder kernel/lib/kcov.c (itself not instrumented);
+# tools/coverage.py boots it and writes build-cov/coverage.txt
+# (doc/coverage.md). The sub-make builds with KCOV=1, the block below
+# (without this make's MAKEFLAGS: it picks its own -j, as a make run by hand).
+# At -O0 (KCOV_OPT): at -O2 gcc gives an error return (`if (!t) return
+# -ENODEV;`) no block of its own, only a constant on the edge into the
+# shared return, so the report could not tell whether it ever ran.
+COV_B ?= build-cov
+COV ?= tests
+KCOV_OPT ?= -O0
+.PHONY: coverage
+coverage:
+	@MAKEFLAGS= $(MAKE) --no-print-directory $(if $(findstring n,$(firstword -$(MAKEFLAGS))),-n) \
+		B=$(COV_B) KCOV=1 KCOV_OPT=$(KCOV_OPT) all
+	$(PYTHON) tools/coverage.py --build $(COV_B) --mode $(COV) --fuzz-seconds $(FUZZ_S) \
+		$(COV_TESTS)
+ifeq ($(KCOV),1)
+KCFLAGS += -DKCOV
+$(B)/kernel/%.o: KCFLAGS += -fsanitize-coverage=trace-pc $(KCOV_OPT)
+$(B)/kernel/lib/kcov.o: KCFLAGS += -fno-sanitize-coverage=trace-pc
+endif
 
 # ---------------------------------------------------------------- editors
 # make compile_commands.json: every C file with its real flags, for clangd.
@@ -495,18 +523,19 @@ help:
 	@echo "make course     the course repository (a branch per lab) in build/course"
 	@echo "make grade-batch LAB=NN SUBMISSIONS=dir  grade a folder of submissions (CSV)"
 	@echo "make bench      boot timings and guest benchmarks (RUNS=n, BASE=commit to compare)"
-	@echo "make fuzz       every fuzzer, 60 s each (FUZZ=sys|elf|ext2|srv|race, FUZZ_S=s, SEED=n)"
+	@echo "make fuzz       every fuzzer, 60 s each (FUZZ=sys|elf|ext2|srv|race|perm, FUZZ_S=s, SEED=n)"
+	@echo "make coverage   kernel coverage of make test's boots (COV=fuzz|all, COV_TESTS=...)"
 	@echo "make mutants    every lab's wrong solutions lose points (LAB=NN: one lab)"
 	@echo "make kmutants   every wrong kernel of tools/kmutants.txt fails a test"
 	@echo "make reset-disk a fresh data disk (build/disk.img, ext2, /mnt in the guest)"
 	@echo "make compile_commands.json  for clangd and other editors"
 	@echo "make format     reformat the C sources (.clang-format); check-format: list misfits"
 	@echo "make print-VAR  a variable's value (CC, LD, GDBPORT, BOOT...)"
-	@echo "make clean      remove build/"
+	@echo "make clean      remove build/ (and build-cov/, make coverage's)"
 	@echo "DEPS=0 skips the tools check (tools/deps)"
 
 clean:
-	rm -rf $(B)
+	rm -rf $(B) $(COV_B)
 
 # make print-VAR: a variable's value, as this Makefile chose it (print-CC).
 print-%:

@@ -7,18 +7,19 @@
 Each fuzzer is a guest program /bin/fuzz_NAME SEED SECONDS [MAXCOUNT]
 (user/tests/fuzz_NAME.c): sys (system calls), elf (mutated executables),
 ext2 (mutated disk images, when the build has it), srv (a file server's
-malformed replies, doc/srv.md) and race (processes racing on shared files,
-on an ext2 disk this script formats and checks with e2fsck afterwards). Every guest boots
-with the heap checker on (`heapcheck`), up to one per core at a time, each
-with a fresh seed (printed) unless SEED is given. A guest fails when the
-kernel panics, when its heartbeat line stops for HANG_S seconds (a hang:
-the guest is killed by its PID), when QEMU exits without the fuzzer's last
-line (a reset), when it outlives a hard timeout (3 host seconds per guest
-second: guest time lags on a busy host), when the fuzzer reports a leak or
-any other failure (a line "FAIL fuzz_NAME_..."), or when e2fsck finds
-fuzz_race's disk damaged. Each failure is printed
-with the command that reproduces it and the last console lines; the totals
-come last, and the exit status is 1 if anything failed.
+malformed replies, doc/srv.md), race (processes racing on shared files,
+on an ext2 disk this script formats and checks with e2fsck afterwards) and
+perm (the authority rules against an oracle, on ramfs and such a disk).
+Every guest boots with the heap checker on (`heapcheck`), up to one per
+core at a time, each with a fresh seed (printed) unless SEED is given. A
+guest fails when the kernel panics, when its heartbeat line stops for
+HANG_S seconds (a hang: the guest is killed by its PID), when QEMU exits
+without the fuzzer's last line (a reset), when it outlives a hard timeout
+(3 host seconds per guest second: guest time lags on a busy host), when the
+fuzzer reports a leak or any other failure (a line "FAIL fuzz_NAME_..."),
+or when e2fsck finds fuzz_race's or fuzz_perm's disk damaged. Each failure
+is printed with the command that reproduces it and the last console lines;
+the totals come last, and the exit status is 1 if anything failed.
 
 tools/test.py reuses run_guest() and report() for the short fuzz smoke in
 `make test`. doc/fuzzing.md says how to reproduce and debug a failure."""
@@ -37,8 +38,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import qemu  # noqa: E402
 
-FUZZERS = ["sys", "elf", "ext2", "srv", "race"]
-UNITS = {"sys": "calls", "elf": "execs", "ext2": "images", "srv": "replies", "race": "ops"}
+FUZZERS = ["sys", "elf", "ext2", "srv", "race", "perm"]
+UNITS = {"sys": "calls", "elf": "execs", "ext2": "images", "srv": "replies", "race": "ops", "perm": "ops"}
 HANG_S = 30             # no heartbeat for this long (host seconds): a hang
 SETTLE_S = 60           # the guest's leak check and teardown, beyond its run time
 SLOWDOWN = 3            # the hard timeout: this many host seconds per guest second
@@ -74,20 +75,20 @@ def available(build=qemu.BUILD):
 def run_guest(name, seed, seconds, hang_s=HANG_S, maxcount=None):
     """Boot one guest running /bin/fuzz_<name> and watch it; an Outcome.
     fuzz_sys gets a scratch disk as hd0, so /dev/hd0 is a live block device
-    (init attaches only hd1); fuzz_race a freshly made ext2 filesystem
-    there, which e2fsck must find clean when the guest is done."""
+    (init attaches only hd1); fuzz_race and fuzz_perm a freshly made ext2
+    filesystem there, which e2fsck must find clean when the guest is done."""
     with tempfile.TemporaryDirectory() as tmp:
         disks = None
         if name == "sys":
             disks = [os.path.join(tmp, "scratch.img")]
             with open(disks[0], "wb") as f:
                 f.truncate(SCRATCH_DISK)
-        if name == "race":
-            disks = [os.path.join(tmp, "race.img")]
+        if name in ("race", "perm"):
+            disks = [os.path.join(tmp, name + ".img")]
             e2fsprogs("mke2fs", "-q", "-F", "-t", "ext2", "-b", "1024", disks[0],
                       "%dM" % RACE_DISK_MB)
         out = watch_guest(Outcome(name, seed, seconds), disks, hang_s, maxcount)
-        if name == "race" and out.ok:
+        if name in ("race", "perm") and out.ok:
             r = e2fsprogs("e2fsck", "-fn", disks[0], check=False)
             if r.returncode != 0:
                 out.problem = "e2fsck -fn: the disk is damaged (status %d)" % r.returncode
@@ -202,7 +203,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=int, default=int(os.environ.get("FUZZ_S") or 60))
     ap.add_argument("--fuzz", default=os.environ.get("FUZZ") or "",
-                    help="one fuzzer (sys, elf, ext2, srv, race); default: all in the build")
+                    help="one fuzzer (sys, elf, ext2, srv, race, perm); default: all in the build")
     ap.add_argument("--seed", type=int, default=int(os.environ["SEED"])
                     if os.environ.get("SEED") else None)
     ap.add_argument("--guests", type=int, default=max(1, os.cpu_count() or 1),

@@ -47,7 +47,7 @@ STUB = re.compile(r"^[ \t]*/\* LAB (\d\d): your code here[^\n]*\n(?:.*?\n)??"
 PUBLISHED = re.compile(r"^(Makefile|README\.md|linker\.ld|\.clang-format|\.editorconfig|\.gdbinit"
                        r"|\.gitignore|\.ci/[^/]+|boot/.+|kernel/.+|user/.+|tools/[^/]+"
                        r"|tools/(hosttest|autograder)/[^/]+|doc/man/[^/]+\.md"
-                       r"|doc/(decisions|fuzzing|srv)\.md|lab/README\.md"
+                       r"|doc/(decisions|fuzzing|srv|coverage)\.md|lab/README\.md"
                        r"|lab/\d\d-[\w.-]+/(README\.md|test\.c|points|files))$")
 # Never given to students (COMMON.md): model answers, mutants, this guide.
 INSTRUCTOR_ONLY = re.compile(r"^(lab/[^/]+/mutants/|lab/[^/]+/key\.md$|doc/instructors\.md$)")

@@ -3043,13 +3043,19 @@ FUZZ_SMOKE = {"sys": 25, "elf": 20, "ext2": 15}
 # fuzz_race (processes racing on shared files on ext2 and ramfs): each of
 # last session's five races, put back, fails its first round (doc/fuzzing.md).
 FUZZ_SMOKE["race"] = 4
+# fuzz_perm (who may do what, against an oracle from the manual): its first
+# 3000 operations (3-4 s; at most 20 on a loaded host), the same ones on any
+# host, which catch the kmutants of perm.c, namei.c's checks, exec's x,
+# cred.c's set_id, ns_may_change and fs_may_revoke that doc/fuzzing.md lists.
+FUZZ_SMOKE["perm"] = 20
+FUZZ_SMOKE_MAXCOUNT = {"perm": 3000}
 
 
 def fuzz_smoke_suite(name, seconds, seed=1):
     import fuzz
 
     def run():
-        o = fuzz.run_guest(name, seed, seconds)
+        o = fuzz.run_guest(name, seed, seconds, maxcount=FUZZ_SMOKE_MAXCOUNT.get(name))
         return [("fuzz/%s_seed_%d_no_panic_hang_reset_or_leak" % (name, seed), o.ok,
                  "" if o.ok else fuzz.report(o))]
     return "fuzz/" + name, run
@@ -3428,6 +3434,32 @@ def docs_suite(root=qemu.ROOT):
     return "docs", run
 
 
+def coverage_parser_suite():
+    """tools/coverage.py's parsers and report on a made-up ELF and boot (no
+    boot: make coverage itself is not part of make test)."""
+    def run():
+        import coverage
+        bad = coverage.self_check()
+        return [("coverage/parser_reads_blocks_lines_and_logs", not bad, "\n".join(bad))]
+    return "coverage/parser", run
+
+
+def cover_prof_suite():
+    """A gap make coverage found (doc/coverage.md): /proc's listing names
+    prof only on a boot with the profiler on (procfs_readdir), as its
+    lookup finds it only then (prof/no_proc_prof_without_the_boot_argument)."""
+    def run():
+        res = []
+        for arg, want in (("prof", True), ("", False)):
+            b = qemu.run(qemu.kernel_args("%s panic=exit run=/bin/ls /proc" % arg), timeout=60)
+            names = set(b.output.split())
+            ok = "meminfo" in names and ("prof" in names) == want
+            res.append(("t_cover/proc_lists_prof_%s" % ("with_prof" if want else "only_with_prof"),
+                        ok, "" if ok else tail(b.output)))
+        return res
+    return "t_cover/prof", run
+
+
 def all_suites():
     suites = [host_suite(b) for b in sorted(glob.glob(os.path.join(qemu.BUILD, "hosttest", "*")))
               if os.access(b, os.X_OK)]
@@ -3450,6 +3482,8 @@ def all_suites():
     suites += [nosep_suite(), oldcpu_suite()]
     suites.append(lab_harness_suite())
     suites.append(docs_suite())
+    suites.append(coverage_parser_suite())
+    suites.append(cover_prof_suite())
     suites += grading_suites() + [handout_and_handin_suite()]
     suites[:0] = mutant_suites()        # the longest suites start first
     suites[1:1] = buildtests.suites()   # the build and its tools (tools/buildtests.py)

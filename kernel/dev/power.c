@@ -3,6 +3,7 @@
  * ends QEMU with a status the host can read. */
 #include "arch/x86/x86.h"
 #include "dev/power.h"
+#include "lib/kcov.h"
 
 #define DEBUG_EXIT_PORT 0xF4
 #define QEMU_ACPI_PM    0x604       /* PIIX4 PM1a control on QEMU's pc machine */
@@ -13,6 +14,7 @@ int panic_exits;                        /* set once at boot, from the command li
 void machine_poweroff(int code)
 {
     cli();
+    kcov_end(code); /* make coverage: the boot ran to its end */
     outl(DEBUG_EXIT_PORT, (uint32_t)code);
     outw(QEMU_ACPI_PM, 0x2000);     /* SLP_EN | S5 */
     for (;;)

@@ -451,11 +451,13 @@ int vfs_unlink(int dirfd, const char *path, int flags)
         return err;
     }
     if ((err = fs_may_change(dir.vn)) == 0 && (err = ns_attr_check(&dir, BIND_RDONLY)) == 0 &&
-        (err = perm_dir_change(curproc(), dir.vn)) == 0 &&
         (err = vnode_lookup(dir.vn, name, &v)) == 0) {
+        /* as rename: a name that is not there is ENOENT, and one that is
+         * covered EBUSY, before the directory's permission is asked */
         if (covered(&dir, v))
             err = -EBUSY;
-        else if ((err = perm_sticky(curproc(), dir.vn, v)) < 0)
+        else if ((err = perm_dir_change(curproc(), dir.vn)) < 0 ||
+                 (err = perm_sticky(curproc(), dir.vn, v)) < 0)
             ;
         else if (S_ISDIR(v->mode) && !(flags & UNLINK_DIR))
             err = -EISDIR;

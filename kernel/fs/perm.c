@@ -144,7 +144,9 @@ int vfs_fchmod(int fd, uint32_t mode)
 /* fchown(): the owner and group of the node fd names (ID_KEEP: leave it).
  * Root may give a node to anyone; an owner may only set what it already
  * has (its own uid, its own gid): giving files away would let a user
- * escape quotas and blame others, as BSD decided. */
+ * escape quotas and blame others, as BSD decided. An id left as it is
+ * (ID_KEEP, or the node's own) is no change, so is never refused: an
+ * owner may fchown(fd, uid, -1) a file whose group is not its own. */
 int vfs_fchown(int fd, uint32_t uid, uint32_t gid)
 {
     struct proc *p = curproc();
@@ -160,7 +162,7 @@ int vfs_fchown(int fd, uint32_t uid, uint32_t gid)
     ogid = v->gid;
     uid = uid == ID_KEEP ? ouid : uid;
     gid = gid == ID_KEEP ? ogid : gid;
-    if (!is_root(p) && (uid != p->uid || gid != p->gid))
+    if (!is_root(p) && (uid != p->uid || (gid != p->gid && gid != ogid)))
         return -EPERM;
     if ((err = store_attrs(v, v->mode, uid, gid)) < 0) {
         v->uid = ouid;

@@ -218,15 +218,15 @@ static inline int fz_sandbox_root(void)
 
 /* Step 2: root becomes the process's root and cwd (root is closed), with
  * fresh instances at /tmp (ramfs), /dev (devfs without its console) and
- * /proc; every fd but `keep` (above 2) is closed, and 0-2 are /dev/null.
- * 0, or -1. The instances are bound after fchroot: bind attaches only
- * below an attachment of the namespace, which the fresh ramfs becomes
- * by fchroot (ns_attach_root), not before. */
-static inline int fz_sandbox_enter(int root, int keep)
+ * /proc; every fd but `keep` and `keep2` (above 2, or -1) is closed, and
+ * 0-2 are /dev/null. 0, or -1. The instances are bound after fchroot: bind
+ * attaches only below an attachment of the namespace, which the fresh
+ * ramfs becomes by fchroot (ns_attach_root), not before. */
+static inline int fz_sandbox_enter_keeping(int root, int keep, int keep2)
 {
     int fd;
 
-    if ((keep >= 0 && keep <= 2) || fchroot(root) < 0)
+    if ((keep >= 0 && keep <= 2) || (keep2 >= 0 && keep2 <= 2) || fchroot(root) < 0)
         return -1;
     close(root);
     if ((root = walk(AT_CWD, "/", 0)) < 0 || fchdir(root) < 0 ||
@@ -234,7 +234,7 @@ static inline int fz_sandbox_enter(int root, int keep)
         fz_attach(root, "procfs", "proc") < 0)
         return -1;
     for (fd = 0; fd < OPEN_MAX; fd++)
-        if (fd != keep)
+        if (fd != keep && fd != keep2)
             close(fd);
     if ((fd = walk(AT_CWD, "/dev/null", 0)) < 0 || ready(fd, R_RDWR) != 1)
         return -1;                              /* (the lowest free fd: 1, as fd is 0) */
@@ -242,6 +242,11 @@ static inline int fz_sandbox_enter(int root, int keep)
     dup2(1, 0);
     dup2(1, 2);
     return 0;
+}
+
+static inline int fz_sandbox_enter(int root, int keep)
+{
+    return fz_sandbox_enter_keeping(root, keep, -1);
 }
 
 /* The jail for a program the fuzzer did not write (a mutated image), for

@@ -394,6 +394,84 @@ static void a_ramfs_listing_shows_unchanged_entries_once_while_others_change(voi
     PASS();
 }
 
+/* fuzz_perm seed 1 (round 2, op 130): fchown(fd, uid, -1) by the owner
+ * of a file whose group is not the owner's own was EPERM: the kernel
+ * filled in -1 with the file's gid and then asked that it be the
+ * caller's. -1 leaves an id as it is (fchown(2)), and so does giving the
+ * id the node already has: no change, so nothing to refuse. Giving the
+ * file to another group is still refused. User 1 of group 1 owns a file
+ * root put in group 2. */
+static int owner_keeps_the_group(void)
+{
+    int fd = walk(AT_CWD, "/tmp/ff_chown", 0), r = 0;
+
+    if (setgid(1) < 0 || setuid(1) < 0 || fd < 0)
+        return 10;
+    r |= fchown(fd, 1, -1) < 0 ? 1 : 0;        /* the uid it has, the group left */
+    r |= fchown(fd, -1, -1) < 0 ? 2 : 0;
+    r |= fchown(fd, 1, 2) < 0 ? 4 : 0;         /* the group it is in already */
+    r |= fchown(fd, -1, 3) == 0 || errno != EPERM ? 8 : 0;  /* another group: no */
+    return r;
+}
+
+static void an_owner_may_chown_a_file_in_another_group_leaving_the_group(void)
+{
+    struct stat st;
+    int fd, r;
+
+    CHECK((fd = create(AT_CWD, "/tmp/ff_chown", S_IFREG, 0644, 0)) >= 0, "create");
+    CHECK(fchown(fd, 1, 2) == 0, "fchown as root");
+    r = in_child(owner_keeps_the_group);
+    fstat(fd, &st);
+    close(fd);
+    unlink("/tmp/ff_chown");
+    CHECK(r == 0, "as the owner (uid 1, gid 1) of a file of group 2: %s%s%s%s%s",
+          r & 1 ? "fchown(fd, 1, -1) refused; " : "", r & 2 ? "fchown(fd, -1, -1) refused; " : "",
+          r & 4 ? "fchown(fd, 1, 2) refused; " : "", r & 8 ? "fchown(fd, -1, 3) allowed; " : "",
+          r == 10 ? "setup failed" : "");
+    CHECK(st.st_uid == 1 && st.st_gid == 2, "uid %u gid %u, want 1 2", st.st_uid, st.st_gid);
+    PASS();
+}
+
+/* fuzz_perm, writing its oracle: unlink of a name that is not there, in
+ * a directory the caller may search but not write, said EACCES (the
+ * directory's permission was asked before the name was looked up) while
+ * rename of the same name said ENOENT. The name is looked up first now,
+ * in both (as on Linux and the BSDs); a name that is there is still
+ * EACCES. User 1 in root's 0755 directory. */
+static int unlink_as_user(void)
+{
+    if (setgid(1) < 0 || setuid(1) < 0)
+        return 10;
+    if (unlinkat(AT_CWD, "/tmp/ff_ro/missing", 0) == 0 || errno != ENOENT)
+        return 1;
+    if (unlinkat(AT_CWD, "/tmp/ff_ro/missing", UNLINK_DIR) == 0 || errno != ENOENT)
+        return 2;
+    if (renameat(AT_CWD, "/tmp/ff_ro/missing", AT_CWD, "/tmp/ff_ro/x", 0) == 0 || errno != ENOENT)
+        return 3;
+    if (unlinkat(AT_CWD, "/tmp/ff_ro/f", 0) == 0 || errno != EACCES)
+        return 4;
+    return 0;
+}
+
+static void unlink_of_a_missing_name_is_enoent_in_a_directory_one_may_not_write(void)
+{
+    int r;
+
+    CHECK(mkdir("/tmp/ff_ro", 0755) == 0, "mkdir");
+    close(create(AT_CWD, "/tmp/ff_ro/f", S_IFREG, 0644, 0));
+    r = in_child(unlink_as_user);
+    unlink("/tmp/ff_ro/f");
+    rmdir("/tmp/ff_ro");
+    CHECK(r == 0, "%s",
+          r == 1   ? "unlink of a missing name: not ENOENT"
+          : r == 2 ? "rmdir of a missing name: not ENOENT"
+          : r == 3 ? "rename of a missing name: not ENOENT"
+          : r == 4 ? "unlink of a name that is there: not EACCES"
+                   : "setup failed");
+    PASS();
+}
+
 int main(void)
 {
     fsopen_ramfs_with_a_source_fails_and_leaks_nothing();
@@ -401,6 +479,8 @@ int main(void)
     fuzz_elf_jail_keeps_run_time_system_calls_in();
     fuzz_elf_sweep_kills_what_left_the_jails_group();
     a_ramfs_listing_shows_unchanged_entries_once_while_others_change();
+    an_owner_may_chown_a_file_in_another_group_leaving_the_group();
+    unlink_of_a_missing_name_is_enoent_in_a_directory_one_may_not_write();
     printf("t_fuzzfound: done\n");
     return t_failures != 0;
 }
