@@ -124,6 +124,21 @@ def suite_of(test, suites):
     return max((s for s in suites if test.startswith(s + "/")), key=len, default=None)
 
 
+def unmatched(tree=ROOT):
+    """The entries whose text is not in their file exactly once (their
+    file changed under them): [(name, matches)]. No build, no boot."""
+    bad = []
+    for m in parse():
+        try:
+            with open(os.path.join(tree, m.file)) as f:
+                n = f.read().count(m.old) if m.old else 0
+        except OSError:
+            n = 0
+        if n != 1:
+            bad.append((m.name, n))
+    return bad
+
+
 def check(tree, m, suites, catchers):
     """One mutant: (ok, what happened). The suite in catchers[m.name], if
     it is one of suites, runs first, alone; the others only if it passes.
