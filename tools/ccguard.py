@@ -48,6 +48,7 @@ DIRECTIVE = re.compile(r"\.(%s)\b" % "|".join(FORBIDDEN), re.I)
 DEP_FLAGS = ("-MD", "-MMD", "-MP", "-MG", "-M", "-MM")
 DEP_ARGS = ("-MF", "-MT", "-MQ")
 REFUSED = 90        # the exit status of a refused compile (grade.py says why)
+REFUSAL = ": not compiled: "    # in its message, after the file's name (grade.py looks for it)
 
 
 def split_args(args):
@@ -214,9 +215,9 @@ def sandbox_works(real, tree):
 
 # ---------------------------------------------------------------- one compile
 def refuse(source, why):
-    sys.stderr.write("%s: not compiled: %s. The official grading compiles only the course's "
-                     "files and your code, and reads no other file of the grading machine; the "
-                     "compiler's messages are not shown.\n" % (source, why))
+    sys.stderr.write(source + REFUSAL + why + ". The official grading compiles only the "
+                     "course's files and your code, and reads no other file of the grading "
+                     "machine; the compiler's messages are not shown.\n")
     return REFUSED
 
 

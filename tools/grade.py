@@ -65,6 +65,7 @@ import zipfile
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ccguard  # noqa: E402
 import handout  # noqa: E402
 import qemu  # noqa: E402
 
@@ -783,10 +784,6 @@ def run_make(tree, jobs, flags, limit, env):
     if late:
         text += "\nthe build took more than %d s: stopped" % limit
     return p.returncode == 0 and not late, text
-
-
-# What tools/ccguard.py says of a file it would not compile.
-REFUSED = ": not compiled: "
 
 
 def compiler_messages(out):
@@ -1527,7 +1524,7 @@ def build_and_run(report, tree, tests, extra, jobs, log, relaxed=False):
     if not ok:
         report.build_ok, report.build_output = False, messages_tail(out)
         log("The tree does not build:\n" + report.build_output)
-        if REFUSED in out:
+        if ccguard.REFUSAL in out:
             report.notes.append("a file of the lab was not compiled: its code reads a file "
                                 "outside the work tree, or its assembly has a directive that "
                                 "can (see the build's output): look at this submission")
