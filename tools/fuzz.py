@@ -38,8 +38,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import qemu  # noqa: E402
 
-FUZZERS = ["sys", "elf", "ext2", "srv", "race", "perm"]
-UNITS = {"sys": "calls", "elf": "execs", "ext2": "images", "srv": "replies", "race": "ops", "perm": "ops"}
+FUZZERS = ["sys", "elf", "ext2", "srv", "race", "perm", "oom"]
+UNITS = {"sys": "calls", "elf": "execs", "ext2": "images", "srv": "replies", "race": "ops", "perm": "ops",
+         "oom": "(op, N) pairs"}
 HANG_S = 30             # no heartbeat for this long (host seconds): a hang
 SETTLE_S = 60           # the guest's leak check and teardown, beyond its run time
 SLOWDOWN = 3            # the hard timeout: this many host seconds per guest second
@@ -83,12 +84,12 @@ def run_guest(name, seed, seconds, hang_s=HANG_S, maxcount=None):
             disks = [os.path.join(tmp, "scratch.img")]
             with open(disks[0], "wb") as f:
                 f.truncate(SCRATCH_DISK)
-        if name in ("race", "perm"):
+        if name in ("race", "perm", "oom"):
             disks = [os.path.join(tmp, name + ".img")]
             e2fsprogs("mke2fs", "-q", "-F", "-t", "ext2", "-b", "1024", disks[0],
                       "%dM" % RACE_DISK_MB)
         out = watch_guest(Outcome(name, seed, seconds), disks, hang_s, maxcount)
-        if name in ("race", "perm") and out.ok:
+        if name in ("race", "perm", "oom") and out.ok:
             r = e2fsprogs("e2fsck", "-fn", disks[0], check=False)
             if r.returncode != 0:
                 out.problem = "e2fsck -fn: the disk is damaged (status %d)" % r.returncode

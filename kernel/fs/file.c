@@ -11,6 +11,7 @@
 #include "fs/chan.h"
 #include "fs/vfs.h"
 #include "include/uapi/errno.h"
+#include "lib/fault.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
 #include "mm/page.h"
@@ -52,6 +53,8 @@ static int file_left(const struct proc *p)
 {
     int used = nfiles + nfiles_promised;
 
+    if (fault_inject("file table"))
+        return 0;
     if (!p || p->uid == 0)
         return used < NFILE;
     return used < NFILE - ROOT_FILES &&
@@ -61,21 +64,25 @@ static int file_left(const struct proc *p)
 /* A new open file on p, one reference, named `name` (or NULL: the caller
  * may hand it a kmalloc'd name in f->name): a copy kept in the file's
  * own block, one allocation, as ready() names every file it makes. A
- * call that fd_room() promised a file takes that one; any other may not
+ * call that fd_room() promised a file takes that one (its memory too,
+ * when it has no name to copy: then this cannot fail); any other may not
  * take a promised one (ENFILE). */
 struct file *file_alloc(const struct path *p, int access, int flags, const char *name)
 {
     size_t len = name ? strlen(name) + 1 : 0;
     struct proc *me = curproc();
-    int promised = me && me->room_file;
-    struct file *f;
+    struct file *f, *promised = me ? me->room_file : NULL;
 
-    if ((!promised && !file_left(me)) || !(f = kzalloc(sizeof(*f) + len)))
+    if (promised && !len)
+        f = promised;
+    else if ((!promised && !file_left(me)) || !(f = kzalloc(sizeof(*f) + len)))
         return NULL;
     if (name)
         f->name = memcpy(f->own_name, name, len);
     if (promised) {
-        me->room_file = 0;
+        if (f != promised)
+            kfree(promised);
+        me->room_file = NULL;
         nfiles_promised--;
     }
     nfiles++;
@@ -665,7 +672,7 @@ int fd_install(struct file *f, int keep)
         me->room_table = NULL;
         if (i == NOFILE)
             panic("fd_install: a promised slot is gone");
-    } else if (i == NOFILE || (t->promised && !slot_unpromised(t))) {
+    } else if (i == NOFILE || (t->promised && !slot_unpromised(t)) || fault_inject("fd table")) {
         file_put(f);
         return -EMFILE;
     }
@@ -678,7 +685,9 @@ int fd_install(struct file *f, int keep)
  * its fd, so that a full table - the process's or the system's - is an
  * error *before* anything changed: 0, and a slot and an open file are
  * promised to this call until it returns (fd_install, file_alloc take
- * them), or -EMFILE / -ENFILE. */
+ * them), or -EMFILE / -ENFILE / -ENOMEM. The open file's memory is
+ * taken here too: running out of it after the side effect would leave
+ * the name made, or the attachment gone, and the call failed (fuzz_oom). */
 int fd_room(void)
 {
     struct proc *me = curproc();
@@ -688,12 +697,13 @@ int fd_room(void)
         return 0;                       /* asked twice in one call */
     if (!file_left(me))
         return -ENFILE;
-    if (!slot_unpromised(t))
+    if (!slot_unpromised(t) || fault_inject("fd table"))
         return -EMFILE;
+    if (!(me->room_file = kzalloc(sizeof(struct file))))
+        return -ENOMEM;
     t->promised++;
     me->room_table = t;
     nfiles_promised++;
-    me->room_file = 1;
     return 0;
 }
 
@@ -727,7 +737,8 @@ void fd_end_call(struct proc *p)
     }
     if (p->room_file) {
         nfiles_promised--;
-        p->room_file = 0;
+        kfree(p->room_file);
+        p->room_file = NULL;
     }
     while (p->ncall_files > 0) {
         struct file *f = p->call_files[--p->ncall_files];

@@ -205,9 +205,10 @@ static int make_text(struct vnode *v, char *buf, size_t size)
         pmm_reclaim();
         return snprintf(buf, size,
                         "free_pages %u\ntotal_pages %u\nopen_files %d\n"
-                        "heap_pages %u\nheap_bucket_pages %u\nheap_blocks %u\nheapcheck %d\n",
+                        "heap_pages %u\nheap_bucket_pages %u\nheap_blocks %u\nheapcheck %d\n"
+                        "procs %d\n",
                         pmm_free_pages(), pmm_total_pages(), file_count(), kheap_pages(),
-                        kheap_bucket_pages(), kheap_blocks(), kheap_checking);
+                        kheap_bucket_pages(), kheap_blocks(), kheap_checking, proc_count());
     }
     if (kind == PF_PROF)
         return prof_format(buf, size);

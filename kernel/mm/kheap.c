@@ -22,6 +22,7 @@
  * doc/decisions.md says why it is built so. */
 #include "arch/x86/mmu.h"
 #include "boot.h"
+#include "lib/fault.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
 #include "mm/memlayout.h"
@@ -312,7 +313,7 @@ static inline __attribute__((always_inline)) void *alloc(size_t n, uint32_t call
     struct block_hdr *h;
     int b;
 
-    if (n == 0 || n > MAX_ALLOC)
+    if (n == 0 || n > MAX_ALLOC || fault_inject("kmalloc"))
         return NULL;
     if ((b = bucket_of(need)) >= RUN) {
         unsigned np = PGROUNDUP(need) / PAGE_SIZE;

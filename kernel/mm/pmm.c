@@ -17,6 +17,7 @@
  * Everyone else may take only the free pages nobody was promised. And
  * pages in use may be only kept for reuse (exec's shared program text):
  * when memory runs short, the reclaim hook gives those back first. */
+#include "lib/fault.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
 #include "mm/memlayout.h"
@@ -145,7 +146,7 @@ void *pages_alloc(unsigned n)
 {
     void *va;
 
-    if (n == 0 || !have(n))
+    if (n == 0 || !have(n) || fault_inject("pages_alloc"))
         return NULL;
     if ((va = take(n)))
         memset(va, 0, n * PAGE_SIZE);
@@ -159,7 +160,7 @@ void *page_alloc(void)
 
 int pmm_reserve(unsigned n)
 {
-    if (!have(n))
+    if (!have(n) || fault_inject("pmm_reserve"))
         return -1;
     nreserved += n;
     return 0;
@@ -271,5 +272,5 @@ unsigned pmm_total_pages(void)
  * fault (doc/decisions.md, "Tests"). */
 int pmm_may_store(unsigned n)
 {
-    return have(n + npages / 8);
+    return have(n + npages / 8) && !fault_inject("pmm_may_store");
 }

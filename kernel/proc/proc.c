@@ -6,6 +6,7 @@
 #include "fs/vfs.h"
 #include "include/uapi/errno.h"
 #include "include/uapi/proc.h"
+#include "lib/fault.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
 #include "mm/page.h"
@@ -161,6 +162,8 @@ struct proc *proc_alloc(void)
     }
     if (p && me && me->uid != 0 && (left <= ROOT_SLOTS || mine >= CHILD_MAX))
         p = NULL;                       /* a user may not take root's slots, nor another's */
+    if (fault_inject("proc_alloc"))
+        p = NULL;                       /* as if the table were full */
     if (p) {
         p->pid = pid_next();            /* before the slot counts as in use */
         p->uid = me ? me->uid : 0;      /* and for whom: the embryo is the forker's */
@@ -226,12 +229,22 @@ static void proc_release_resources(struct proc *p)
 void proc_free(struct proc *p)
 {
     proc_release_resources(p);
+    fault_disarm(p);
     kstack_put(p->kstack);
     p->kstack = NULL;
     p->pid = 0;
     p->name[0] = '\0';
     p->parent = NULL;
     p->state = P_UNUSED;
+}
+
+int proc_count(void)
+{
+    int i, n = 0;
+
+    for (i = 0; i < NPROC; i++)
+        n += proc_table[i].state != P_UNUSED;
+    return n;
 }
 
 struct proc *proc_find(int pid)

@@ -52,7 +52,8 @@ struct proc {
     struct file *call_files[CALL_FILES];
     int ncall_files;
     struct fdtable *room_table;         /* where a slot is promised, or NULL */
-    int room_file;                      /* an open file is promised */
+    struct file *room_file;             /* an open file is promised: its memory */
+    int fail_nth;                       /* failnth(2): points to go, 0 unarmed (lib/fault.c) */
 };
 
 extern struct proc proc_table[NPROC];
@@ -84,6 +85,7 @@ int pid_parse(const char *s);
  * reaches the big pids, and the wrap, without forking millions of times). */
 void proc_set_next_pid(int pid);
 struct proc *proc_find(int pid);
+int proc_count(void);                   /* slots in use, zombies and embryos too */
 int proc_group_session(int pgid);       /* the session of group pgid's members; 0: no group */
 void proc_user_fault(struct trapframe *tf, uint32_t addr);
 void proc_out_of_memory(struct proc *p); /* a COW fault found no page */

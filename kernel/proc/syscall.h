@@ -24,7 +24,7 @@ typedef int (*syscall_fn)(const uint32_t *arg);
     X(walk) X(ready) X(create) X(link) X(unlink) X(rename) X(readlink) X(getcwd) \
     X(fsopen) X(bind) X(unbind) X(revoke) X(fchroot) X(fchdir) X(unshare) \
     X(getuid) X(getgid) X(setuid) X(setgid) X(fchmod) X(fchown) \
-    X(setattach) X(chan)
+    X(setattach) X(chan) X(failnth)
 /* clang-format on */
 
 #define DECLARE(name) int sys_##name(const uint32_t *arg);

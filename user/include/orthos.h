@@ -37,6 +37,7 @@ int chan(int fds[2]);               /* a two-way channel: fsopen("srv", fds[0], 
 
 /* processes */
 int rfork(int flags);               /* fork; RFORK_SHAREFDS: one fd table for both */
+int failnth(int n);                 /* fail the nth allocation; -> points left, 0: it fired */
 
 /* libc helpers that are not POSIX (user/lib/copy.c, path.c, exec.c) */
 int writeall(int fd, const void *buf, size_t n);    /* all of it, though pipes take less */

@@ -303,3 +303,9 @@ int chan(int fds[2])
 {
     return SYS1(SYS_chan, fds);
 }
+
+/* fault injection, for tests (doc/man/failnth.2.md) */
+int failnth(int n)
+{
+    return SYS1(SYS_failnth, n);
+}

@@ -82,6 +82,9 @@
 /* file servers in user space (doc/srv.md) */
 #define SYS_chan 65
 
+/* fault injection, for tests (doc/man/failnth.2.md) */
+#define SYS_failnth 66
+
 #define NSYSCALLS 72
 
 #endif

@@ -1,0 +1,66 @@
+/* fault.c - fail the Nth allocation, as Linux's /proc/self/fail-nth does:
+ * a process arms a count N with failnth(N) (root only: it makes latent
+ * bugs reachable), and the Nth fault-injection point it then passes in
+ * the kernel (lib/fault.h: kmalloc, pages_alloc, pmm_reserve,
+ * pmm_may_store, the process table, the open file table, the fd table)
+ * fails as if memory or the table had run out; then the count is spent.
+ * failnth(0) disarms and says whether it fired (0) or how many points
+ * were still to go, so a test knows when N went past the last point.
+ * The count is the process's own: a child does not inherit it, and only
+ * the points passed in its own system calls and faults count.
+ * doc/decisions.md ("fault injection") says why a system call. */
+#include "boot.h"
+#include "include/uapi/errno.h"
+#include "lib/fault.h"
+#include "lib/kprintf.h"
+#include "proc/proc.h"
+#include "proc/syscall.h"
+
+unsigned fault_armed;
+static int fault_log = -1;              /* boot argument `faultlog`: say where each fires */
+
+/* The slow half of fault_inject(): some process is armed; is it this one,
+ * and is this its Nth point? */
+int fault_fire(const char *where, uint32_t caller)
+{
+    struct proc *p = curproc();
+    uint32_t off;
+    const char *fn;
+
+    if (!p || p->fail_nth == 0 || --p->fail_nth > 0)
+        return 0;
+    fault_armed--;
+    if (fault_log < 0)
+        fault_log = boot_arg("faultlog") != NULL;
+    if (fault_log) {
+        fn = ksym_lookup(caller, &off);
+        kprintf("failnth: pid %d: %s fails (called from %s+0x%x)\n", p->pid, where,
+                fn ? fn : "?", fn ? off : caller);
+    }
+    return 1;
+}
+
+void fault_disarm(struct proc *p)
+{
+    if (p->fail_nth > 0)
+        fault_armed--;
+    p->fail_nth = 0;
+}
+
+/* failnth(n): arm the count at n (0 disarms). Returns what the count was:
+ * 0 if it fired (or was never armed), else the points it still had to go.
+ * Arming is root's; disarming and reading back are anyone's. */
+int sys_failnth(const uint32_t *arg)
+{
+    struct proc *p = curproc();
+    int n = (int)arg[0], old = p->fail_nth;
+
+    if (n < 0)
+        return -EINVAL;
+    if (n > 0 && p->uid != 0)
+        return -EPERM;
+    fault_disarm(p);
+    p->fail_nth = n;
+    fault_armed += n > 0;
+    return old;
+}

@@ -1,0 +1,30 @@
+/* fault.h - fault injection: make the Nth allocation fail (lib/fault.c,
+ * doc/man/failnth.2.md). Each place that can run out - the heap, the
+ * page allocator, the process and file tables - asks fault_inject()
+ * first and, when it says yes, fails just as if memory or the table
+ * were exhausted. So the error paths behind it can be run on purpose,
+ * one at a time, by user/tests/fuzz_oom.c. */
+#ifndef LIB_FAULT_H
+#define LIB_FAULT_H
+
+#include <stdint.h>
+
+/* How many processes have a count armed: 0 nearly always, so the check
+ * on every allocation is one load and a branch predicted not taken.
+ * Changed only by fault.c, with the kernel never preempted. */
+extern unsigned fault_armed;
+
+int fault_fire(const char *where, uint32_t caller);
+
+/* Should this allocation fail? `where` names the point (for the
+ * `faultlog` boot argument); true for the current process's Nth point
+ * since it armed its count. A macro, so that the caller named in the log
+ * is the one of the function the point is in. */
+#define fault_inject(where)                                                                        \
+    (__builtin_expect(fault_armed != 0, 0) &&                                                     \
+     fault_fire((where), (uint32_t)__builtin_return_address(0)))
+
+struct proc;
+void fault_disarm(struct proc *p);      /* p's slot is freed: its count goes */
+
+#endif
