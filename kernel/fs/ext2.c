@@ -44,6 +44,9 @@ struct ext2_fs {
     uint32_t next_ticket, serving;      /* fs_enter's queue: next to give, next in */
     uint32_t walked;                    /* blocks walked, for walk_step's yields */
     struct ext2_node *nodes; /* the inode cache: iget (inside), inactive (never sleeps) */
+    char *scratch;                      /* a block for scans and bitmaps: scratch_take */
+    int scratch_busy;
+    uint32_t *level_tbl[3];             /* free_tree, trim_tree: a block per level */
 };
 
 struct ext2_node {
@@ -98,6 +101,30 @@ static int fs_leave(struct ext2_fs *e, int ret)
     }
     irq_restore(s);
     return ret;
+}
+
+/* The instance's block buffer for directory scans and bitmap changes
+ * (dir_scan, take_bit, clear_bit), taken at mount: an operation must not
+ * run out of memory between its first change on the disk and its last,
+ * or it stops half done (fuzz_oom found a rename that had added the new
+ * name and could not take the old one away: two names, one link). One
+ * process at a time is inside the instance (fs_enter), and none of the
+ * three calls another while it holds the buffer, which this checks.
+ * Freeing a file's blocks is the same: a tree of indirect blocks half
+ * freed and still pointed at is freed twice later, so free_tree and
+ * trim_tree read the tables of level L into level_tbl[L - 1], also taken
+ * at mount (they recurse from one level to the one below, never across). */
+static char *scratch_take(struct ext2_fs *e)
+{
+    if (e->scratch_busy)
+        panic("ext2: scratch block taken twice");
+    e->scratch_busy = 1;
+    return e->scratch;
+}
+
+static void scratch_give(struct ext2_fs *e)
+{
+    e->scratch_busy = 0;
 }
 
 /* Called for each block a walk visits (directories, freeing a file's
@@ -268,12 +295,10 @@ static int check_ptr(struct ext2_fs *e, uint32_t b)
 static int take_bit(struct ext2_fs *e, uint32_t map, uint32_t g, uint32_t count,
                     int (*in_use)(struct ext2_fs *, uint32_t, uint32_t), uint32_t *bit)
 {
-    uint8_t *buf = kmalloc(e->bsize);
+    uint8_t *buf = (uint8_t *)scratch_take(e);
     uint32_t i;
     int err;
 
-    if (!buf)
-        return -ENOMEM;
     if ((err = bread(e, map, buf)) < 0)
         goto out;
     err = -ENOSPC;
@@ -292,7 +317,7 @@ static int take_bit(struct ext2_fs *e, uint32_t map, uint32_t g, uint32_t count,
         break;
     }
 out:
-    kfree(buf);
+    scratch_give(e);
     return err;
 }
 
@@ -300,11 +325,9 @@ out:
  * is being freed twice: damage (`what` n says which). */
 static int clear_bit(struct ext2_fs *e, uint32_t map, uint32_t bit, const char *what, uint32_t n)
 {
-    uint8_t *buf = kmalloc(e->bsize);
+    uint8_t *buf = (uint8_t *)scratch_take(e);
     int err;
 
-    if (!buf)
-        return -ENOMEM;
     if ((err = bread(e, map, buf)) == 0) {
         if (!(buf[bit / 8] & (1 << (bit % 8)))) {
             err = damaged(e, what, n);
@@ -313,7 +336,7 @@ static int clear_bit(struct ext2_fs *e, uint32_t map, uint32_t bit, const char *
             err = bwrite_part(e, map, bit / 8, &buf[bit / 8], 1);
         }
     }
-    kfree(buf);
+    scratch_give(e);
     return err;
 }
 
@@ -657,12 +680,10 @@ static int free_tree(struct ext2_fs *e, struct ext2_node *n, uint32_t blk, int l
     if (level > 0) {
         if ((err = check_ptr(e, blk)) < 0)
             return err;
-        if (!(tbl = kmalloc(e->bsize)))
-            return -ENOMEM;
+        tbl = e->level_tbl[level - 1];
         if ((err = bread(e, blk, tbl)) == 0)
             for (i = 0; i < e->ppb && err == 0; i++)
                 err = free_tree(e, n, tbl[i], level - 1);
-        kfree(tbl);
         if (err < 0)
             return err;
     }
@@ -688,8 +709,7 @@ static int trim_tree(struct ext2_fs *e, struct ext2_node *n, uint32_t *slot, int
         return 0;
     if ((err = check_ptr(e, *slot)) < 0)
         return err;
-    if (!(tbl = kmalloc(e->bsize)))
-        return -ENOMEM;
+    tbl = e->level_tbl[level - 1];
     for (j = 1; j < level; j++)
         span *= e->ppb;
     if ((err = bread(e, *slot, tbl)) == 0) {
@@ -707,7 +727,6 @@ static int trim_tree(struct ext2_fs *e, struct ext2_node *n, uint32_t *slot, int
                 err = werr;
         }
     }
-    kfree(tbl);
     return err;
 }
 
@@ -811,9 +830,8 @@ static int truncate_data(struct ext2_fs *e, struct vnode *v, uint32_t len)
     if ((err = writable(e)) < 0)
         return err;
     if (len < v->size) {
-        if ((err = free_blocks_from(e, N(v), (len + e->bsize - 1) / e->bsize)) < 0)
-            return err;
-        /* Zero the tail of the last block, so growing again reads zeros. */
+        /* Zero the tail of the last block, so growing again reads zeros:
+         * first, for it may run out of memory, and freeing may not. */
         if (len % e->bsize && (err = bmap(e, N(v), len / e->bsize, 0, &blk, NULL)) < 0)
             return err;
         if (len % e->bsize && blk) {
@@ -827,6 +845,8 @@ static int truncate_data(struct ext2_fs *e, struct vnode *v, uint32_t len)
             if (err < 0)
                 return err;
         }
+        if ((err = free_blocks_from(e, N(v), (len + e->bsize - 1) / e->bsize)) < 0)
+            return err;
     }
     v->size = len;
     v->mtime = rtc_now();
@@ -909,11 +929,9 @@ typedef enum scan (*dirent_fn)(struct ext2_dirent *d, struct ext2_dirent *prev, 
 static int dir_scan(struct ext2_fs *e, struct vnode *dir, dirent_fn fn, void *arg)
 {
     uint32_t lbn, blk, off;
-    char *buf = kmalloc(e->bsize);
+    char *buf = scratch_take(e);
     int r = SCAN_ON; /* or -errno */
 
-    if (!buf)
-        return -ENOMEM;
     for (lbn = 0; r == SCAN_ON && lbn < dir->size / e->bsize; lbn++) {
         struct ext2_dirent *prev = NULL, *d;
         if ((r = dir_read(e, dir, lbn, buf, &blk)) < 0)
@@ -926,7 +944,7 @@ static int dir_scan(struct ext2_fs *e, struct vnode *dir, dirent_fn fn, void *ar
         if (r == SCAN_WRITE_STOP && (r = dir_write(e, dir, blk, buf)) == 0)
             r = SCAN_STOP;
     }
-    kfree(buf);
+    scratch_give(e);
     return r < 0 ? r : 0;
 }
 
@@ -1034,14 +1052,14 @@ static int dir_add(struct ext2_fs *e, struct vnode *dir, const char *name, struc
     }
     if ((err = dir_scan(e, dir, add_fn, &a)) < 0 || a.done)
         return err;
-    /* No room: a new block at the end of the directory. */
-    if ((err = bmap(e, N(dir), dir->size / e->bsize, 1, &blk, NULL)) < 0)
-        return err;
+    /* No room: a new block at the end of the directory (its buffer
+     * first: no block is taken for a directory that then cannot grow). */
     if (!(buf = kzalloc(e->bsize)))
         return -ENOMEM;
     ((struct ext2_dirent *)buf)->rec_len = e->bsize;
     fill_dirent((struct ext2_dirent *)buf, &a);
-    err = dir_write(e, dir, blk, buf);
+    if ((err = bmap(e, N(dir), dir->size / e->bsize, 1, &blk, NULL)) == 0)
+        err = dir_write(e, dir, blk, buf);
     kfree(buf);
     if (err < 0)
         return err;
@@ -1654,6 +1672,18 @@ static int check_groups(struct ext2_fs *e)
     return 0;
 }
 
+/* The instance's own memory (mount's, freed by a failed mount and release). */
+static void ext2_free(struct ext2_fs *e)
+{
+    int i;
+
+    for (i = 0; i < 3; i++)
+        kfree(e->level_tbl[i]);
+    kfree(e->scratch);
+    kfree(e->groups);
+    kfree(e);
+}
+
 static int ext2_mount(struct fs *fs, struct file *src, const char *opts)
 {
     struct ext2_fs *e;
@@ -1684,7 +1714,9 @@ static int ext2_mount(struct fs *fs, struct file *src, const char *opts)
     if (!(src->access & FA_WRITE))
         fs->readonly = 1;
     e->filetype = !!(e->incompat & EXT2_INCOMPAT_FILETYPE);
-    if (!(e->groups = kmalloc(e->ngroups * sizeof(struct ext2_group)))) {
+    if (!(e->groups = kmalloc(e->ngroups * sizeof(struct ext2_group))) ||
+        !(e->scratch = kmalloc(e->bsize)) || !(e->level_tbl[0] = kmalloc(e->bsize)) ||
+        !(e->level_tbl[1] = kmalloc(e->bsize)) || !(e->level_tbl[2] = kmalloc(e->bsize))) {
         err = -ENOMEM;
         goto fail;
     }
@@ -1703,8 +1735,7 @@ static int ext2_mount(struct fs *fs, struct file *src, const char *opts)
     return 0;
 fail:
     fs->priv = NULL;
-    kfree(e->groups);
-    kfree(e);
+    ext2_free(e);
     return err;
 }
 
@@ -1725,8 +1756,7 @@ static void ext2_release(struct fs *fs)
     vnode_put(fs->root);
     if (!fs->revoked)
         file_sync(e->dev);
-    kfree(e->groups);
-    kfree(e);
+    ext2_free(e);
 }
 
 const struct fs_type ext2_type = {

@@ -595,6 +595,17 @@ static int op_fsopen(int n)
     return left;
 }
 
+/* Undo a bind at /tmp/mp: 0, or -1 (said). */
+static int unbind_mp(void)
+{
+    int fd = unbind(AT_CWD, "/tmp/mp");
+
+    if (fd < 0)
+        return fail("setup", "unbind: %s", strerror(errno)), -1;
+    close(fd);                          /* unbind's fd on what was there */
+    return 0;
+}
+
 /* Is the ramfs /tmp/mp shows its own (empty) root (1), or the directory
  * below it with its marker file "m" (0)? */
 static int covered(void)
@@ -619,8 +630,8 @@ static int op_bind(int n)
     if (covered() != (r >= 0))
         return fail("model", "bind said %d, the marker is %s", r, covered() ? "hidden" : "seen"),
                -1;
-    if (r >= 0 && unbind(AT_CWD, "/tmp/mp") < 0)
-        return fail("setup", "unbind: %s", strerror(errno)), -1;
+    if (r >= 0 && unbind_mp() < 0)
+        return -1;
     return left;
 }
 
@@ -640,8 +651,8 @@ static int op_unbind(int n)
         return fail("model", "unbind said %d, the marker is %s", r,
                     covered() ? "hidden" : "seen"),
                -1;
-    if (r < 0 && unbind(AT_CWD, "/tmp/mp") < 0)
-        return fail("setup", "unbind: %s", strerror(errno)), -1;
+    if (r < 0 && unbind_mp() < 0)
+        return -1;
     return left;
 }
 
