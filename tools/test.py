@@ -3056,6 +3056,11 @@ FUZZ_SMOKE["race"] = 4
 # cred.c's set_id, ns_may_change and fs_may_revoke that doc/fuzzing.md lists.
 FUZZ_SMOKE["perm"] = 20
 FUZZ_SMOKE_MAXCOUNT = {"perm": 3000}
+# fuzz_oom (each operation with its Nth allocation failing, N = 1, 2, ...):
+# its first 3000 (operation, N) pairs, every operation swept a dozen times
+# (a few seconds), which catch the kmutants doc/fuzzing.md lists for it.
+FUZZ_SMOKE["oom"] = 20
+FUZZ_SMOKE_MAXCOUNT["oom"] = 3000
 
 
 def fuzz_smoke_suite(name, seconds, seed=1):

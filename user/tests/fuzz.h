@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "uapi/syscall.h"
 
 #define BEAT_MS       1000            /* heartbeat period (the interface asks <= 2 s) */
 #define SETTLE_MS     10000           /* how long the leak check waits for teardown */
@@ -174,6 +175,45 @@ static inline void fz_defuse(unsigned char *img, unsigned size)
         if ((img[i] == 0xCD && img[i + 1] == 0x80) || (img[i] == 0x0F && img[i + 1] == 0x34))
             img[i] = 0xCC;
     }
+}
+
+/* failnth(n), then system call nr(a, b, c, d, e), then failnth(0), back
+ * to back in registers: the call's result, and in *left the points the
+ * count still had to go (0: it fired). Between the three calls the
+ * process touches no memory, so no page fault of its own (a copy-on-write
+ * stack page after fork) passes a point. In a child of fork it returns
+ * too: 0, with *left 0 (the count is not inherited). fuzz_oom.c sweeps
+ * every operation so; t_fuzzfound.c pins what it found. */
+static inline int fz_armed(int n, int nr, unsigned a, unsigned b, unsigned c, unsigned d,
+                           unsigned e, int *left)
+{
+    unsigned v[7] = { (unsigned)n, (unsigned)nr, a, b, c, d, e };
+    unsigned *p = v;
+    int r, l;
+
+    __asm__ volatile("push %%ebp\n\t"
+                     "mov %%eax, %%ebp\n\t"
+                     "mov %[fn], %%eax\n\t"
+                     "mov 0(%%ebp), %%ebx\n\t"
+                     "int $0x80\n\t"
+                     "mov 4(%%ebp), %%eax\n\t"
+                     "mov 8(%%ebp), %%ebx\n\t"
+                     "mov 12(%%ebp), %%ecx\n\t"
+                     "mov 16(%%ebp), %%edx\n\t"
+                     "mov 20(%%ebp), %%esi\n\t"
+                     "mov 24(%%ebp), %%edi\n\t"
+                     "int $0x80\n\t"
+                     "mov %%eax, %%esi\n\t"
+                     "mov %[fn], %%eax\n\t"
+                     "xor %%ebx, %%ebx\n\t"
+                     "int $0x80\n\t"
+                     "mov %%eax, %%edi\n\t"
+                     "pop %%ebp"
+                     : "+a"(p), "=&S"(r), "=&D"(l)
+                     : [fn] "i"(SYS_failnth)
+                     : "ebx", "ecx", "edx", "memory");
+    *left = l;
+    return r;
 }
 
 /* ---- the sandbox: where a fuzzer runs what may make any system call.

@@ -69,44 +69,6 @@ static void fail(const char *what, const char *fmt, ...)
                n_now, msg);
 }
 
-/* failnth(n), then system call nr(a, b, c, d, e), then failnth(0), back
- * to back in registers: the call's result, and in *left the points the
- * count still had to go (0: it fired). Between the three calls the
- * process touches no memory, so no page fault of its own (a copy-on-write
- * stack page after fork) passes a point. In a child of fork it returns
- * too: 0, with *left 0 (the count is not inherited). */
-static int armed(int n, int nr, unsigned a, unsigned b, unsigned c, unsigned d, unsigned e,
-                 int *left)
-{
-    unsigned v[7] = { (unsigned)n, (unsigned)nr, a, b, c, d, e };
-    unsigned *p = v;
-    int r, l;
-
-    __asm__ volatile("push %%ebp\n\t"
-                     "mov %%eax, %%ebp\n\t"
-                     "mov %[fn], %%eax\n\t"
-                     "mov 0(%%ebp), %%ebx\n\t"
-                     "int $0x80\n\t"
-                     "mov 4(%%ebp), %%eax\n\t"
-                     "mov 8(%%ebp), %%ebx\n\t"
-                     "mov 12(%%ebp), %%ecx\n\t"
-                     "mov 16(%%ebp), %%edx\n\t"
-                     "mov 20(%%ebp), %%esi\n\t"
-                     "mov 24(%%ebp), %%edi\n\t"
-                     "int $0x80\n\t"
-                     "mov %%eax, %%esi\n\t"
-                     "mov %[fn], %%eax\n\t"
-                     "xor %%ebx, %%ebx\n\t"
-                     "int $0x80\n\t"
-                     "mov %%eax, %%edi\n\t"
-                     "pop %%ebp"
-                     : "+a"(p), "=&S"(r), "=&D"(l)
-                     : [fn] "i"(SYS_failnth)
-                     : "ebx", "ecx", "edx", "memory");
-    *left = l;
-    return r;
-}
-
 /* Is r a result the operation may give: >= 0, or an errno in mask? */
 static int allowed(int r, unsigned mask)
 {
@@ -201,7 +163,7 @@ static void clean(void)
 
 static int op_create(int n)
 {
-    int left, r = armed(n, SYS_create, bfd, (unsigned)"n", S_IFREG, 0644, 0, &left);
+    int left, r = fz_armed(n, SYS_create, bfd, (unsigned)"n", S_IFREG, 0644, 0, &left);
 
     if (check_result(r, E_FS) < 0)
         return -1;
@@ -215,7 +177,7 @@ static int op_create(int n)
 
 static int op_mkdir(int n)
 {
-    int left, r = armed(n, SYS_create, bfd, (unsigned)"d", S_IFDIR, 0755, 0, &left), fd;
+    int left, r = fz_armed(n, SYS_create, bfd, (unsigned)"d", S_IFDIR, 0755, 0, &left), fd;
 
     if (check_result(r, E_FS) < 0)
         return -1;
@@ -242,7 +204,7 @@ static int op_walk(int n)
         return fail("setup", "sub: %s", strerror(errno)), -1;
     if (put("sub/f", pat_a, 100) < 0)
         return -1;
-    r = armed(n, SYS_walk, bfd, (unsigned)"sub/f", 0, 0, 0, &left);
+    r = fz_armed(n, SYS_walk, bfd, (unsigned)"sub/f", 0, 0, 0, &left);
     if (check_result(r, E_FS) < 0)
         return -1;
     if (r >= 0)
@@ -259,7 +221,7 @@ static int op_ready(int n)
 
     if (put("a", pat_a, len) < 0 || (fd = walk(bfd, "a", 0)) < 0)
         return -1;
-    r = armed(n, SYS_ready, fd, R_RDWR, 0, 0, 0, &left);
+    r = fz_armed(n, SYS_ready, fd, R_RDWR, 0, 0, 0, &left);
     close(fd);
     if (check_result(r, E_FS) < 0)
         return -1;
@@ -281,7 +243,7 @@ static int op_read(int n)
     if (put("a", pat_a, len) < 0 || (fd = openat(bfd, "a", O_RDONLY)) < 0)
         return -1;
     memset(got, 0, sizeof(got));
-    r = armed(n, SYS_read, fd, (unsigned)got, BUF, 0, 0, &left);
+    r = fz_armed(n, SYS_read, fd, (unsigned)got, BUF, 0, 0, &left);
     close(fd);
     if (check_result(r, E_MEM) < 0)
         return -1;
@@ -301,7 +263,7 @@ static int op_write(int n)
     if (put("w", pat_a, len) < 0 || (fd = openat(bfd, "w", O_RDWR)) < 0)
         return -1;
     lseek(fd, off, SEEK_SET);
-    r = armed(n, SYS_write, fd, (unsigned)pat_b, m, 0, 0, &left);
+    r = fz_armed(n, SYS_write, fd, (unsigned)pat_b, m, 0, 0, &left);
     close(fd);
     if (check_result(r, E_FS) < 0)
         return -1;
@@ -330,7 +292,7 @@ static int op_truncate(int n)
 
     if (put("w", pat_a, len) < 0 || (fd = openat(bfd, "w", O_RDWR)) < 0)
         return -1;
-    r = armed(n, SYS_ftruncate, fd, to, 0, 0, 0, &left);
+    r = fz_armed(n, SYS_ftruncate, fd, to, 0, 0, 0, &left);
     close(fd);
     if (check_result(r, E_FS) < 0)
         return -1;
@@ -353,7 +315,7 @@ static int op_unlink(int n)
 
     if (put("u", pat_a, len) < 0)
         return -1;
-    r = armed(n, SYS_unlink, bfd, (unsigned)"u", 0, 0, 0, &left);
+    r = fz_armed(n, SYS_unlink, bfd, (unsigned)"u", 0, 0, 0, &left);
     if (check_result(r, E_FS) < 0 || (r < 0 ? holds("u", pat_a, len) : absent("u")) < 0)
         return -1;
     clean();
@@ -366,7 +328,7 @@ static int op_rmdir(int n)
 
     if (mkd("d") < 0)
         return fail("setup", "d: %s", strerror(errno)), -1;
-    r = armed(n, SYS_unlink, bfd, (unsigned)"d", UNLINK_DIR, 0, 0, &left);
+    r = fz_armed(n, SYS_unlink, bfd, (unsigned)"d", UNLINK_DIR, 0, 0, &left);
     if (check_result(r, E_FS) < 0)
         return -1;
     if (r < 0) {
@@ -391,7 +353,7 @@ static int op_rename(int n)
     if (put("a", pat_a, la) < 0 || put("b", pat_b, lb) < 0 ||
         (other && mkd("sub") < 0))
         return -1;
-    r = armed(n, SYS_rename, bfd, (unsigned)"a", bfd, (unsigned)to, 0, &left);
+    r = fz_armed(n, SYS_rename, bfd, (unsigned)"a", bfd, (unsigned)to, 0, &left);
     if (check_result(r, E_FS) < 0)
         return -1;
     if (r < 0) {
@@ -409,7 +371,7 @@ static int op_link(int n)
 
     if (put("a", pat_a, la) < 0 || (fd = walk(bfd, "a", 0)) < 0)
         return -1;
-    r = armed(n, SYS_link, fd, bfd, (unsigned)"l", 0, 0, &left);
+    r = fz_armed(n, SYS_link, fd, bfd, (unsigned)"l", 0, 0, &left);
     close(fd);
     if (check_result(r, E_FS) < 0 || (r < 0 ? absent("l") : holds("l", pat_a, la)) < 0 ||
         holds("a", pat_a, la) < 0)
@@ -433,7 +395,7 @@ static const struct fs_op {
 
 static int op_fork(int n)
 {
-    int left, r = armed(n, SYS_fork, 0, 0, 0, 0, 0, &left), status;
+    int left, r = fz_armed(n, SYS_fork, 0, 0, 0, 0, 0, &left), status;
 
     if (r == 0)
         _exit(0);                       /* the child: the count is not inherited */
@@ -446,7 +408,7 @@ static int op_fork(int n)
 
 static int op_rfork(int n)
 {
-    int left, r = armed(n, SYS_rfork, RFORK_SHAREFDS, 0, 0, 0, 0, &left), status;
+    int left, r = fz_armed(n, SYS_rfork, RFORK_SHAREFDS, 0, 0, 0, 0, &left), status;
 
     if (r == 0)
         _exit(0);
@@ -513,7 +475,7 @@ static int op_exec(int n)
     if ((pid = fork()) == 0) {
         if ((fd = walk(AT_CWD, "/tmp/.tiny", 0)) < 0)
             _exit(0);
-        r = armed(n, SYS_exec, fd, (unsigned)argv, (unsigned)(argv + 1), 0, 0, &left);
+        r = fz_armed(n, SYS_exec, fd, (unsigned)argv, (unsigned)(argv + 1), 0, 0, &left);
         _exit(child_status(r, left));
     }
     return from_child(pid, E_MEM | E_NFILE | E_MFILE);
@@ -524,7 +486,7 @@ static int op_unshare(int n)
     int pid, left, r, fd;
 
     if ((pid = fork()) == 0) {
-        r = armed(n, SYS_unshare, 0, 0, 0, 0, 0, &left);
+        r = fz_armed(n, SYS_unshare, 0, 0, 0, 0, 0, &left);
         /* the namespace still works either way */
         if ((fd = walk(AT_CWD, "/tmp", 0)) < 0)
             _exit(0);
@@ -541,7 +503,7 @@ static int op_pair(int n, int nr)
     int left, r, k = 0;
 
     fds[0] = fds[1] = -1;
-    r = armed(n, nr, (unsigned)fds, 0, 0, 0, 0, &left);
+    r = fz_armed(n, nr, (unsigned)fds, 0, 0, 0, 0, &left);
     if (check_result(r, E_MEM | E_NFILE | E_MFILE) < 0)
         return -1;
     if (r >= 0) {
@@ -570,7 +532,7 @@ static int op_sbrk(int n)
     int left, r, pages = 1 + fz_below(&rng, 8);
     char *old = sbrk(0), *p;
 
-    r = armed(n, SYS_sbrk, pages * 4096, 0, 0, 0, 0, &left);
+    r = fz_armed(n, SYS_sbrk, pages * 4096, 0, 0, 0, 0, &left);
     if (r == -ENOMEM) {
         if (sbrk(0) != old)
             return fail("model", "a failed sbrk moved the break"), -1;
@@ -586,7 +548,7 @@ static int op_sbrk(int n)
 
 static int op_fsopen(int n)
 {
-    int left, r = armed(n, SYS_fsopen, (unsigned)"ramfs", (unsigned)-1, (unsigned)"", 0, 0, &left);
+    int left, r = fz_armed(n, SYS_fsopen, (unsigned)"ramfs", (unsigned)-1, (unsigned)"", 0, 0, &left);
 
     if (check_result(r, E_FS) < 0)
         return -1;
@@ -623,7 +585,7 @@ static int op_bind(int n)
 
     if (fs < 0)
         return fail("setup", "fsopen: %s", strerror(errno)), -1;
-    r = armed(n, SYS_bind, fs, AT_CWD, (unsigned)"/tmp/mp", 0, 0, &left);
+    r = fz_armed(n, SYS_bind, fs, AT_CWD, (unsigned)"/tmp/mp", 0, 0, &left);
     close(fs);
     if (check_result(r, E_FS) < 0)
         return -1;
@@ -642,7 +604,7 @@ static int op_unbind(int n)
     if (fs < 0 || bind(fs, AT_CWD, "/tmp/mp", 0) < 0)
         return fail("setup", "bind: %s", strerror(errno)), -1;
     close(fs);
-    r = armed(n, SYS_unbind, AT_CWD, (unsigned)"/tmp/mp", 0, 0, 0, &left);
+    r = fz_armed(n, SYS_unbind, AT_CWD, (unsigned)"/tmp/mp", 0, 0, 0, &left);
     if (check_result(r, E_FS) < 0)
         return -1;
     if (r >= 0)
@@ -662,7 +624,7 @@ static int op_revoke(int n)
 
     if (fs < 0 || (fd = create(fs, "f", S_IFREG, 0644, 0)) < 0)
         return fail("setup", "fsopen: %s", strerror(errno)), -1;
-    r = armed(n, SYS_revoke, fs, 0, 0, 0, 0, &left);
+    r = fz_armed(n, SYS_revoke, fs, 0, 0, 0, 0, &left);
     if (check_result(r, E_FS) < 0)
         return -1;
     if (r >= 0 && ready(fd, R_READ) >= 0)
@@ -703,6 +665,9 @@ static void counts_now(struct counts *c)
 /* One operation with N = 1, 2, ... until it passes fewer than N points.
  * Once unarmed first (caches the operation fills for good, such as an
  * ext2 instance's, are filled before the counts are taken). */
+static int most_points[64];          /* per operation and base: the longest sweep's points */
+static int sweep_slot;
+
 static void sweep(const struct fs_op *op, const char *base)
 {
     struct counts before, after;
@@ -729,8 +694,11 @@ static void sweep(const struct fs_op *op, const char *base)
                  before.procs, after.procs);
             before = after;             /* one report per leak */
         }
-        if (left != 0)
-            return;                     /* it went past the last point (or failed: said) */
+        if (left != 0) {                /* it went past the last point (or failed: said) */
+            if (left > 0 && n - 1 > most_points[sweep_slot])
+                most_points[sweep_slot] = n - 1;
+            return;
+        }
     }
     if (n > N_MAX)
         fail("sweep", "still failing at N = %d", N_MAX);
@@ -782,6 +750,7 @@ static void runner(struct fuzz *f, int countfd)
         unsigned nfs = sizeof(FS_OPS) / sizeof(FS_OPS[0]), nops = sizeof(OPS) / sizeof(OPS[0]);
         /* Each pass: every operation once, from a start the seed picks. */
         i = (k % (nfs * (1 + ext2) + nops) + (f->seed % 7)) % (nfs * (1 + ext2) + nops);
+        sweep_slot = i;
         if (i < nops) {
             bfd = -1;
             sweep(&OPS[i], "-");
@@ -800,6 +769,12 @@ static void runner(struct fuzz *f, int countfd)
         rng = fz_seed(f->seed, k + 1);
         sweeps++;
     }
+    for (i = 0; i < sizeof(OPS) / sizeof(OPS[0]); i++)
+        fz_say("fuzz_oom: %s passes %d points\n", OPS[i].name, most_points[i]);
+    for (i = 0; i < sizeof(FS_OPS) / sizeof(FS_OPS[0]); i++)
+        fz_say("fuzz_oom: %s passes %d points on ramfs, %d on ext2\n", FS_OPS[i].name,
+               most_points[i + sizeof(OPS) / sizeof(OPS[0])],
+               most_points[i + sizeof(OPS) / sizeof(OPS[0]) + sizeof(FS_OPS) / sizeof(FS_OPS[0])]);
     unlinkat(AT_CWD, "/tmp/.tiny", 0);
     sync();
     fz_say("fuzz_oom: %u sweeps (%d operations, ext2 %s), %u (operation, N) pairs, %d failures\n",

@@ -472,6 +472,194 @@ static void unlink_of_a_missing_name_is_enoent_in_a_directory_one_may_not_write(
     PASS();
 }
 
+/* ---- fuzz_oom (failnth(2) makes the kernel's Nth allocation fail): each
+ * call runs with N = 1, 2, ... until it passes fewer than N points. */
+
+static const char *oom_why;             /* what the last step found wrong */
+
+/* fn(n) makes its call armed at n, checks what it left, and undoes it:
+ * the points left (0: it fired), or -1 with oom_why set. The N that went
+ * wrong, 0 if none did, or -1 if the call never got past its points. */
+static int oom_sweep(int (*fn)(int n))
+{
+    int n, left;
+
+    for (n = 1; n < 2000; n++)
+        if ((left = fn(n)) != 0)
+            return left < 0 ? n : 0;
+    oom_why = "never got past its points";
+    return -1;
+}
+
+static int walks(const char *path)
+{
+    int fd = walk(AT_CWD, path, 0);
+
+    if (fd >= 0)
+        close(fd);
+    return fd >= 0;
+}
+
+/* create made the node, then could not get the memory for its open
+ * file: ENFILE, and the name stayed (fd_room takes that memory now,
+ * before anything is made). */
+static int create_at(int n)
+{
+    int left, r = fz_armed(n, SYS_create, AT_CWD, (unsigned)"/tmp/ff_oom", S_IFREG, 0644, 0, &left);
+
+    if (r >= 0)
+        close(r);
+    if (r < 0 && walks("/tmp/ff_oom"))
+        oom_why = "a failed create left its name";
+    else if (r < 0 && r != -ENOMEM && r != -ENFILE && r != -EMFILE && r != -ENOSPC)
+        oom_why = "a failed create said another errno";
+    else
+        oom_why = NULL;
+    unlink("/tmp/ff_oom");
+    return oom_why ? -1 : left;
+}
+
+static void create_out_of_memory_leaves_no_name(void)
+{
+    unsigned before = meminfo("heap_blocks");
+    int n = oom_sweep(create_at);
+
+    CHECK(n == 0, "with fail-nth %d: %s", n, oom_why);
+    CHECK(meminfo("heap_blocks") == before, "heap blocks %u, then %u", before,
+          meminfo("heap_blocks"));
+    PASS();
+}
+
+/* unbind detached, then could not get the memory for the fd on what was
+ * there: ENFILE, with the attachment gone. */
+static int unbind_at(int n)
+{
+    int left, r = fz_armed(n, SYS_unbind, AT_CWD, (unsigned)"/tmp/ff_mp", 0, 0, 0, &left);
+
+    oom_why = NULL;
+    if (r >= 0)
+        close(r);
+    if (r < 0 && walks("/tmp/ff_mp/m"))
+        oom_why = "a failed unbind detached";
+    if (r >= 0 && walks("/tmp/ff_mp/m") == 0)
+        oom_why = "unbind said done, and it is still attached";
+    if (r < 0)
+        close(unbind(AT_CWD, "/tmp/ff_mp"));
+    close(bind(fsopen("ramfs", -1, ""), AT_CWD, "/tmp/ff_mp", 0));
+    return oom_why ? -1 : left;
+}
+
+static void unbind_out_of_memory_keeps_the_attachment(void)
+{
+    int n, fs;
+
+    CHECK(mkdir("/tmp/ff_mp", 0755) == 0, "mkdir");
+    close(create(AT_CWD, "/tmp/ff_mp/m", S_IFREG, 0644, 0));
+    CHECK((fs = fsopen("ramfs", -1, "")) >= 0 && bind(fs, AT_CWD, "/tmp/ff_mp", 0) == 0, "bind");
+    close(fs);
+    n = oom_sweep(unbind_at);
+    close(unbind(AT_CWD, "/tmp/ff_mp"));
+    unlink("/tmp/ff_mp/m");
+    rmdir("/tmp/ff_mp");
+    CHECK(n == 0, "with fail-nth %d: %s", n, oom_why);
+    PASS();
+}
+
+/* An ext2 instance on a copy of /etc/fuzz.ext2 (128 KiB, 1 KiB blocks),
+ * at /tmp/ff_e2: 0, or -1. */
+#define E2DIR "/tmp/ff_e2"
+static int e2_attach(void)
+{
+    int fd, fs;
+
+    if (copyfile("/etc/fuzz.ext2", "/tmp/ff_e2.img") < 0 || mkdir(E2DIR, 0755) < 0 ||
+        (fd = open("/tmp/ff_e2.img", O_RDWR)) < 0)
+        return -1;
+    fs = fsopen("ext2", fd, "");
+    close(fd);
+    if (fs < 0 || bind(fs, AT_CWD, E2DIR, 0) < 0)
+        return -1;
+    close(fs);
+    return 0;
+}
+
+static void e2_detach(void)
+{
+    close(unbind(AT_CWD, E2DIR));
+    rmdir(E2DIR);
+    unlink("/tmp/ff_e2.img");
+}
+
+static int e2_put(const char *path, int len)
+{
+    static char buf[5000];
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), r;
+
+    memset(buf, 'x', sizeof(buf));
+    r = fd >= 0 && writeall(fd, buf, len) == 0 ? 0 : -1;
+    close(fd);
+    return r;
+}
+
+/* ext2's rename added the new name, then ran out of memory taking the
+ * old one away: ENOMEM, with both names on one link (damage, and e2fsck
+ * saw it). Each rename now takes no memory after its first change. */
+static int e2_rename_at(int n)
+{
+    int left, r;
+
+    oom_why = NULL;
+    if (e2_put(E2DIR "/oa", 100) < 0 || mkdir(E2DIR "/od", 0755) < 0) {
+        oom_why = "setup";
+        return -1;
+    }
+    r = fz_armed(n, SYS_rename, AT_CWD, (unsigned)E2DIR "/oa", AT_CWD, (unsigned)E2DIR "/od/c", 0,
+                 &left);
+    if (r < 0 && (!walks(E2DIR "/oa") || walks(E2DIR "/od/c")))
+        oom_why = "a failed rename did not leave the names as they were";
+    if (r >= 0 && (walks(E2DIR "/oa") || !walks(E2DIR "/od/c")))
+        oom_why = "a rename said done and did not move the name";
+    if ((unlink(E2DIR "/oa") < 0 && errno != ENOENT) || (unlink(E2DIR "/od/c") < 0 && errno != ENOENT) ||
+        rmdir(E2DIR "/od") < 0)
+        oom_why = oom_why ? oom_why : "undoing it failed (the instance is damaged?)";
+    return oom_why ? -1 : left;
+}
+
+/* ext2's ftruncate freed the blocks past the end, then ran out of memory
+ * zeroing the last block's tail: the blocks were free and still the
+ * file's on the disk, and were freed twice later (EUCLEAN from then on). */
+static int e2_truncate_at(int n)
+{
+    int left, r, fd;
+
+    oom_why = NULL;
+    if (e2_put(E2DIR "/ot", 5000) < 0 || (fd = open(E2DIR "/ot", O_RDWR)) < 0) {
+        oom_why = "setup (the instance is damaged?)";
+        return -1;
+    }
+    r = fz_armed(n, SYS_ftruncate, fd, 500, 0, 0, 0, &left);
+    close(fd);
+    if (r < 0 && r != -ENOMEM)
+        oom_why = "a failed ftruncate said another errno";
+    if (unlink(E2DIR "/ot") < 0)
+        oom_why = oom_why ? oom_why : "unlink after it failed (the instance is damaged?)";
+    return oom_why ? -1 : left;
+}
+
+static void ext2_rename_and_truncate_out_of_memory_leave_the_filesystem_sound(void)
+{
+    int n, m = -2;
+
+    CHECK(e2_attach() == 0, "attaching a copy of /etc/fuzz.ext2");
+    n = oom_sweep(e2_rename_at);
+    if (n == 0)
+        m = oom_sweep(e2_truncate_at);
+    e2_detach();
+    CHECK(n == 0, "rename with fail-nth %d: %s", n, oom_why);
+    CHECK(m == 0, "ftruncate with fail-nth %d: %s", m, oom_why);
+    PASS();
+}
+
 int main(void)
 {
     fsopen_ramfs_with_a_source_fails_and_leaks_nothing();
@@ -481,6 +669,9 @@ int main(void)
     a_ramfs_listing_shows_unchanged_entries_once_while_others_change();
     an_owner_may_chown_a_file_in_another_group_leaving_the_group();
     unlink_of_a_missing_name_is_enoent_in_a_directory_one_may_not_write();
+    create_out_of_memory_leaves_no_name();
+    unbind_out_of_memory_keeps_the_attachment();
+    ext2_rename_and_truncate_out_of_memory_leave_the_filesystem_sound();
     printf("t_fuzzfound: done\n");
     return t_failures != 0;
 }
