@@ -8,8 +8,10 @@ Each fuzzer is a guest program /bin/fuzz_NAME SEED SECONDS [MAXCOUNT]
 (user/tests/fuzz_NAME.c): sys (system calls), elf (mutated executables),
 ext2 (mutated disk images, when the build has it), srv (a file server's
 malformed replies, doc/srv.md), race (processes racing on shared files,
-on an ext2 disk this script formats and checks with e2fsck afterwards) and
-perm (the authority rules against an oracle, on ramfs and such a disk).
+on an ext2 disk this script formats and checks with e2fsck afterwards),
+perm (the authority rules against an oracle, on ramfs and such a disk) and
+oom (each operation with its Nth kernel allocation failing, failnth(2), on
+ramfs and such a disk).
 Every guest boots with the heap checker on (`heapcheck`), up to one per
 core at a time, each with a fresh seed (printed) unless SEED is given. A
 guest fails when the kernel panics, when its heartbeat line stops for
@@ -17,7 +19,7 @@ HANG_S seconds (a hang: the guest is killed by its PID), when QEMU exits
 without the fuzzer's last line (a reset), when it outlives a hard timeout
 (3 host seconds per guest second: guest time lags on a busy host), when the
 fuzzer reports a leak or any other failure (a line "FAIL fuzz_NAME_..."),
-or when e2fsck finds fuzz_race's or fuzz_perm's disk damaged. Each failure
+or when e2fsck finds fuzz_race's, fuzz_perm's or fuzz_oom's disk damaged. Each failure
 is printed with the command that reproduces it and the last console lines;
 the totals come last, and the exit status is 1 if anything failed.
 
@@ -76,7 +78,7 @@ def available(build=qemu.BUILD):
 def run_guest(name, seed, seconds, hang_s=HANG_S, maxcount=None):
     """Boot one guest running /bin/fuzz_<name> and watch it; an Outcome.
     fuzz_sys gets a scratch disk as hd0, so /dev/hd0 is a live block device
-    (init attaches only hd1); fuzz_race and fuzz_perm a freshly made ext2
+    (init attaches only hd1); fuzz_race, fuzz_perm and fuzz_oom a freshly made ext2
     filesystem there, which e2fsck must find clean when the guest is done."""
     with tempfile.TemporaryDirectory() as tmp:
         disks = None
@@ -204,7 +206,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=int, default=int(os.environ.get("FUZZ_S") or 60))
     ap.add_argument("--fuzz", default=os.environ.get("FUZZ") or "",
-                    help="one fuzzer (sys, elf, ext2, srv, race, perm); default: all in the build")
+                    help="one fuzzer (sys, elf, ext2, srv, race, perm, oom); default: all in the build")
     ap.add_argument("--seed", type=int, default=int(os.environ["SEED"])
                     if os.environ.get("SEED") else None)
     ap.add_argument("--guests", type=int, default=max(1, os.cpu_count() or 1),

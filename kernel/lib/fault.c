@@ -34,8 +34,8 @@ int fault_fire(const char *where, uint32_t caller)
         fault_log = boot_arg("faultlog") != NULL;
     if (fault_log) {
         fn = ksym_lookup(caller, &off);
-        kprintf("failnth: pid %d: %s fails (called from %s+0x%x)\n", p->pid, where,
-                fn ? fn : "?", fn ? off : caller);
+        kprintf("failnth: pid %d: %s fails (called from %s+0x%x)\n", p->pid, where, fn ? fn : "?",
+                fn ? off : caller);
     }
     return 1;
 }

@@ -20,8 +20,8 @@ int fault_fire(const char *where, uint32_t caller);
  * `faultlog` boot argument); true for the current process's Nth point
  * since it armed its count. A macro, so that the caller named in the log
  * is the one of the function the point is in. */
-#define fault_inject(where)                                                                        \
-    (__builtin_expect(fault_armed != 0, 0) &&                                                     \
+#define fault_inject(where) \
+    (__builtin_expect(fault_armed != 0, 0) && \
      fault_fire((where), (uint32_t)__builtin_return_address(0)))
 
 struct proc;

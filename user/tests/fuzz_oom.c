@@ -65,8 +65,8 @@ static void fail(const char *what, const char *fmt, ...)
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     if (failures++ < MAX_FAILS)
-        fz_say("FAIL fuzz_oom_%s: %s on %s with fail-nth %d: %s\n", what, op_name, base_name,
-               n_now, msg);
+        fz_say("FAIL fuzz_oom_%s: %s on %s with fail-nth %d: %s\n", what, op_name, base_name, n_now,
+               msg);
 }
 
 /* Is r a result the operation may give: >= 0, or an errno in mask? */
@@ -192,6 +192,50 @@ static int op_mkdir(int n)
     } else if (absent("d") < 0) {
         return -1;
     }
+    clean();
+    return left;
+}
+
+static int op_symlink(int n)
+{
+    static const char target[] = "some/where/else";
+    char buf[32];
+    int left,
+        r = fz_armed(n, SYS_create, bfd, (unsigned)"l", S_IFLNK, 0777, (unsigned)target, &left);
+
+    if (check_result(r, E_FS) < 0)
+        return -1;
+    if (r >= 0) {
+        close(r);
+        if (readlinkat(bfd, "l", buf, sizeof(buf)) != (int)sizeof(target) - 1 ||
+            memcmp(buf, target, sizeof(target) - 1) != 0)
+            return fail("model", "the symlink does not say its target"), -1;
+    } else if (absent("l") < 0) {
+        return -1;
+    }
+    clean();
+    return left;
+}
+
+/* ready() of a FIFO's end (its pipe is made at the first one). */
+static int op_fifo(int n)
+{
+    int left, r, fd, w;
+
+    if ((fd = create(bfd, "n", S_IFIFO, 0644, 0)) < 0)
+        return fail("setup", "mkfifo: %s", strerror(errno)), -1;
+    r = fz_armed(n, SYS_ready, fd, R_READ | R_NONBLOCK, 0, 0, 0, &left);
+    if (check_result(r, E_FS) < 0) {
+        close(fd);
+        return -1;
+    }
+    if (r >= 0) {                       /* a writer now finds the reader */
+        if ((w = ready(fd, R_WRITE | R_NONBLOCK)) < 0 || write(w, "x", 1) != 1)
+            fail("model", "no writer after the reader readied: %s", strerror(errno));
+        close(w);
+        close(r);
+    }
+    close(fd);
     clean();
     return left;
 }
@@ -350,8 +394,7 @@ static int op_rename(int n)
     int other = fz_below(&rng, 2);
     const char *to = other ? "sub/c" : "b";
 
-    if (put("a", pat_a, la) < 0 || put("b", pat_b, lb) < 0 ||
-        (other && mkd("sub") < 0))
+    if (put("a", pat_a, la) < 0 || put("b", pat_b, lb) < 0 || (other && mkd("sub") < 0))
         return -1;
     r = fz_armed(n, SYS_rename, bfd, (unsigned)"a", bfd, (unsigned)to, 0, &left);
     if (check_result(r, E_FS) < 0)
@@ -385,10 +428,11 @@ static const struct fs_op {
     const char *name;
     int (*fn)(int n);
 } FS_OPS[] = {
-    { "create", op_create }, { "mkdir", op_mkdir },   { "walk", op_walk },
-    { "ready", op_ready },   { "read", op_read },     { "write", op_write },
+    { "create", op_create },      { "mkdir", op_mkdir },   { "walk", op_walk },
+    { "ready", op_ready },        { "read", op_read },     { "write", op_write },
     { "ftruncate", op_truncate }, { "unlink", op_unlink }, { "rmdir", op_rmdir },
-    { "rename", op_rename }, { "link", op_link },
+    { "rename", op_rename },      { "link", op_link },     { "symlink", op_symlink },
+    { "fifo", op_fifo },
 };
 
 /* ---- processes, pipes, the namespace; base_name is "-" */
@@ -450,6 +494,7 @@ static int from_child(int pid, unsigned mask)
  * points to go), the same code as a failed exec's child says. */
 static int op_exec(int n)
 {
+    /* clang-format off */
     static const unsigned char code[] = {
         0xB8, SYS_failnth, 0, 0, 0,             /* mov eax, SYS_failnth */
         0x31, 0xDB,                             /* xor ebx, ebx */
@@ -462,6 +507,7 @@ static int op_exec(int n)
         0xCD, 0x80,                             /* int $0x80 */
         0x0F, 0x0B,                             /* ud2 */
     };
+    /* clang-format on */
     static char *argv[] = { "tiny", NULL };
     int pid, fd, left, r;
 
@@ -548,7 +594,8 @@ static int op_sbrk(int n)
 
 static int op_fsopen(int n)
 {
-    int left, r = fz_armed(n, SYS_fsopen, (unsigned)"ramfs", (unsigned)-1, (unsigned)"", 0, 0, &left);
+    int left,
+        r = fz_armed(n, SYS_fsopen, (unsigned)"ramfs", (unsigned)-1, (unsigned)"", 0, 0, &left);
 
     if (check_result(r, E_FS) < 0)
         return -1;
@@ -610,8 +657,7 @@ static int op_unbind(int n)
     if (r >= 0)
         close(r);
     if (covered() != (r < 0))
-        return fail("model", "unbind said %d, the marker is %s", r,
-                    covered() ? "hidden" : "seen"),
+        return fail("model", "unbind said %d, the marker is %s", r, covered() ? "hidden" : "seen"),
                -1;
     if (r < 0 && unbind_mp() < 0)
         return -1;
@@ -635,10 +681,10 @@ static int op_revoke(int n)
 }
 
 static const struct fs_op OPS[] = {
-    { "fork", op_fork },     { "rfork", op_rfork },   { "exec", op_exec },
-    { "unshare", op_unshare }, { "pipe", op_pipe },   { "chan", op_chan },
-    { "sbrk", op_sbrk },     { "fsopen", op_fsopen }, { "bind", op_bind },
-    { "unbind", op_unbind }, { "revoke", op_revoke },
+    { "fork", op_fork },       { "rfork", op_rfork },   { "exec", op_exec },
+    { "unshare", op_unshare }, { "pipe", op_pipe },     { "chan", op_chan },
+    { "sbrk", op_sbrk },       { "fsopen", op_fsopen }, { "bind", op_bind },
+    { "unbind", op_unbind },   { "revoke", op_revoke },
 };
 
 /* ---------------------------------------------------------------- the sweep */
@@ -778,8 +824,8 @@ static void runner(struct fuzz *f, int countfd)
     unlinkat(AT_CWD, "/tmp/.tiny", 0);
     sync();
     fz_say("fuzz_oom: %u sweeps (%d operations, ext2 %s), %u (operation, N) pairs, %d failures\n",
-           sweeps, (int)(sizeof(FS_OPS) / sizeof(FS_OPS[0]) * (1 + ext2) +
-                         sizeof(OPS) / sizeof(OPS[0])),
+           sweeps,
+           (int)(sizeof(FS_OPS) / sizeof(FS_OPS[0]) * (1 + ext2) + sizeof(OPS) / sizeof(OPS[0])),
            ext2 ? "too" : "not there", f->count, failures);
     write(countfd, &f->count, sizeof(f->count));
     _exit(failures ? 1 : 0);

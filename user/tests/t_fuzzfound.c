@@ -619,8 +619,8 @@ static int e2_rename_at(int n)
         oom_why = "a failed rename did not leave the names as they were";
     if (r >= 0 && (walks(E2DIR "/oa") || !walks(E2DIR "/od/c")))
         oom_why = "a rename said done and did not move the name";
-    if ((unlink(E2DIR "/oa") < 0 && errno != ENOENT) || (unlink(E2DIR "/od/c") < 0 && errno != ENOENT) ||
-        rmdir(E2DIR "/od") < 0)
+    if ((unlink(E2DIR "/oa") < 0 && errno != ENOENT) ||
+        (unlink(E2DIR "/od/c") < 0 && errno != ENOENT) || rmdir(E2DIR "/od") < 0)
         oom_why = oom_why ? oom_why : "undoing it failed (the instance is damaged?)";
     return oom_why ? -1 : left;
 }
