@@ -329,6 +329,77 @@ static inline int fz_exec_jailed(const char *path, char **argv, char **envp)
     return -1;
 }
 
+/* The ext2 disk tools/fuzz.py gives fuzz_race, fuzz_perm and fuzz_oom
+ * (/dev/hd0, freshly made), attached at `at` (a directory of the
+ * sandbox, 0755): 1, or 0 if the guest has no such disk. A disk that is
+ * there and cannot be attached fails the run (`FAIL <name>_setup`). */
+static inline int fz_attach_disk(const char *name, const char *at)
+{
+    int fd, dev, fs;
+
+    if ((fd = walk(AT_CWD, "/dev/hd0", 0)) < 0)
+        return 0;
+    dev = ready(fd, R_RDWR);
+    close(fd);
+    if (dev < 0 || (fs = fsopen("ext2", dev, "")) < 0) {
+        close(dev);
+        return 0;
+    }
+    close(dev);
+    if (bind(fs, AT_CWD, at, 0) < 0 || fchmod(fs, 0755) < 0) {
+        fz_say("FAIL %s_setup: ext2 at %s: %s\n", name, at, strerror(errno));
+        _exit(1);
+    }
+    close(fs);
+    return 1;
+}
+
+/* Run runner(f, countfd) in a child inside a sandbox with an empty /mnt,
+ * its stdout and stderr the console (FZ_CONSOLE_FD through the sandbox),
+ * and wait for it, SETTLE past its time at most (then it is killed:
+ * `FAIL <name>_runner_ends`). The runner writes its count to countfd
+ * and exits. Its wait status (f->count is its count), or -1. */
+#define FZ_CONSOLE_FD 20
+
+static inline int fz_run_sandboxed(struct fuzz *f, void (*runner)(struct fuzz *f, int countfd))
+{
+    int p[2], pid, status = -1, root, fd;
+    unsigned start;
+
+    if (pipe(p) < 0)
+        return -1;
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        close(p[0]);
+        dup2(1, FZ_CONSOLE_FD);
+        dup2(p[1], FZ_CONSOLE_FD + 1);
+        if ((root = fz_sandbox_root()) < 0 || (fd = create(root, "mnt", S_IFDIR, 0755, 0)) < 0 ||
+            close(fd) < 0 || fz_sandbox_enter_keeping(root, FZ_CONSOLE_FD, FZ_CONSOLE_FD + 1) < 0) {
+            fz_say("FAIL %s_setup: no sandbox\n", f->name);
+            _exit(1);
+        }
+        dup2(FZ_CONSOLE_FD, 1);
+        dup2(FZ_CONSOLE_FD, 2);
+        runner(f, FZ_CONSOLE_FD + 1);
+        _exit(1);
+    }
+    close(p[1]);
+    start = uptime_ms();
+    while (pid > 0 && waitpid(pid, &status, WNOHANG) == 0) {
+        if (uptime_ms() - start > f->seconds * 1000u + 60000u) {
+            fz_say("FAIL %s_runner_ends: still running after %u s\n", f->name, f->seconds + 60);
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            break;
+        }
+        sleep_ms(20);
+    }
+    if (read(p[0], &f->count, sizeof(f->count)) != sizeof(f->count))
+        f->count = 0;
+    close(p[0]);
+    return pid < 0 ? -1 : status;
+}
+
 /* The program's first initialised variable: its object comes before libc's
  * in the link, so this is at (or near) the start of .data. */
 static int fz_data_start = 1;

@@ -32,10 +32,9 @@
 #include "fuzz.h"
 #include "uapi/syscall.h"
 
-#define CONSOLE_FD 20               /* the runner's lines, through the sandbox */
-#define N_MAX      3000             /* a sweep this long never ends: a failure */
-#define MAX_FAILS  4                /* failures printed before the run stops */
-#define BUF        12288            /* the largest write */
+#define N_MAX     3000             /* a sweep this long never ends: a failure */
+#define MAX_FAILS 4                /* failures printed before the run stops */
+#define BUF       12288            /* the largest write */
 
 static struct fuzz *F;
 static unsigned rng;
@@ -750,37 +749,13 @@ static void sweep(const struct fs_op *op, const char *base)
         fail("sweep", "still failing at N = %d", N_MAX);
 }
 
-/* The bases: /tmp (ramfs) and, with a disk, ext2 at /mnt. 1 if ext2. */
-static int mount_ext2(void)
-{
-    int fd, dev, fs;
-
-    if ((fd = walk(AT_CWD, "/dev/hd0", 0)) < 0)
-        return 0;
-    dev = ready(fd, R_RDWR);
-    close(fd);
-    if (dev < 0 || (fs = fsopen("ext2", dev, "")) < 0) {
-        close(dev);
-        return 0;
-    }
-    close(dev);
-    if (bind(fs, AT_CWD, "/mnt", 0) < 0) {
-        fz_say("FAIL fuzz_oom_setup: ext2 at /mnt: %s\n", strerror(errno));
-        _exit(1);
-    }
-    close(fs);
-    return 1;
-}
-
 static void runner(struct fuzz *f, int countfd)
 {
     unsigned sweeps = 0, i, k;
     int ext2, fd;
 
     F = f;
-    dup2(CONSOLE_FD, 1);
-    dup2(CONSOLE_FD, 2);
-    ext2 = mount_ext2();
+    ext2 = fz_attach_disk("fuzz_oom", "/mnt");     /* the bases: /tmp (ramfs), /mnt (ext2) */
     if (mkdir("/tmp/mp", 0755) < 0 || (fd = create(AT_CWD, "/tmp/mp/m", S_IFREG, 0644, 0)) < 0) {
         fz_say("FAIL fuzz_oom_setup: /tmp/mp: %s\n", strerror(errno));
         _exit(1);
@@ -834,7 +809,7 @@ static void runner(struct fuzz *f, int countfd)
 int main(int argc, char **argv)
 {
     struct fuzz f;
-    int p[2], pid, status = -1, root, fd;
+    int status;
 
     if (fz_start(&f, "fuzz_oom", argc, argv) < 0)
         return 2;
@@ -842,27 +817,6 @@ int main(int argc, char **argv)
         fz_say("FAIL fuzz_oom_setup: needs root (failnth)\n");
         return 2;
     }
-    if (pipe(p) < 0)
-        return 2;
-    fflush(stdout);
-    if ((pid = fork()) == 0) {
-        close(p[0]);
-        dup2(1, CONSOLE_FD);
-        dup2(p[1], CONSOLE_FD + 1);
-        if ((root = fz_sandbox_root()) < 0 || (fd = create(root, "mnt", S_IFDIR, 0755, 0)) < 0 ||
-            (close(fd), fz_sandbox_enter_keeping(root, CONSOLE_FD, CONSOLE_FD + 1)) < 0) {
-            fz_say("FAIL fuzz_oom_setup: sandbox\n");
-            _exit(1);
-        }
-        runner(&f, CONSOLE_FD + 1);
-    }
-    close(p[1]);
-    if (pid < 0)
-        return 2;
-    while (waitpid(pid, &status, WNOHANG) == 0)
-        fz_nap(&f, 20);
-    if (read(p[0], &f.count, sizeof(f.count)) != sizeof(f.count))
-        fz_say("FAIL fuzz_oom_runner: it died (status %#x)\n", status);
-    close(p[0]);
-    return fz_finish(&f);
+    status = fz_run_sandboxed(&f, runner);
+    return fz_finish(&f) || status != 0;
 }

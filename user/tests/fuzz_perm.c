@@ -34,7 +34,6 @@
 #include <stdarg.h>
 #include "fuzz.h"
 
-#define CONSOLE_FD 20               /* the runner's lines, through the sandbox */
 #define NN         40               /* nodes in the model */
 #define NE         56               /* names in the model */
 #define ROUND_OPS  150              /* operations in a round */
@@ -1320,28 +1319,14 @@ static int build_tree(void)
  * the guest has a disk (tools/fuzz.py formats one): 1 if so. Both 0755. */
 static int make_bases(void)
 {
-    int fd, dev, fs;
+    int fd;
 
     if ((fd = walk(AT_CWD, "/tmp", 0)) < 0 || fchmod(fd, 0755) < 0) {
         fz_say("FAIL fuzz_perm_setup: /tmp: %s\n", strerror(errno));
         _exit(1);
     }
     close(fd);
-    if ((fd = walk(AT_CWD, "/dev/hd0", 0)) < 0)
-        return 0;
-    dev = ready(fd, R_RDWR);
-    close(fd);
-    if (dev < 0 || (fs = fsopen("ext2", dev, "")) < 0) {
-        close(dev);
-        return 0;
-    }
-    close(dev);
-    if (bind(fs, AT_CWD, "/mnt", 0) < 0 || fchmod(fs, 0755) < 0) {
-        fz_say("FAIL fuzz_perm_setup: ext2 at /mnt: %s\n", strerror(errno));
-        _exit(1);
-    }
-    close(fs);
-    return 1;
+    return fz_attach_disk("fuzz_perm", "/mnt");
 }
 
 static void runner(struct fuzz *f, int countfd)
@@ -1350,8 +1335,6 @@ static void runner(struct fuzz *f, int countfd)
     int i, ext2;
 
     countp = &f->count;
-    dup2(CONSOLE_FD, 1);
-    dup2(CONSOLE_FD, 2);
     ext2 = make_bases();
     elf_len = fz_tiny_elf(elf);
     for (round_no = 0; failures < MAX_FAILS && !fz_over(f); round_no++) {
@@ -1400,8 +1383,7 @@ static void runner(struct fuzz *f, int countfd)
 int main(int argc, char **argv)
 {
     struct fuzz f;
-    int p[2], pid, status = -1, root, fd;
-    unsigned start;
+    int status;
 
     if (fz_start(&f, "fuzz_perm", argc, argv) < 0)
         return 2;
@@ -1410,33 +1392,6 @@ int main(int argc, char **argv)
         fz_say("FAIL fuzz_perm_setup: needs root\n");
         return 2;
     }
-    if (pipe(p) < 0)
-        return 2;
-    fflush(stdout);
-    if ((pid = fork()) == 0) {
-        close(p[0]);
-        dup2(1, CONSOLE_FD);
-        dup2(p[1], CONSOLE_FD + 1);
-        if ((root = fz_sandbox_root()) < 0 || (fd = create(root, "mnt", S_IFDIR, 0755, 0)) < 0 ||
-            close(fd) < 0 || fz_sandbox_enter_keeping(root, CONSOLE_FD, CONSOLE_FD + 1) < 0) {
-            fz_say("FAIL fuzz_perm_setup: no sandbox\n");
-            _exit(1);
-        }
-        runner(&f, CONSOLE_FD + 1);
-    }
-    close(p[1]);
-    start = uptime_ms();
-    while (pid > 0 && waitpid(pid, &status, WNOHANG) == 0) {
-        if (uptime_ms() - start > f.seconds * 1000u + 60000u) {
-            fz_say("FAIL fuzz_perm_runner_ends: still running after %u s\n", f.seconds + 60);
-            kill(pid, SIGKILL);
-            waitpid(pid, &status, 0);
-            break;
-        }
-        sleep_ms(20);
-    }
-    if (read(p[0], &f.count, sizeof(f.count)) != sizeof(f.count))
-        f.count = 0;
-    close(p[0]);
+    status = fz_run_sandboxed(&f, runner);
     return fz_finish(&f) || status != 0;
 }
