@@ -614,7 +614,25 @@ static int unbind_mp(void)
     return 0;
 }
 
-/* Is the ramfs /tmp/mp shows its own (empty) root (1), or the directory
+/* fsopen of a file server's instance on one end of a channel (doc/srv.md):
+ * nothing is asked of the server until a name is walked. */
+static int op_srv(int n)
+{
+    int left, r, fds[2];
+
+    if (chan(fds) < 0)
+        return fail("setup", "chan: %s", strerror(errno)), -1;
+    r = fz_armed(n, SYS_fsopen, (unsigned)"srv", fds[0], (unsigned)"", 0, 0, &left);
+    close(fds[0]);
+    close(fds[1]);
+    if (check_result(r, E_FS) < 0)
+        return -1;
+    if (r >= 0)
+        close(r);
+    return left;
+}
+
+/* Does /tmp/mp show an attached ramfs's empty root (1), or the directory
  * below it with its marker file "m" (0)? */
 static int covered(void)
 {
@@ -683,7 +701,7 @@ static const struct fs_op OPS[] = {
     { "fork", op_fork },       { "rfork", op_rfork },   { "exec", op_exec },
     { "unshare", op_unshare }, { "pipe", op_pipe },     { "chan", op_chan },
     { "sbrk", op_sbrk },       { "fsopen", op_fsopen }, { "bind", op_bind },
-    { "unbind", op_unbind },   { "revoke", op_revoke },
+    { "unbind", op_unbind },   { "revoke", op_revoke }, { "srv", op_srv },
 };
 
 /* ---------------------------------------------------------------- the sweep */
