@@ -22,7 +22,7 @@ int fault_fire(const char *where, uint32_t caller);
  * is the one of the function the point is in. */
 #define fault_inject(where) \
     (__builtin_expect(fault_armed != 0, 0) && \
-     fault_fire((where), (uint32_t)__builtin_return_address(0)))
+     fault_fire((where), (uint32_t)(uintptr_t)__builtin_return_address(0)))
 
 struct proc;
 void fault_disarm(struct proc *p);      /* p's slot is freed: its count goes */

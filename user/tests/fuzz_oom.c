@@ -28,6 +28,7 @@
  * on its stack after fork - passes a point meanwhile. doc/fuzzing.md. */
 #include <fcntl.h>
 #include <orthos.h>
+#include <srv.h>
 #include <stdarg.h>
 #include "fuzz.h"
 #include "uapi/syscall.h"
@@ -614,21 +615,39 @@ static int unbind_mp(void)
     return 0;
 }
 
-/* fsopen of a file server's instance on one end of a channel (doc/srv.md):
- * nothing is asked of the server until a name is walked. */
+/* The file server of op_srv: one empty directory, its root. */
+static int srv_stat_root(void *node, struct srv_stat *st)
+{
+    memset(st, 0, sizeof(*st));
+    st->mode = S_IFDIR | 0755;
+    st->ino = 1;
+    return 0;
+}
+
+static const struct srv_ops SRV_OPS = { .stat = srv_stat_root };
+
+/* fsopen of a file server's instance (doc/srv.md) on one end of a
+ * channel, a child serving the other: the kernel asks the root's stat
+ * before fsopen returns. The server ends when the kernel lets go. */
 static int op_srv(int n)
 {
-    int left, r, fds[2];
+    int left, r, fds[2], pid, status;
 
     if (chan(fds) < 0)
         return fail("setup", "chan: %s", strerror(errno)), -1;
+    if ((pid = fork()) == 0) {
+        close(fds[0]);
+        _exit(srv_serve(fds[1], &SRV_OPS, "root") < 0);
+    }
+    close(fds[1]);
     r = fz_armed(n, SYS_fsopen, (unsigned)"srv", fds[0], (unsigned)"", 0, 0, &left);
     close(fds[0]);
-    close(fds[1]);
-    if (check_result(r, E_FS) < 0)
-        return -1;
     if (r >= 0)
         close(r);
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || status != 0)
+        return fail("setup", "the server: status %#x", status), -1;
+    if (check_result(r, E_FS) < 0)
+        return -1;
     return left;
 }
 
