@@ -145,9 +145,23 @@ def declared_tests(src):
         text = open(src).read()
     except OSError:
         return []
-    return sorted(m.group(1) for m in re.finditer(
+    return sorted([m.group(1) for m in re.finditer(
         r"^(?:static )?(?:void|int) (\w+)\([^)]*\)\n\{\n(.*?)^\}", text, re.S | re.M)
-        if re.search(r"\bPASS\(\)", m.group(2)))
+        if re.search(r"\bPASS\(\)", m.group(2))] +
+        ["%s_%s_%s" % t for t in expected_errors(text)])
+
+
+def expected_errors(text):
+    """The (page, errno, what) triples a guest program checks with t_errno.c's
+    EXPECT(page, EXXX, what, call) and EXPECT_NULL, reported as
+    page_EXXX_what; a macro whose body EXPECTs (NAME_ERRORS(page, call))
+    counts as its EXPECTs for that page."""
+    expect = re.compile(r"\bEXPECT(?:_NULL)?\(\s*(\w+),\s*(E[A-Z0-9]+),\s*(\w+),")
+    found = [m.groups() for m in expect.finditer(text)]
+    for name, body in re.findall(r"^#define (\w+)\(page, \w+\)((?:.*\\\n)*.*)$", text, re.M):
+        for use in re.findall(r"\b%s\(\s*(\w+)," % name, text):
+            found += [(use, err, what) for page, err, what in expect.findall(body) if page == "page"]
+    return [t for t in found if t[0] != "page"]
 
 
 def unreported(prog, res, src):
@@ -3315,6 +3329,31 @@ def docs_suite(root=qemu.ROOT):
             if name not in documented:
                 bad.append("system call %s (SYS_%s) has no manual page giving its number" % (name, name))
 
+    def errno_checks(bad):
+        """Each errno a page's ERRORS section lists is an errno, and each
+        (page, errno) pair is made to happen in user/tests/t_errno.c
+        (EXPECT) or named there, with its reason, among those it cannot
+        produce; and each pair t_errno.c names is on its page."""
+        errnos = set(re.findall(r"^#define (E[A-Z0-9]+)\s", read("kernel/include/uapi/errno.h"), re.M))
+        src = read("user/tests/t_errno.c")
+        tested = set((page, err) for page, err, _ in expected_errors(src))
+        skipped = set(re.findall(r"^ \*   (\w+) (E[A-Z0-9]+): \S", src, re.M))
+        listed = set()
+        for path in sorted(glob.glob(os.path.join(root, "doc", "man", "*.[23].md"))):
+            page = os.path.basename(path).split(".")[0]
+            for err in set(re.findall(r"\*\*\[(E[A-Z0-9]+)\]\*\*", section(read(os.path.relpath(path, root)),
+                                                                           "ERRORS"))):
+                listed.add((page, err))
+                if err not in errnos:
+                    bad.append("%s: [%s] is no errno (kernel/include/uapi/errno.h)" % (page, err))
+                elif (page, err) not in tested | skipped:
+                    bad.append("%s: [%s] is listed, but t_errno.c neither EXPECTs it nor says why not"
+                               % (page, err))
+        for page, err in sorted((tested | skipped) - listed):
+            bad.append("t_errno.c: %s %s is not on the page's ERRORS list" % (page, err))
+        for page, err in sorted(tested & skipped):
+            bad.append("t_errno.c: %s %s is EXPECTed and said not to be produced" % (page, err))
+
     def reference_checks(bad):
         out = subprocess.run(["make", "-pRrq", "DEPS=0", "-f", "Makefile", "__no_such_goal__"], cwd=root,
                              capture_output=True, text=True).stdout
@@ -3431,6 +3470,7 @@ def docs_suite(root=qemu.ROOT):
     def run():
         res = []
         for name, fn in (("docs/every_system_call_has_a_page_and_each_synopsis_is_its_header", man_checks),
+                         ("docs/every_errno_a_page_lists_is_tested_or_said_untestable", errno_checks),
                          ("docs/every_make_target_file_function_and_command_named_exists", reference_checks),
                          ("docs/each_number_given_to_a_named_constant_is_its_value", constant_checks),
                          ("docs/each_handouts_table_of_tests_is_its_points_file", handout_checks)):
