@@ -44,7 +44,6 @@
  *   chan ENOMEM: only when memory runs out
  *   ready ENOMEM: only when memory runs out
  *   fsopen ENOMEM: only when memory runs out
- *   opendir ENOMEM: only when memory runs out
  *   walk EUCLEAN: a damaged ext2 image (e2bad, with a disk)
  *   create EUCLEAN: a damaged ext2 image (e2bad)
  *   link EUCLEAN: a damaged ext2 image (e2bad)
@@ -338,6 +337,10 @@ static void descriptor_calls(void)
     n = fill_fds(fds, 0);
     EXPECT(dup, EMFILE, table_full, dup(0));
     EXPECT(walk, EMFILE, table_full, walk(AT_CWD, "/", 0));
+    /* the calls with side effects ask for their slot before resolving anything */
+    EXPECT(create, EMFILE, before_the_walk, create(AT_CWD, D "/nodir/x", S_IFREG, 0644, 0));
+    EXPECT(fsopen, EMFILE, before_the_type, fsopen("nofs", -1, NULL));
+    EXPECT(unbind, EMFILE, before_the_walk, unbind(AT_CWD, D "/nothing"));
     EXPECT(create, EMFILE, table_full, create(AT_CWD, D "/emfile", S_IFREG, 0644, 0));
     UNCHANGED(create, EMFILE, nothing_made, (close(fds[--n]), !exists(D "/emfile")));
     fd = pathfd(D);
@@ -395,6 +398,9 @@ static void descriptor_calls(void)
     close(fd);
 
     pipe(p);
+    write(p[1], "ab", 2);
+    EXPECT(read, EFAULT, pipe_into_the_kernel, read(p[0], BADPTR, 2));
+    UNCHANGED(read, EFAULT, nothing_consumed, read(p[0], buf, sizeof(buf)) == 2 && buf[1] == 'b');
     fcntl(p[0], F_SETFL, R_NONBLOCK);
     EXPECT(read, EAGAIN, empty_nonblocking_pipe, read(p[0], buf, 1));
     EXPECT(lseek, ESPIPE, a_pipe, lseek(p[0], 0, SEEK_SET));
@@ -878,6 +884,7 @@ static void namespace_calls(void)
 
     /* bind */
     EXPECT(bind, EINVAL, flag_0x40, bind(dir, AT_CWD, D "/sub", 0x40));
+    EXPECT(bind, EINVAL, flags_checked_first, bind(OPEN_MAX - 1, AT_CWD, D "/nothing", 0x40));
     EXPECT(bind, EINVAL, before_and_after, bind(dir, AT_CWD, D "/sub", BIND_BEFORE | BIND_AFTER));
     fd = pathfd(D "/file");
     EXPECT(bind, EINVAL, union_of_a_file, bind(fd, AT_CWD, D "/file", BIND_BEFORE));
@@ -991,6 +998,61 @@ static void libc_calls(void)
     EXPECT(pivot_root, ENOTDIR, new_root_a_file, pivot_root(D "/file", "old"));
 }
 
+static void mount_calls(void)
+{
+    EXPECT(mount, ENXIO, no_such_disk, mount("ext2", "/dev/hd3", D "/sub", NULL));
+    EXPECT(mount, EROFS, read_only_source_without_ro,
+           mount("ext2", D "/mnt/rofile", D "/sub", NULL));
+    EXPECT(mount, EINVAL, not_ext2, mount("ext2", D "/file", D "/sub", NULL));
+    EXPECT(mount, EINVAL, umount_nothing_attached, umount(D "/sub"));
+}
+
+/* put_old/new_root one byte too long, in a child with a namespace of its
+ * own: put_old is 1014 bytes, "/tmp/errno/pv" 13 more and a slash. */
+static void pivot_root_name_too_long(void)
+{
+    int pid, st, fs, d, i;
+    char old[PATH_MAX], name[251];
+
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        unshare();
+        memset(name, 'p', 250);
+        name[250] = '\0';
+        fs = fsopen("ramfs", -1, NULL);
+        d = dup(fs);
+        old[0] = '\0';
+        for (i = 0; i < 5; i++) {
+            const char *n = i < 4 ? name : "abcdefghij";
+            int nd = create(d, n, S_IFDIR, 0755, 0);
+            close(d);
+            d = nd;
+            snprintf(old + strlen(old), sizeof(old) - strlen(old), "%s%s", i ? "/" : "", n);
+        }
+        close(d);
+        mkdir(D "/pv", 0755);
+        bind(fs, AT_CWD, D "/pv", 0);
+        EXPECT(pivot_root, ENAMETOOLONG, put_old_and_new_root, pivot_root(D "/pv", old));
+        fflush(stdout);
+        _exit(0);
+    }
+    waitpid(pid, &st, 0);
+}
+
+/* opendir with no memory left for the DIR: a user's heap ends while an
+ * eighth of memory is still free (sbrk(2)), so this takes nothing from
+ * anyone else. */
+static void opendir_without_memory(void)
+{
+    static const int sizes[] = { 1 << 20, 1 << 16, 4096, 512 };
+    unsigned i;
+
+    for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+        while (malloc(sizes[i]))
+            ;
+    EXPECT(opendir, ENOMEM, no_memory_for_the_dir, (opendir(D) ? 0 : -1));
+}
+
 /* ------------------------------------------------------------ setup */
 
 static void setup(void)
@@ -1081,6 +1143,9 @@ int main(int argc, char *argv[])
     namespace_calls();
     namespace_full();
     libc_calls();
+    mount_calls();
+    pivot_root_name_too_long();
+    as_user(opendir_without_memory);
     printf("t_errno: done\n");
     return t_failures != 0;
 }
