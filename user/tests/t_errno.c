@@ -24,17 +24,13 @@
  *   setattach ENOMEM: only when memory runs out
  *   walk ENOMEM: only when memory runs out
  *   create ENOMEM: only when memory runs out
- *   create ENOSPC: ext2 full or ramfs at an eighth of memory (e2full, fuzz_oom)
  *   link ENOMEM: only when memory runs out
- *   link ENOSPC: ext2 full (e2full)
  *   link EMLINK: ext2's 65000 names for one node (no disk in this boot)
  *   rename ENOMEM: only when memory runs out
+ *   rename ENOSPC: ext2's directory that must grow a block, disk full (e2full)
  *   unlink ENOMEM: only when memory runs out
- *   rename ENOSPC: ext2 full (e2full)
  *   read ENOMEM: only when memory runs out
  *   write ENOMEM: only when memory runs out
- *   write ENOSPC: ramfs at an eighth of memory, ext2 full (e2full)
- *   ftruncate ENOSPC: ramfs at an eighth of memory
  *   fstat ENOMEM: a copy-on-write page with memory gone
  *   getdents ENOMEM: only when memory runs out
  *   getcwd ENOMEM: only when memory runs out
@@ -807,6 +803,14 @@ static void user_name_calls(void)
     EXPECT(opendir, EACCES, closed_directory, (opendir(D "/closed") ? 0 : -1));
     EXPECT(execv, EACCES, no_x_bit, execv(D "/file", (char *[]){ "file", NULL }));
     EXPECT(bind, EPERM, roots_namespace, bind(dir, AT_CWD, D "/sub", 0));
+    /* the order the pages give: bind resolves first, fchroot and unbind ask first */
+    EXPECT(bind, ENOENT, resolved_before_eperm, bind(dir, AT_CWD, D "/nothing", 0));
+    EXPECT(fchroot, EPERM, asked_before_ebadf, fchroot(OPEN_MAX - 1));
+    EXPECT(unbind, EPERM, asked_before_enoent, unbind(AT_CWD, D "/nothing"));
+    /* unlink and rename ask for w on the directory once the name is found */
+    EXPECT(unlink, ENOENT, before_eacces, unlinkat(AT_CWD, D "/nothing", 0));
+    EXPECT(unlink, EBUSY, before_eacces, unlinkat(AT_CWD, D "/mnt", UNLINK_DIR));
+    EXPECT(rename, ENOENT, before_eacces, renameat(AT_CWD, D "/nothing", AT_CWD, D "/x", 0));
     EXPECT(unbind, EPERM, roots_namespace, unbind(AT_CWD, D "/mnt"));
     EXPECT(setattach, EPERM, roots_namespace, setattach(AT_CWD, D "/mnt", BIND_RDONLY));
     EXPECT(fchroot, EPERM, roots_namespace, fchroot(dir));
@@ -1044,13 +1048,71 @@ static void pivot_root_name_too_long(void)
  * anyone else. */
 static void opendir_without_memory(void)
 {
-    static const int sizes[] = { 1 << 20, 1 << 16, 4096, 512 };
+    static const int sizes[] = { 1 << 20, 1 << 16, 4096, 512, 64 };
+    int fd = open(D, O_RDONLY | O_DIRECTORY);
     unsigned i;
 
     for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
         while (malloc(sizes[i]))
             ;
-    EXPECT(opendir, ENOMEM, no_memory_for_the_dir, (opendir(D) ? 0 : -1));
+    EXPECT(opendir, ENOMEM, fdopendir_no_memory_for_the_dir, (fdopendir(fd) ? 0 : -1));
+}
+
+/* A ramfs that has filled memory to the eighth it leaves free: every call
+ * that would store more says ENOSPC (ramfs.c: pmm_may_store). The filesystem is detached, so its
+ * memory comes back when the last fd on it goes. */
+static void a_full_ramfs_refuses_all_but_rename(void)
+{
+    static char chunk[65536];
+    int fs = fsopen("ramfs", -1, NULL), f, fd = -1, small, a, b, i, n = 0;
+    char name[16];
+
+    close(create(fs, "a", S_IFDIR, 0755, 0));
+    close(create(fs, "b", S_IFDIR, 0755, 0));
+    close(create(fs, "a/x", S_IFREG, 0644, 0));
+    a = walk(fs, "a", 0);
+    b = walk(fs, "b", 0);
+    f = create(fs, "small", S_IFREG, 0644, 0);
+    small = ready(f, R_WRITE);
+    close(f);
+    /* files of 16 MiB (ramfs's largest) until memory is at its eighth */
+    for (i = 0; i < 64 && errno != ENOSPC; i++) {
+        snprintf(name, sizeof(name), "big%d", i);
+        f = create(fs, name, S_IFREG, 0644, 0);
+        close(fd);
+        fd = ready(f, R_WRITE);
+        close(f);
+        while ((n = write(fd, chunk, sizeof(chunk))) > 0)
+            ;
+    }
+    /* a file's buffer doubles, so the big ones stop short: small files
+     * of a page each take the rest, until not even a node fits */
+    for (i = 0;; i++) {
+        int w;
+        snprintf(name, sizeof(name), "small%d", i);
+        if ((f = create(fs, name, S_IFREG, 0644, 0)) < 0)
+            break;
+        w = ready(f, R_WRITE);
+        n = write(w, chunk, 4096);
+        close(w);
+        close(f);
+    }
+    f = walk(fs, "small", 0);
+    EXPECT(write, ENOSPC, ramfs_at_an_eighth_free, write(fd, chunk, 4096));
+    EXPECT(ftruncate, ENOSPC, ramfs_at_an_eighth_free, ftruncate(small, 1024 * 1024));
+    EXPECT(create, ENOSPC, ramfs_at_an_eighth_free, create(b, "y", S_IFREG, 0644, 0));
+    EXPECT(link, ENOSPC, ramfs_at_an_eighth_free, linkat(f, b, "y"));
+    /* rename(2): ramfs moves a name without asking for room, the old
+     * entry goes as the new one comes */
+    n = renameat(a, "x", b, "y", 0);
+    close(f);
+    close(fd);
+    close(small);
+    close(a);
+    close(b);
+    close(fs);
+    CHECK(n == 0, "a rename in a full ramfs failed");
+    PASS();
 }
 
 /* ------------------------------------------------------------ setup */
@@ -1144,6 +1206,7 @@ int main(int argc, char *argv[])
     namespace_full();
     libc_calls();
     mount_calls();
+    a_full_ramfs_refuses_all_but_rename();
     pivot_root_name_too_long();
     as_user(opendir_without_memory);
     printf("t_errno: done\n");
