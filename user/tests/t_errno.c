@@ -157,6 +157,17 @@ static int pathfd(const char *path)
     return walk(AT_CWD, path, WALK_NOFOLLOW);
 }
 
+/* ready() on the node path names itself (a symlink too): its result,
+ * errno kept */
+static int ready_at(const char *path, int mode)
+{
+    int p = pathfd(path), fd = ready(p, mode), e = errno;
+
+    close(p);
+    errno = e;
+    return fd;
+}
+
 static int readied(const char *path, int mode)
 {
     int p = walk(AT_CWD, path, 0), fd = ready(p, mode);
@@ -660,21 +671,11 @@ static void name_calls(void)
     EXPECT(ready, EINVAL, only_append, ready(fd, R_APPEND));
     close(fd);
     EXPECT(ready, EISDIR, directory_for_writing, ready(dir, R_WRITE));
-    fd = pathfd(D "/loop");
-    EXPECT(ready, ELOOP, a_symlink, ready(fd, R_READ));
-    close(fd);
-    fd = pathfd(D "/ro0400");
-    EXPECT(ready, EACCES, no_w_bit_for_root, ready(fd, R_WRITE));
-    close(fd);
-    fd = pathfd(D "/nodriver");
-    EXPECT(ready, ENXIO, no_driver, ready(fd, R_READ));
-    close(fd);
-    fd = pathfd(D "/mnt/rofile");
-    EXPECT(ready, EROFS, read_only_attachment, ready(fd, R_WRITE));
-    close(fd);
-    fd = pathfd(D "/nodev/null");
-    EXPECT(ready, EACCES, nodev_attachment, ready(fd, R_READ));
-    close(fd);
+    EXPECT(ready, ELOOP, a_symlink, ready_at(D "/loop", R_READ));
+    EXPECT(ready, EACCES, no_w_bit_for_root, ready_at(D "/ro0400", R_WRITE));
+    EXPECT(ready, ENXIO, no_driver, ready_at(D "/nodriver", R_READ));
+    EXPECT(ready, EROFS, read_only_attachment, ready_at(D "/mnt/rofile", R_WRITE));
+    EXPECT(ready, EACCES, nodev_attachment, ready_at(D "/nodev/null", R_READ));
 
     /* create */
     EXPECT(create, EINVAL, type_0, create(dir, "x", 0, 0644, 0));
