@@ -711,6 +711,8 @@ static void name_calls(void)
     EXPECT(link, EBADF, fd_not_open, linkat(OPEN_MAX - 1, dir, "x"));
     fd = pathfd(D "/file");
     EXPECT(link, EINVAL, dotdot, linkat(fd, dir, ".."));
+    EXPECT(link, ENOTDIR, trailing_slash_new_name, linkat(fd, dir, "newname/"));
+    UNCHANGED(link, ENOTDIR, nothing_made, !exists(D "/newname"));
     EXPECT(link, EEXIST, the_name_exists, linkat(fd, dir, "loop"));
     EXPECT(link, EXDEV, another_filesystem, linkat(fd, fs, "z"));
     close(fd);
@@ -746,6 +748,7 @@ static void name_calls(void)
     EXPECT(rename, EBUSY, attached_on_old, renameat(dir, "mnt", dir, "mnt2", 0));
     EXPECT(rename, EEXIST, noreplace, renameat(dir, "file", dir, "loop", RENAME_NOREPLACE));
     EXPECT(rename, ENOTDIR, directory_onto_a_file, renameat(dir, "sub", dir, "file", 0));
+    EXPECT(rename, ENOTDIR, file_to_a_trailing_slash, renameat(dir, "file", dir, "newname/", 0));
     EXPECT(rename, EISDIR, file_onto_a_directory, renameat(dir, "file", dir, "sub", 0));
     EXPECT(rename, ENOTEMPTY, onto_a_full_directory, renameat(dir, "sub", dir, "full", 0));
     UNCHANGED(rename, ENOTEMPTY, both_there, exists(D "/sub") && exists(D "/full/f"));
