@@ -1006,6 +1006,24 @@ static void libc_calls(void)
     EXPECT(pivot_root, ENOTDIR, new_root_a_file, pivot_root(D "/file", "old"));
 }
 
+/* open(3)'s CAVEATS: a creating open that then cannot ready the file
+ * removes it again; O_CREAT on a dangling symlink is ENOENT. */
+static void open_caveats_hold(void)
+{
+    int fd;
+
+    errno = 0;
+    fd = open(D "/c444", O_CREAT | O_WRONLY, 0444);
+    CHECK(fd == -1 && errno == EACCES, "open(O_CREAT|O_WRONLY, 0444) gave %d", fd);
+    CHECK(!exists(D "/c444"), "the file the failed open made is still there");
+    symlink("nowhere", D "/dangling");
+    errno = 0;
+    fd = open(D "/dangling", O_CREAT | O_WRONLY, 0644);
+    CHECK(fd == -1 && errno == ENOENT, "O_CREAT on a dangling symlink gave %d", fd);
+    CHECK(!exists(D "/nowhere"), "the symlink's target was made");
+    PASS();
+}
+
 static void mount_calls(void)
 {
     EXPECT(mount, ENXIO, no_such_disk, mount("ext2", "/dev/hd3", D "/sub", NULL));
@@ -1210,6 +1228,7 @@ int main(int argc, char *argv[])
     namespace_full();
     libc_calls();
     mount_calls();
+    open_caveats_hold();
     a_full_ramfs_refuses_all_but_rename();
     pivot_root_name_too_long();
     as_user(opendir_without_memory);
