@@ -3233,9 +3233,13 @@ def pid_wrap_suite():
 # ---------------------------------------------------------------- docs
 def docs_suite(root=qemu.ROOT):
     """The docs against the tree, without a boot: every system call in the
-    kernel's table has a manual page that gives its number; every
+    kernel's table has a manual page that gives its number, and each page
+    names a real call (NAME.2.md gives SYS_NAME's number, NAME.3.md
+    declares NAME()); every
     prototype a page's SYNOPSIS shows is the one its header declares
-    (user/include, followed through its #includes); and the docs a reader
+    (user/include, followed through its #includes); every errno a page's
+    ERRORS lists is produced by user/tests/t_errno.c or named there as
+    one it cannot produce, and the other way round; and the docs a reader
     follows (README.md, doc/, the lab handouts; not decisions.md, which is
     history) name only make targets, repository files, functions and guest
     commands, tests and functions that exist (and the README names every
@@ -3314,6 +3318,12 @@ def docs_suite(root=qemu.ROOT):
                     bad.append("%s: SYS_%s is %s, not %s" % (page, name, numbers[name], num))
             if page.endswith(".2.md") and page != "intro.2.md" and not re.search(r"`SYS_\w+`", synopsis):
                 bad.append("%s: section 2, but its SYNOPSIS names no system call" % page)
+            named = page.split(".")[0]          # the page is the call's (2) or the function's (3)
+            if page.endswith(".2.md") and page != "intro.2.md" and \
+                    "`SYS_%s`" % named not in synopsis:
+                bad.append("%s: its SYNOPSIS does not give SYS_%s's number" % (page, named))
+            if page.endswith(".3.md") and not re.search(r"^[A-Za-z_][^;(]*\b%s\s*\(" % named, synopsis, re.M):
+                bad.append("%s: its SYNOPSIS declares no %s()" % (page, named))
             for block in re.findall(r"```c\n(.*?)```", synopsis, re.S):
                 seen, decls = set(), {}
                 for inc in re.findall(r"^#include <([^>]+)>", block, re.M):
