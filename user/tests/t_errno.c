@@ -157,11 +157,11 @@ static int pathfd(const char *path)
     return walk(AT_CWD, path, WALK_NOFOLLOW);
 }
 
-/* ready() on the node path names itself (a symlink too): its result,
- * errno kept */
-static int ready_at(const char *path, int mode)
+/* ready() on the node (dirfd, path) names itself (a symlink too): its
+ * result, errno kept */
+static int ready_at(int dirfd, const char *path, int mode)
 {
-    int p = pathfd(path), fd = ready(p, mode), e = errno;
+    int p = walk(dirfd, path, WALK_NOFOLLOW), fd = ready(p, mode), e = errno;
 
     close(p);
     errno = e;
@@ -660,6 +660,12 @@ static void name_calls(void)
     EXPECT(walk, ENOTDIR, dirfd_a_file, (fd = pathfd(D "/file"), walk(fd, "x", 0)));
     close(fd);
     EXPECT(walk, ELOOP, link_loop, walk(dir, "loop", 0));
+    EXPECT(walk, ENOTDIR, trailing_slash_on_a_symlink_nofollow,
+           walk(dir, "sublink/", WALK_NOFOLLOW));
+    sub = create(dir, "gone", S_IFDIR, 0755, 0);
+    unlinkat(dir, "gone", UNLINK_DIR);
+    EXPECT(walk, ENOENT, dotdot_of_a_removed_directory, walk(sub, "..", 0));
+    close(sub);
     EXPECT(walk, EXDEV, beneath_dotdot, walk(dir, "..", WALK_BENEATH));
     EXPECT(walk, EXDEV, beneath_absolute, walk(dir, "/", WALK_BENEATH));
 
@@ -671,11 +677,11 @@ static void name_calls(void)
     EXPECT(ready, EINVAL, only_append, ready(fd, R_APPEND));
     close(fd);
     EXPECT(ready, EISDIR, directory_for_writing, ready(dir, R_WRITE));
-    EXPECT(ready, ELOOP, a_symlink, ready_at(D "/loop", R_READ));
-    EXPECT(ready, EACCES, no_w_bit_for_root, ready_at(D "/ro0400", R_WRITE));
-    EXPECT(ready, ENXIO, no_driver, ready_at(D "/nodriver", R_READ));
-    EXPECT(ready, EROFS, read_only_attachment, ready_at(D "/mnt/rofile", R_WRITE));
-    EXPECT(ready, EACCES, nodev_attachment, ready_at(D "/nodev/null", R_READ));
+    EXPECT(ready, ELOOP, a_symlink, ready_at(AT_CWD, D "/loop", R_READ));
+    EXPECT(ready, EACCES, no_w_bit_for_root, ready_at(AT_CWD, D "/ro0400", R_WRITE));
+    EXPECT(ready, ENXIO, no_driver, ready_at(AT_CWD, D "/nodriver", R_READ));
+    EXPECT(ready, EROFS, read_only_attachment, ready_at(AT_CWD, D "/mnt/rofile", R_WRITE));
+    EXPECT(ready, EACCES, nodev_attachment, ready_at(AT_CWD, D "/nodev/null", R_READ));
 
     /* create */
     EXPECT(create, EINVAL, type_0, create(dir, "x", 0, 0644, 0));
@@ -735,6 +741,9 @@ static void name_calls(void)
     EXPECT(unlink, EISDIR, a_directory, unlinkat(dir, "sub", 0));
     EXPECT(unlink, ENOTDIR, unlink_dir_on_a_file, unlinkat(dir, "file", UNLINK_DIR));
     EXPECT(unlink, ENOTDIR, trailing_slash_on_a_file, unlinkat(dir, "file/", 0));
+    EXPECT(unlink, ENOTDIR, trailing_slash_on_a_symlink_to_a_directory,
+           unlinkat(dir, "sublink/", 0));
+    UNCHANGED(unlink, ENOTDIR, symlink_kept, exists(D "/sublink"));
     EXPECT(unlink, ENOTEMPTY, full_directory, unlinkat(dir, "full", UNLINK_DIR));
     UNCHANGED(unlink, ENOTEMPTY, still_there, exists(D "/full/f"));
 
@@ -785,6 +794,12 @@ static void user_name_calls(void)
     char buf[16];
 
     EXPECT(walk, EACCES, closed_directory, walk(AT_CWD, D "/closed/f", 0));
+    fd = pathfd(D "/closed");
+    EXPECT(walk, EACCES, the_starting_directory, walk(fd, "f", 0));
+    close(fd);
+    fd = fsopen("devfs", -1, NULL);
+    EXPECT(ready, EACCES, device_of_a_users_devfs, ready_at(fd, "null", R_READ));
+    close(fd);
     EXPECT(create, EACCES, roots_directory, create(AT_CWD, D "/x", S_IFREG, 0644, 0));
     EXPECT(create, EPERM, device_node,
            create(AT_CWD, "/tmp/errno_dev", S_IFCHR, 0644, MKDEV(2, 0)));
@@ -951,6 +966,9 @@ static void namespace_calls(void)
     close(fd);
     fd = pathfd(D "/script");
     EXPECT(exec, ENOEXEC, a_text_file, exec(fd, NULL, NULL));
+    close(fd);
+    fd = pathfd(D "/fifo");
+    EXPECT(exec, EACCES, a_fifo, exec(fd, NULL, NULL));
     close(fd);
     fd = pathfd(D "/noexec/true");
     EXPECT(exec, EACCES, noexec_attachment, exec(fd, NULL, NULL));
@@ -1163,6 +1181,8 @@ static void setup(void)
     fchmod(fd, 0400);
     close(fd);
     symlink("loop", D "/loop");
+    symlink("sub", D "/sublink");
+    mkfifo(D "/fifo", 0755);
     mkdir(D "/sub", 0755);
     mkdir(D "/full", 0755);
     put_file(D "/full/f", "x");
