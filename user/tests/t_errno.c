@@ -168,6 +168,17 @@ static int ready_at(int dirfd, const char *path, int mode)
     return fd;
 }
 
+/* exec() of the file path names, through a path fd: its result, errno
+ * kept (a success would end the test, which then reports no results) */
+static int exec_at(const char *path)
+{
+    int p = pathfd(path), r = exec(p, NULL, NULL), e = errno;
+
+    close(p);
+    errno = e;
+    return r;
+}
+
 static int readied(const char *path, int mode)
 {
     int p = walk(AT_CWD, path, 0), fd = ready(p, mode);
@@ -955,24 +966,12 @@ static void namespace_calls(void)
         EXPECT(exec, E2BIG, 33000_bytes, exec(fd, (char *[]){ huge, NULL }, NULL));
     }
     close(fd);
-    fd = pathfd("/bin");
-    EXPECT(exec, EISDIR, a_directory, exec(fd, NULL, NULL));
-    close(fd);
-    fd = pathfd("/dev/null");
-    EXPECT(exec, EACCES, a_device, exec(fd, NULL, NULL));
-    close(fd);
-    fd = pathfd(D "/file");
-    EXPECT(exec, EACCES, no_x_bit, exec(fd, NULL, NULL));
-    close(fd);
-    fd = pathfd(D "/script");
-    EXPECT(exec, ENOEXEC, a_text_file, exec(fd, NULL, NULL));
-    close(fd);
-    fd = pathfd(D "/fifo");
-    EXPECT(exec, EACCES, a_fifo, exec(fd, NULL, NULL));
-    close(fd);
-    fd = pathfd(D "/noexec/true");
-    EXPECT(exec, EACCES, noexec_attachment, exec(fd, NULL, NULL));
-    close(fd);
+    EXPECT(exec, EISDIR, a_directory, exec_at("/bin"));
+    EXPECT(exec, EACCES, a_device, exec_at("/dev/null"));
+    EXPECT(exec, EACCES, no_x_bit, exec_at(D "/file"));
+    EXPECT(exec, ENOEXEC, a_text_file, exec_at(D "/script"));
+    EXPECT(exec, EACCES, a_fifo, exec_at(D "/fifo"));
+    EXPECT(exec, EACCES, noexec_attachment, exec_at(D "/noexec/true"));
     EXPECT(execv, ENOENT, no_such_file, execv(D "/nothing", (char *[]){ "x", NULL }));
     EXPECT(execv, ENOENT, execvp_nowhere_in_path,
            execvp("no-such-program", (char *[]){ "x", NULL }));
