@@ -436,6 +436,20 @@ def dind_self_loop(img):
     target_in_evil(img, img.iblock(img.lookup("/healthy.txt"), 0))
 
 
+def tind_inner_loop(img):
+    """/big gets a triple-indirect block whose first slot names a block
+    whose first slot names itself (no root repeats), and a size that
+    reaches it: file block 65804 (64 MiB in) is that block."""
+    ino = img.lookup("/big")
+    t, x = img.alloc_block(), img.alloc_block()
+    img.put_words(t, [x] + [0] * (img.bsize // 4 - 1))
+    img.put_words(x, [x] + [0] * (img.bsize // 4 - 1))
+    img.iblock(ino, TIND, t)
+    img.inode(ino, "blocks", img.inode(ino, "blocks") + 2 * img.bsize // 512)
+    img.inode(ino, "size", 65806 * 1024)
+    target_in_evil(img, img.iblock(img.lookup("/healthy.txt"), 0))
+
+
 def direct_is_indirect(img):
     """/big's first direct block is its own indirect block: a write to
     file block 0 rewrites the map of blocks 12 on."""
@@ -570,11 +584,31 @@ def dirent_inode_one_past(img):
     set_entry(img, "/dir", "c", ino=img.sb("inodes_count") + 1)
 
 
-ATTACKS = (ind_self_loop, dind_self_loop, direct_is_indirect, dotdot_is_a_file,
+def dir_hole(img):
+    """/dir is two blocks long, owns two (i_blocks), and its second block
+    pointer is 0: a hole, which a directory may not have."""
+    d = img.lookup("/dir")
+    img.inode(d, "size", 2 * img.bsize)
+    img.inode(d, "blocks", img.inode(d, "blocks") + img.bsize // 512)
+
+
+def dotdot_loop(img):
+    """/sub's ".." names /sub/deeper, whose ".." names /sub: a climb from
+    either never reaches the root."""
+    set_entry(img, "/sub", "..", ino=img.lookup("/sub/deeper"))
+
+
+def root_not_a_directory(img):
+    """The root inode is a regular file."""
+    img.inode(2, "mode", 0o100644)
+
+
+ATTACKS = (ind_self_loop, dind_self_loop, tind_inner_loop, direct_is_indirect, dotdot_is_a_file,
            dir_without_dotdot, dir_alias, fast_symlink_size_lies, pointers_into_metadata,
            bitmap_frees_inode_table, inode_bitmap_frees_reserved, group_free_count_lies,
            super_free_count_lies,
-           file_size_huge, entry_spans_blocks, dirent_inode_one, dirent_inode_one_past)
+           file_size_huge, entry_spans_blocks, dirent_inode_one, dirent_inode_one_past, dir_hole,
+           dotdot_loop, root_not_a_directory)
 
 CORRUPTIONS = {f.__name__: f for f in ATTACKS + (
     short_last_dirent, dirent_reserved_inode, dirent_inode_out_of_range,
@@ -595,7 +629,8 @@ SPOILS = {
     "dirent_inode_out_of_range": ("dir/b",), "tind_self_loop": ("big",),
     "dir_huge_size": ("dir/a", "dir/b", "dir/c"), "block_twice_in_file": ("hello.txt",),
     "inode_freed_already": ("hello.txt",), "file_without_links": ("hello.txt",),
-    "ind_self_loop": ("big",), "dind_self_loop": ("big",), "direct_is_indirect": ("big",),
+    "ind_self_loop": ("big",), "dind_self_loop": ("big",), "tind_inner_loop": ("big",),
+    "direct_is_indirect": ("big",),
     "dir_alias": ("sub/deeper/file",), "pointers_into_metadata": ("big",),
     "dirent_inode_one": ("dir/c",), "dirent_inode_one_past": ("dir/c",),
 }
