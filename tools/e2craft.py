@@ -134,33 +134,18 @@ class Image:
     def put_words(self, b, words):
         self.put_block(b, struct.pack("<%dI" % (self.bsize // 4), *words))
 
-    def file_blocks(self, ino):
-        """The data blocks of inode ino, in file order (holes left out)."""
+    def file_blocks(self, ino, indirect=False):
+        """The data blocks of inode ino, in file order (holes left out);
+        with indirect, its indirect blocks too, each before what it maps."""
         out = []
 
         def walk(b, level):
             if not b:
                 return
-            if level == 0:
+            if level == 0 or indirect:
                 out.append(b)
-                return
-            for w in self.words(b):
+            for w in self.words(b) if level else ():
                 walk(w, level - 1)
-        for i in range(NDIR):
-            walk(self.iblock(ino, i), 0)
-        for level, slot in ((1, IND), (2, DIND), (3, TIND)):
-            walk(self.iblock(ino, slot), level)
-        return out
-
-    def owned_blocks(self, ino):
-        """Every block inode ino's map names: data and indirect blocks."""
-        out = []
-
-        def walk(b, level):
-            if b:
-                out.append(b)
-                for w in self.words(b) if level else ():
-                    walk(w, level - 1)
         for i in range(NDIR):
             walk(self.iblock(ino, i), 0)
         for level, slot in ((1, IND), (2, DIND), (3, TIND)):
@@ -696,7 +681,7 @@ def harm(name, before, after):
             now = None
         if now != ino:
             found.append("/%s names inode %s, was %d" % (path, now, ino))
-        for blk in b.owned_blocks(ino):
+        for blk in b.file_blocks(ino, indirect=True):
             owned.add(blk)
             same(blk * b.bsize, b.bsize, "block %d of /%s" % (blk, path))
     for ino, what in protected:
