@@ -588,12 +588,47 @@ def root_not_a_directory(img):
     img.inode(2, "mode", 0o100644)
 
 
+def dotdot_elsewhere(img):
+    """/sub/deeper's ".." names /dir, which holds no name for it."""
+    set_entry(img, "/sub/deeper", "..", ino=img.lookup("/dir"))
+
+
+def dir_links_lie(img):
+    """/sub/deeper's link count is 3 (two names and its "." make 2)."""
+    img.inode(img.lookup("/sub/deeper"), "links_count", 3)
+
+
+def inode_bit_clear_while_open(img):
+    """/hello.txt's inode bitmap bit is clear, and it is the lowest clear
+    bit: the next create would take the inode of a file open meanwhile."""
+    inode_freed_already(img)
+
+
+def inodes_count_disagrees(img):
+    """s_inodes_count is one more than groups x inodes per group."""
+    img.sb("inodes_count", img.sb("inodes_count") + 1)
+
+
+def first_ino_past_count(img):
+    """s_first_ino, the first inode a file may have, is past the last."""
+    img.sb("first_ino", img.sb("inodes_count") + 1)
+
+
+def reserved_gdt_huge(img):
+    """resize_inode's reserved descriptor blocks: 300, more than one
+    indirect block (256 pointers) can map."""
+    img.sb("feature_compat", img.sb("feature_compat") | 0x10)
+    img.sb("reserved_gdt_blocks", 300)
+
+
 ATTACKS = (ind_self_loop, dind_self_loop, tind_inner_loop, direct_is_indirect, dotdot_is_a_file,
            dir_without_dotdot, dir_alias, fast_symlink_size_lies, pointers_into_metadata,
            bitmap_frees_inode_table, inode_bitmap_frees_reserved, group_free_count_lies,
            super_free_count_lies,
            file_size_huge, entry_spans_blocks, dirent_inode_one, dirent_inode_one_past, dir_hole,
-           dotdot_loop, root_not_a_directory)
+           dotdot_loop, root_not_a_directory, dotdot_elsewhere, dir_links_lie,
+           inode_bit_clear_while_open, inodes_count_disagrees, first_ino_past_count,
+           reserved_gdt_huge)
 
 CORRUPTIONS = {f.__name__: f for f in ATTACKS + (
     short_last_dirent, dirent_reserved_inode, dirent_inode_out_of_range,
@@ -618,6 +653,7 @@ SPOILS = {
     "direct_is_indirect": ("big",),
     "dir_alias": ("sub/deeper/file",), "pointers_into_metadata": ("big",),
     "dirent_inode_one": ("dir/c",), "dirent_inode_one_past": ("dir/c",),
+    "dir_links_lie": ("sub/deeper/file",),
 }
 SB_MAY_CHANGE = ((12, 20), (48, 52))    # free block and inode counts, s_wtime
 GD_MAY_CHANGE = (12, 18)                # free blocks, free inodes, directories

@@ -769,24 +769,67 @@ static int dotdot_from_below(int root)
     return r;
 }
 
+/* rmdir sub/deeper after emptying it: the rmdir's result. */
+static int empty_and_rmdir_deeper(int root)
+{
+    if (unlinkat(root, "sub/deeper/file", 0) < 0)
+        return -3;
+    return unlinkat(root, "sub/deeper", UNLINK_DIR);
+}
+
+/* A create while hello.txt is open: the create's result. */
+static int create_while_hello_is_open(int root)
+{
+    int f = walk(root, "hello.txt", 0), r, e;
+
+    if (f < 0)
+        return -3;
+    r = create(root, "new", S_IFREG, 0644, 0);
+    e = errno;
+    if (r >= 0)
+        close(r);
+    close(f);
+    errno = e;
+    return r;
+}
+
 /* Damage the driver always checked but no image held (doc/coverage.md's
  * list of unreached ext2 checks): a hole in a directory (dir_hole), a
  * loop of ".." entries (dotdot_loop), a root that is a file
- * (root_not_a_directory), and a ".." that is a file met from below
- * (dotdot_is_a_file, from an fd on /sub/deeper). */
+ * (root_not_a_directory), a ".." that is a file or a directory without a
+ * name for it, met from below (dotdot_is_a_file, dotdot_elsewhere), an
+ * empty directory with 3 links (dir_links_lie), a free bit for an inode
+ * in use (inode_bit_clear_while_open), and a superblock whose inode
+ * count, first inode or reserved descriptor blocks do not fit. */
 static void rarer_damage_is_euclean(void)
 {
-    int r[4], e[4];
+    static const char *einval[] = { "inodes_count_disagrees", "first_ino_past_count",
+                                    "reserved_gdt_huge" };
+    int r[7], e[7];
+    unsigned i;
 
     r[0] = ON_IMAGE("dir_hole", list_dir(root, "dir"), &e[0]);
     r[1] = ON_IMAGE("dotdot_loop", renameat(root, "dir", root, "sub/deeper/moved", 0), &e[1]);
     r[2] = ON_IMAGE("root_not_a_directory", 0, &e[2]);
     r[3] = ON_IMAGE("dotdot_is_a_file", dotdot_from_below(root), &e[3]);
+    r[4] = ON_IMAGE("dotdot_elsewhere", dotdot_from_below(root), &e[4]);
+    r[5] = ON_IMAGE("dir_links_lie", empty_and_rmdir_deeper(root), &e[5]);
+    r[6] = ON_IMAGE("inode_bit_clear_while_open", create_while_hello_is_open(root), &e[6]);
     CHECK(r[0] == -1 && e[0] == EUCLEAN, "listing a directory with a hole: %d, errno %d", r[0],
           e[0]);
     CHECK(r[1] == -1 && e[1] == EUCLEAN, "a climb round a loop of '..': %d, errno %d", r[1], e[1]);
     CHECK(r[2] == -2 && e[2] == EUCLEAN, "a root that is a file: %d, errno %d", r[2], e[2]);
     CHECK(r[3] == -1 && e[3] == EUCLEAN, "'..' to a file, from below: %d, errno %d", r[3], e[3]);
+    CHECK(r[4] == -1 && e[4] == EUCLEAN, "'..' to a stranger, from below: %d, errno %d", r[4],
+          e[4]);
+    CHECK(r[5] == -1 && e[5] == EUCLEAN, "rmdir of an empty directory with 3 links: %d, errno %d",
+          r[5], e[5]);
+    CHECK(r[6] == -1 && e[6] == EUCLEAN, "a create that finds an open inode free: %d, errno %d",
+          r[6], e[6]);
+    for (i = 0; i < ARRAY_SIZE(einval); i++) {
+        r[0] = ON_IMAGE(einval[i], 0, &e[0]);
+        CHECK(r[0] == -2 && e[0] == EINVAL, "%s: fsopen: %d, errno %d", einval[i], r[0], e[0]);
+    }
     PASS();
 }
 
