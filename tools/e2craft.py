@@ -621,6 +621,11 @@ def reserved_gdt_huge(img):
     img.sb("reserved_gdt_blocks", 300)
 
 
+def i_blocks_too_small(img):
+    """/big's i_blocks counts 10 blocks; its map names 21."""
+    img.inode(img.lookup("/big"), "blocks", 10 * img.bsize // 512)
+
+
 ATTACKS = (ind_self_loop, dind_self_loop, tind_inner_loop, direct_is_indirect, dotdot_is_a_file,
            dir_without_dotdot, dir_alias, fast_symlink_size_lies, pointers_into_metadata,
            bitmap_frees_inode_table, inode_bitmap_frees_reserved, group_free_count_lies,
@@ -628,7 +633,7 @@ ATTACKS = (ind_self_loop, dind_self_loop, tind_inner_loop, direct_is_indirect, d
            file_size_huge, entry_spans_blocks, dirent_inode_one, dirent_inode_one_past, dir_hole,
            dotdot_loop, root_not_a_directory, dotdot_elsewhere, dir_links_lie,
            inode_bit_clear_while_open, inodes_count_disagrees, first_ino_past_count,
-           reserved_gdt_huge)
+           reserved_gdt_huge, i_blocks_too_small)
 
 CORRUPTIONS = {f.__name__: f for f in ATTACKS + (
     short_last_dirent, dirent_reserved_inode, dirent_inode_out_of_range,
@@ -653,7 +658,7 @@ SPOILS = {
     "direct_is_indirect": ("big",),
     "dir_alias": ("sub/deeper/file",), "pointers_into_metadata": ("big",),
     "dirent_inode_one": ("dir/c",), "dirent_inode_one_past": ("dir/c",),
-    "dir_links_lie": ("sub/deeper/file",),
+    "dir_links_lie": ("sub/deeper/file",), "i_blocks_too_small": ("big",),
 }
 SB_MAY_CHANGE = ((12, 20), (48, 52))    # free block and inode counts, s_wtime
 GD_MAY_CHANGE = (12, 18)                # free blocks, free inodes, directories

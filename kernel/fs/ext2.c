@@ -672,7 +672,8 @@ static int forget_block(struct ext2_fs *e, struct ext2_node *n, uint32_t b)
 
 /* Free a whole tree of `level` levels of indirection rooted at blk. A
  * block can be freed only once (bfree refuses the second time), so even a
- * tree that points back at itself ends within one pass over the blocks. */
+ * tree that points back at itself ends within one pass over the blocks
+ * (map_check has refused such a tree before any of it is freed). */
 static int free_tree(struct ext2_fs *e, struct ext2_node *n, uint32_t blk, int level)
 {
     uint32_t *tbl, i;
@@ -737,12 +738,61 @@ static int trim_tree(struct ext2_fs *e, struct ext2_node *n, uint32_t *slot, int
     return err;
 }
 
-/* Keep the first `keep` blocks of n's data, free every other block. */
+/* Does the tree of `level` levels at blk hold together? Every pointer a
+ * data block, no table naming itself or one of the inode's roots, and no
+ * more blocks named than *left (what the inode owns), which bounds the
+ * walk. */
+static int map_check(struct ext2_fs *e, struct ext2_node *n, uint32_t blk, int level,
+                     uint32_t *left)
+{
+    uint32_t *tbl, i;
+    int err;
+
+    if (!blk)
+        return 0;
+    if ((err = check_ptr(e, blk)) < 0)
+        return err;
+    if (*left == 0)
+        return damaged(e, "map larger than i_blocks in inode", n->ino);
+    --*left;
+    if (level == 0)
+        return 0;
+    walk_step(e);
+    if (!(tbl = kmalloc(e->bsize)))
+        return -ENOMEM;
+    if ((err = bread(e, blk, tbl)) == 0) {
+        for (i = 0; i < e->ppb && err == 0; i++) {
+            if (tbl[i] && map_repeats(n, tbl[i], &blk, 1))
+                err = damaged(e, "block map loops in inode", n->ino);
+            else
+                err = map_check(e, n, tbl[i], level - 1, left);
+        }
+    }
+    kfree(tbl);
+    return err;
+}
+
+/* Keep the first `keep` blocks of n's data, free every other block. The
+ * whole map is checked first: freeing stops at the first damage, and what
+ * it had freed would stay named by the inode on disk (a damaged instance
+ * writes nothing more), for the next file allocated on a new mount to
+ * take. */
 static int free_blocks_from(struct ext2_fs *e, struct ext2_node *n, uint32_t keep)
 {
-    uint32_t i, base = EXT2_NDIR, span = e->ppb;
+    uint32_t i, base = EXT2_NDIR, span = e->ppb, left = n->raw.blocks / SECTORS(e);
     int level, err;
 
+    if (left > e->sb.blocks_count)
+        left = e->sb.blocks_count;
+    for (i = 0; i < EXT2_NDIR; i++) {
+        if (n->raw.block[i] && map_repeats(n, n->raw.block[i], NULL, 0))
+            return damaged(e, "block map loops in inode", n->ino);
+        if ((err = map_check(e, n, n->raw.block[i], 0, &left)) < 0)
+            return err;
+    }
+    for (level = 1; level <= 3; level++)
+        if ((err = map_check(e, n, n->raw.block[EXT2_IND + level - 1], level, &left)) < 0)
+            return err;
     for (i = keep; i < EXT2_NDIR; i++) {
         if (n->raw.block[i]) {
             if ((err = forget_block(e, n, n->raw.block[i])) < 0)

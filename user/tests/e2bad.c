@@ -611,14 +611,50 @@ static unsigned evil_target(int root)
     return n > 7 && strncmp(t, "TARGET ", 7) == 0 ? strtoul(t + 7, NULL, 10) : 0;
 }
 
+/* One call on a fresh instance of image img, whose root fd the call
+ * names `root`: its result, or -2 if the mount failed; *err: errno after
+ * it (or after the mount). Closed before the caller checks, so a failure
+ * leaves nothing mounted for the next test. */
+#define ON_IMAGE(img, call, err) \
+    ({ \
+        int root = mount_image(img, ""), r_ = -2; \
+        *(err) = errno; \
+        if (root >= 0) { \
+            errno = 0; \
+            r_ = (call); \
+            *(err) = errno; \
+            close(root); \
+        } \
+        r_; \
+    })
+
+/* ftruncate big to 0: 0, or -1 with errno. */
+static int truncate_big(int root)
+{
+    int f = walk(root, "big", 0), w, r = -1, e;
+
+    if (f < 0)
+        return -1;
+    if ((w = ready(f, R_WRITE)) >= 0)
+        r = ftruncate(w, 0);
+    e = errno;
+    close(w);
+    close(f);
+    errno = e;
+    return r;
+}
+
 /* A block map that loops into itself: /big's indirect block names itself
  * (ind_self_loop), its double-indirect one does (dind_self_loop), a block
  * below its triple-indirect one does (tind_inner_loop: no root repeats),
  * its first direct block is its indirect block (direct_is_indirect). The
  * block the loop reaches is the map itself: reading it is EUCLEAN, and so
  * is writing it, so the block numbers a write puts there (healthy.txt's)
- * never send the next write into another file. The old kernel read the
- * map as data, wrote over it, and the next write landed in healthy.txt. */
+ * never send the next write into another file; a truncation is EUCLEAN
+ * before it frees anything (what it freed would still be named by /big,
+ * and handed to the next file). The old kernel read the map as data,
+ * wrote over it, and the next write landed in healthy.txt; a truncation
+ * freed blocks until it met one a second time. */
 static void block_map_loops_are_euclean_and_spare_other_files(void)
 {
     static const struct {
@@ -630,9 +666,9 @@ static void block_map_loops_are_euclean_and_spare_other_files(void)
         { "tind_inner_loop", 65804 * 1024, 65805 * 1024 },
         { "direct_is_indirect", 0, 13 * 1024 },
     };
-    unsigned i, j, target;
-    int root, rd, wr, erd, ewr, intact;
-    char wrong[400] = "";
+    unsigned i, j, target, crc;
+    int root, rd, wr, erd, ewr, intact, tr, etr, freed;
+    char wrong[500] = "";
 
     for (i = 0; i < ARRAY_SIZE(c); i++) { /* every image, then the verdict */
         CHECK((root = mount_image(c[i].img, "")) >= 0, "%s: fsopen", c[i].img);
@@ -652,31 +688,20 @@ static void block_map_loops_are_euclean_and_spare_other_files(void)
         file_at(root, "big", c[i].next, buf, 1024, 1);
         intact = healthy_txt_is_intact(root);
         close(root);
-        if (!(rd < 0 && erd == EUCLEAN && wr < 0 && ewr == EUCLEAN && intact))
+        crc = image_crc(c[i].img);
+        tr = ON_IMAGE(c[i].img, truncate_big(root), &etr);
+        freed = image_crc(c[i].img) != crc;
+        if (!(rd < 0 && erd == EUCLEAN && wr < 0 && ewr == EUCLEAN && intact && tr == -1 &&
+              etr == EUCLEAN && !freed))
             snprintf(wrong + strlen(wrong), sizeof(wrong) - strlen(wrong),
-                     " %s: read %d errno %d, write %d errno %d, healthy.txt %s;", c[i].img, rd, erd,
-                     wr, ewr, intact ? "intact" : "written");
+                     " %s: read %d errno %d, write %d errno %d, healthy.txt %s, truncate %d errno "
+                     "%d%s;",
+                     c[i].img, rd, erd, wr, ewr, intact ? "intact" : "written", tr, etr,
+                     freed ? " (and it freed blocks)" : "");
     }
-    CHECK(!wrong[0], "want EUCLEAN twice and healthy.txt intact:%s", wrong);
+    CHECK(!wrong[0], "want EUCLEAN thrice, healthy.txt intact, the image as it was:%s", wrong);
     PASS();
 }
-
-/* One call on a fresh instance of image img, whose root fd the call
- * names `root`: its result, or -2 if the mount failed; *err: errno after
- * it (or after the mount). Closed before the caller checks, so a failure
- * leaves nothing mounted for the next test. */
-#define ON_IMAGE(img, call, err) \
-    ({ \
-        int root = mount_image(img, ""), r_ = -2; \
-        *(err) = errno; \
-        if (root >= 0) { \
-            errno = 0; \
-            r_ = (call); \
-            *(err) = errno; \
-            close(root); \
-        } \
-        r_; \
-    })
 
 /* A directory whose ".." is a file laid out like a directory
  * (dotdot_is_a_file), or that has no ".." (dir_without_dotdot): a rename
@@ -799,14 +824,16 @@ static int create_while_hello_is_open(int root)
  * (root_not_a_directory), a ".." that is a file or a directory without a
  * name for it, met from below (dotdot_is_a_file, dotdot_elsewhere), an
  * empty directory with 3 links (dir_links_lie), a free bit for an inode
- * in use (inode_bit_clear_while_open), and a superblock whose inode
- * count, first inode or reserved descriptor blocks do not fit. */
+ * in use (inode_bit_clear_while_open), a map naming more blocks than
+ * i_blocks (i_blocks_too_small: a truncation frees nothing), and a
+ * superblock whose inode count, first inode or reserved descriptor blocks
+ * do not fit. */
 static void rarer_damage_is_euclean(void)
 {
     static const char *einval[] = { "inodes_count_disagrees", "first_ino_past_count",
                                     "reserved_gdt_huge" };
     int r[7], e[7];
-    unsigned i;
+    unsigned i, crc;
 
     r[0] = ON_IMAGE("dir_hole", list_dir(root, "dir"), &e[0]);
     r[1] = ON_IMAGE("dotdot_loop", renameat(root, "dir", root, "sub/deeper/moved", 0), &e[1]);
@@ -826,6 +853,11 @@ static void rarer_damage_is_euclean(void)
           r[5], e[5]);
     CHECK(r[6] == -1 && e[6] == EUCLEAN, "a create that finds an open inode free: %d, errno %d",
           r[6], e[6]);
+    crc = image_crc("i_blocks_too_small");
+    r[0] = ON_IMAGE("i_blocks_too_small", truncate_big(root), &e[0]);
+    CHECK(r[0] == -1 && e[0] == EUCLEAN, "truncating a map past i_blocks: %d, errno %d", r[0],
+          e[0]);
+    CHECK(image_crc("i_blocks_too_small") == crc, "truncating a map past i_blocks freed blocks");
     for (i = 0; i < ARRAY_SIZE(einval); i++) {
         r[0] = ON_IMAGE(einval[i], 0, &e[0]);
         CHECK(r[0] == -2 && e[0] == EINVAL, "%s: fsopen: %d, errno %d", einval[i], r[0], e[0]);
