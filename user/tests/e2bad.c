@@ -778,14 +778,15 @@ static void free_counts_past_the_totals_are_einval(void)
     PASS();
 }
 
-/* walk(fd of /sub/deeper, ".."): its result, or -3 if /sub/deeper is not there. */
-static int dotdot_from_below(int root)
+/* With path walked to and held: walk(it, "..") or, with create_new, a
+ * create of /new. That call's result, or -3 if path is not there. */
+static int holding(int root, const char *path, int create_new)
 {
-    int f = walk(root, "sub/deeper", 0), r, e;
+    int f = walk(root, path, 0), r, e;
 
     if (f < 0)
         return -3;
-    r = walk(f, "..", 0);
+    r = create_new ? create(root, "new", S_IFREG, 0644, 0) : walk(f, "..", 0);
     e = errno;
     if (r >= 0)
         close(r);
@@ -800,22 +801,6 @@ static int empty_and_rmdir_deeper(int root)
     if (unlinkat(root, "sub/deeper/file", 0) < 0)
         return -3;
     return unlinkat(root, "sub/deeper", UNLINK_DIR);
-}
-
-/* A create while hello.txt is open: the create's result. */
-static int create_while_hello_is_open(int root)
-{
-    int f = walk(root, "hello.txt", 0), r, e;
-
-    if (f < 0)
-        return -3;
-    r = create(root, "new", S_IFREG, 0644, 0);
-    e = errno;
-    if (r >= 0)
-        close(r);
-    close(f);
-    errno = e;
-    return r;
 }
 
 /* Damage the driver always checked but no image held (doc/coverage.md's
@@ -838,10 +823,10 @@ static void rarer_damage_is_euclean(void)
     r[0] = ON_IMAGE("dir_hole", list_dir(root, "dir"), &e[0]);
     r[1] = ON_IMAGE("dotdot_loop", renameat(root, "dir", root, "sub/deeper/moved", 0), &e[1]);
     r[2] = ON_IMAGE("root_not_a_directory", 0, &e[2]);
-    r[3] = ON_IMAGE("dotdot_is_a_file", dotdot_from_below(root), &e[3]);
-    r[4] = ON_IMAGE("dotdot_elsewhere", dotdot_from_below(root), &e[4]);
+    r[3] = ON_IMAGE("dotdot_is_a_file", holding(root, "sub/deeper", 0), &e[3]);
+    r[4] = ON_IMAGE("dotdot_elsewhere", holding(root, "sub/deeper", 0), &e[4]);
     r[5] = ON_IMAGE("dir_links_lie", empty_and_rmdir_deeper(root), &e[5]);
-    r[6] = ON_IMAGE("inode_bit_clear_while_open", create_while_hello_is_open(root), &e[6]);
+    r[6] = ON_IMAGE("inode_bit_clear_while_open", holding(root, "hello.txt", 1), &e[6]);
     CHECK(r[0] == -1 && e[0] == EUCLEAN, "listing a directory with a hole: %d, errno %d", r[0],
           e[0]);
     CHECK(r[1] == -1 && e[1] == EUCLEAN, "a climb round a loop of '..': %d, errno %d", r[1], e[1]);
