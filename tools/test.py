@@ -51,6 +51,7 @@ import zlib
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import grade  # noqa: E402
 import buildtests  # noqa: E402
+import e2craft  # noqa: E402
 import handout  # noqa: E402
 import kmutants  # noqa: E402
 import qemu  # noqa: E402
@@ -370,8 +371,11 @@ def ext2_damage_suite():
     """Every image tools/e2craft.py can make (damaged ones and undamaged
     geometries) as a file on one carrier disk, attached as /dev/hd1 (init
     puts it at /mnt); e2bad loop mounts each and checks what the kernel
-    does. Then e2fsck -fn must find the carrier clean, and each healthy_*
-    image, which the guest wrote to, clean as well."""
+    does. Then e2fsck -fn must find the carrier clean, each healthy_*
+    image, which the guest wrote to, clean as well, and each damaged one
+    unharmed: compared block by block with the image e2craft made, nothing
+    intact changed (e2craft.harm: metadata but for the driver's counts,
+    reserved inodes, the files the damage spares)."""
     name = "ext2_damage"
 
     def run():
@@ -393,6 +397,13 @@ def ext2_damage_suite():
                 e2tool("debugfs", "-R", "dump /%s.img %s" % (img, out), carrier)
                 res.append(fsck_result("%s/e2fsck_clean_after_guest_writes/%s" % (name, img),
                                        out))
+            harmed = []
+            for img in e2craft.CORRUPTIONS:
+                out = os.path.join(tmp, img + ".out")
+                e2tool("debugfs", "-R", "dump /%s.img %s" % (img, out), carrier)
+                with open(os.path.join(imgs, img + ".img"), "rb") as f, open(out, "rb") as g:
+                    harmed += ["%s: %s" % (img, h) for h in e2craft.harm(img, f.read(), g.read())]
+            res.append((name + "/nothing_intact_was_harmed", not harmed, "\n".join(harmed[:20])))
             return res
     return name, run
 
