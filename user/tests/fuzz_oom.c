@@ -631,7 +631,7 @@ static const struct srv_ops SRV_OPS = { .stat = srv_stat_root };
  * before fsopen returns. The server ends when the kernel lets go. */
 static int op_srv(int n)
 {
-    int left, r, fds[2], pid, status;
+    int left, r, fds[2], pid, status = -1;
 
     if (chan(fds) < 0)
         return fail("setup", "chan: %s", strerror(errno)), -1;

@@ -230,6 +230,7 @@ static void process_calls(void)
     int st, pid;
 
     EXPECT(rfork, EINVAL, flag_2, rfork(2));
+    EXPECT(failnth, EINVAL, negative, failnth(-1));
     EXPECT(wait, EINVAL, option_2, waitpid(-1, &st, 2));
     if ((pid = fork()) == 0)
         _exit(7);
@@ -297,6 +298,7 @@ static void user_process_calls(void)
         UNCHANGED(sbrk, ENOMEM, break, sbrk(0) == brk);
     }
     EXPECT(setuid, EPERM, to_root, setuid(0));
+    EXPECT(failnth, EPERM, arm_as_a_user, failnth(1));
     EXPECT(setuid, EPERM, gid_to_root, setgid(0));
     EXPECT(poweroff, EPERM, user, poweroff(3));
     EXPECT(setpgid, EPERM, roots_group, setpgid(0, 1));
