@@ -11,6 +11,9 @@ knows what each damaged image must do to the kernel.
   e2craft.py make NAME OUT     a clean image with corruption NAME applied
   e2craft.py all DIR           every corruption, as DIR/NAME.img
   e2craft.py base OUT          the ext2 fuzzer's small base image (/etc/fuzz.ext2)
+  e2craft.py harm NAME BEFORE AFTER
+                               what a guest changed in image NAME that it had no
+                               right to (exit 1 if anything)
 
 Names starting with healthy_ are undamaged variants of the geometry
 (block sizes, revision 0, many groups...): the guest writes to them, and
@@ -131,17 +134,17 @@ class Image:
     def put_words(self, b, words):
         self.put_block(b, struct.pack("<%dI" % (self.bsize // 4), *words))
 
-    def file_blocks(self, ino):
-        """The data blocks of inode ino, in file order (holes left out)."""
+    def file_blocks(self, ino, indirect=False):
+        """The data blocks of inode ino, in file order (holes left out);
+        with indirect, its indirect blocks too, each before what it maps."""
         out = []
 
         def walk(b, level):
             if not b:
                 return
-            if level == 0:
+            if level == 0 or indirect:
                 out.append(b)
-                return
-            for w in self.words(b):
+            for w in self.words(b) if level else ():
                 walk(w, level - 1)
         for i in range(NDIR):
             walk(self.iblock(ino, i), 0)
@@ -383,13 +386,355 @@ def ro_compat_unknown(img):
     img.sb("feature_ro_compat", img.sb("feature_ro_compat") | 0x8000)
 
 
-CORRUPTIONS = {f.__name__: f for f in (
+# ---------------------------------------------------------------- attacks: consistent but evil
+# Images that pass every check of the mount and of a first look, built to
+# make a write go where it must not. e2bad.c drives each through the
+# guest; tools/test.py then compares the image before and after (harm()).
+def target_in_evil(img, b):
+    """/evil.txt's text becomes "TARGET n": the block the guest aims at."""
+    ino = img.lookup("/evil.txt")
+    text = b"TARGET %d\n" % b
+    img.put_block(img.iblock(ino, 0), text + bytes(img.bsize - len(text)))
+    img.inode(ino, "size", len(text))
+
+
+def ind_self_loop(img):
+    """/big's indirect block names itself in its first slot: file block 12
+    is the block map, and what a write puts there is the map for blocks
+    13 on (the guest writes healthy.txt's block number, then block 13)."""
+    ino = img.lookup("/big")
+    ind = img.iblock(ino, IND)
+    img.put_words(ind, [ind] + img.words(ind)[1:])
+    target_in_evil(img, img.iblock(img.lookup("/healthy.txt"), 0))
+
+
+def dind_self_loop(img):
+    """/big gets a double-indirect block whose first slot names itself, and
+    a size (300 KiB, a hole between) that reaches it: file block 268 is
+    that block."""
+    ino = img.lookup("/big")
+    x = img.alloc_block()
+    img.put_words(x, [x] + [0] * (img.bsize // 4 - 1))
+    img.iblock(ino, DIND, x)
+    img.inode(ino, "blocks", img.inode(ino, "blocks") + img.bsize // 512)
+    img.inode(ino, "size", 300 * 1024)
+    target_in_evil(img, img.iblock(img.lookup("/healthy.txt"), 0))
+
+
+def tind_inner_loop(img):
+    """/big gets a triple-indirect block whose first slot names a block
+    whose first slot names itself (no root repeats), and a size that
+    reaches it: file block 65804 (64 MiB in) is that block."""
+    ino = img.lookup("/big")
+    t, x = img.alloc_block(), img.alloc_block()
+    img.put_words(t, [x] + [0] * (img.bsize // 4 - 1))
+    img.put_words(x, [x] + [0] * (img.bsize // 4 - 1))
+    img.iblock(ino, TIND, t)
+    img.inode(ino, "blocks", img.inode(ino, "blocks") + 2 * img.bsize // 512)
+    img.inode(ino, "size", 65806 * 1024)
+    target_in_evil(img, img.iblock(img.lookup("/healthy.txt"), 0))
+
+
+def direct_is_indirect(img):
+    """/big's first direct block is its own indirect block: a write to
+    file block 0 rewrites the map of blocks 12 on."""
+    ino = img.lookup("/big")
+    img.iblock(ino, 0, img.iblock(ino, IND))
+    target_in_evil(img, img.iblock(img.lookup("/healthy.txt"), 0))
+
+
+def set_entry(img, dirpath, name, ino=None, new_name=None, ftype=None):
+    """Change the entry `name` of directory dirpath in place."""
+    for b, off, _, _, name_len, n in img.entries(img.lookup(dirpath)):
+        if n == name.encode():
+            at = b * img.bsize + off
+            if ino is not None:
+                struct.pack_into("<I", img.d, at, ino)
+            if new_name is not None:
+                assert len(new_name) == name_len
+                img.d[at + 8:at + 8 + name_len] = new_name.encode()
+            if ftype is not None:
+                img.d[at + 7] = ftype
+            return
+    raise KeyError(name)
+
+
+def add_entry(img, dirpath, name, ino, ftype):
+    """A new entry at the end of directory dirpath's last block, in the
+    last entry's slack (no counts change: that is the damage)."""
+    ents = img.entries(img.lookup(dirpath))
+    b, off, _, rec_len, name_len, _ = ents[-1]
+    used = (8 + name_len + 3) & ~3
+    need = (8 + len(name) + 3) & ~3
+    assert rec_len - used >= need
+    at = b * img.bsize + off
+    struct.pack_into("<H", img.d, at + 4, used)
+    struct.pack_into("<IHBB", img.d, at + used, ino, rec_len - used, len(name), ftype)
+    img.d[at + used + 8:at + used + 8 + len(name)] = name.encode()
+
+
+def dotdot_is_a_file(img):
+    """/sub/deeper's ".." names /evil.txt, a regular file whose one block
+    is a well-formed directory block ("." and ".." to the root): a climb
+    through ".." (rename's "is it below itself?") walks through a file."""
+    evil = img.lookup("/evil.txt")
+    blk = img.iblock(evil, 0)
+    out = struct.pack("<IHBB", evil, 12, 1, 2) + b".\0\0\0"
+    out += struct.pack("<IHBB", 2, img.bsize - 12, 2, 2) + b"..\0\0"
+    img.put_block(blk, out + bytes(img.bsize - len(out)))
+    img.inode(evil, "size", img.bsize)
+    set_entry(img, "/sub/deeper", "..", ino=evil)
+
+
+def dir_without_dotdot(img):
+    """/sub/deeper's ".." entry is called "xx": a directory without "..",
+    which a rename to another parent would have to rewrite."""
+    set_entry(img, "/sub/deeper", "..", new_name="xx")
+
+
+def dir_alias(img):
+    """/dir/alias is a second name for the directory /sub/deeper (whose
+    link count stays 2, whose ".." says /sub): removing it through the
+    alias frees an inode /sub still names."""
+    add_entry(img, "/dir", "alias", img.lookup("/sub/deeper"), 2)
+
+
+def fast_symlink_size_lies(img):
+    """/evil.txt becomes a fast symlink (no blocks, its text in i_block[])
+    whose size says 200 bytes: 140 past the 60 it holds."""
+    ino = img.lookup("/evil.txt")
+    img.inode(ino, "mode", 0o120777)
+    img.inode(ino, "blocks", 0)
+    text = b"hello.txt"
+    img.d[img.inode_off(ino) + 40:img.inode_off(ino) + 100] = text + bytes(60 - len(text))
+    img.inode(ino, "size", 200)
+
+
+def pointers_into_metadata(img):
+    """/evil.txt's block is the group descriptor table; /big's indirect
+    block is the inode bitmap."""
+    img.iblock(img.lookup("/evil.txt"), 0, img.sb("first_data_block") + 1)
+    img.iblock(img.lookup("/big"), IND, img.gd(0, "inode_bitmap"))
+
+
+def bitmap_frees_inode_table(img):
+    """The block bitmap says the inode table's blocks are free (and the
+    counts agree): the first block an allocation finds is the table's."""
+    bb, it, first = img.gd(0, "block_bitmap"), img.gd(0, "inode_table"), img.sb("first_data_block")
+    n = -(-img.sb("inodes_per_group") * img.isize // img.bsize)
+    for b in range(it, it + n):
+        img.bitmap_bit(bb, b - first, 0)
+    img.gd(0, "free_blocks_count", img.gd(0, "free_blocks_count") + n)
+    img.sb("free_blocks_count", img.sb("free_blocks_count") + n)
+
+
+def inode_bitmap_frees_reserved(img):
+    """The inode bitmap says the reserved inodes 1-10 are free: the first
+    inode an allocation finds is the bad-blocks inode."""
+    ib = img.gd(0, "inode_bitmap")
+    for ino in range(1, img.sb("first_ino")):
+        img.bitmap_bit(ib, ino - 1, 0)
+
+
+def group_free_count_lies(img):
+    """Group 0 says 65535 blocks are free, of 255: the first free adds
+    one, wraps the 16-bit count to 0, and the group looks full."""
+    img.gd(0, "free_blocks_count", 0xFFFF)
+
+
+def super_free_count_lies(img):
+    """The superblock says one inode more is free than there are inodes."""
+    img.sb("free_inodes_count", img.sb("inodes_count") + 1)
+
+
+def file_size_huge(img):
+    """/evil.txt's size is 0xfffff000 over its one block: a hole of 4 GiB."""
+    img.inode(img.lookup("/evil.txt"), "size", 0xFFFFF000)
+
+
+def entry_spans_blocks(img):
+    """/dir's last entry's record runs 12 bytes past the end of its block."""
+    ents = img.entries(img.lookup("/dir"))
+    b, off, _, rec_len, _, _ = ents[-1]
+    struct.pack_into("<H", img.d, b * img.bsize + off + 4, rec_len + 12)
+
+
+def dirent_inode_one(img):
+    """/dir/c's entry names inode 1 (the bad-blocks inode)."""
+    set_entry(img, "/dir", "c", ino=1)
+
+
+def dirent_inode_one_past(img):
+    """/dir/c's entry names the inode one past the last."""
+    set_entry(img, "/dir", "c", ino=img.sb("inodes_count") + 1)
+
+
+def dir_hole(img):
+    """/dir is two blocks long, owns two (i_blocks), and its second block
+    pointer is 0: a hole, which a directory may not have."""
+    d = img.lookup("/dir")
+    img.inode(d, "size", 2 * img.bsize)
+    img.inode(d, "blocks", img.inode(d, "blocks") + img.bsize // 512)
+
+
+def dotdot_loop(img):
+    """/sub's ".." names /sub/deeper, whose ".." names /sub: a climb from
+    either never reaches the root."""
+    set_entry(img, "/sub", "..", ino=img.lookup("/sub/deeper"))
+
+
+def root_not_a_directory(img):
+    """The root inode is a regular file."""
+    img.inode(2, "mode", 0o100644)
+
+
+def dotdot_elsewhere(img):
+    """/sub/deeper's ".." names /dir, which holds no name for it."""
+    set_entry(img, "/sub/deeper", "..", ino=img.lookup("/dir"))
+
+
+def dir_links_lie(img):
+    """/sub/deeper's link count is 3 (two names and its "." make 2)."""
+    img.inode(img.lookup("/sub/deeper"), "links_count", 3)
+
+
+def inode_bit_clear_while_open(img):
+    """/hello.txt's inode bitmap bit is clear, and it is the lowest clear
+    bit: the next create would take the inode of a file open meanwhile."""
+    inode_freed_already(img)
+
+
+def inodes_count_disagrees(img):
+    """s_inodes_count is one more than groups x inodes per group."""
+    img.sb("inodes_count", img.sb("inodes_count") + 1)
+
+
+def first_ino_past_count(img):
+    """s_first_ino, the first inode a file may have, is past the last."""
+    img.sb("first_ino", img.sb("inodes_count") + 1)
+
+
+def reserved_gdt_huge(img):
+    """resize_inode's reserved descriptor blocks: 300, more than one
+    indirect block (256 pointers) can map."""
+    img.sb("feature_compat", img.sb("feature_compat") | 0x10)
+    img.sb("reserved_gdt_blocks", 300)
+
+
+def i_blocks_too_small(img):
+    """/big's i_blocks counts 10 blocks; its map names 21."""
+    img.inode(img.lookup("/big"), "blocks", 10 * img.bsize // 512)
+
+
+ATTACKS = (ind_self_loop, dind_self_loop, tind_inner_loop, direct_is_indirect, dotdot_is_a_file,
+           dir_without_dotdot, dir_alias, fast_symlink_size_lies, pointers_into_metadata,
+           bitmap_frees_inode_table, inode_bitmap_frees_reserved, group_free_count_lies,
+           super_free_count_lies,
+           file_size_huge, entry_spans_blocks, dirent_inode_one, dirent_inode_one_past, dir_hole,
+           dotdot_loop, root_not_a_directory, dotdot_elsewhere, dir_links_lie,
+           inode_bit_clear_while_open, inodes_count_disagrees, first_ino_past_count,
+           reserved_gdt_huge, i_blocks_too_small)
+
+CORRUPTIONS = {f.__name__: f for f in ATTACKS + (
     short_last_dirent, dirent_reserved_inode, dirent_inode_out_of_range,
     blocks_per_group_huge, inodes_per_group_huge, inode_table_wraps,
     block_bitmap_on_superblock, inode_table_on_bitmap, blocks_count_past_image,
     revision_unknown, groups_over_65536, tind_self_loop, dir_huge_size,
     block_twice_in_file, pointer_into_inode_table, inode_freed_already, file_without_links,
     ro_compat_unknown_root_without_links, ro_compat_unknown)}
+
+# ---------------------------------------------------------------- "nothing intact was harmed"
+# The files of victim_tree() that no damage touches: the guest reads
+# them, never changes them, and whatever it does to the damaged parts
+# must leave them, and every structure of the filesystem, as they were.
+INTACT = ("hello.txt", "healthy.txt", "big", "dir/a", "dir/b", "dir/c", "sub/deeper/file")
+# What a damage (or e2bad's use of it) may change among them.
+SPOILS = {
+    "short_last_dirent": ("dir/a", "dir/b", "dir/c"), "dirent_reserved_inode": ("dir/a",),
+    "dirent_inode_out_of_range": ("dir/b",), "tind_self_loop": ("big",),
+    "dir_huge_size": ("dir/a", "dir/b", "dir/c"), "block_twice_in_file": ("hello.txt",),
+    "inode_freed_already": ("hello.txt",), "file_without_links": ("hello.txt",),
+    "ind_self_loop": ("big",), "dind_self_loop": ("big",), "tind_inner_loop": ("big",),
+    "direct_is_indirect": ("big",),
+    "dir_alias": ("sub/deeper/file",), "pointers_into_metadata": ("big",),
+    "dirent_inode_one": ("dir/c",), "dirent_inode_one_past": ("dir/c",),
+    "dir_links_lie": ("sub/deeper/file",), "i_blocks_too_small": ("big",),
+}
+SB_MAY_CHANGE = ((12, 20), (48, 52))    # free block and inode counts, s_wtime
+GD_MAY_CHANGE = (12, 18)                # free blocks, free inodes, directories
+
+
+def harm(name, before, after):
+    """What the guest changed in image `name` that it had no right to: a
+    list of findings, empty if none. Compared block by block: the boot
+    block and superblock but for its free counts and write time; the
+    descriptors but for their counts; no bitmap bit of a metadata block, a
+    reserved inode or an intact file cleared; the inodes of those and the
+    blocks (data and indirect) of the intact files byte for byte; and each
+    intact path still naming its inode. The rest (free blocks, the damaged
+    files, directories taking new names) may change."""
+    if before == after:
+        return []
+    if len(before) != len(after):
+        return ["the image's size changed"]
+    b, a = Image(before), Image(after)
+    found, first, bpg = [], b.sb("first_data_block"), b.sb("blocks_per_group")
+
+    def same(off, n, what, may=()):
+        for i in range(off, off + n):
+            if before[i] != after[i] and not any(lo <= i - off < hi for lo, hi in may):
+                found.append("%s: byte %d changed" % (what, i - off))
+                return
+
+    same(0, 1024, "boot block")
+    same(1024, 1024, "superblock", SB_MAY_CHANGE)
+    for g in range(b.ngroups):
+        same(b.gd_off(g), 32, "group descriptor %d" % g, [GD_MAY_CHANGE])
+    gdt_end = b.gd_off(0) + 32 * b.ngroups
+    rsv = b.sb("reserved_gdt_blocks") if b.sb("feature_compat") & 0x10 else 0
+    same(gdt_end, -(-gdt_end // b.bsize) * b.bsize - gdt_end + rsv * b.bsize,
+         "descriptor table's rest and reserved blocks")
+
+    def block_bit_set(img, blk):
+        g, bit = divmod(blk - first, bpg)
+        return img.bitmap_bit(b.gd(g, "block_bitmap"), bit)
+
+    def inode_bit_set(img, ino):
+        g, bit = divmod(ino - 1, b.sb("inodes_per_group"))
+        return img.bitmap_bit(b.gd(g, "inode_bitmap"), bit)
+
+    meta = set(range(first, first + 1 + -(-32 * b.ngroups // b.bsize) + rsv))  # sb, descriptors
+    for g in range(b.ngroups):
+        meta |= {b.gd(g, "block_bitmap"), b.gd(g, "inode_bitmap")}
+        it = b.gd(g, "inode_table")
+        meta |= set(range(it, it + -(-b.sb("inodes_per_group") * b.isize // b.bsize)))
+    protected = [(ino, "reserved inode %d" % ino) for ino in range(1, b.sb("first_ino"))
+                 if ino != 2]
+    owned = set()
+    for path in INTACT:
+        if path in SPOILS.get(name, ()):
+            continue
+        ino = b.lookup(path)
+        protected.append((ino, "/" + path + "'s inode"))
+        try:
+            now = a.lookup(path)
+        except (KeyError, struct.error):
+            now = None
+        if now != ino:
+            found.append("/%s names inode %s, was %d" % (path, now, ino))
+        for blk in b.file_blocks(ino, indirect=True):
+            owned.add(blk)
+            same(blk * b.bsize, b.bsize, "block %d of /%s" % (blk, path))
+    for ino, what in protected:
+        same(b.inode_off(ino), b.isize, what)
+        if inode_bit_set(b, ino) and not inode_bit_set(a, ino):
+            found.append(what + ": its bitmap bit was cleared")
+    for blk in sorted(meta | owned):
+        if block_bit_set(b, blk) and not block_bit_set(a, blk):
+            found.append("block %d (%s): its bitmap bit was cleared" %
+                         (blk, "metadata" if blk in meta else "an intact file's"))
+    return found
+
 
 # Undamaged variants: (size KiB, mke2fs options).
 HEALTHY = {
@@ -465,6 +810,10 @@ def main(argv):
         for n in names():
             with open(os.path.join(argv[2], n + ".img"), "wb") as f:
                 f.write(make(n))
+    elif len(argv) == 5 and argv[1] == "harm":
+        found = harm(argv[2], open(argv[3], "rb").read(), open(argv[4], "rb").read())
+        print("\n".join(found) or "nothing intact was harmed")
+        return 1 if found else 0
     elif len(argv) == 3 and argv[1] == "base":
         make_base(argv[2])
     else:

@@ -41,7 +41,7 @@ CATALOGUE = os.path.join(ROOT, "tools", "kmutants.txt")
 TREE = os.path.join(ROOT, "build", "kmutants", "tree")
 CATCHERS = os.path.join(ROOT, "build", "kmutants", "catchers")
 SUITES = ["t_auth", "t_attack", "t_attach", "t_fs", "t_union", "t_srv", "t_proc", "t_robust",
-          "t_bounds", "usertests", "shell/authority", "shell/login"]
+          "t_bounds", "usertests", "t_errno", "shell/authority", "shell/login"]
 # make test's few: from five of the files the catalogue touches (perm.c,
 # namei.c, sysproc.c, vm.c, sysfile.c), each caught by t_auth or t_fs.
 SAMPLE = ["group_by_uid", "walk_search_is_read", "setpgid_any_proc", "user_range_no_write_bit",

@@ -51,6 +51,7 @@ import zlib
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import grade  # noqa: E402
 import buildtests  # noqa: E402
+import e2craft  # noqa: E402
 import handout  # noqa: E402
 import kmutants  # noqa: E402
 import qemu  # noqa: E402
@@ -145,9 +146,23 @@ def declared_tests(src):
         text = open(src).read()
     except OSError:
         return []
-    return sorted(m.group(1) for m in re.finditer(
+    return sorted([m.group(1) for m in re.finditer(
         r"^(?:static )?(?:void|int) (\w+)\([^)]*\)\n\{\n(.*?)^\}", text, re.S | re.M)
-        if re.search(r"\bPASS\(\)", m.group(2)))
+        if re.search(r"\bPASS\(\)", m.group(2))] +
+        ["%s_%s_%s" % t for t in expected_errors(text)])
+
+
+def expected_errors(text):
+    """The (page, errno, what) triples a guest program checks with t_errno.c's
+    EXPECT(page, EXXX, what, call) and EXPECT_NULL, reported as
+    page_EXXX_what; a macro whose body EXPECTs (NAME_ERRORS(page, call))
+    counts as its EXPECTs for that page."""
+    expect = re.compile(r"\bEXPECT(?:_NULL)?\(\s*(\w+),\s*(E[A-Z0-9]+),\s*(\w+),")
+    found = [m.groups() for m in expect.finditer(text)]
+    for name, body in re.findall(r"^#define (\w+)\(page, \w+\)((?:.*\\\n)*.*)$", text, re.M):
+        for use in re.findall(r"\b%s\(\s*(\w+)," % name, text):
+            found += [(use, err, what) for page, err, what in expect.findall(body) if page == "page"]
+    return [t for t in found if t[0] != "page"]
 
 
 def unreported(prog, res, src):
@@ -356,8 +371,11 @@ def ext2_damage_suite():
     """Every image tools/e2craft.py can make (damaged ones and undamaged
     geometries) as a file on one carrier disk, attached as /dev/hd1 (init
     puts it at /mnt); e2bad loop mounts each and checks what the kernel
-    does. Then e2fsck -fn must find the carrier clean, and each healthy_*
-    image, which the guest wrote to, clean as well."""
+    does. Then e2fsck -fn must find the carrier clean, each healthy_*
+    image, which the guest wrote to, clean as well, and each damaged one
+    unharmed: compared block by block with the image e2craft made, nothing
+    intact changed (e2craft.harm: metadata but for the driver's counts,
+    reserved inodes, the files the damage spares)."""
     name = "ext2_damage"
 
     def run():
@@ -379,6 +397,13 @@ def ext2_damage_suite():
                 e2tool("debugfs", "-R", "dump /%s.img %s" % (img, out), carrier)
                 res.append(fsck_result("%s/e2fsck_clean_after_guest_writes/%s" % (name, img),
                                        out))
+            harmed = []
+            for img in e2craft.CORRUPTIONS:
+                out = os.path.join(tmp, img + ".out")
+                e2tool("debugfs", "-R", "dump /%s.img %s" % (img, out), carrier)
+                with open(os.path.join(imgs, img + ".img"), "rb") as f, open(out, "rb") as g:
+                    harmed += ["%s: %s" % (img, h) for h in e2craft.harm(img, f.read(), g.read())]
+            res.append((name + "/nothing_intact_was_harmed", not harmed, "\n".join(harmed[:20])))
             return res
     return name, run
 
@@ -3219,9 +3244,13 @@ def pid_wrap_suite():
 # ---------------------------------------------------------------- docs
 def docs_suite(root=qemu.ROOT):
     """The docs against the tree, without a boot: every system call in the
-    kernel's table has a manual page that gives its number; every
+    kernel's table has a manual page that gives its number, and each page
+    names a real call (NAME.2.md gives SYS_NAME's number, NAME.3.md
+    declares NAME()); every
     prototype a page's SYNOPSIS shows is the one its header declares
-    (user/include, followed through its #includes); and the docs a reader
+    (user/include, followed through its #includes); every errno a page's
+    ERRORS lists is produced by user/tests/t_errno.c or named there as
+    one it cannot produce, and the other way round; and the docs a reader
     follows (README.md, doc/, the lab handouts; not decisions.md, which is
     history) name only make targets, repository files, functions and guest
     commands, tests and functions that exist (and the README names every
@@ -3300,6 +3329,12 @@ def docs_suite(root=qemu.ROOT):
                     bad.append("%s: SYS_%s is %s, not %s" % (page, name, numbers[name], num))
             if page.endswith(".2.md") and page != "intro.2.md" and not re.search(r"`SYS_\w+`", synopsis):
                 bad.append("%s: section 2, but its SYNOPSIS names no system call" % page)
+            named = page.split(".")[0]          # the page is the call's (2) or the function's (3)
+            if page.endswith(".2.md") and page != "intro.2.md" and \
+                    "`SYS_%s`" % named not in synopsis:
+                bad.append("%s: its SYNOPSIS does not give SYS_%s's number" % (page, named))
+            if page.endswith(".3.md") and not re.search(r"^[A-Za-z_][^;(]*\b%s\s*\(" % named, synopsis, re.M):
+                bad.append("%s: its SYNOPSIS declares no %s()" % (page, named))
             for block in re.findall(r"```c\n(.*?)```", synopsis, re.S):
                 seen, decls = set(), {}
                 for inc in re.findall(r"^#include <([^>]+)>", block, re.M):
@@ -3314,6 +3349,31 @@ def docs_suite(root=qemu.ROOT):
         for name in calls:
             if name not in documented:
                 bad.append("system call %s (SYS_%s) has no manual page giving its number" % (name, name))
+
+    def errno_checks(bad):
+        """Each errno a page's ERRORS section lists is an errno, and each
+        (page, errno) pair is made to happen in user/tests/t_errno.c
+        (EXPECT) or named there, with its reason, among those it cannot
+        produce; and each pair t_errno.c names is on its page."""
+        errnos = set(re.findall(r"^#define (E[A-Z0-9]+)\s", read("kernel/include/uapi/errno.h"), re.M))
+        src = read("user/tests/t_errno.c")
+        tested = set((page, err) for page, err, _ in expected_errors(src))
+        skipped = set(re.findall(r"^ \*   (\w+) (E[A-Z0-9]+): \S", src, re.M))
+        listed = set()
+        for path in sorted(glob.glob(os.path.join(root, "doc", "man", "*.[23].md"))):
+            page = os.path.basename(path).split(".")[0]
+            for err in set(re.findall(r"\*\*\[(E[A-Z0-9]+)\]\*\*", section(read(os.path.relpath(path, root)),
+                                                                           "ERRORS"))):
+                listed.add((page, err))
+                if err not in errnos:
+                    bad.append("%s: [%s] is no errno (kernel/include/uapi/errno.h)" % (page, err))
+                elif (page, err) not in tested | skipped:
+                    bad.append("%s: [%s] is listed, but t_errno.c neither EXPECTs it nor says why not"
+                               % (page, err))
+        for page, err in sorted((tested | skipped) - listed):
+            bad.append("t_errno.c: %s %s is not on the page's ERRORS list" % (page, err))
+        for page, err in sorted(tested & skipped):
+            bad.append("t_errno.c: %s %s is EXPECTed and said not to be produced" % (page, err))
 
     def reference_checks(bad):
         out = subprocess.run(["make", "-pRrq", "DEPS=0", "-f", "Makefile", "__no_such_goal__"], cwd=root,
@@ -3431,6 +3491,7 @@ def docs_suite(root=qemu.ROOT):
     def run():
         res = []
         for name, fn in (("docs/every_system_call_has_a_page_and_each_synopsis_is_its_header", man_checks),
+                         ("docs/every_errno_a_page_lists_is_tested_or_said_untestable", errno_checks),
                          ("docs/every_make_target_file_function_and_command_named_exists", reference_checks),
                          ("docs/each_number_given_to_a_named_constant_is_its_value", constant_checks),
                          ("docs/each_handouts_table_of_tests_is_its_points_file", handout_checks)):

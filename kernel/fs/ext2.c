@@ -472,8 +472,9 @@ static int write_inode(struct ext2_fs *e, struct ext2_node *n)
 }
 
 /* Is inode ino, as read from disk, fit to use? A type ext2 knows, a name
- * (links), and for a directory a size of whole blocks that the inode can
- * own (which bounds every walk over it). */
+ * (links), for a fast symlink a size its 60 bytes hold, and for a
+ * directory a size of whole blocks that the inode can own (which bounds
+ * every walk over it). */
 static int check_inode(struct ext2_fs *e, uint32_t ino, const struct ext2_inode *raw)
 {
     uint32_t type = raw->mode & S_IFMT, nblocks = raw->size / e->bsize;
@@ -485,6 +486,9 @@ static int check_inode(struct ext2_fs *e, uint32_t ino, const struct ext2_inode 
         return damaged(e, "a name for the free inode", ino);
     if (type == S_IFREG && raw->size_high)
         return -EFBIG; /* 4 GiB or more: offsets are 32-bit here */
+    if (type == S_IFLNK && raw->blocks == (raw->file_acl ? SECTORS(e) : 0) &&
+        raw->size >= sizeof(raw->block))
+        return damaged(e, "size of fast symlink", ino); /* its text is i_block[] */
     if (type == S_IFDIR && (raw->size % e->bsize || nblocks == 0 || nblocks > e->sb.blocks_count ||
                             nblocks > raw->blocks / SECTORS(e)))
         return damaged(e, "size of directory", ino);
@@ -554,6 +558,24 @@ static int fast_symlink(struct ext2_fs *e, struct ext2_node *n)
 
 /* ---------------------------------------------------------------- block map */
 
+/* Block b, met below the inode on a walk down its map (or in a direct
+ * slot), repeats one of the inode's indirect roots or a block above it on
+ * the path (path[0..depth-1]): a map that loops into itself. Followed, a
+ * write to the file would land on its own block map, and the pointers
+ * written there would send later writes into any other file's blocks. */
+static int map_repeats(const struct ext2_node *n, uint32_t b, const uint32_t *path, int depth)
+{
+    int j;
+
+    for (j = EXT2_IND; j <= EXT2_TIND; j++)
+        if (b == n->raw.block[j])
+            return 1;
+    for (j = 0; j < depth; j++)
+        if (b == path[j])
+            return 1;
+    return 0;
+}
+
 /* The disk block holding file block `lbn` of n (0 = a hole). With alloc,
  * missing blocks on the way are allocated; *fresh says the data block is
  * new (its old contents are garbage, the caller must fill all of it).
@@ -561,7 +583,7 @@ static int fast_symlink(struct ext2_fs *e, struct ext2_node *n)
 static int bmap(struct ext2_fs *e, struct ext2_node *n, uint32_t lbn, int alloc, uint32_t *out,
                 int *fresh)
 {
-    uint32_t idx[3], blk, cur, tblk = 0;
+    uint32_t idx[3], path[4], blk, cur, tblk = 0;
     uint32_t goal = (n->ino - 1) / e->sb.inodes_per_group;
     int levels, i, err = 0, root, changed = 0;
 
@@ -593,6 +615,10 @@ static int bmap(struct ext2_fs *e, struct ext2_node *n, uint32_t lbn, int alloc,
     for (i = 0;; i++) { /* cur: the pointer at level i (in tblk, below the inode) */
         if ((err = check_ptr(e, cur)) < 0)
             goto out;
+        if (cur && (i > 0 || levels == 0) && map_repeats(n, cur, path, i)) {
+            err = damaged(e, "block map loops in inode", n->ino);
+            goto out;
+        }
         if (!cur) {
             if (!alloc)
                 goto out;
@@ -614,7 +640,7 @@ static int bmap(struct ext2_fs *e, struct ext2_node *n, uint32_t lbn, int alloc,
         }
         if (i == levels)
             break;
-        tblk = cur; /* descend: read the one pointer we need */
+        path[i] = tblk = cur; /* descend: read the one pointer we need */
         if ((err = bread_part(e, tblk, idx[i] * 4, &cur, 4)) < 0)
             goto out;
     }
@@ -646,7 +672,8 @@ static int forget_block(struct ext2_fs *e, struct ext2_node *n, uint32_t b)
 
 /* Free a whole tree of `level` levels of indirection rooted at blk. A
  * block can be freed only once (bfree refuses the second time), so even a
- * tree that points back at itself ends within one pass over the blocks. */
+ * tree that points back at itself ends within one pass over the blocks
+ * (map_check has refused such a tree before any of it is freed). */
 static int free_tree(struct ext2_fs *e, struct ext2_node *n, uint32_t blk, int level)
 {
     uint32_t *tbl, i;
@@ -711,12 +738,61 @@ static int trim_tree(struct ext2_fs *e, struct ext2_node *n, uint32_t *slot, int
     return err;
 }
 
-/* Keep the first `keep` blocks of n's data, free every other block. */
+/* Does the tree of `level` levels at blk hold together? Every pointer a
+ * data block, no table naming itself or one of the inode's roots, and no
+ * more blocks named than *left (what the inode owns), which bounds the
+ * walk. */
+static int map_check(struct ext2_fs *e, struct ext2_node *n, uint32_t blk, int level,
+                     uint32_t *left)
+{
+    uint32_t *tbl, i;
+    int err;
+
+    if (!blk)
+        return 0;
+    if ((err = check_ptr(e, blk)) < 0)
+        return err;
+    if (*left == 0)
+        return damaged(e, "map larger than i_blocks in inode", n->ino);
+    --*left;
+    if (level == 0)
+        return 0;
+    walk_step(e);
+    if (!(tbl = kmalloc(e->bsize)))
+        return -ENOMEM;
+    if ((err = bread(e, blk, tbl)) == 0) {
+        for (i = 0; i < e->ppb && err == 0; i++) {
+            if (tbl[i] && map_repeats(n, tbl[i], &blk, 1))
+                err = damaged(e, "block map loops in inode", n->ino);
+            else
+                err = map_check(e, n, tbl[i], level - 1, left);
+        }
+    }
+    kfree(tbl);
+    return err;
+}
+
+/* Keep the first `keep` blocks of n's data, free every other block. The
+ * whole map is checked first: freeing stops at the first damage, and what
+ * it had freed would stay named by the inode on disk (a damaged instance
+ * writes nothing more), for the next file allocated on a new mount to
+ * take. */
 static int free_blocks_from(struct ext2_fs *e, struct ext2_node *n, uint32_t keep)
 {
-    uint32_t i, base = EXT2_NDIR, span = e->ppb;
+    uint32_t i, base = EXT2_NDIR, span = e->ppb, left = n->raw.blocks / SECTORS(e);
     int level, err;
 
+    if (left > e->sb.blocks_count)
+        left = e->sb.blocks_count;
+    for (i = 0; i < EXT2_NDIR; i++) {
+        if (n->raw.block[i] && map_repeats(n, n->raw.block[i], NULL, 0))
+            return damaged(e, "block map loops in inode", n->ino);
+        if ((err = map_check(e, n, n->raw.block[i], 0, &left)) < 0)
+            return err;
+    }
+    for (level = 1; level <= 3; level++)
+        if ((err = map_check(e, n, n->raw.block[EXT2_IND + level - 1], level, &left)) < 0)
+            return err;
     for (i = keep; i < EXT2_NDIR; i++) {
         if (n->raw.block[i]) {
             if ((err = forget_block(e, n, n->raw.block[i])) < 0)
@@ -1272,11 +1348,26 @@ static int ext2_link(struct vnode *dir, const char *name, struct vnode *v)
     return fs_leave(e, link_node(e, dir, name, v));
 }
 
+/* Does directory v's ".." name dir, the directory it is about to leave
+ * (rmdir, or a rename to another parent)? If not, it has no ".." or
+ * another name elsewhere: removing it would leave that name dangling (and
+ * the inode, reused, would join two files under it). 0 or -EUCLEAN. */
+static int dotdot_is(struct ext2_fs *e, struct vnode *v, struct vnode *dir)
+{
+    uint32_t up;
+    int err = dir_find(e, v, "..", 0, &up);
+
+    if (err == -ENOENT || (err == 0 && up != dir->ino))
+        return damaged(e, "'..' is not the parent: directory", v->ino);
+    return err;
+}
+
 /* Check that `name` in dir may go, and return its vnode: a directory
  * only when it is empty. An empty directory has exactly two links (its
  * name and its "."): more means other names point at it, and removing it
- * would leave them dangling. (Whether the caller may remove a directory
- * at all, the VFS has decided.) */
+ * would leave them dangling; so does a ".." naming another parent.
+ * (Whether the caller may remove a directory at all, the VFS has
+ * decided.) */
 static int victim(struct ext2_fs *e, struct vnode *dir, const char *name, struct vnode **out)
 {
     struct vnode *v;
@@ -1286,8 +1377,14 @@ static int victim(struct ext2_fs *e, struct vnode *dir, const char *name, struct
     if ((err = dir_find(e, dir, name, 0, &ino)) < 0 || (err = iget(e, ino, &v)) < 0)
         return err;
     err = 0;
-    if (S_ISDIR(v->mode) && (err = dir_is_empty(e, v)) >= 0)
-        err = !err ? -ENOTEMPTY : v->nlink == 2 ? 0 : damaged(e, "links of directory", v->ino);
+    if (S_ISDIR(v->mode) && (err = dir_is_empty(e, v)) >= 0) {
+        if (!err)
+            err = -ENOTEMPTY;
+        else if (v->nlink != 2)
+            err = damaged(e, "links of directory", v->ino);
+        else
+            err = dotdot_is(e, v, dir);
+    }
     if (err) {
         vnode_put(v);
         return err;
@@ -1355,7 +1452,10 @@ static int is_above(struct ext2_fs *e, struct vnode *anc, struct vnode *d, int *
         }
         if ((*err = iget(e, ino, &v)) < 0)
             return 0;
-        *err = dir_find(e, v, "..", 0, &up);
+        if (!S_ISDIR(v->mode))
+            *err = damaged(e, "'..' is not a directory: inode", ino);
+        else if ((*err = dir_find(e, v, "..", 0, &up)) == -ENOENT)
+            *err = damaged(e, "no '..' in directory", ino);
         vnode_put(v);
         if (*err < 0)
             return 0;
@@ -1383,6 +1483,8 @@ static int rename_node(struct ext2_fs *e, struct vnode *odir, const char *oname,
         err = err ? err : -EINVAL; /* a directory into itself */
         goto out;
     }
+    if (S_ISDIR(v->mode) && odir != ndir && (err = dotdot_is(e, v, odir)) < 0)
+        goto out; /* before anything changes: its ".." is rewritten below */
     if ((err = dir_find(e, ndir, nname, 0, &nino)) == 0) {
         if ((err = victim(e, ndir, nname, &old)) < 0)
             goto out;
@@ -1615,6 +1717,8 @@ static int check_super(struct ext2_fs *e, uint32_t size)
     groups = n / s->blocks_per_group + (n % s->blocks_per_group != 0);
     if (groups > EXT2_MAX_GROUPS || groups * s->inodes_per_group != s->inodes_count)
         return -EINVAL; /* every inode number lies in a group */
+    if (s->free_blocks_count > s->blocks_count || s->free_inodes_count > s->inodes_count)
+        return -EINVAL; /* kept and written back: a count past the total stays wrong */
     e->ngroups = groups;
     if (e->first_ino < EXT2_OLD_FIRST_INO || e->first_ino > s->inodes_count)
         return -EINVAL;
@@ -1634,7 +1738,10 @@ static int check_super(struct ext2_fs *e, uint32_t size)
 
 /* Each group's bitmaps and inode table lie inside the group, after its
  * superblock and descriptor copies (so the primary ones too), and apart
- * from each other: an update of one can land on nothing else. */
+ * from each other: an update of one can land on nothing else. Its free
+ * counts are no more than it holds: balloc skips a group whose count is
+ * 0, and a 16-bit count past the group's size wraps to 0 on a free, so a
+ * lying count would turn into a false ENOSPC. */
 static int check_groups(struct ext2_fs *e)
 {
     uint32_t g;
@@ -1648,7 +1755,9 @@ static int check_groups(struct ext2_fs *e)
             gd->inode_bitmap < meta || gd->inode_bitmap >= end || gd->inode_table < meta ||
             gd->inode_table > end || end - gd->inode_table < e->itb ||
             gd->block_bitmap == gd->inode_bitmap || gd->block_bitmap - gd->inode_table < e->itb ||
-            gd->inode_bitmap - gd->inode_table < e->itb)
+            gd->inode_bitmap - gd->inode_table < e->itb || gd->free_blocks_count > end - start ||
+            gd->free_inodes_count > e->sb.inodes_per_group ||
+            gd->used_dirs_count > e->sb.inodes_per_group)
             return -EINVAL;
     }
     return 0;

@@ -411,6 +411,8 @@ int vfs_link(int fd, int dirfd, const char *path)
 
     if (!(f = fd_get(fd, &err)))
         return err;
+    if (!S_ISDIR(f->path.vn->mode) && ends_in_slash(path))
+        return -ENOTDIR;                /* "name/" can only name a directory, as in create */
     if ((err = vfs_walk_parent(dirfd, path, &dir, name)) < 0)
         return err;
     if ((err = names_dir(&dir, name, UNION_NEW)) < 0) {

@@ -569,6 +569,437 @@ static void patched_copies_of_a_healthy_image_are_euclean_field_by_field(void)
     PASS();
 }
 
+/* ---------------------------------------------------------------- consistent but evil */
+
+/* Images that pass the mount's checks and a first look, made to send a
+ * write where it must not go (tools/e2craft.py's ATTACKS). Besides what
+ * each test asserts, the host compares every one of these images before
+ * and after this program (e2craft.py harm): nothing intact - metadata but
+ * for the driver's own count updates, reserved inodes, the untouched
+ * files - may have changed. */
+
+/* n bytes at byte `off` of the file path under root, read into data or
+ * written from it: the count, or -1 with errno. */
+static int file_at(int root, const char *path, unsigned off, char *data, int n, int writing)
+{
+    int f = walk(root, path, 0), r, e, got = -1;
+
+    if (f < 0)
+        return -1;
+    r = ready(f, writing ? R_WRITE : R_READ);
+    e = errno;
+    close(f);
+    if (r < 0) {
+        errno = e;
+        return -1;
+    }
+    if (lseek(r, (int)off, SEEK_SET) == (int)off)
+        got = writing ? write(r, data, n) : read(r, data, n);
+    e = errno;
+    close(r);
+    errno = e;
+    return got;
+}
+
+/* The block an attack image's /evil.txt names ("TARGET n"), 0 if none. */
+static unsigned evil_target(int root)
+{
+    char t[32];
+    int n = read_file(root, "evil.txt", t, sizeof(t) - 1);
+
+    t[n > 0 ? n : 0] = '\0';
+    return n > 7 && strncmp(t, "TARGET ", 7) == 0 ? strtoul(t + 7, NULL, 10) : 0;
+}
+
+/* One call on a fresh instance of image img, whose root fd the call
+ * names `root`: its result, or -2 if the mount failed; *err: errno after
+ * it (or after the mount). Closed before the caller checks, so a failure
+ * leaves nothing mounted for the next test. */
+#define ON_IMAGE(img, call, err) \
+    ({ \
+        int root = mount_image(img, ""), r_ = -2; \
+        *(err) = errno; \
+        if (root >= 0) { \
+            errno = 0; \
+            r_ = (call); \
+            *(err) = errno; \
+            close(root); \
+        } \
+        r_; \
+    })
+
+/* ftruncate big to 0: 0, or -1 with errno. */
+static int truncate_big(int root)
+{
+    int f = walk(root, "big", 0), w, r = -1, e;
+
+    if (f < 0)
+        return -1;
+    if ((w = ready(f, R_WRITE)) >= 0)
+        r = ftruncate(w, 0);
+    e = errno;
+    close(w);
+    close(f);
+    errno = e;
+    return r;
+}
+
+/* A block map that loops into itself: /big's indirect block names itself
+ * (ind_self_loop), its double-indirect one does (dind_self_loop), a block
+ * below its triple-indirect one does (tind_inner_loop: no root repeats),
+ * its first direct block is its indirect block (direct_is_indirect). The
+ * block the loop reaches is the map itself: reading it is EUCLEAN, and so
+ * is writing it, so the block numbers a write puts there (healthy.txt's)
+ * never send the next write into another file; a truncation is EUCLEAN
+ * before it frees anything (what it freed would still be named by /big,
+ * and handed to the next file). The old kernel read the map as data,
+ * wrote over it, and the next write landed in healthy.txt; a truncation
+ * freed blocks until it met one a second time. */
+static void block_map_loops_are_euclean_and_spare_other_files(void)
+{
+    static const struct {
+        const char *img;
+        unsigned at, next; /* the looping file block's offset, the next one's */
+    } c[] = {
+        { "ind_self_loop", 12 * 1024, 13 * 1024 },
+        { "dind_self_loop", 268 * 1024, 269 * 1024 },
+        { "tind_inner_loop", 65804 * 1024, 65805 * 1024 },
+        { "direct_is_indirect", 0, 13 * 1024 },
+    };
+    unsigned i, j, target, crc;
+    int root, rd, wr, erd, ewr, intact, tr, etr, freed;
+    char wrong[500] = "";
+
+    for (i = 0; i < ARRAY_SIZE(c); i++) { /* every image, then the verdict */
+        CHECK((root = mount_image(c[i].img, "")) >= 0, "%s: fsopen", c[i].img);
+        target = evil_target(root);
+        errno = 0;
+        rd = file_at(root, "big", c[i].at, buf, 1024, 0);
+        erd = errno;
+        close(root);
+        CHECK(target, "%s: the target block", c[i].img);
+        CHECK((root = mount_image(c[i].img, "")) >= 0, "%s: fsopen again", c[i].img);
+        for (j = 0; j < 1024 / 4; j++)
+            ((unsigned *)buf)[j] = target;
+        errno = 0;
+        wr = file_at(root, "big", c[i].at, buf, 1024, 1);
+        ewr = errno;
+        memset(buf, 'X', 1024);
+        file_at(root, "big", c[i].next, buf, 1024, 1);
+        intact = healthy_txt_is_intact(root);
+        close(root);
+        crc = image_crc(c[i].img);
+        tr = ON_IMAGE(c[i].img, truncate_big(root), &etr);
+        freed = image_crc(c[i].img) != crc;
+        if (!(rd < 0 && erd == EUCLEAN && wr < 0 && ewr == EUCLEAN && intact && tr == -1 &&
+              etr == EUCLEAN && !freed))
+            snprintf(wrong + strlen(wrong), sizeof(wrong) - strlen(wrong),
+                     " %s: read %d errno %d, write %d errno %d, healthy.txt %s, truncate %d errno "
+                     "%d%s;",
+                     c[i].img, rd, erd, wr, ewr, intact ? "intact" : "written", tr, etr,
+                     freed ? " (and it freed blocks)" : "");
+    }
+    CHECK(!wrong[0], "want EUCLEAN thrice, healthy.txt intact, the image as it was:%s", wrong);
+    PASS();
+}
+
+/* A directory whose ".." is a file laid out like a directory
+ * (dotdot_is_a_file), or that has no ".." (dir_without_dotdot): a rename
+ * that climbs through it ("is /dir above the target?"), or that moves it
+ * to another parent (whose ".." it must rewrite), is EUCLEAN and changes
+ * nothing. The old kernel climbed through the file and moved /dir below
+ * /sub/deeper; without "..", it answered ENOENT to the one and moved the
+ * directory without a ".." to rewrite in the other. */
+static void rename_through_a_broken_dotdot_is_euclean_and_writes_nothing(void)
+{
+    unsigned before[2] = { image_crc("dotdot_is_a_file"), image_crc("dir_without_dotdot") };
+    int r[3], e[3];
+
+    r[0] = ON_IMAGE("dotdot_is_a_file", renameat(root, "dir", root, "sub/deeper/moved", 0), &e[0]);
+    r[1] =
+        ON_IMAGE("dir_without_dotdot", renameat(root, "dir", root, "sub/deeper/moved", 0), &e[1]);
+    r[2] =
+        ON_IMAGE("dir_without_dotdot", renameat(root, "sub/deeper", root, "dir/deeper", 0), &e[2]);
+    CHECK(r[0] == -1 && e[0] == EUCLEAN, "a climb through a file: %d, errno %d", r[0], e[0]);
+    CHECK(r[1] == -1 && e[1] == EUCLEAN, "a climb through no '..': %d, errno %d", r[1], e[1]);
+    CHECK(r[2] == -1 && e[2] == EUCLEAN, "a move without '..': %d, errno %d", r[2], e[2]);
+    CHECK(image_crc("dotdot_is_a_file") == before[0], "dotdot_is_a_file changed");
+    CHECK(image_crc("dir_without_dotdot") == before[1], "dir_without_dotdot changed");
+    PASS();
+}
+
+/* A second name for a directory (dir_alias: /dir/alias is /sub/deeper,
+ * whose link count says 2 and whose ".." says /sub): rmdir through the
+ * alias is EUCLEAN. The old kernel removed it and freed the inode /sub
+ * still named; the next create took that inode, and /sub/deeper became
+ * someone's new file. */
+static void rmdir_through_a_second_name_for_a_directory_is_euclean(void)
+{
+    struct stat st;
+    int r[2], e[2], f, isdir;
+
+    r[0] = ON_IMAGE("dir_alias", unlinkat(root, "sub/deeper/file", 0), &e[0]);
+    r[1] = ON_IMAGE("dir_alias", unlinkat(root, "dir/alias", UNLINK_DIR), &e[1]);
+    f = ON_IMAGE("dir_alias", create(root, "new", S_IFREG, 0644, 0), &e[0]);
+    close(f);
+    isdir = ON_IMAGE("dir_alias",
+                     (f = walk(root, "sub/deeper", 0)) >= 0 && fstat(f, &st) == 0 &&
+                         S_ISDIR(st.st_mode) && close(f) == 0,
+                     &e[0]);
+    CHECK(r[0] == 0, "unlink sub/deeper/file");
+    CHECK(r[1] == -1 && e[1] == EUCLEAN, "rmdir dir/alias: %d, errno %d", r[1], e[1]);
+    CHECK(isdir == 1, "/sub/deeper is no longer the directory");
+    PASS();
+}
+
+/* A fast symlink (its text in the inode's 60 bytes) whose size says 200
+ * (fast_symlink_size_lies): EUCLEAN. The old kernel gave the 60 bytes. */
+static void fast_symlink_longer_than_its_inode_is_euclean(void)
+{
+    int r, e;
+
+    r = ON_IMAGE("fast_symlink_size_lies", readlinkat(root, "evil.txt", buf, sizeof(buf)), &e);
+    CHECK(r == -1 && e == EUCLEAN, "readlink: %d, errno %d", r, e);
+    PASS();
+}
+
+/* Free counts past what the group or the filesystem holds
+ * (group_free_count_lies, super_free_count_lies): EINVAL. The old kernel
+ * mounted them; the group's 65535 wrapped to 0 on the first free, and
+ * the next allocation found the disk full. */
+static void free_counts_past_the_totals_are_einval(void)
+{
+    int r, e;
+
+    r = ON_IMAGE("group_free_count_lies", 0, &e);
+    CHECK(r == -2 && e == EINVAL, "a group's count past its size: %d, errno %d", r, e);
+    r = ON_IMAGE("super_free_count_lies", 0, &e);
+    CHECK(r == -2 && e == EINVAL, "free inodes past the count: %d, errno %d", r, e);
+    PASS();
+}
+
+/* With path walked to and held: walk(it, "..") or, with create_new, a
+ * create of /new. That call's result, or -3 if path is not there. */
+static int holding(int root, const char *path, int create_new)
+{
+    int f = walk(root, path, 0), r, e;
+
+    if (f < 0)
+        return -3;
+    r = create_new ? create(root, "new", S_IFREG, 0644, 0) : walk(f, "..", 0);
+    e = errno;
+    if (r >= 0)
+        close(r);
+    close(f);
+    errno = e;
+    return r;
+}
+
+/* rmdir sub/deeper after emptying it: the rmdir's result. */
+static int empty_and_rmdir_deeper(int root)
+{
+    if (unlinkat(root, "sub/deeper/file", 0) < 0)
+        return -3;
+    return unlinkat(root, "sub/deeper", UNLINK_DIR);
+}
+
+/* Damage the driver always checked but no image held (doc/coverage.md's
+ * list of unreached ext2 checks): a hole in a directory (dir_hole), a
+ * loop of ".." entries (dotdot_loop), a root that is a file
+ * (root_not_a_directory), a ".." that is a file or a directory without a
+ * name for it, met from below (dotdot_is_a_file, dotdot_elsewhere), an
+ * empty directory with 3 links (dir_links_lie), a free bit for an inode
+ * in use (inode_bit_clear_while_open), a map naming more blocks than
+ * i_blocks (i_blocks_too_small: a truncation frees nothing), and a
+ * superblock whose inode count, first inode or reserved descriptor blocks
+ * do not fit. */
+static void rarer_damage_is_euclean(void)
+{
+    static const char *einval[] = { "inodes_count_disagrees", "first_ino_past_count",
+                                    "reserved_gdt_huge" };
+    int r[7], e[7];
+    unsigned i, crc;
+
+    r[0] = ON_IMAGE("dir_hole", list_dir(root, "dir"), &e[0]);
+    r[1] = ON_IMAGE("dotdot_loop", renameat(root, "dir", root, "sub/deeper/moved", 0), &e[1]);
+    r[2] = ON_IMAGE("root_not_a_directory", 0, &e[2]);
+    r[3] = ON_IMAGE("dotdot_is_a_file", holding(root, "sub/deeper", 0), &e[3]);
+    r[4] = ON_IMAGE("dotdot_elsewhere", holding(root, "sub/deeper", 0), &e[4]);
+    r[5] = ON_IMAGE("dir_links_lie", empty_and_rmdir_deeper(root), &e[5]);
+    r[6] = ON_IMAGE("inode_bit_clear_while_open", holding(root, "hello.txt", 1), &e[6]);
+    CHECK(r[0] == -1 && e[0] == EUCLEAN, "listing a directory with a hole: %d, errno %d", r[0],
+          e[0]);
+    CHECK(r[1] == -1 && e[1] == EUCLEAN, "a climb round a loop of '..': %d, errno %d", r[1], e[1]);
+    CHECK(r[2] == -2 && e[2] == EUCLEAN, "a root that is a file: %d, errno %d", r[2], e[2]);
+    CHECK(r[3] == -1 && e[3] == EUCLEAN, "'..' to a file, from below: %d, errno %d", r[3], e[3]);
+    CHECK(r[4] == -1 && e[4] == EUCLEAN, "'..' to a stranger, from below: %d, errno %d", r[4],
+          e[4]);
+    CHECK(r[5] == -1 && e[5] == EUCLEAN, "rmdir of an empty directory with 3 links: %d, errno %d",
+          r[5], e[5]);
+    CHECK(r[6] == -1 && e[6] == EUCLEAN, "a create that finds an open inode free: %d, errno %d",
+          r[6], e[6]);
+    crc = image_crc("i_blocks_too_small");
+    r[0] = ON_IMAGE("i_blocks_too_small", truncate_big(root), &e[0]);
+    CHECK(r[0] == -1 && e[0] == EUCLEAN, "truncating a map past i_blocks: %d, errno %d", r[0],
+          e[0]);
+    CHECK(image_crc("i_blocks_too_small") == crc, "truncating a map past i_blocks freed blocks");
+    for (i = 0; i < ARRAY_SIZE(einval); i++) {
+        r[0] = ON_IMAGE(einval[i], 0, &e[0]);
+        CHECK(r[0] == -2 && e[0] == EINVAL, "%s: fsopen: %d, errno %d", einval[i], r[0], e[0]);
+    }
+    PASS();
+}
+
+/* ------ every use, on every attack image */
+
+/* Each step is a thing a user does, on a fresh mount (a step that finds
+ * damage stops that instance writing; the next starts unmarked, as after
+ * a new fsopen): 0 or -errno, the first that failed. */
+static int step_read(int root)
+{
+    if (!healthy_txt_is_intact(root))
+        return errno ? -errno : -EIO;
+    if (read_file(root, "hello.txt", buf, sizeof(buf)) != 13 ||
+        file_at(root, "big", 0, buf, 1024, 0) < 0 ||
+        file_at(root, "big", 12 * 1024, buf, 1024, 0) < 0 ||
+        file_at(root, "big", 268 * 1024, buf, 1024, 0) < 0 ||
+        read_file(root, "dir/a", buf, sizeof(buf)) != 10 || list_dir(root, ".") < 0 ||
+        list_dir(root, "dir") < 0 || list_dir(root, "sub/deeper") < 0)
+        return errno ? -errno : -EIO;
+    return 0;
+}
+
+static int step_read_evil(int root)
+{
+    if (file_at(root, "evil.txt", 0, buf, 1024, 0) < 0 ||
+        file_at(root, "evil.txt", 256u << 20, buf, 1024, 0) < 0)
+        return -errno;
+    return 0;
+}
+
+static int step_write_evil(int root)
+{
+    memset(buf, 'w', 1024);
+    if (file_at(root, "evil.txt", 0, buf, 1024, 1) != 1024 ||
+        file_at(root, "evil.txt", 256u << 20, buf, 1024, 1) != 1024)
+        return errno ? -errno : -EIO;
+    return 0;
+}
+
+static int step_truncate_evil(int root)
+{
+    int f = walk(root, "evil.txt", 0), w, r = 0;
+
+    if (f < 0)
+        return -errno;
+    if ((w = ready(f, R_WRITE)) < 0 || ftruncate(w, 100) < 0 || ftruncate(w, 0) < 0)
+        r = -errno;
+    close(w);
+    close(f);
+    return r;
+}
+
+static int step_create(int root)
+{
+    int f, w, r = 0;
+
+    if ((f = create(root, "w", S_IFDIR, 0755, 0)) < 0)
+        return -errno;
+    close(f);
+    if ((f = create(root, "w/f", S_IFREG, 0644, 0)) < 0)
+        return -errno;
+    memset(buf, 'n', sizeof(buf));
+    if ((w = ready(f, R_WRITE)) < 0 || write(w, buf, sizeof(buf)) != sizeof(buf))
+        r = errno ? -errno : -EIO;
+    close(w);
+    close(f);
+    if (r == 0 && (f = create(root, "dir/new", S_IFREG, 0644, 0)) < 0)
+        r = -errno;
+    close(f);
+    return r;
+}
+
+static int step_rename(int root)
+{
+    return renameat(root, "w/f", root, "dir/moved", 0) < 0 ? -errno : 0;
+}
+
+static int step_unlink(int root)
+{
+    if (unlinkat(root, "evil.txt", 0) < 0 || unlinkat(root, "dir/moved", 0) < 0 ||
+        unlinkat(root, "dir/new", 0) < 0)
+        return -errno;
+    return 0;
+}
+
+static int step_rmdir(int root)
+{
+    if (unlinkat(root, "w/f", 0) < 0 && errno != ENOENT)
+        return -errno; /* (there if the rename was refused) */
+    return unlinkat(root, "w", UNLINK_DIR) < 0 ? -errno : 0;
+}
+
+/* Every step on every attack image, in order: each must end as the
+ * image's row says, '0' done, 'E' EUCLEAN, 'N' ENOENT (a name an earlier
+ * refused step did not make). Never a third outcome, and healthy.txt
+ * reads intact at the end. (The rows are what the damage implies; the
+ * reasons are in the comments.) */
+static void every_use_of_an_attack_image_works_or_is_euclean(void)
+{
+    static int (*const steps[])(int) = { step_read,          step_read_evil, step_write_evil,
+                                         step_truncate_evil, step_create,    step_rename,
+                                         step_unlink,        step_rmdir };
+    static const struct {
+        const char *img, *want;
+    } c[] = {
+        /* big's map loops: reading it; otherwise a healthy image */
+        { "ind_self_loop", "E0000000" },
+        { "dind_self_loop", "E0000000" },
+        { "tind_inner_loop", "00000000" }, /* (its loop lies past what step_read reads) */
+        { "direct_is_indirect", "E0000000" },
+        /* /sub/deeper's ".." is checked only by a climb or a move */
+        { "dotdot_is_a_file", "00000000" },
+        { "dir_without_dotdot", "00000000" },
+        { "dir_alias", "00000000" },
+        /* evil.txt is no longer reachable: its inode is damaged */
+        { "fast_symlink_size_lies", "0EEE00E0" },
+        /* big's and evil.txt's blocks are metadata: never followed, never freed */
+        { "pointers_into_metadata", "EEEE00E0" },
+        /* the first allocation meets the lying bit */
+        { "bitmap_frees_inode_table", "00E0ENNN" },
+        { "inode_bitmap_frees_reserved", "0000ENNN" },
+        /* a hole of 4 GiB: nothing wrong with that */
+        { "file_size_huge", "00000000" },
+        /* /dir's block is damaged: every step through /dir */
+        { "entry_spans_blocks", "E000EEE0" },
+        { "dirent_inode_one", "E000EEE0" },
+        { "dirent_inode_one_past", "E000EEE0" },
+    };
+    char got[ARRAY_SIZE(steps) + 1], wrong[400] = "";
+    unsigned i, j;
+    int root, r;
+
+    for (i = 0; i < ARRAY_SIZE(c); i++) {
+        for (j = 0; j < ARRAY_SIZE(steps); j++) {
+            CHECK((root = mount_image(c[i].img, "")) >= 0, "%s: fsopen before step %u", c[i].img,
+                  j);
+            errno = 0;
+            r = steps[j](root);
+            got[j] = r == 0 ? '0' : r == -EUCLEAN ? 'E' : r == -ENOENT ? 'N' : '?';
+            close(root);
+        }
+        got[j] = '\0';
+        if (strcmp(got, c[i].want) != 0)
+            snprintf(wrong + strlen(wrong), sizeof(wrong) - strlen(wrong), " %s: %s, want %s;",
+                     c[i].img, got, c[i].want);
+        CHECK((root = mount_image(c[i].img, "ro")) >= 0 && healthy_txt_is_intact(root),
+              "%s: healthy.txt after every step", c[i].img);
+        close(root);
+    }
+    CHECK(!wrong[0], "steps ended:%s", wrong);
+    PASS();
+}
+
 /* ---------------------------------------------------------------- healthy images */
 
 /* Everything a user does, on one image; the host's e2fsck judges after. */
@@ -661,6 +1092,13 @@ static const struct {
     T(unknown_ro_compat_mounts_read_only_and_changes_nothing),
     T(over_65536_groups_is_einval),
     T(patched_copies_of_a_healthy_image_are_euclean_field_by_field),
+    T(block_map_loops_are_euclean_and_spare_other_files),
+    T(rename_through_a_broken_dotdot_is_euclean_and_writes_nothing),
+    T(rmdir_through_a_second_name_for_a_directory_is_euclean),
+    T(fast_symlink_longer_than_its_inode_is_euclean),
+    T(free_counts_past_the_totals_are_einval),
+    T(rarer_damage_is_euclean),
+    T(every_use_of_an_attack_image_works_or_is_euclean),
     T(healthy_geometries_mount_and_take_writes),
 #undef T
 };
