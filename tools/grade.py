@@ -73,6 +73,10 @@ ROOT = qemu.ROOT
 BOOT_LIMIT = 30         # seconds from boot to the first START, and between tests
 BUILD_LIMIT = 600       # seconds make may take (a full build takes about 20)
 SUBMISSION_BUILD_LIMIT = 300    # once the work tree is built: a submission's files, relinked
+# Every grading boot runs the kernel's heap checker (red zones, poisoned
+# frees): a kernel lab's use after free or overflow then panics at once,
+# naming the block, instead of passing while nobody reuses the memory.
+BOOT_ARGS = "heapcheck panic=exit"
 MAX_REBOOTS = 5         # after a hang or panic; then the remaining tests fail unrun
 CMDLINE_MAX = 1000      # the kernel keeps 1023 bytes of its command line
 ARGS_MAX = 60           # and init passes at most 63 argv entries
@@ -366,8 +370,8 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
     boot at the first failed test (a FAIL line, a hang or a panic), for a
     check that needs only one."""
     tag, key = secrets.token_hex(TAG_DIGITS // 2), secrets.token_bytes(KEY_BYTES)
-    cmd = "panic=exit run=/bin/%s --graded %s%s" % (prog, tag,
-                                                    "".join(" " + n for n in names or []))
+    cmd = "%s run=/bin/%s --graded %s%s" % (BOOT_ARGS, prog, tag,
+                                                  "".join(" " + n for n in names or []))
     line_re = re.compile(LINE % tag.encode())
     results, current, done, note, warnings, voided = {}, None, False, "", [], False
     console, partial, keyed = Console(), b"", False
@@ -518,7 +522,7 @@ def name_batches(names, prog, table):
     are the program's whole table (it then runs them all by itself)."""
     if table and list(names) == list(table):
         return [None]
-    head = len("panic=exit run=/bin/%s --graded %s" % (prog, "t" * TAG_DIGITS))
+    head = len("%s run=/bin/%s --graded %s" % (BOOT_ARGS, prog, "t" * TAG_DIGITS))
     batches, cur, size = [], [], head
     for n in names:
         if cur and (size + 1 + len(n) > CMDLINE_MAX or len(cur) >= ARGS_MAX - 3):

@@ -1274,11 +1274,16 @@ def grading_runner_suite():
                 "fake_fn+0x1" in pan[1] and got.get("t_last", [0])[0]
             res.append(("grading/runner/a_panic_fails_only_its_test_with_the_backtrace",
                         bool(ok), json.dumps(got)))
+            def tag_of(cmd):
+                words = cmd.split()
+                return words[words.index("--graded") + 1]
             ok = boots == 3 and len(cmds) == 3 and cmds[0].split()[-2] == "--graded" and \
                 cmds[1].split()[-3:] == ["t_after", "t_panic", "t_last"] and \
-                cmds[2].split()[-1] == "t_last" and len(set(c.split()[3] for c in cmds)) == 3
+                cmds[2].split()[-1] == "t_last" and len(set(tag_of(c) for c in cmds)) == 3
             res.append(("grading/runner/reboots_with_the_tests_not_yet_run_and_a_new_tag", ok,
                         "%d boots:\n%s" % (boots, "\n".join(cmds))))
+            ok = len(cmds) == 3 and all("heapcheck" in c.split() for c in cmds)
+            res.append(("grading/runner/every_boot_has_the_heap_checker_on", ok, "\n".join(cmds)))
 
             got, boots, _ = fake_runner(tmp, names, {n: "panic" for n in names}, table=names)
             panicked = [n for n in names if "panic: fake" in got.get(n, [0, ""])[1]]

@@ -285,6 +285,17 @@ static void o_path_gives_a_path_fd_and_readies_nothing(void)
           "O_PATH | O_DIRECTORY on /tmp");
     close(fd);
     CHECK_ERR(open("/tmp/l1path", O_PATH | O_DIRECTORY), ENOTDIR);
+    /* O_PATH stops after the name: no access mode, no O_TRUNC */
+    CHECK(make("/tmp/l1pathw", "kept") == 0, "setup");
+    CHECK((fd = open("/tmp/l1pathw", O_PATH | O_WRONLY | O_TRUNC)) >= 0,
+          "O_PATH | O_WRONLY | O_TRUNC must give a path fd (errno %d): O_PATH readies and "
+          "truncates nothing",
+          errno);
+    CHECK(fcntl(fd, F_GETFL, 0) == 0, "O_PATH | O_WRONLY: F_GETFL %x, want 0 (a path fd)",
+          fcntl(fd, F_GETFL, 0));
+    close(fd);
+    CHECK(!strcmp(contents("/tmp/l1pathw"), "kept"), "O_PATH | O_TRUNC emptied the file: '%s'",
+          contents("/tmp/l1pathw"));
     PASS();
 }
 
@@ -442,7 +453,7 @@ static void open_holds_nothing_after_close(void)
 {
     static char page[4096];
     unsigned before, after;
-    int fd, i, rounds;
+    int fd, i, rounds, fds0;
 
     CHECK(make("/tmp/l1big", "") == 0, "setup");
     CHECK((fd = open("/tmp/l1big", O_WRONLY)) >= 0, "open");
@@ -456,6 +467,16 @@ static void open_holds_nothing_after_close(void)
     CHECK((fd = open("/tmp/l1big", O_PATH)) >= 0, "O_PATH");
     close(fd);
     CHECK_ERR(open("/tmp/l1big", O_RDONLY | O_DIRECTORY), ENOTDIR);
+    /* a successful open of every kind holds no fd but the one it returns */
+    fds0 = open_fds();
+    CHECK((fd = open("/tmp", O_RDONLY | O_DIRECTORY)) >= 0, "O_DIRECTORY on /tmp");
+    close(fd);
+    CHECK((fd = open("/tmp/l1big", O_RDWR | O_CREAT | O_TRUNC, 0644)) >= 0, "O_CREAT | O_TRUNC");
+    close(fd);
+    CHECK(open_fds() == fds0,
+          "%d fds open after two opens and their closes, %d before: a successful open "
+          "(here O_DIRECTORY, or O_CREAT | O_TRUNC) left another fd open",
+          open_fds(), fds0);
     before = free_pages();
     CHECK(unlink("/tmp/l1big") == 0, "unlink");
     after = free_pages();

@@ -48,13 +48,18 @@ static int says_eagain(int fd, const void *buf, int n)
 static void pipe_carries_bytes_in_order(void)
 {
     char buf[64] = "";
-    int p[2];
+    int p[2], n;
 
     CHECK(pipe(p) == 0, "pipe");
     CHECK(write(p[1], "first ", 6) == 6 && write(p[1], "second", 6) == 6, "write");
     CHECK(read(p[0], buf, 3) == 3 && !memcmp(buf, "fir", 3), "a short read: '%.3s'", buf);
     CHECK(read(p[0], buf, 9) == 9 && !memcmp(buf, "st second", 9), "the rest: '%.9s'", buf);
     CHECK(write(p[1], "x", 1) == 1 && read(p[0], buf, 1) == 1 && buf[0] == 'x', "once more");
+    /* a write of nothing succeeds with 0: it is not a failure, nor a wait */
+    n = (int)write(p[1], buf, 0);
+    CHECK(n == 0, "write of 0 bytes gave %d, errno %d: want 0", n, errno);
+    CHECK(write(p[1], "y", 1) == 1 && read(p[0], buf, 2) == 1 && buf[0] == 'y',
+          "the 0-byte write put something in");
     close(p[0]);
     close(p[1]);
     PASS();
@@ -369,6 +374,20 @@ static void a_small_write_is_all_or_nothing(void)
               first < 0 ? -1 : k - first);
     }
     close(p[0]);
+    /* every size up to PIPE_SIZE, not only the records above: 30000 bytes into 29999 of room */
+    {
+        static char part[PIPE_SIZE - 29999], big[30000];
+        CHECK(pipe(p) == 0 && write(p[1], part, sizeof(part)) == sizeof(part), "setup");
+        CHECK(fcntl(p[1], F_SETFL, R_NONBLOCK) == 0, "nonblock");
+        CHECK(says_eagain(p[1], big, sizeof(big)),
+              "a non-blocking 30000-byte write with room for 29999 must say EAGAIN: every "
+              "write of at most PIPE_SIZE bytes is atomic, whatever its size");
+        CHECK((n = drain(p[0])) == sizeof(part),
+              "%d bytes queued after a refused 30000-byte write, want %d: part of it went in", n,
+              (int)sizeof(part));
+        close(p[0]);
+        close(p[1]);
+    }
     /* at most PIPE_SIZE includes PIPE_SIZE: PIPE_SIZE bytes with room for one less: whole or not */
     {
         static char whole[PIPE_SIZE];

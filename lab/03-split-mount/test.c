@@ -351,6 +351,15 @@ static void bind_of_a_directory_is_a_bind_mount(void)
     CHECK_ERR(create(AT_CWD, "/tmp/l3ro/l3new", S_IFREG, 0644, 0), EROFS);
     CHECK((f = create(AT_CWD, "/tmp/l3new", S_IFREG, 0644, 0)) >= 0, "/tmp itself stays writable");
     close(f);
+    /* every flag of BIND_FLAGS is accepted, the attributes BIND_NOEXEC and BIND_NODEV too */
+    CHECK((bin = walk(AT_CWD, "/bin", 0)) >= 0 && mkdir("/tmp/l3nx", 0755) == 0, "setup");
+    CHECK(bind(bin, AT_CWD, "/tmp/l3nx", BIND_NOEXEC | BIND_NODEV) == 0,
+          "bind with BIND_NOEXEC | BIND_NODEV (both in BIND_FLAGS) failed, errno %d: only bits "
+          "outside BIND_FLAGS are EINVAL",
+          errno);
+    close(bin);
+    CHECK((f = walk(AT_CWD, "/tmp/l3nx/true", 0)) >= 0, "/bin/true not seen through the bind");
+    close(f);
     PASS();
 }
 
@@ -425,6 +434,26 @@ static void a_file_and_a_device_bound_on_files(void)
     close(src);
     CHECK(ns_lists(LONG_NAME " ramfs "), "/proc/self/ns does not list %s by its whole name",
           LONG_NAME);
+    /* ...and every length up to 60: the name must stay valid until ns_bind has copied it */
+    {
+        char name[64], line[80];
+        int len;
+
+        strcpy(name, "/tmp/l3n");
+        for (len = 9; len <= 60; len++) {
+            memset(name + 8, 'a' + len % 26, len - 8);
+            name[len] = '\0';
+            CHECK(put_file(name, "n") == 0 && (src = walk(AT_CWD, "/tmp/l3from", 0)) >= 0,
+                  "setup %s", name);
+            CHECK(bind(src, AT_CWD, name, 0) == 0, "bind at %s", name);
+            close(src);
+            snprintf(line, sizeof(line), "%s ramfs ", name);
+            CHECK(ns_lists(line),
+                  "bound at the %d-byte name %s: /proc/self/ns does not list it "
+                  "by that name (freed before ns_bind kept its copy?)",
+                  len, name);
+        }
+    }
     /* a name given relative (to the cwd, to dirfd) is listed made absolute */
     CHECK(mkdir("/tmp/l3rel", 0755) == 0 && put_file("/tmp/l3rel/a", "a") == 0 &&
               put_file("/tmp/l3rel/b", "b") == 0 && chdir("/tmp/l3rel") == 0 &&

@@ -95,6 +95,17 @@ static void files_open_inside_keep_working_after_unbind(void)
     close(f);
     close(io);
     close(d);
+    /* an attachment holding the caller's cwd is unbound like any other (not EBUSY, as Unix's
+     * umount says), and the cwd keeps working in the detached tree */
+    CHECK(attach_new("/tmp/l4bcwd") == 0 && chdir("/tmp/l4bcwd") == 0, "setup");
+    CHECK((u = unbind(AT_CWD, "/tmp/l4bcwd")) >= 0,
+          "unbind of the attachment holding the cwd failed, errno %d: nothing but the cases "
+          "the handout lists is refused",
+          errno);
+    close(u);
+    CHECK((f = create(AT_CWD, "new", S_IFREG, 0644, 0)) >= 0, "the cwd stopped working");
+    close(f);
+    CHECK(chdir("/") == 0, "chdir /");
     PASS();
 }
 
@@ -511,6 +522,24 @@ static int revoke_own_root(void)
     return walk(old, "tmp/l4own/mark", 0) >= 0 ? 0 : 5;    /* a refused revoke detaches nothing */
 }
 
+/* The same with the root reached by name: fchroot of the attachment at
+ * /tmp/l4own2 (an attachment with a parent, not a namespace root) is still
+ * the caller's own root. 0, or the step that failed. */
+static int revoke_own_root_by_name(void)
+{
+    int fs, r;
+
+    if (unshare() < 0 || mkdir("/tmp/l4own2", 0755) < 0 || (fs = fsopen("ramfs", -1, NULL)) < 0 ||
+        bind(fs, AT_CWD, "/tmp/l4own2", 0) < 0)
+        return 21;
+    close(fs);
+    if ((r = walk(AT_CWD, "/tmp/l4own2", 0)) < 0 || fchroot(r) < 0)
+        return 22;
+    if (revoke(r) == 0 || errno != EBUSY)
+        return 23;
+    return walk(AT_CWD, "/", 0) >= 0 ? 0 : 24;
+}
+
 /* A process whose root another process revoked: its own revoke of that
  * root finds the instance revoked already (EIO), which comes before the
  * EBUSY of the caller's own root. 0, or the step that failed. */
@@ -554,6 +583,9 @@ static void revoke_refuses_pipes_and_the_callers_own_root(void)
     close(p[1]);
     CHECK((code = in_child(revoke_own_root)) == 0, "revoke of the caller's own root (step %d%s)",
           code, code == 5 ? ": the refused revoke detached it from /tmp/l4own" : "");
+    CHECK((code = in_child(revoke_own_root_by_name)) == 0,
+          "revoke of the caller's own root, chrooted into an attachment by name: step %d%s", code,
+          code == 23 ? " (not EBUSY: the caller's root is its root, wherever it is attached)" : "");
     CHECK((code = in_child(own_root_revoked_by_another)) == 0,
           "revoke of the caller's own root after another process revoked it: step %d (13: not "
           "EIO; an instance revoked already is EIO, before the EBUSY of one's own root)",

@@ -122,8 +122,16 @@ static void the_old_root_is_reachable_only_at_put_old(void)
     CHECK_ERR(walk(AT_CWD, "/../../bin", 0), ENOENT);
     CHECK(exists("/../../marker") && exists("../marker"), "'..' climbed out of the new root");
     CHECK_ERR(walk(AT_CWD, "/old/tmp/l5b/marker", 0), ENOENT);  /* detached from the old tree */
+    /* the old root is attached as it was, not read-only: it can still be changed */
+    CHECK(put_file("/old/l5b-written", "w") == 0,
+          "a file cannot be made in the old root at /old (errno %d): it must be bound there as it "
+          "was, with no attribute added",
+          errno);
+    CHECK(unlink("/old/l5b-written") == 0, "unlink /old/l5b-written");
     PASS();
 }
+
+#define LONG_ROOT "/a-new-root-whose-own-name-is-longer-than-sixty-four-bytes-in-all"
 
 static void put_old_is_a_name_inside_the_new_root(void)
 {
@@ -141,6 +149,22 @@ static void put_old_is_a_name_inside_the_new_root(void)
     CHECK(pivot_root("/next", "//put") == 0, "pivot_root(new_root, \"//put\") gave errno %d",
           errno);
     CHECK(exists("/put/deep/er/bin/true"), "the old root is not at /put after \"//put\"");
+    CHECK(mkdir("/third", 0755) == 0 && mount("ramfs", NULL, "/third", "") == 0 &&
+              mkdir("/third/again", 0755) == 0,
+          "setup: a third new root");
+    CHECK(pivot_root("/third", "///again") == 0, "pivot_root(new_root, \"///again\") gave errno %d",
+          errno);
+    CHECK(exists("/again/put/deep/er/bin/true"), "the old root is not at /again after "
+                                                 "\"///again\": skip every leading slash");
+    /* names of any length: a new root whose own name is longer than 64 bytes */
+    CHECK(mkdir(LONG_ROOT, 0755) == 0 && mount("ramfs", NULL, LONG_ROOT, "") == 0 &&
+              mkdir(LONG_ROOT "/o", 0755) == 0,
+          "setup: a new root with a long name");
+    CHECK(pivot_root(LONG_ROOT, "o") == 0,
+          "pivot_root onto a new root named by %d bytes gave "
+          "errno %d: no name length is special",
+          (int)strlen(LONG_ROOT), errno);
+    CHECK(exists("/o/again/put/deep/er/bin/true"), "the old root is not at /o");
     PASS();
 }
 

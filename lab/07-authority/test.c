@@ -93,6 +93,15 @@ static int roots_group_changes_nothing(void)
     return 0;
 }
 
+/* For shared_as: 0, or the errno of a bind of a new ramfs at /tmp/l7a. */
+static int user_binds(int unused)
+{
+    int fs = fsopen("ramfs", -1, "");
+
+    (void)unused;
+    return fs >= 0 && bind(fs, AT_CWD, "/tmp/l7a", 0) == 0 ? 0 : errno;
+}
+
 static void a_user_cannot_change_the_boot_namespace(void)
 {
     int fs, code;
@@ -102,6 +111,14 @@ static void a_user_cannot_change_the_boot_namespace(void)
           "as uid %d in root's group (gid 0), step %d: a change of the boot namespace was not "
           "EPERM (the uid decides, not the group)",
           STUDENT, code);
+    /* every user, not only the student */
+    code = shared_as(4242, user_binds, 0);
+    CHECK(code == EPERM,
+          "as uid 4242, a bind in the boot namespace: %s (want EPERM: only root "
+          "and the namespace's owner may change it)",
+          code > 0    ? strerror(code)
+          : code == 0 ? "it worked"
+                      : "did not run");
     CHECK(become_student() == 0, "setuid");
     CHECK((fs = fsopen("ramfs", -1, "")) >= 0, "fsopen of a ramfs needs no privilege");
     CHECK_ERR(bind(fs, AT_CWD, "/tmp/l7a", 0), EPERM);
@@ -201,7 +218,7 @@ static void a_user_cannot_revoke_what_root_made(void)
 
 static void a_user_revokes_their_own_filesystem(void)
 {
-    int fs, d, dev;
+    int fs, d, dev, img;
 
     /* a ramfs another user (uid STUDENT + 1) made, attached nowhere: not the student's */
     CHECK(shared_as(STUDENT + 1, student_fsopen_at, OTHERS) == 0, "another user's ramfs");
@@ -220,6 +237,17 @@ static void a_user_revokes_their_own_filesystem(void)
     CHECK((d = walk(AT_CWD, "/tmp/l7e", 0)) >= 0 && revoke(d) == 0,
           "revoke of one's own, attached in one's own namespace");
     CHECK(walk(AT_CWD, "/tmp/l7e/x", 0) < 0 && errno == ENOENT, "detached by the revoke");
+    /* whatever its type and source: an ext2 instance the student made from an image */
+    CHECK((img = open("/etc/sample.ext2", O_RDONLY)) >= 0, "open /etc/sample.ext2");
+    CHECK((fs = fsopen("ext2", img, "ro")) >= 0, "fsopen of ext2 on /etc/sample.ext2, errno %d",
+          errno);
+    close(img);
+    CHECK(revoke(fs) == 0,
+          "revoke of one's own ext2 instance (it has a source) gave errno %d: "
+          "a user may revoke every instance they made, whatever its source",
+          errno);
+    CHECK_ERR(walk(fs, ".", 0), EIO);
+    close(fs);
     PASS();
 }
 
@@ -245,9 +273,33 @@ static void a_users_filesystem_attached_in_roots_namespace_is_roots_to_revoke(vo
     PASS();
 }
 
+/* The student, in a namespace of their own, binds a ramfs of theirs at
+ * /tmp/l7g, puts an fd on it at SHARED + 2 of the table shared with root,
+ * and waits (the namespace must live) until root has revoked it: 0 if the
+ * revoke detached it, or the step that failed. */
+static int student_binds_and_waits(int unused)
+{
+    int fs, x, sync[2];
+    char c;
+
+    (void)unused;
+    if (unshare() < 0 || mkdir("/tmp/l7g", 0755) < 0 || (fs = fsopen("ramfs", -1, "")) < 0 ||
+        bind(fs, AT_CWD, "/tmp/l7g", 0) < 0 || dup2(fs, SHARED + 2) != SHARED + 2 ||
+        (x = create(fs, "x", S_IFREG, 0644, 0)) < 0)
+        return 1;
+    close(fs);
+    close(x);
+    sync[0] = SHARED + 3;               /* root's pipe to us, in the shared table */
+    sync[1] = SHARED + 4;               /* ours to root */
+    if (write(sync[1], "b", 1) != 1 || read(sync[0], &c, 1) != 1)
+        return 2;
+    return walk(AT_CWD, "/tmp/l7g/x", 0) < 0 && errno == ENOENT ? 0 : 3;
+}
+
 static void root_may_revoke_a_users_filesystem(void)
 {
-    int dev, r, root;
+    int dev, r, root, p[2], q[2], pid, status;
+    char c;
 
     CHECK((dev = walk(AT_CWD, "/dev", 0)) >= 0, "walk /dev");
     r = shared_as_student(student_revoke, dev);
@@ -269,6 +321,23 @@ static void root_may_revoke_a_users_filesystem(void)
           STUDENT);
     CHECK(revoke(SHARED + 1) == 0, "root with gid %d revokes the student's filesystem", STUDENT);
     CHECK_ERR(walk(SHARED + 1, ".", 0), EIO);
+    /* also a filesystem the student bound in a namespace of their own */
+    CHECK(pipe(p) == 0 && pipe(q) == 0 && dup2(p[0], SHARED + 3) == SHARED + 3 &&
+              dup2(q[1], SHARED + 4) == SHARED + 4,
+          "pipes");
+    fflush(stdout);
+    if ((pid = rfork(RFORK_SHAREFDS)) == 0)
+        _exit(setgid(STUDENT) == 0 && setuid(STUDENT) == 0 ? student_binds_and_waits(0) : 9);
+    CHECK(pid > 0 && read(q[0], &c, 1) == 1, "the student's child did not bind");
+    r = revoke(SHARED + 2) == 0 ? 0 : errno;
+    CHECK(write(p[1], "g", 1) == 1 && waitpid(pid, &status, 0) == pid, "wait");
+    CHECK(r == 0,
+          "root's revoke of the student's ramfs bound in the student's own namespace: %s "
+          "(root may revoke anything, wherever it is attached)",
+          strerror(r));
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "the student's child: step %d (3: still attached after root's revoke)",
+          WEXITSTATUS(status));
     PASS();
 }
 

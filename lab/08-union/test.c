@@ -95,7 +95,7 @@ static int listed(const char *dir, const char *name, int *total, uint32_t *ino)
 
 static void lookup_finds_names_in_every_member(void)
 {
-    int a, b;
+    int a, b, c, d;
 
     CHECK(unshare() == 0, "unshare");
     CHECK(plain_dir("/tmp/l8a", "base", (const char *const[]){ "base", NULL }) == 0, "setup");
@@ -107,6 +107,16 @@ static void lookup_finds_names_in_every_member(void)
     HOLDS("/tmp/l8a/base", "base");
     HOLDS("/tmp/l8a/a", "A");
     CHECK_ERR(walk(AT_CWD, "/tmp/l8a/none", 0), ENOENT);
+    /* any number of members: two more after A make five, and the last one's name is found */
+    CHECK((c = member("C", (const char *const[]){ "c", NULL }, 0)) >= 0, "member C");
+    CHECK((d = member("D", (const char *const[]){ "d", NULL }, 0)) >= 0, "member D");
+    CHECK(bind(c, AT_CWD, "/tmp/l8a", BIND_AFTER) == 0 &&
+              bind(d, AT_CWD, "/tmp/l8a", BIND_AFTER) == 0,
+          "bind -a C, bind -a D");
+    CHECK(strcmp(holds("/tmp/l8a/c"), "C") == 0 && strcmp(holds("/tmp/l8a/d"), "D") == 0,
+          "/tmp/l8a/c holds '%s', /tmp/l8a/d '%s', want 'C' and 'D': a union has any number of "
+          "members, and a name only in the fourth or the fifth of five must be found",
+          holds("/tmp/l8a/c"), holds("/tmp/l8a/d"));
     PASS();
 }
 
@@ -223,7 +233,8 @@ static int dead_server_member(int *server)
  * like one the caller may not search; it does not end the search. */
 static const char *a_failing_member_is_passed_over(void)
 {
-    int srv, last, server = -1, status;
+    int srv, last, server = -1, status, total;
+    uint32_t ino;
 
     if (plain_dir("/tmp/l8h", "base", (const char *const[]){ "base", NULL }) < 0)
         return "setup";
@@ -242,6 +253,9 @@ static const char *a_failing_member_is_passed_over(void)
                "member whose lookup fails is passed over";
     if (walk(AT_CWD, "/tmp/l8h/none", 0) >= 0 || errno != ENOENT)
         return "a name no member has is not ENOENT when one member's lookup fails";
+    if (listed("/tmp/l8h", "last", &total, &ino) != 1)
+        return "/tmp/l8h/last, found by lookup, is not listed once by getdents once the served "
+               "member's lookups fail: a member whose lookup fails has no name, so it hides none";
     return NULL;
 }
 
