@@ -440,7 +440,7 @@ bench: all $(B)/orthos.iso
 	$(PYTHON) tools/bench.py $(if $(RUNS),--runs $(RUNS)) $(if $(BASE),--base $(BASE))
 
 # ---------------------------------------------------------------- fuzzing
-# make fuzz [FUZZ_S=seconds] [FUZZ=sys|elf|ext2|srv|race|perm] [SEED=n]: every fuzzer (or
+# make fuzz [FUZZ_S=seconds] [FUZZ=sys|elf|ext2|srv|race|perm|oom] [SEED=n]: every fuzzer (or
 # one), a guest per core, heap checker on; doc/fuzzing.md. (The fuzz engineer's block.)
 FUZZ_S ?= 60
 .PHONY: fuzz
@@ -523,7 +523,7 @@ help:
 	@echo "make course     the course repository (a branch per lab) in build/course"
 	@echo "make grade-batch LAB=NN SUBMISSIONS=dir  grade a folder of submissions (CSV)"
 	@echo "make bench      boot timings and guest benchmarks (RUNS=n, BASE=commit to compare)"
-	@echo "make fuzz       every fuzzer, 60 s each (FUZZ=sys|elf|ext2|srv|race|perm, FUZZ_S=s, SEED=n)"
+	@echo "make fuzz       every fuzzer, 60 s each (FUZZ=sys|elf|ext2|srv|race|perm|oom, FUZZ_S=s, SEED=n)"
 	@echo "make coverage   kernel coverage of make test's boots (COV=fuzz|all, COV_TESTS=...)"
 	@echo "make mutants    every lab's wrong solutions lose points (LAB=NN: one lab)"
 	@echo "make kmutants   every wrong kernel of tools/kmutants.txt fails a test"
