@@ -54,56 +54,173 @@ static int e2_free_counts(unsigned count[2])
 static const char *why;         /* what the last step found wrong */
 static unsigned base[2];        /* the free counts without the file */
 
-/* A file of 20 KiB (an indirect block and its 8 data blocks past the 12
- * direct ones), unlinked with fail-nth n: when unlink says done, the
- * last reference went too, so the blocks and the inode must be free. */
-static int unlink_at(int n)
+/* A file of len bytes at path (20 KiB: an indirect block and its 8 data
+ * blocks past the 12 direct ones): 0, or -1 with why set. */
+static int e2_put(const char *path, int len)
 {
     static char buf[20 * 1024];
-    unsigned now[2];
-    int fd, r, left;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), r;
 
-    why = NULL;
     memset(buf, 'u', sizeof(buf));
-    if ((fd = open(E2DIR "/u", O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0 ||
-        writeall(fd, buf, sizeof(buf)) < 0) {
-        close(fd);
-        why = "setup (the instance is damaged?)";
-        return -1;
-    }
+    r = fd >= 0 && writeall(fd, buf, len) == 0 ? 0 : -1;
     close(fd);
-    r = fz_armed(n, SYS_unlink, AT_CWD, (unsigned)E2DIR "/u", 0, 0, 0, &left);
-    if (r < 0 && unlink(E2DIR "/u") < 0)
-        why = "unlink after a failed one (the instance is damaged?)";
+    if (r < 0)
+        why = "setup (the instance is damaged?)";
+    return r;
+}
+
+/* After an armed call and its undoing: the free counts must be back at
+ * base (a call that said done freed what it dropped; one that failed
+ * left it to the undoing). */
+static int counts_back(int left)
+{
+    unsigned now[2];
+
     if (e2_free_counts(now) < 0)
         why = why ? why : "reading the superblock";
     else if (now[0] != base[0] || now[1] != base[1])
-        why = why ? why : "the unlinked file's blocks or inode stayed allocated";
+        why = why ? why : "a dropped file's blocks or inode stayed allocated";
     return why ? -1 : left;
+}
+
+/* unlink of the last name, with no other reference: the file goes. */
+static int unlink_at(int n)
+{
+    int r, left;
+
+    why = NULL;
+    if (e2_put(E2DIR "/u", 20 * 1024) < 0)
+        return -1;
+    r = fz_armed(n, SYS_unlink, AT_CWD, (unsigned)E2DIR "/u", 0, 0, 0, &left);
+    if (r < 0 && unlink(E2DIR "/u") < 0)
+        why = "unlink after a failed one (the instance is damaged?)";
+    return counts_back(left);
+}
+
+/* close of the last reference to an unlinked file: the file goes. */
+static int close_at(int n)
+{
+    int fd, left;
+
+    why = NULL;
+    if (e2_put(E2DIR "/c", 20 * 1024) < 0)
+        return -1;
+    if ((fd = open(E2DIR "/c", O_RDONLY)) < 0 || unlink(E2DIR "/c") < 0) {
+        why = "setup (open, unlink)";
+        return -1;
+    }
+    if (fz_armed(n, SYS_close, fd, 0, 0, 0, 0, &left) < 0)
+        close(fd);
+    return counts_back(left);
+}
+
+/* rename over another file: the one replaced goes. */
+static int rename_at(int n)
+{
+    int r, left;
+
+    why = NULL;
+    if (e2_put(E2DIR "/ra", 100) < 0 || e2_put(E2DIR "/rb", 20 * 1024) < 0)
+        return -1;
+    r = fz_armed(n, SYS_rename, AT_CWD, (unsigned)E2DIR "/ra", AT_CWD, (unsigned)E2DIR "/rb", 0,
+                 &left);
+    if (r < 0 && unlink(E2DIR "/ra") < 0)
+        why = "unlink after a failed rename (the instance is damaged?)";
+    if (unlink(E2DIR "/rb") < 0)
+        why = why ? why : "unlink of the target (the instance is damaged?)";
+    return counts_back(left);
+}
+
+/* rmdir of an empty directory: its block and inode go. */
+static int rmdir_at(int n)
+{
+    int r, left;
+
+    why = NULL;
+    if (mkdir(E2DIR "/d", 0755) < 0) {
+        why = "setup (mkdir)";
+        return -1;
+    }
+    r = fz_armed(n, SYS_unlink, AT_CWD, (unsigned)E2DIR "/d", UNLINK_DIR, 0, 0, &left);
+    if (r < 0 && rmdir(E2DIR "/d") < 0)
+        why = "rmdir after a failed one (the instance is damaged?)";
+    return counts_back(left);
+}
+
+/* Run fn with N = 1, 2, ... until it passes fewer than N points: the N
+ * that went wrong, 0 if none did. */
+static int sweep(int (*fn)(int n))
+{
+    int n, left;
+
+    for (n = 1; n < 2000; n++)
+        if ((left = fn(n)) != 0)
+            return left < 0 ? n : 0;
+    why = "never got past its points";
+    return -1;
 }
 
 /* free_inode's map check (free_blocks_from) took a buffer from the heap
  * for each indirect table; out of memory there, the inode of a file whose
  * last name and reference were gone was left allocated with its blocks,
  * and unlink had said done: space lost until e2fsck. It now reads into
- * the instance's per-level tables, as freeing does. */
-static void ext2_unlink_out_of_memory_frees_the_file(void)
+ * the instance's per-level tables, as freeing does. Each way a file's
+ * last name or reference goes is swept. */
+static void ext2_drop_out_of_memory_frees_the_file(void)
 {
-    int n, left;
+    static const struct {
+        const char *name;
+        int (*fn)(int n);
+    } ops[] = { { "unlink", unlink_at },
+                { "close", close_at },
+                { "rename", rename_at },
+                { "rmdir", rmdir_at } };
+    unsigned i;
+    int n = 0;
 
     CHECK(e2_attach() == 0, "attaching a copy of /etc/fuzz.ext2");
     CHECK(e2_free_counts(base) == 0, "reading the superblock");
-    for (n = 1; n < 2000; n++)
-        if ((left = unlink_at(n)) != 0)
-            break;
+    for (i = 0; i < sizeof(ops) / sizeof(ops[0]) && n == 0; i++)
+        n = sweep(ops[i].fn);
     e2_detach();
-    CHECK(left > 0, "with fail-nth %d: %s", n, why ? why : "never got past its points");
+    CHECK(n == 0, "%s with fail-nth %d: %s", ops[i - 1].name, n, why);
+    PASS();
+}
+
+/* failnth's count is the arming process's own: a child starts unarmed
+ * (its allocations do not spend the parent's count), and a count armed
+ * and left when the process exits goes with its slot (fault_disarm). */
+static void failnth_count_stays_with_its_process(void)
+{
+    int pid, st = -1, left;
+
+    CHECK(failnth(1000000) == 0, "arming");
+    if ((pid = fork()) == 0) {
+        int i, fd;
+        for (i = 0; i < 20; i++) {      /* allocations of the child's own */
+            fd = open("/tmp/rv_child", O_RDWR | O_CREAT, 0644);
+            close(fd);
+            unlink("/tmp/rv_child");
+        }
+        _exit(failnth(0) == 0 ? 0 : 1); /* never armed: 0 */
+    }
+    left = failnth(0);
+    CHECK(pid > 0 && wait(&st) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+          "the child was armed (status %x)", st);
+    CHECK(left > 1000000 - 50 && left < 1000000, "the fork passed %d points", 1000000 - left);
+    if ((pid = fork()) == 0) {
+        failnth(5);                     /* armed at exit: its slot takes the count away */
+        _exit(0);
+    }
+    CHECK(pid > 0 && wait(&st) == pid, "wait");
+    CHECK(failnth(0) == 0, "unarmed, and nothing left over");
     PASS();
 }
 
 int main(void)
 {
-    ext2_unlink_out_of_memory_frees_the_file();
+    failnth_count_stays_with_its_process();
+    ext2_drop_out_of_memory_frees_the_file();
     printf("t_review: done\n");
     return t_failures != 0;
 }
