@@ -46,7 +46,7 @@ struct ext2_fs {
     struct ext2_node *nodes; /* the inode cache: iget (inside), inactive (never sleeps) */
     char *scratch;                      /* a block for scans and bitmaps: scratch_take */
     int scratch_busy;
-    uint32_t *level_tbl[3];             /* free_tree, trim_tree: a block per level */
+    uint32_t *level_tbl[3];             /* map_check, free_tree, trim_tree: one per level */
 };
 
 struct ext2_node {
@@ -111,8 +111,10 @@ static int fs_leave(struct ext2_fs *e, int ret)
  * process at a time is inside the instance (fs_enter), and none of the
  * three calls another while it holds the buffer, which this checks.
  * Freeing a file's blocks is the same: a tree of indirect blocks half
- * freed and still pointed at is freed twice later, so free_tree and
- * trim_tree read the tables of level L into level_tbl[L - 1], also taken
+ * freed and still pointed at is freed twice later, so free_tree,
+ * trim_tree and map_check (which comes first, and must not fail for want
+ * of memory either: inactive would leave a nameless file allocated) read
+ * the tables of level L into level_tbl[L - 1], also taken
  * at mount (they recurse from one level to the one below, never across). */
 static char *scratch_take(struct ext2_fs *e)
 {
@@ -777,8 +779,7 @@ static int map_check(struct ext2_fs *e, struct ext2_node *n, uint32_t blk, int l
     if (level == 0)
         return 0;
     walk_step(e);
-    if (!(tbl = kmalloc(e->bsize)))
-        return -ENOMEM;
+    tbl = e->level_tbl[level - 1]; /* not the heap: inactive's free may not fail */
     if ((err = bread(e, blk, tbl)) == 0) {
         for (i = 0; i < e->ppb && err == 0; i++) {
             if (tbl[i] && map_repeats(n, tbl[i], &blk, 1))
@@ -787,7 +788,6 @@ static int map_check(struct ext2_fs *e, struct ext2_node *n, uint32_t blk, int l
                 err = map_check(e, n, tbl[i], level - 1, left);
         }
     }
-    kfree(tbl);
     return err;
 }
 
