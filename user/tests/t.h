@@ -317,6 +317,49 @@ static inline int disk_at_mnt(void)
     return slurp("/proc/self/ns", ns, sizeof(ns)) > 0 && strstr(ns, "/mnt ext2 /dev/hd1\n");
 }
 
+/* Start /bin/ramsrv serving on a new channel: the client end (for
+ * fsopen("srv", end, ...)), or -1; *pid is the server. */
+static inline int ramsrv_start(int *pid)
+{
+    int c[2];
+
+    if (chan(c) < 0)
+        return -1;
+    fflush(stdout);
+    if ((*pid = fork()) == 0) {
+        char *argv[] = { "ramsrv", NULL };
+        dup2(c[1], 0);
+        fcntl(0, F_SETFD, FD_KEEP);
+        execv("/bin/ramsrv", argv);
+        _exit(127);
+    }
+    close(c[1]);
+    return c[0];
+}
+
+/* An ext2 instance on a copy (img) of the image src, attached at the new
+ * directory dir: 0, or -1. ext2_copy_drop undoes it. */
+static inline int ext2_copy_at(const char *src, const char *img, const char *dir)
+{
+    int fd, fs;
+
+    if (copyfile(src, img) < 0 || mkdir(dir, 0755) < 0 || (fd = open(img, O_RDWR)) < 0)
+        return -1;
+    fs = fsopen("ext2", fd, "");
+    close(fd);
+    if (fs < 0 || bind(fs, AT_CWD, dir, 0) < 0)
+        return -1;
+    close(fs);
+    return 0;
+}
+
+static inline void ext2_copy_drop(const char *img, const char *dir)
+{
+    close(unbind(AT_CWD, dir));
+    rmdir(dir);
+    unlink(img);
+}
+
 /* CRC-32 (IEEE 802.3, the one Python's zlib.crc32 computes), so the guest
  * and the host can compare file contents. Start with crc = 0. */
 static inline unsigned crc32_update(unsigned crc, const void *buf, unsigned n)

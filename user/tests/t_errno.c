@@ -864,24 +864,15 @@ static void user_name_calls(void)
  * fsopen and for read and write. */
 static void served_channel(void)
 {
-    int c[2], pid, root, st;
+    int end, pid, root, st;
     char buf[4];
 
-    chan(c);
-    fflush(stdout);
-    if ((pid = fork()) == 0) {
-        char *argv[] = { "ramsrv", NULL };
-        dup2(c[1], 0);
-        fcntl(0, F_SETFD, FD_KEEP);
-        execv("/bin/ramsrv", argv);
-        _exit(127);
-    }
-    close(c[1]);
-    root = fsopen("srv", c[0], NULL);
-    EXPECT(fsopen, EBUSY, srv_channel_serving, fsopen("srv", c[0], NULL));
-    EXPECT(chan, EBUSY, read_of_a_serving_end, read(c[0], buf, sizeof(buf)));
-    EXPECT(chan, EBUSY, write_to_a_serving_end, write(c[0], "x", 1));
-    close(c[0]);
+    end = ramsrv_start(&pid);
+    root = fsopen("srv", end, NULL);
+    EXPECT(fsopen, EBUSY, srv_channel_serving, fsopen("srv", end, NULL));
+    EXPECT(chan, EBUSY, read_of_a_serving_end, read(end, buf, sizeof(buf)));
+    EXPECT(chan, EBUSY, write_to_a_serving_end, write(end, "x", 1));
+    close(end);
     close(root);
     kill(pid, SIGKILL);
     waitpid(pid, &st, 0);

@@ -570,24 +570,12 @@ static void unbind_out_of_memory_keeps_the_attachment(void)
 #define E2DIR "/tmp/ff_e2"
 static int e2_attach(void)
 {
-    int fd, fs;
-
-    if (copyfile("/etc/fuzz.ext2", "/tmp/ff_e2.img") < 0 || mkdir(E2DIR, 0755) < 0 ||
-        (fd = open("/tmp/ff_e2.img", O_RDWR)) < 0)
-        return -1;
-    fs = fsopen("ext2", fd, "");
-    close(fd);
-    if (fs < 0 || bind(fs, AT_CWD, E2DIR, 0) < 0)
-        return -1;
-    close(fs);
-    return 0;
+    return ext2_copy_at("/etc/fuzz.ext2", "/tmp/ff_e2.img", E2DIR);
 }
 
 static void e2_detach(void)
 {
-    close(unbind(AT_CWD, E2DIR));
-    rmdir(E2DIR);
-    unlink("/tmp/ff_e2.img");
+    ext2_copy_drop("/tmp/ff_e2.img", E2DIR);
 }
 
 static int e2_put(const char *path, int len)

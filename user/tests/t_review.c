@@ -15,24 +15,12 @@
  * at E2DIR: 0, or -1. */
 static int e2_attach(void)
 {
-    int fd, fs;
-
-    if (copyfile("/etc/fuzz.ext2", E2IMG) < 0 || mkdir(E2DIR, 0755) < 0 ||
-        (fd = open(E2IMG, O_RDWR)) < 0)
-        return -1;
-    fs = fsopen("ext2", fd, "");
-    close(fd);
-    if (fs < 0 || bind(fs, AT_CWD, E2DIR, 0) < 0)
-        return -1;
-    close(fs);
-    return 0;
+    return ext2_copy_at("/etc/fuzz.ext2", E2IMG, E2DIR);
 }
 
 static void e2_detach(void)
 {
-    close(unbind(AT_CWD, E2DIR));
-    rmdir(E2DIR);
-    unlink(E2IMG);
+    ext2_copy_drop(E2IMG, E2DIR);
 }
 
 /* The superblock's free block and free inode counts, as on the image

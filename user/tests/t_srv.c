@@ -21,20 +21,12 @@
 /* A filesystem served by /bin/ramsrv: its root fd; *pid is the server. */
 static int serve_ram(int *pid)
 {
-    int fds[2], root;
+    int end = ramsrv_start(pid), root;
 
-    if (chan(fds) < 0)
+    if (end < 0)
         return -1;
-    if ((*pid = fork()) == 0) {
-        char *argv[] = { "ramsrv", NULL };
-        dup2(fds[1], 0);
-        fcntl(0, F_SETFD, FD_KEEP);
-        execv("/bin/ramsrv", argv);
-        _exit(127);
-    }
-    close(fds[1]);
-    root = fsopen("srv", fds[0], NULL);
-    close(fds[0]);
+    root = fsopen("srv", end, NULL);
+    close(end);
     return root;
 }
 
