@@ -319,13 +319,16 @@ def ext2_read_suite(block):
     return name, run
 
 
-def ext2_write_suite():
-    name = "ext2_write"
+def ext2_write_suite(block=1024):
+    """e2write on a fresh image of 1 KiB blocks (ext2_write) or another
+    size (ext2_write_4k: one indirect block maps 1024 blocks, not 256, and
+    a directory block holds four times the entries)."""
+    name = "ext2_write" + ("" if block == 1024 else "_%dk" % (block // 1024))
 
     def run():
         with tempfile.TemporaryDirectory() as tmp:
             image = os.path.join(tmp, "disk.img")
-            mkfs(image, 100, 1024)
+            mkfs(image, 100, block)
             b, res = boot_with_disk("e2write", image)
             res = [(n.replace("e2write/", name + "/"), ok, d) for n, ok, d in res]
             # Whatever the firmware (the tests' qboot gives the IDE bus
@@ -3546,7 +3549,7 @@ def all_suites():
     for src in sorted(glob.glob(os.path.join(qemu.ROOT, "user", "tests", "t_*.c")) +
                       glob.glob(os.path.join(qemu.ROOT, "user", "tests", "usertests.c"))):
         suites.append(guest_suite(os.path.splitext(os.path.basename(src))[0]))
-    suites += [ext2_write_suite(), ext2_read_suite(1024), ext2_read_suite(4096), ext2_full_suite()]
+    suites += [ext2_write_suite(), ext2_write_suite(4096), ext2_read_suite(1024), ext2_read_suite(4096), ext2_full_suite()]
     suites.append(ext2_damage_suite())
     suites.append(shell_suite())
     suites += robust_suites()
