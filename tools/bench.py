@@ -4,7 +4,8 @@ the emulated machine allows. Numbers, never pass/fail tests.
 
 Each run boots the guest benchmarks (user/tests/bench.c) once and times a
 boot to the shell's prompt through QEMU's -kernel and through the GRUB
-ISO. Each tree boots on the firmware its own tests boot it with
+ISO (the fastest of BOOTS_PER_RUN boots: the host's other work only adds
+to a boot's time). Each tree boots on the firmware its own tests boot it with
 (firmware_for: qboot, when QEMU has it and the tree's kernel sets up what
 SeaBIOS used to, else SeaBIOS); the -kernel boot is also timed on SeaBIOS
 for every tree, the like-for-like row. Every row is printed as the median, minimum and maximum over the runs
@@ -105,6 +106,11 @@ def guest_run(build, disks, tmp):
     return rows
 
 
+# A boot is timed from the host, so whatever else the machine does only
+# adds to it: each run's boot rows are the fastest of this many boots.
+BOOTS_PER_RUN = 3
+
+
 def boot_to_prompt(args):
     start = time.monotonic()
     b = qemu.run(args, timeout=120, until=PROMPT)
@@ -123,10 +129,12 @@ def one_run(build, disks, tmp):
             ("boot_grub_iso_to_prompt", iso, ["-cdrom", iso])):
         if not os.path.exists(path):
             continue
-        shutil.copyfile(disks[2], small)
-        t = boot_to_prompt(qemu.base_args() + boot + qemu.disk_args([None, small]))
-        if t is not None:
-            rows[name] = (t, "s", "-")
+        times = []
+        for _ in range(BOOTS_PER_RUN):
+            shutil.copyfile(disks[2], small)
+            times.append(boot_to_prompt(qemu.base_args() + boot + qemu.disk_args([None, small])))
+        if None not in times:
+            rows[name] = (min(times), "s", "-")
     return rows
 
 
