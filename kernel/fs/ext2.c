@@ -791,14 +791,14 @@ static int map_check(struct ext2_fs *e, struct ext2_node *n, uint32_t blk, int l
     return err;
 }
 
-/* Keep the first `keep` blocks of n's data, free every other block. The
- * whole map is checked first: freeing stops at the first damage, and what
- * it had freed would stay named by the inode on disk (a damaged instance
- * writes nothing more), for the next file allocated on a new mount to
- * take. */
-static int free_blocks_from(struct ext2_fs *e, struct ext2_node *n, uint32_t keep)
+/* Does n's whole block map hold together (map_check over every root)?
+ * Asked before anything of it is freed or written: freeing stops at the
+ * first damage, and what it had freed would stay named by the inode on
+ * disk (a damaged instance writes nothing more), for the next file
+ * allocated on a new mount to take. 0 or -EUCLEAN. */
+static int map_sound(struct ext2_fs *e, struct ext2_node *n)
 {
-    uint32_t i, base = EXT2_NDIR, span = e->ppb, left = n->raw.blocks / SECTORS(e);
+    uint32_t i, left = n->raw.blocks / SECTORS(e);
     int level, err;
 
     if (left > e->sb.blocks_count)
@@ -812,6 +812,16 @@ static int free_blocks_from(struct ext2_fs *e, struct ext2_node *n, uint32_t kee
     for (level = 1; level <= 3; level++)
         if ((err = map_check(e, n, n->raw.block[EXT2_IND + level - 1], level, &left)) < 0)
             return err;
+    return 0;
+}
+
+/* Keep the first `keep` blocks of n's data, free every other block. The
+ * caller has asked map_sound first. */
+static int free_blocks_from(struct ext2_fs *e, struct ext2_node *n, uint32_t keep)
+{
+    uint32_t i, base = EXT2_NDIR, span = e->ppb;
+    int level, err;
+
     for (i = keep; i < EXT2_NDIR; i++) {
         if (n->raw.block[i]) {
             if ((err = forget_block(e, n, n->raw.block[i])) < 0)
@@ -907,7 +917,10 @@ static int truncate_data(struct ext2_fs *e, struct vnode *v, uint32_t len)
         return err;
     if (len < v->size) {
         /* Zero the tail of the last block, so growing again reads zeros:
-         * first, for it may run out of memory, and freeing may not. */
+         * after the map is known sound and before freeing, for it may run
+         * out of memory, and freeing may not. */
+        if ((err = map_sound(e, N(v))) < 0)
+            return err;
         if (len % e->bsize && (err = bmap(e, N(v), len / e->bsize, 0, &blk, NULL)) < 0)
             return err;
         if (len % e->bsize && blk) {
@@ -1648,7 +1661,8 @@ static void free_inode(struct ext2_fs *e, struct ext2_node *n)
     int err = 0;
 
     if (S_ISREG(v->mode) || S_ISDIR(v->mode) || (S_ISLNK(v->mode) && !fast_symlink(e, n)))
-        err = free_blocks_from(e, n, 0);
+        if ((err = map_sound(e, n)) == 0)
+            err = free_blocks_from(e, n, 0);
     if (err < 0)
         return;
     memset(n->raw.block, 0, sizeof(n->raw.block));
