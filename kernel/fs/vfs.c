@@ -249,6 +249,21 @@ static int same_storage(const struct vnode *a, const struct vnode *b)
     return S_ISREG(a->mode) && S_ISREG(b->mode) && a->fs == b->fs && a->ino == b->ino;
 }
 
+/* Is v the disk or image a live instance is made of? Then that instance
+ * alone may change it: a second instance would wreck it (fsopen: EBUSY),
+ * and so would a user writing an image file under it (file_write,
+ * ftruncate: EBUSY), past every check ext2 made when it looked (the
+ * instance writes through its own file_write_at). */
+int fs_is_source(const struct vnode *v)
+{
+    struct fs *fs;
+
+    for (fs = live_fs; fs; fs = fs->next)
+        if (fs->source && !fs->revoked && same_storage(fs->source->path.vn, v))
+            return 1;
+    return 0;
+}
+
 /* fsopen(): make a filesystem of `type` from `src` (may be NULL). On
  * success *out holds one reference, for the caller's fd. */
 int fs_new(const char *type, struct file *src, const char *opts, struct fs **out)
@@ -262,9 +277,8 @@ int fs_new(const char *type, struct file *src, const char *opts, struct fs **out
             t = fs_types[i];
     if (!t)
         return -ENODEV;
-    for (fs = live_fs; src && fs; fs = fs->next)
-        if (fs->source && !fs->revoked && same_storage(fs->source->path.vn, src->path.vn))
-            return -EBUSY; /* two instances writing one disk would wreck it */
+    if (src && fs_is_source(src->path.vn))
+        return -EBUSY; /* two instances writing one disk would wreck it */
     /* A served file's I/O waits for as long as its server likes, and a
      * filesystem holds its instance across its source's I/O (ext2's
      * fs_enter, a wait no kill ends): anyone's sync(2), poweroff's too,
