@@ -23,6 +23,7 @@
 #include "mm/memlayout.h"
 #include "mm/page.h"
 #include "arch/x86/mmu.h"
+#include "proc/proc.h"
 
 #define REF_RESERVED 0xFFFFu            /* never allocated, never freed */
 #define REF_HOT      0xFFFEu            /* free, on the hot stack */
@@ -130,12 +131,28 @@ static void *take(unsigned n)
     return P2V(first * PAGE_SIZE);
 }
 
-/* Are n pages free that nobody was promised? If not, reclaim, ask again. */
-static int have(unsigned n)
+/* Are n pages free that nobody was promised, with keep more left over?
+ * If not, reclaim, ask again. */
+static int have(unsigned n, unsigned keep)
 {
-    if (n <= nfree - nreserved)
+    if (n + keep <= nfree - nreserved)
         return 1;
-    return (kheap_trim() + (reclaim ? reclaim() : 0)) > 0 && n <= nfree - nreserved;
+    return (kheap_trim() + (reclaim ? reclaim() : 0)) > 0 && n + keep <= nfree - nreserved;
+}
+
+/* Root's reserve: every page the kernel takes while a user's process
+ * runs - its heap, stack and page tables, its kernel stack, the copies
+ * its copy-on-write writes make, the kernel heap for its files, pipes
+ * and requests - must leave an eighth of memory free. That eighth is
+ * root's and the kernel's (no process, or a root process), so a user
+ * holding all the rest still leaves root enough to fork, exec, grow and
+ * kill. Asked in this one place, since a user reaches memory by a dozen
+ * ways (doc/decisions.md, "Authority": memory a user cannot take). */
+static unsigned keep_free(void)
+{
+    const struct proc *p = curproc();
+
+    return p && p->uid != 0 ? npages / 8 : 0;
 }
 
 /* n pages, zeroed. Every page is zeroed here, whatever its use: a page
@@ -146,7 +163,7 @@ void *pages_alloc(unsigned n)
 {
     void *va;
 
-    if (n == 0 || !have(n) || fault_inject("pages_alloc"))
+    if (n == 0 || !have(n, keep_free()) || fault_inject("pages_alloc"))
         return NULL;
     if ((va = take(n)))
         memset(va, 0, n * PAGE_SIZE);
@@ -160,7 +177,7 @@ void *page_alloc(void)
 
 int pmm_reserve(unsigned n)
 {
-    if (!have(n) || fault_inject("pmm_reserve"))
+    if (!have(n, keep_free()) || fault_inject("pmm_reserve"))
         return -1;
     nreserved += n;
     return 0;
@@ -264,13 +281,15 @@ unsigned pmm_total_pages(void)
 
 /* May n more pages go to what any user can make in bulk and keep: the
  * files of a filesystem in memory (ramfs), the buffers of pipes and
- * channels, a user's heap, bss and stack (sbrk, exec, fork)? Only while
- * an eighth of memory stays free after them, for processes: their
- * kernel stacks, page tables and copy-on-write copies.
- * Nothing gives such pages back when a process needs one, so without
- * this floor one user filling /tmp left none for anyone's fork, exec or
+ * channels, a user's heap, bss and stack (sbrk, exec, fork)? For a user,
+ * only while an eighth of memory stays free after them (as for every
+ * page, keep_free); for root, a sixteenth, so that root may still make
+ * a file when a user has filled /tmp, and its processes still have the
+ * last sixteenth: their kernel stacks, page tables and copy-on-write
+ * copies. Nothing gives such pages back when a process needs one, so
+ * without this floor root filling /tmp left none for any fork, exec or
  * fault (doc/decisions.md, "Tests"). */
 int pmm_may_store(unsigned n)
 {
-    return have(n + npages / 8) && !fault_inject("pmm_may_store");
+    return have(n, keep_free() ? npages / 8 : npages / 16) && !fault_inject("pmm_may_store");
 }
