@@ -143,8 +143,8 @@ static int have(unsigned n, unsigned keep)
 /* Root's reserve: every page the kernel takes while a user's process
  * runs - its heap, stack and page tables, its kernel stack, the copies
  * its copy-on-write writes make, the kernel heap for its files, pipes
- * and requests - must leave an eighth of memory free. That eighth is
- * root's and the kernel's (no process, or a root process), so a user
+ * and requests - must leave a sixteenth of memory free. That sixteenth
+ * is root's and the kernel's (no process, or a root process), so a user
  * holding all the rest still leaves root enough to fork, exec, grow and
  * kill. Asked in this one place, since a user reaches memory by a dozen
  * ways (doc/decisions.md, "Authority": memory a user cannot take). */
@@ -152,7 +152,7 @@ static unsigned keep_free(void)
 {
     const struct proc *p = curproc();
 
-    return p && p->uid != 0 ? npages / 8 : 0;
+    return p && p->uid != 0 ? npages / 16 : 0;
 }
 
 /* n pages, zeroed. Every page is zeroed here, whatever its use: a page
@@ -281,15 +281,16 @@ unsigned pmm_total_pages(void)
 
 /* May n more pages go to what any user can make in bulk and keep: the
  * files of a filesystem in memory (ramfs), the buffers of pipes and
- * channels, a user's heap, bss and stack (sbrk, exec, fork)? For a user,
- * only while an eighth of memory stays free after them (as for every
- * page, keep_free); for root, a sixteenth, so that root may still make
- * a file when a user has filled /tmp, and its processes still have the
- * last sixteenth: their kernel stacks, page tables and copy-on-write
- * copies. Nothing gives such pages back when a process needs one, so
- * without this floor root filling /tmp left none for any fork, exec or
- * fault (doc/decisions.md, "Tests"). */
+ * channels, a user's heap, bss and stack (sbrk, exec, fork)? Only while
+ * an eighth of memory stays free after them, for processes: their
+ * kernel stacks, page tables and copy-on-write copies, and root's
+ * reserve below them (keep_free), so a user's bulk runs out (ENOSPC,
+ * ENOMEM) before the user's processes do. Nothing gives such pages back
+ * when a process needs one, so without this floor one user filling /tmp
+ * left none for anyone's fork, exec or fault (doc/decisions.md,
+ * "Tests"). Root's own files keep a thirty-second: root may still make
+ * a file when a user has filled /tmp. */
 int pmm_may_store(unsigned n)
 {
-    return have(n, keep_free() ? npages / 8 : npages / 16) && !fault_inject("pmm_may_store");
+    return have(n, keep_free() ? npages / 8 : npages / 32) && !fault_inject("pmm_may_store");
 }

@@ -147,7 +147,8 @@ static unsigned grab(unsigned max)
  * take when they are written: a user with a heap up to the floor forked
  * and wrote it in the child, and took memory down to nothing. Then root
  * could not grow or fork. Now every page the kernel takes while a user's
- * process runs leaves the eighth (pmm.c, keep_free). */
+ * process runs leaves a sixteenth free, root's reserve (pmm.c,
+ * keep_free). */
 static char *heap;
 static unsigned heap_len, stop_at;
 static int report[2];
@@ -221,7 +222,7 @@ static void a_users_copy_on_write_copies_leave_memory_for_root(void)
           held, total, ok);
     CHECK(said >= 0 && held < before / 2, "the student's attack: %d, %u pages free of %u", said,
           held, before);
-    CHECK(held + 32 >= total / 8, "the student left %u pages free of %u", held, total);
+    CHECK(held + 32 >= total / 16, "the student left %u pages free of %u", held, total);
     CHECK(pages_back(before), "%u pages free before, %u after", before, free_pages());
     PASS();
 }
@@ -278,7 +279,7 @@ static void a_users_fault_short_of_memory_kills_none_of_roots(void)
  * ramfs keeps an eighth of memory free (pmm_may_store), for root as for
  * a user: so when the student had filled /tmp, root could not make a
  * file there, not even a shell's redirection. Now root's files keep
- * only a sixteenth free, so they may grow into root's reserve. */
+ * only a thirty-second free, so they may grow into root's reserve. */
 #define FILL_NAME "/tmp/dos_fill%d"
 
 static int fill_tmp(void)
