@@ -450,23 +450,25 @@ static void a_users_many_processes_and_zombies_leave_root_working(void)
 }
 
 /* ---- the CPU -------------------------------------------------------
- * A user's fork bomb: every process forks for ever (refused once the
- * student has CHILD_MAX), each spinning between its tries. The slices
- * are round-robin, so root's processes still get their turns: root runs
- * a command, then kills the bomb's group. */
+ * A user's fork bomb: every process forks until the student has
+ * CHILD_MAX (EAGAIN); then half of them go on trying for ever, and half
+ * spin without a system call. The slices are round-robin, and the timer
+ * ends a spinner's slice, so root's processes still get their turns:
+ * root runs a command, then kills the bomb's group. */
 static int bomb_said[2];
 
 static void bomb(void)
 {
     char c = 'x';
-    int said = 0;
 
-    for (;;) {
-        if (fork() < 0 && !said) {
-            write(bomb_said[1], &c, 1);         /* full: tell root, once each */
-            said = 1;
-        }
-    }
+    while (fork() >= 0)
+        ;
+    write(bomb_said[1], &c, 1);                 /* full: each tells root */
+    if (getpid() % 2)
+        for (;;)
+            ;
+    for (;;)
+        fork();
 }
 
 static void a_users_fork_bomb_is_ended_by_root(void)
