@@ -14,7 +14,8 @@
  * Pages can also be promised without being handed out yet: vm.c reserves
  * one for each page it maps lazily (a stack page that becomes a zeroed
  * page on first touch), so that the touch never finds memory gone.
- * Everyone else may take only the free pages nobody was promised. And
+ * Everyone else may take only the free pages nobody was promised, and
+ * a user's process not the last sixteenth of them: root's (keep_free). And
  * pages in use may be only kept for reuse (exec's shared program text):
  * when memory runs short, the reclaim hook gives those back first. */
 #include "lib/fault.h"
