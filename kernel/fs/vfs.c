@@ -19,6 +19,20 @@ static const struct fs_type *fs_types[NFSTYPES]; /* filled at boot (vfs_init), r
  * preemption: doc/decisions.md). */
 static int next_fs_id = 1;
 static struct fs *live_fs; /* every instance, for sync() */
+/* Instances whose type is still making them (fs_new, in t->mount): not
+ * live yet (sync must not touch them), but their sources are taken. */
+static struct fs *making_fs;
+
+/* Take fs off the list *pp starts. */
+static void fs_unlist(struct fs **pp, struct fs *fs)
+{
+    for (; *pp; pp = &(*pp)->next) {
+        if (*pp == fs) {
+            *pp = fs->next;
+            return;
+        }
+    }
+}
 
 extern const struct fs_type ramfs_type, devfs_type, procfs_type, ext2_type, srv_type;
 
@@ -84,14 +98,7 @@ void vnode_release(struct vnode *v)
  * state, drop the source. */
 void fs_release(struct fs *fs)
 {
-    struct fs **pp;
-
-    for (pp = &live_fs; *pp; pp = &(*pp)->next) {
-        if (*pp == fs) {
-            *pp = fs->next;
-            break;
-        }
-    }
+    fs_unlist(&live_fs, fs);
     if (!fs->revoked && fs->type->sync)
         fs->type->sync(fs);
     if (fs->type->release)
@@ -256,11 +263,13 @@ static int same_storage(const struct vnode *a, const struct vnode *b)
  * instance writes through its own file_write_at). */
 int fs_is_source(const struct vnode *v)
 {
-    struct fs *fs;
+    struct fs *lists[] = {live_fs, making_fs}, *fs;
+    int i;
 
-    for (fs = live_fs; fs; fs = fs->next)
-        if (fs->source && !fs->revoked && same_storage(fs->source->path.vn, v))
-            return 1;
+    for (i = 0; i < 2; i++)
+        for (fs = lists[i]; fs; fs = fs->next)
+            if (fs->source && !fs->revoked && same_storage(fs->source->path.vn, v))
+                return 1;
     return 0;
 }
 
@@ -304,7 +313,13 @@ int fs_new(const char *type, struct file *src, const char *opts, struct fs **out
         fs->source = src;
         fs->source_name = kstrdup(src->name ? src->name : file_kind(src));
     }
-    if ((err = t->mount(fs, src, opts ? opts : "")) < 0) {
+    /* A mount may sleep on the disk (ext2 reads the whole image to check
+     * it): meanwhile its source is taken, for fsopen and for writers. */
+    fs->next = making_fs;
+    making_fs = fs;
+    err = t->mount(fs, src, opts ? opts : "");
+    fs_unlist(&making_fs, fs);
+    if (err < 0) {
         if (fs->source)
             file_put(fs->source);
         kfree(fs->source_name);
