@@ -263,7 +263,7 @@ static int same_storage(const struct vnode *a, const struct vnode *b)
  * instance writes through its own file_write_at). */
 int fs_is_source(const struct vnode *v)
 {
-    struct fs *lists[] = {live_fs, making_fs}, *fs;
+    struct fs *lists[] = { live_fs, making_fs }, *fs;
     int i;
 
     for (i = 0; i < 2; i++)
