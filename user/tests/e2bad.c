@@ -1140,6 +1140,52 @@ static void the_mount_check_finds_what_the_operations_find_later(void)
     PASS();
 }
 
+/* A mount in progress takes its image from writers too (vfs.c's
+ * making_fs), not only a live instance: ext2's mount reads the image to
+ * check it, sleeping on the disk, and a write that came meanwhile went
+ * past the check. The child says it is about to fsopen, mounts, says it
+ * is done and exits (which drops the instance); meanwhile the parent
+ * writes 0 bytes (the test alone: the image stays as it is) again and
+ * again, and runs whenever the mount sleeps on the disk. Some of those
+ * writes must be EBUSY: before, every one went through while the mount
+ * ran (EBUSY came only if the parent ran while the instance was live,
+ * between fsopen's return and the child's next word). The image must be
+ * cold in the cache, so that the mount sleeps: this test runs before
+ * any other reads it, on an image of 8 MiB. */
+static void a_mount_in_progress_takes_its_image_from_writers(void)
+{
+    static const char *img = "healthy_sparse_groups";
+    char c = '?';
+    int go[2], done[2], src, pid, status, r, busy = 0, through = 0, other = 0;
+
+    CHECK(pipe(go) == 0 && pipe(done) == 0, "pipes");
+    CHECK((src = image_fd(img, O_RDWR)) >= 0, "open the image");
+    if ((pid = fork()) == 0) {
+        int root;
+        write(go[1], "g", 1);
+        root = fsopen("ext2", src, "");
+        write(done[1], root >= 0 ? "y" : "n", 1);
+        _exit(0);
+    }
+    CHECK(pid > 0 && read(go[0], &c, 1) == 1, "fork");
+    CHECK(fcntl(done[0], F_SETFL, R_NONBLOCK) == 0, "a nonblocking pipe");
+    do {
+        r = write(src, buf, 0);
+        if (r == -1 && errno == EBUSY)
+            busy++;
+        else if (r == 0)
+            through++;
+        else
+            other++;
+    } while (read(done[0], &c, 1) != 1);
+    CHECK(wait(&status) == pid, "wait");
+    close(go[0]), close(go[1]), close(done[0]), close(done[1]), close(src);
+    CHECK(c == 'y', "fsopen");
+    CHECK(busy > 0 && other == 0, "writes while fsopen ran: %d EBUSY, %d went through, %d else",
+          busy, through, other);
+    PASS();
+}
+
 /* An image file a live instance uses is that instance's to write: any
  * other write to it (through the very fd fsopen was given, or another)
  * and any ftruncate is EBUSY until the instance is gone (or revoked).
@@ -1263,6 +1309,7 @@ static const struct {
 } tests[] = {
 #define T(f) { #f, f }
     T(the_mount_check_finds_what_the_operations_find_later), /* first: others change images */
+    T(a_mount_in_progress_takes_its_image_from_writers), /* second: its image still cold */
     T(create_beside_an_entry_shorter_than_its_name_is_euclean_and_writes_nothing),
     T(entry_naming_a_reserved_inode_is_euclean),
     T(entry_naming_an_inode_past_the_count_is_euclean),
