@@ -299,6 +299,12 @@ static int write_here(struct file *f, const void *buf, uint32_t n)
 {
     int r;
 
+    /* An image an instance uses (or one being made: fs_new) is that
+     * instance's to write. Asked here, with the turns held: a writer asked
+     * before its turn, slept in turn_take behind a reader of the same open
+     * file, and wrote once an instance had checked the image and used it. */
+    if (S_ISREG(f->path.vn->mode) && fs_is_source(f->path.vn))
+        return -EBUSY;
     if ((f->flags & R_APPEND) && S_ISREG(f->path.vn->mode))
         f->off = f->path.vn->size;
     if (n > 0) {
@@ -319,8 +325,6 @@ int file_write(struct file *f, const void *buf, uint32_t n)
 
     if (!seekable(f))
         return file_write_at(f, buf, f->off, n);
-    if (S_ISREG(v->mode) && fs_is_source(v))
-        return -EBUSY; /* an image a live instance uses: only it writes there */
     if ((r = turn_take(&f->pos_busy)) < 0)
         return r;
     if (!append || (r = turn_take(&v->appending)) == 0) {

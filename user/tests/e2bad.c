@@ -1186,6 +1186,82 @@ static void a_mount_in_progress_takes_its_image_from_writers(void)
     PASS();
 }
 
+/* A writer that waits for its turn on an open file (behind a reader of
+ * the same open file: fork shares it) is asked whether the image is taken
+ * once it has its turn, not before: it slept in the turn while an
+ * instance was made of the image, then wrote under it. X reads the 8 MiB
+ * image (its data cold: many sleeps on the disk, the file's turn held
+ * throughout); W writes 4 bytes through the same open file. A W that
+ * finds the turn free (X not reading yet) just writes and ends, and
+ * another is sent; one that sleeps (in the turn: nothing else it does
+ * sleeps) waits for X, and meanwhile the parent fsopens the image. That
+ * W's write must be EBUSY. (The 4 bytes are the image's own, so that
+ * every write changes nothing.) */
+static void a_writer_waiting_for_its_turn_is_refused_once_an_instance_takes_the_image(void)
+{
+    static const char *img = "healthy_sparse_groups";
+    enum { LAST = (8u << 20) - 4096 };
+    char path[40], st[160], c = '?';
+    int xp[2], xgo[2], res[2], src, fd, root = -1, x, w = -1, n, e = 0, ended = 0, slept = 0;
+    int tries = 0, wr[2] = { 0, 0 };
+    unsigned same;
+
+    CHECK(pipe(xp) == 0 && pipe(xgo) == 0 && pipe(res) == 0, "pipes");
+    CHECK((src = image_fd(img, O_RDWR)) >= 0, "open the image");
+    same = img_get(img, LAST, 4);
+    if ((x = fork()) == 0) {
+        char *big = malloc(LAST);
+        read(xgo[0], &c, 1);
+        n = big ? read(src, big, LAST) : -1;
+        write(xp[1], n == (int)LAST ? "y" : "n", 1);
+        _exit(0);
+    }
+    CHECK(x > 0 && fcntl(xp[0], F_SETFL, R_NONBLOCK) == 0, "fork X");
+    write(xgo[1], "x", 1);
+    while (!slept && !(ended = read(xp[0], &c, 1) == 1)) {
+        if (w < 0) {
+            if ((w = fork()) == 0) {
+                wr[0] = write(src, &same, 4);
+                wr[1] = errno;
+                write(res[1], wr, sizeof(wr));
+                _exit(0);
+            }
+            tries++;
+            snprintf(path, sizeof(path), "/proc/%d/status", w);
+        }
+        sched_yield();
+        fd = open(path, O_RDONLY);
+        n = fd >= 0 ? read(fd, st, sizeof(st) - 1) : -1;
+        close(fd);
+        st[n > 0 ? n : 0] = '\0';
+        if ((slept = strstr(st, "state sleeping") != NULL)) {
+            root = fsopen("ext2", src, "");
+            e = errno;
+        } else if (strstr(st, "state zombie")) {
+            waitpid(w, NULL, 0); /* it found the turn free: its write was early */
+            read(res[0], wr, sizeof(wr));
+            w = -1;
+        }
+    }
+    fcntl(xp[0], F_SETFL, 0);
+    if (w > 0)
+        CHECK(read(res[0], wr, sizeof(wr)) == sizeof(wr), "W's result");
+    if (!ended)
+        CHECK(read(xp[0], &c, 1) == 1, "X's result");
+    while (wait(NULL) > 0)
+        ;
+    close(root);
+    close(xp[0]), close(xp[1]), close(xgo[0]), close(xgo[1]), close(res[0]), close(res[1]);
+    close(src);
+    CHECK(slept && !ended, "a W slept in its turn while X read (%d W sent; X ended first: %d)",
+          tries, ended);
+    CHECK(root >= 0, "fsopen: errno %d", e);
+    CHECK(c == 'y', "X read the image");
+    CHECK(wr[0] == -1 && wr[1] == EBUSY, "W's write: %d, errno %d", wr[0], wr[1]);
+    CHECK(img_get(img, LAST, 4) == same, "the image changed");
+    PASS();
+}
+
 /* An image file a live instance uses is that instance's to write: any
  * other write to it (through the very fd fsopen was given, or another)
  * and any ftruncate is EBUSY until the instance is gone (or revoked).
@@ -1310,6 +1386,7 @@ static const struct {
 #define T(f) { #f, f }
     T(the_mount_check_finds_what_the_operations_find_later), /* first: others change images */
     T(a_mount_in_progress_takes_its_image_from_writers), /* second: its image still cold */
+    T(a_writer_waiting_for_its_turn_is_refused_once_an_instance_takes_the_image), /* third */
     T(create_beside_an_entry_shorter_than_its_name_is_euclean_and_writes_nothing),
     T(entry_naming_a_reserved_inode_is_euclean),
     T(entry_naming_an_inode_past_the_count_is_euclean),
