@@ -819,6 +819,7 @@ HEALTHY = {
     "healthy_rev0": (256, ["-r", "0", "-O", "none"]),
     "healthy_many_groups": (1024, ["-g", "256", "-O", "^sparse_super,^resize_inode"]),
     "healthy_sparse_groups": (8192, ["-g", "1024", "-I", "256"]),
+    "healthy_many_inodes": (2048, ["-N", "8192"]),  # e2bad: the mount check's yields
 }
 
 

@@ -119,6 +119,7 @@ static int each_inode(struct check *c, int (*fn)(struct check *, struct ext2_ino
             if (!(bits[i / 8] >> (i % 8) & 1))
                 continue;
             c->ino = g * e->sb.inodes_per_group + i + 1;
+            walk_step(e);               /* from the cache nothing here sleeps */
             if ((r = dev_read(e, inode_offset(e, c->ino), &raw, sizeof(raw))) < 0 ||
                 (r = fn(c, &raw)) != 0)
                 return r;

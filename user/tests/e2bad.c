@@ -1262,6 +1262,61 @@ static void a_writer_waiting_for_its_turn_is_refused_once_an_instance_takes_the_
     PASS();
 }
 
+/* The mount's check lets other processes run, as ext2's other long walks
+ * do (walk_step): it read every inode the bitmaps call in use, three
+ * times, and from the cache (or an image in memory) nothing of it sleeps,
+ * while kernel code is never preempted - an image whose bitmaps said
+ * every inode was in use held the CPU for the whole check, and a crafted
+ * one of 1.3 million inodes (the most the check keeps) for many seconds.
+ * Here a copy of an image of 8192 inodes (cached: just written) with every inode
+ * bit set (inodes without links: nothing for the check to find); S counts
+ * its turns (one sched_yield each) between the parent's word that the
+ * fsopen starts and the word that it is over. Before, S had a turn only
+ * if the timer ended the parent's slice right at either word. */
+static void the_mount_check_lets_other_processes_run(void)
+{
+    static const char *img = "all_inodes_used";
+    unsigned bsize, ipg, ngroups, g, i, ibm;
+    int ctl[2], res[2], s, root, e, turns = -1;
+    char c;
+
+    CHECK(copy_image("healthy_many_inodes", img), "copy the image");
+    bsize = img_bsize(img);
+    ipg = sb_field(img, 40);
+    ngroups = sb_field(img, 0) / ipg;
+    for (g = 0; g < ngroups; g++) {
+        ibm = img_get(img, (sb_field(img, 20) + 1) * bsize + g * 32 + 4, 4) * bsize;
+        for (i = 0; i < ipg / 8; i += 4)
+            img_put(img, ibm + i, 0xFFFFFFFFu, 4);
+    }
+    CHECK(pipe(ctl) == 0 && pipe(res) == 0, "pipes");
+    if ((s = fork()) == 0) {
+        int n = 0;
+        fcntl(ctl[0], F_SETFL, R_NONBLOCK);
+        while (read(ctl[0], &c, 1) != 1)
+            sched_yield();
+        while (read(ctl[0], &c, 1) != 1) {
+            n++;
+            sched_yield();
+        }
+        write(res[1], &n, sizeof(n));
+        _exit(0);
+    }
+    CHECK(s > 0, "fork");
+    write(ctl[1], "s", 1);
+    root = mount_image(img, "");
+    e = errno;
+    write(ctl[1], "e", 1);
+    CHECK(read(res[0], &turns, sizeof(turns)) == sizeof(turns), "S's count");
+    waitpid(s, NULL, 0);
+    close(ctl[0]), close(ctl[1]), close(res[0]), close(res[1]);
+    CHECK(root >= 0, "fsopen: errno %d", e);
+    close(root);
+    CHECK(unlink("/mnt/all_inodes_used.img") == 0, "remove the copy");
+    CHECK(turns >= 16, "S had %d turns while the mount checked %u inodes", turns, ngroups * ipg);
+    PASS();
+}
+
 /* An image file a live instance uses is that instance's to write: any
  * other write to it (through the very fd fsopen was given, or another)
  * and any ftruncate is EBUSY until the instance is gone (or revoked).
@@ -1416,6 +1471,7 @@ static const struct {
     T(every_use_of_an_attack_image_works_or_is_euclean),
     T(whole_disk_damage_makes_the_instance_read_only),
     T(an_image_under_a_live_instance_takes_no_other_writer),
+    T(the_mount_check_lets_other_processes_run),
     T(healthy_geometries_mount_and_take_writes),
 #undef T
 };
