@@ -648,6 +648,42 @@ static void ext2_rename_and_truncate_out_of_memory_leave_the_filesystem_sound(vo
     PASS();
 }
 
+/* srvfs's create had the server make the name, then could not get the
+ * memory for the new node: ENOMEM, with the name made on the server
+ * (srv_create now takes that memory before it asks). */
+#define SRVDIR "/tmp/ff_srv"
+static int srv_create_at(int n)
+{
+    int left, r = fz_armed(n, SYS_create, AT_CWD, (unsigned)SRVDIR "/c", S_IFREG, 0644, 0, &left);
+
+    if (r >= 0)
+        close(r);
+    if (r < 0 && walks(SRVDIR "/c"))
+        oom_why = "a failed create left its name on the server";
+    else if (r < 0 && r != -ENOMEM && r != -ENFILE && r != -EMFILE && r != -ENOSPC)
+        oom_why = "a failed create said another errno";
+    else
+        oom_why = NULL;
+    unlink(SRVDIR "/c");
+    return oom_why ? -1 : left;
+}
+
+static void srv_create_out_of_memory_leaves_no_name(void)
+{
+    int pid, end = ramsrv_start(&pid), fs, n;
+
+    CHECK(end >= 0 && (fs = fsopen("srv", end, "")) >= 0, "ramsrv");
+    close(end);
+    CHECK(mkdir(SRVDIR, 0755) == 0 && bind(fs, AT_CWD, SRVDIR, 0) == 0, "bind");
+    close(fs);
+    n = oom_sweep(srv_create_at);
+    close(unbind(AT_CWD, SRVDIR));
+    rmdir(SRVDIR);
+    waitpid(pid, NULL, 0);
+    CHECK(n == 0, "with fail-nth %d: %s", n, oom_why);
+    PASS();
+}
+
 int main(void)
 {
     fsopen_ramfs_with_a_source_fails_and_leaks_nothing();
@@ -660,6 +696,7 @@ int main(void)
     create_out_of_memory_leaves_no_name();
     unbind_out_of_memory_keeps_the_attachment();
     ext2_rename_and_truncate_out_of_memory_leave_the_filesystem_sound();
+    srv_create_out_of_memory_leaves_no_name();
     printf("t_fuzzfound: done\n");
     return t_failures != 0;
 }
