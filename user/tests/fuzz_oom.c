@@ -56,7 +56,7 @@ static int elf_len;
 #define E_AGAIN    (1u << 4)            /* EAGAIN */
 #define E_IO       (1u << 5)            /* EIO: a file server died mid-request */
 #define E_FS       (E_MEM | E_SPC | E_NFILE | E_MFILE)
-#define EXEC_WRONG 255              /* op_exec_bin's program: its argv or envp is not right */
+#define EXEC_WRONG 255              /* a child's status: its argv, envp or cwd is not right */
 
 static void fail(const char *what, const char *fmt, ...)
 {
@@ -257,6 +257,93 @@ static int op_walk(int n)
         close(r);
     clean();
     return left;
+}
+
+/* A chain sub/d/d/... DEEP directories down (the walker holds 16 of the
+ * directories it went down through itself, and takes memory for more:
+ * namei.c push_down) and a symlink "l" to sub (follow_link takes a
+ * buffer for its target): 0, or -1 (said). deep_drop undoes it. */
+#define DEEP 18
+
+static char deep_path[2 + 2 * DEEP + 8];
+static int child_status(int r, int left);
+static int from_child(int pid, unsigned mask);
+
+static int deep_make(void)
+{
+    int i, fd;
+
+    if (mkd("sub") < 0)
+        return fail("setup", "sub: %s", strerror(errno)), -1;
+    strcpy(deep_path, "sub");
+    for (i = 0; i < DEEP; i++) {
+        strcat(deep_path, "/d");
+        if (mkd(deep_path) < 0)
+            return fail("setup", "%s: %s", deep_path, strerror(errno)), -1;
+    }
+    if ((fd = create(bfd, "l", S_IFLNK, 0777, (unsigned)"sub")) < 0)
+        return fail("setup", "l: %s", strerror(errno)), -1;
+    close(fd);
+    return 0;
+}
+
+static void deep_drop(void)
+{
+    int i;
+
+    for (i = DEEP; i > 0; i--) {
+        deep_path[3 + 2 * i] = '\0';
+        unlinkat(bfd, deep_path, UNLINK_DIR);
+    }
+    deep_path[3 + 2 * DEEP] = '\0';
+}
+
+/* A walk through the symlink down the whole chain, and back up by "..":
+ * where it ends is the chain's first "d". */
+static int op_walk_deep(int n)
+{
+    static char path[4 + 2 * DEEP + 3 * (DEEP - 1) + 1];
+    int left, r, i, d1, bad = failures;
+
+    if (deep_make() < 0)
+        return -1;
+    strcpy(path, "l");
+    for (i = 0; i < DEEP; i++)
+        strcat(path, "/d");
+    for (i = 1; i < DEEP; i++)
+        strcat(path, "/..");
+    r = fz_armed(n, SYS_walk, bfd, (unsigned)path, 0, 0, 0, &left);
+    d1 = walk(bfd, "sub/d", 0);
+    if (check_result(r, E_FS) == 0 && r >= 0) {
+        struct stat a, b;
+        if (fstat(r, &a) < 0 || fstat(d1, &b) < 0 || a.st_ino != b.st_ino)
+            fail("model", "the walk ended elsewhere than sub/d");
+        close(r);
+    }
+    close(d1);
+    deep_drop();
+    clean();
+    return failures != bad ? -1 : left;
+}
+
+/* getcwd at the bottom of the chain, in a child: its name, or ENOMEM. */
+static int op_getcwd(int n)
+{
+    static char buf[256], want[256];
+    int pid, left, r, fd;
+
+    if (deep_make() < 0)
+        return -1;
+    if ((pid = fork()) == 0) {
+        if ((fd = walk(bfd, deep_path, 0)) < 0 || fchdir(fd) < 0 || getcwd(want, 256) == NULL)
+            _exit(0);
+        r = fz_armed(n, SYS_getcwd, (unsigned)buf, sizeof(buf), 0, 0, 0, &left);
+        _exit(r >= 0 && strcmp(buf, want) != 0 ? EXEC_WRONG : child_status(r, left));
+    }
+    r = from_child(pid, E_MEM);
+    deep_drop();
+    clean();
+    return r;
 }
 
 /* ready(fd, R_RDWR) of a file, then a read through it. */
@@ -464,11 +551,14 @@ static const struct fs_op {
     int (*fn)(int n);
     int srv;
 } FS_OPS[] = {
-    { "create", op_create, 1 },      { "mkdir", op_mkdir, 1 },       { "walk", op_walk, 1 },
-    { "ready", op_ready, 1 },        { "read", op_read, 1 },         { "write", op_write, 1 },
-    { "ftruncate", op_truncate, 1 }, { "unlink", op_unlink, 1 },     { "rmdir", op_rmdir, 1 },
-    { "rename", op_rename, 0 },      { "link", op_link, 0 },         { "symlink", op_symlink, 0 },
-    { "fifo", op_fifo, 0 },          { "getdents", op_getdents, 1 },
+    { "create", op_create, 1 },       { "mkdir", op_mkdir, 1 },
+    { "walk", op_walk, 1 },           { "ready", op_ready, 1 },
+    { "read", op_read, 1 },           { "write", op_write, 1 },
+    { "ftruncate", op_truncate, 1 },  { "unlink", op_unlink, 1 },
+    { "rmdir", op_rmdir, 1 },         { "rename", op_rename, 0 },
+    { "link", op_link, 0 },           { "symlink", op_symlink, 0 },
+    { "fifo", op_fifo, 0 },           { "getdents", op_getdents, 1 },
+    { "walk_deep", op_walk_deep, 0 }, { "getcwd", op_getcwd, 0 },
 };
 
 /* ---- processes, pipes, the namespace; base_name is "-" */
@@ -519,7 +609,8 @@ static int from_child(int pid, unsigned mask)
         return fail("killed", "the child died by signal %d", WTERMSIG(status)), -1;
     code = WEXITSTATUS(status);
     if (code == EXEC_WRONG)
-        return fail("model", "the exec'd program's argv or envp is not what exec was given"), -1;
+        return fail("model", "the child's strings (argv, envp, cwd) are not what they should be"),
+               -1;
     if (code < 1)
         return fail("setup", "child status %d", code), -1;
     r = code <= 2 ? 0 : -((code - 3) / 2);
