@@ -934,9 +934,11 @@ static void op_regs(void)
 /* The calls op_raw never draws, with arguments that cannot reach past
  * the sandbox: fchmod and fchown of a file the worker makes in its own
  * /tmp (or of a bad fd), and setsid - by the worker, a group leader
- * (EPERM), and by a child that leaves the group in its own session, makes
- * a few calls there that never block and exits, reaped by pid (so even a
- * worker the watchdog kills leaves nothing behind for long). */
+ * (EPERM), and by a child of the worker's that leaves the group in its
+ * own session, makes a few calls there that never block and exits,
+ * reaped by pid (so even a worker the watchdog kills leaves nothing
+ * behind for long). The worker's own children (fork storms) never call
+ * setsid: one would succeed, leave the group and live on. */
 static void op_session(void)
 {
     static const int bad[] = { -1, AT_CWD, 32, 1000 };
@@ -949,9 +951,9 @@ static void op_session(void)
     if (fd >= 0)
         S1(SYS_close, fd);
     S3(SYS_unlink, AT_CWD, (unsigned)"/tmp/own", 0);
-    S0(SYS_setsid);                             /* the worker leads its group: EPERM */
-    if (depth >= 2)
+    if (depth > 0)          /* a worker's child would leave the group: only the child below */
         return;
+    S0(SYS_setsid);                             /* the worker leads its group: EPERM */
     if ((pid = S0(SYS_fork)) == 0) {
         reported = calls;
         S0(SYS_setsid);
