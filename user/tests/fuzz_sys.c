@@ -937,8 +937,9 @@ static void op_regs(void)
  * (EPERM), and by a child of the worker's that leaves the group in its
  * own session, makes a few calls there that never block and exits,
  * reaped by pid (so even a worker the watchdog kills leaves nothing
- * behind for long). The worker's own children (fork storms) never call
- * setsid: one would succeed, leave the group and live on. */
+ * behind for long). The worker's other children (fork storms, and a raw
+ * fork or rfork's, which goes on as a worker) never call setsid: one
+ * would succeed, leave the group and live on. */
 static void op_session(void)
 {
     static const int bad[] = { -1, AT_CWD, 32, 1000 };
@@ -951,8 +952,8 @@ static void op_session(void)
     if (fd >= 0)
         S1(SYS_close, fd);
     S3(SYS_unlink, AT_CWD, (unsigned)"/tmp/own", 0);
-    if (depth > 0)          /* a worker's child would leave the group: only the child below */
-        return;
+    if (depth > 0 || getpid() != group)     /* a child of the worker's (a fork storm's, */
+        return;                             /* a raw rfork's) would leave the group */
     S0(SYS_setsid);                             /* the worker leads its group: EPERM */
     if ((pid = S0(SYS_fork)) == 0) {
         reported = calls;
