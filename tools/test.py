@@ -3060,6 +3060,26 @@ HEAP_PANICS = [
      r"kfree from ktest_heap_use_after_free\+0x[0-9a-f]+\): byte 8 is 78"),
     ("heap_double_free", "double_free_panics_naming_the_caller",
      r"panic: kfree\(0x[0-9a-f]+\) from ktest_heap_double_free\+0x[0-9a-f]+: double free"),
+    # the guarded pool (kernel/mm/kfence.c): reads fault, and the panic names
+    # the access, the block, its kmalloc and kfree (file:line), the instruction
+    ("kfence_read_after_free", "kfence_read_after_free_panics_naming_the_block",
+     r"panic: kfence: read after free of a 40-byte block at 0xf8[0-9a-f]+: byte 8\n"
+     r"  kmalloc from ktest_kfence_read_after_free\+0x[0-9a-f]+ \(kernel/test/ktest\.c:\d+\)\n"
+     r"  kfree from ktest_kfence_read_after_free\+0x[0-9a-f]+ \(kernel/test/ktest\.c:\d+\)\n"
+     r"  read by the instruction at ktest_kfence_read_after_free\+0x[0-9a-f]+ "
+     r"\(kernel/test/ktest\.c:\d+\)\n"),
+    ("kfence_read_past_end", "kfence_read_past_the_end_panics_naming_the_block",
+     r"panic: kfence: read past the end of a 100-byte block at 0xf8[0-9a-f]+: "
+     r"byte 100, 1 past its last\n"
+     r"  kmalloc from ktest_kfence_read_past_end\+0x[0-9a-f]+ \(kernel/test/ktest\.c:\d+\)\n"
+     r"  read by the instruction at ktest_kfence_read_past_end\+0x[0-9a-f]+"),
+    ("kfence_underflow", "kfence_underflow_write_panics_at_kfree",
+     r"panic: heapcheck: heap underflow: 100-byte block at 0xf8[0-9a-f]+ written 1 byte\(s\) "
+     r"before its start \(kmalloc from ktest_kfence_underflow\+0x[0-9a-f]+"),
+    ("kfence_double_free", "kfence_double_free_panics_naming_the_block",
+     r"panic: kfree\(0xf8[0-9a-f]+\) from ktest_kfence_double_free\+0x[0-9a-f]+ "
+     r"\(kernel/test/ktest\.c:\d+\): double free of a 40-byte block \(kmalloc from "
+     r"ktest_kfence_double_free\+"),
 ]
 
 

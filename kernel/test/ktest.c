@@ -4,8 +4,8 @@
  * them. `test=fault` crashes on purpose so the runner can check that a
  * kernel fault panics with a backtrace naming the guilty function;
  * `test=fault_hostile` does it with DF set and a wild frame pointer; the
- * heap_* modes (booted with `heapcheck`) break the heap on purpose so it
- * can check that the heap checker panics and names the block. */
+ * heap_* and kfence_* modes (booted with `heapcheck`) break the heap on
+ * purpose so it can check that the heap checker panics and names the block. */
 #include "arch/x86/x86.h"
 #include "boot.h"
 #include "dev/power.h"
@@ -14,6 +14,7 @@
 #include "lib/kprintf.h"
 #include "lib/string.h"
 #include "lib/ustar.h"
+#include "mm/kfence.h"
 #include "mm/memlayout.h"
 #include "mm/page.h"
 #include "mm/vm.h"
@@ -163,6 +164,49 @@ void __attribute__((noinline)) ktest_heap_double_free(void)
     kfree(p);
 }
 
+/* The guarded pool's (kfence.c): the pool is started by hand, as kmain
+ * does once the boot is done; then a small block gets a page of its own,
+ * and a read after its free, or past its end, faults. The volatile reads
+ * are the bugs; tools/test.py checks the panic names the block. */
+void __attribute__((noinline)) ktest_kfence_read_after_free(void)
+{
+    volatile char *p;
+
+    kfence_start();
+    p = kmalloc(40);
+    kfree((void *)p);
+    (void)p[8];                         /* a read after free */
+}
+
+void __attribute__((noinline)) ktest_kfence_read_past_end(void)
+{
+    volatile char *p;
+
+    kfence_start();
+    p = kmalloc(100);
+    (void)p[100];                       /* a byte past the end */
+}
+
+void __attribute__((noinline)) ktest_kfence_underflow(void)
+{
+    char *p;
+
+    kfence_start();
+    p = kmalloc(100);
+    p[-1] = 'x';                        /* a byte before the start: in the slack */
+    kfree(p);
+}
+
+void __attribute__((noinline)) ktest_kfence_double_free(void)
+{
+    char *p;
+
+    kfence_start();
+    p = kmalloc(40);
+    kfree(p);
+    kfree(p);
+}
+
 /* A test (or a deliberate crash) the command line names: test=NAME. */
 struct ktest {
     const char *name;
@@ -173,6 +217,10 @@ static const struct ktest panics[] = {
     { "heap_overflow", ktest_heap_overflow },
     { "heap_use_after_free", ktest_heap_use_after_free },
     { "heap_double_free", ktest_heap_double_free },
+    { "kfence_read_after_free", ktest_kfence_read_after_free },
+    { "kfence_read_past_end", ktest_kfence_read_past_end },
+    { "kfence_underflow", ktest_kfence_underflow },
+    { "kfence_double_free", ktest_kfence_double_free },
 };
 
 /* A user mapping is visible through vm_user_page and gone after destroy. */
