@@ -33,11 +33,19 @@
  *
  * The pool costs the page tables (KFENCE_SLOTS / 512 pages, taken at
  * boot) and a page per live block in it: at most KFENCE_SLOTS pages.
- * When every slot is live, or no page is free, kmalloc falls back to the
- * heap: the pool is a net with a size, not a promise. doc/decisions.md
- * says why it is built so. */
+ * kmalloc falls back to the heap when every slot is live, and also
+ * - when less than a quarter of memory is free: a block here costs a
+ *   page where the heap costs its size, and each kfree gives a page
+ *   back; near the limits the system keeps (ramfs and pipes stop at an
+ *   eighth free, pmm_may_store) the pool would move them, so it steps
+ *   aside and the heap behaves there exactly as without it;
+ * - while some process has failnth(2) armed: the pool's page must not
+ *   be a fault-injection point of its own, nor hide kmalloc's.
+ * The pool is a net with a size, not a promise. doc/decisions.md says
+ * why it is built so. */
 #include "arch/x86/cpu.h"
 #include "arch/x86/x86.h"
+#include "lib/fault.h"
 #include "lib/fmt.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
@@ -136,8 +144,8 @@ void *kfence_alloc(size_t n, uint32_t caller)
     char *frame, *va;
     struct slot *s;
 
-    if (!kfence_on || n > PAGE_SIZE)
-        return NULL;
+    if (!kfence_on || n > PAGE_SIZE || fault_armed || pmm_free_pages() < pmm_total_pages() / 4)
+        return NULL;                    /* see the top of the file for the last two */
     if (fifo_len == 0) {
         if (!said_full++)
             kprintf("heapcheck: guarded pool full (%u blocks live): small blocks go to the "
