@@ -5,44 +5,53 @@
  * A bad *read* changes nothing they can see: a read after free gets
  * poison, a read past the end gets red zone or a neighbour's bytes, and
  * when that value is harmless the code goes on. So with the heap checker
- * on, once the kernel is up (kfence_init, just before the first process),
- * every kmalloc of at most a page is given a page of its own here while
- * the pool has a slot free:
+ * on, once the kernel is up (kfence_start, just before the first process
+ * runs), every kmalloc of at most a page is given a page of its own here
+ * while the pool has a slot free:
  *
  *   KFENCE_BASE: | slack | block | guard | slack | block | guard | ...
  *                 <-- one page --> <page>
  *
  * The block ends where its page ends and the next page is never mapped,
  * so a read (or write) a byte past the end faults at once. kfree unmaps
- * the page (and gives its frame back), so any touch of the block after
- * its free faults too. The slot then goes to the back of a FIFO of free
- * slots, so its addresses stay unmapped while every other free slot is
- * used first: a stale pointer keeps faulting for the next
- * KFENCE_SLOTS - (blocks live) allocations. trap() sends a kernel page
- * fault in the pool here (kfence_fault), and the panic says what was
- * done to which block: read or write, after free or past the end, the
- * block's size, where it was allocated and freed (function, file:line),
- * and the instruction.
+ * the page, so any touch of the block after its free faults too. The
+ * slot then goes to the back of a FIFO of free slots, so its addresses
+ * stay unmapped while every other free slot is used first: a stale
+ * pointer keeps faulting for the next KFENCE_SLOTS - (blocks live)
+ * allocations. trap() sends a kernel page fault in the pool here
+ * (kfence_fault), and the panic says what was done to which block: read
+ * or write, after free or past the end, the block's size, where it was
+ * allocated and freed (function, file:line), and the instruction.
  *
  * The start of the block is aligned to the lowest set bit of its size
  * (at most 16, what the heap promises): every type's size is a multiple
  * of its alignment, so an array of T or a struct still gets its
- * alignment, and the end is exact. The slack before the block is red
- * zone, checked at kfree: an underflow write is caught there (an
- * underflow read is not: the slack is mapped).
+ * alignment, and the end is exact. The last REDZONE_MAX bytes of the
+ * slack before the block are red zone, checked at kfree: an underflow
+ * write is caught there (an underflow read is not: the slack is mapped).
  *
- * The pool costs the page tables (KFENCE_SLOTS / 512 pages, taken at
- * boot) and a page per live block in it: at most KFENCE_SLOTS pages.
- * kmalloc falls back to the heap when every slot is live, and also
+ * The pool costs its page tables (KFENCE_SLOTS / 512 pages, taken at
+ * boot) and a page per live block: at most KFENCE_SLOTS pages, and
+ * FRAME_CACHE more. kmalloc falls back to the heap when every slot is
+ * live, and also
  * - when less than a quarter of memory is free: a block here costs a
- *   page where the heap costs its size, and each kfree gives a page
+ *   page where the heap costs its size, and a kfree can give a page
  *   back; near the limits the system keeps (ramfs and pipes stop at an
  *   eighth free, pmm_may_store) the pool would move them, so it steps
  *   aside and the heap behaves there exactly as without it;
  * - while some process has failnth(2) armed: the pool's page must not
- *   be a fault-injection point of its own, nor hide kmalloc's.
- * The pool is a net with a size, not a promise. doc/decisions.md says
- * why it is built so. */
+ *   be a fault-injection point of its own.
+ * The pool is a net with a size, not a promise.
+ *
+ * Speed: a kmalloc here costs a mapping and a kfree an invlpg, some
+ * hundreds of instructions each under QEMU; zeroing a fresh frame and
+ * scanning a whole page at kfree cost more than both (a ramfs open and
+ * close took twice as long again). So the frames of freed blocks are
+ * kept (FRAME_CACHE of them) and handed out again as they are, and only
+ * the red zone and the block are written. A frame's old bytes in the
+ * slack are the kernel's own, and only a bug reads them. The cache goes
+ * back with the heap's spare pages (kheap_trim), so /proc/meminfo's free
+ * pages still come back exactly. doc/decisions.md says why it is built so. */
 #include "arch/x86/cpu.h"
 #include "arch/x86/x86.h"
 #include "lib/fault.h"
@@ -54,11 +63,13 @@
 #include "mm/page.h"
 #include "mm/vm.h"
 
-#define SLOT_BYTES (2 * PAGE_SIZE)     /* the block's page and its guard */
-#define NTABLES    (KFENCE_SLOTS * SLOT_BYTES / BIGPAGE)
-#define POISON     0x6B                /* as kheap.c: a block's first bytes */
-#define REDZONE    0xFC                /* as kheap.c: the slack before a block */
-#define ALIGN_MAX  16u
+#define SLOT_BYTES  (2 * PAGE_SIZE)     /* the block's page and its guard */
+#define NTABLES     (KFENCE_SLOTS * SLOT_BYTES / BIGPAGE)
+#define POISON      0x6B                /* as kheap.c: a block's first bytes */
+#define REDZONE     0xFC                /* as kheap.c: the bytes right before a block */
+#define REDZONE_MAX 16u                 /* that many, or the slack if it is smaller */
+#define ALIGN_MAX   16u
+#define FRAME_CACHE 32                  /* frames of freed blocks kept for the next */
 
 _Static_assert(KFENCE_SLOTS *SLOT_BYTES % BIGPAGE == 0, "whole page tables");
 _Static_assert(KFENCE_BASE + KFENCE_SLOTS * SLOT_BYTES - 1 > KFENCE_BASE, "fits below 4 GiB");
@@ -74,6 +85,8 @@ static struct slot {
 static uint16_t fifo[KFENCE_SLOTS];     /* the free slots, the longest free first */
 static unsigned fifo_head, fifo_len, live, said_full;
 static pte_t *tables[NTABLES];
+static void *cached[FRAME_CACHE];       /* frames unmapped by kfree, for kfence_alloc */
+static unsigned ncached;
 int kfence_on;                          /* kmalloc may come here (kheap.c asks) */
 
 /* The pool's page tables go into the kernel's page directory before any
@@ -122,6 +135,12 @@ static unsigned slot_of(uintptr_t a)
     return (a - KFENCE_BASE) / SLOT_BYTES;
 }
 
+/* The red zone before s's block: the last bytes of the slack. */
+static uint32_t redzone_of(const struct slot *s)
+{
+    return s->off < REDZONE_MAX ? s->off : REDZONE_MAX;
+}
+
 int kfence_has(const void *p)
 {
     return (uintptr_t)p - KFENCE_BASE < KFENCE_SLOTS * SLOT_BYTES;
@@ -129,7 +148,18 @@ int kfence_has(const void *p)
 
 unsigned kfence_pages(void)
 {
-    return live;
+    return live + ncached;
+}
+
+/* The cached frames go back to the page allocator (kheap_trim: when
+ * memory runs short, and before /proc/meminfo counts): how many. */
+unsigned kfence_trim(void)
+{
+    unsigned n = ncached;
+
+    while (ncached > 0)
+        page_put(V2P(cached[--ncached]));
+    return n;
 }
 
 /* A block of n bytes (0 < n) in a slot of its own, or NULL: n is more
@@ -153,7 +183,9 @@ void *kfence_alloc(size_t n, uint32_t caller)
                     live);
         return NULL;
     }
-    if (!(frame = page_alloc()))
+    if (ncached > 0)
+        frame = cached[--ncached];      /* not zeroed again: see the top */
+    else if (!(frame = page_alloc()))
         return NULL;
     i = fifo[fifo_head];
     fifo_head = (fifo_head + 1) % KFENCE_SLOTS;
@@ -168,7 +200,7 @@ void *kfence_alloc(size_t n, uint32_t caller)
     *pte_of(i) = V2P(frame) | PTE_P | PTE_W;
     live++;
     va = (char *)page_of(i);
-    memset(va, REDZONE, s->off);
+    memset(va + s->off - redzone_of(s), REDZONE, redzone_of(s));
     memset(va + s->off, POISON, n);     /* to the page's end: the alignment divides n */
     return va + s->off;
 }
@@ -186,9 +218,9 @@ static void __attribute__((noreturn)) bad_free(void *p, uint32_t caller, const c
           ksym_where(s->alloc_by - 1, from, sizeof(from)));
 }
 
-/* kfree of a pool block: the slack must still be red zone (else the
- * block was underrun), then its page goes: unmapped, flushed from the
- * TLB, its frame freed, its slot to the back of the FIFO. */
+/* kfree of a pool block: the red zone before it must be intact (else
+ * the block was underrun), then its page goes: unmapped, flushed from
+ * the TLB, its frame cached or freed, its slot to the back of the FIFO. */
 void kfence_free(void *p, uint32_t caller)
 {
     unsigned i = slot_of((uintptr_t)p);
@@ -196,21 +228,26 @@ void kfence_free(void *p, uint32_t caller)
     const unsigned char *va = (const unsigned char *)page_of(i);
     pte_t *pte = pte_of(i);
     uint32_t k;
+    void *frame;
 
     if (s->state == FREED)
         bad_free(p, caller, "double free", s);
     if (s->state != LIVE || (const unsigned char *)p != va + s->off)
         bad_free(p, caller, "not the start of a block", s);
-    for (k = 0; k < s->off; k++)
+    for (k = s->off - redzone_of(s); k < s->off; k++)
         if (va[k] != REDZONE) {
             char from[96];
             panic("heapcheck: heap underflow: %u-byte block at %p written %u byte(s) before "
                   "its start (kmalloc from %s)",
                   s->size, p, s->off - k, ksym_where(s->alloc_by - 1, from, sizeof(from)));
         }
-    page_put(PTE_ADDR(*pte));
+    frame = P2V(PTE_ADDR(*pte));
     *pte = 0;
     invlpg((uintptr_t)va);
+    if (ncached < FRAME_CACHE)
+        cached[ncached++] = frame;
+    else
+        page_put(V2P(frame));
     s->state = FREED;
     s->free_by = caller;
     live--;
@@ -223,17 +260,19 @@ void kfence_free(void *p, uint32_t caller)
  * kernel fault, which trap() reports. */
 void kfence_fault(const struct trapframe *tf, uint32_t addr)
 {
-    unsigned i = slot_of(addr);
-    const struct slot *s = &slots[i];
-    int in_guard = (addr - KFENCE_BASE) / PAGE_SIZE % 2;
-    uint32_t start = page_of(i) + s->off;
-    int32_t byte = (int32_t)(addr - start);   /* < 0: before the block, in its slack */
     const char *access = (tf->err & PF_WRITE) ? "write" : "read";
     char msg[480], a[96], f[96], at[96];
-    int n;
+    const struct slot *s;
+    uint32_t start;
+    int32_t byte;
+    int n, in_guard;
 
     if (tf->trapno != T_PGFLT || !kfence_has((void *)addr))
         return;
+    s = &slots[slot_of(addr)];
+    in_guard = (addr - KFENCE_BASE) / PAGE_SIZE % 2;
+    start = page_of(slot_of(addr)) + s->off;
+    byte = (int32_t)(addr - start);     /* < 0: before the block, in its slack */
     ksym_where(tf->eip, at, sizeof(at));
     if (s->state == UNUSED) {
         snprintf(msg, sizeof(msg),

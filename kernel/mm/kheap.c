@@ -273,7 +273,8 @@ static inline __attribute__((always_inline)) void release(struct block_hdr *h)
         bucket_page_free(b, page);
 }
 
-/* The spare pages go back to the page allocator: how many. pmm calls it
+/* The spare pages (and the guarded pool's cached frames) go back to the
+ * page allocator: how many. pmm calls it
  * when memory runs short, kheap_check (and so /proc/meminfo) always. */
 unsigned kheap_trim(void)
 {
@@ -287,7 +288,7 @@ unsigned kheap_trim(void)
             n++;
         }
     }
-    return n;
+    return n + kfence_trim();
 }
 
 /* The oldest block in quarantine, checked, goes back for reuse. */
