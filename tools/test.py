@@ -3085,9 +3085,19 @@ HEAP_PANICS = [
 
 def heapcheck_suite():
     """The heap checker catches what it is for: each kernel test breaks the
-    heap on purpose, and the panic must name the block and its callers."""
+    heap on purpose, and the panic must name the block and its callers.
+    And the guarded pool is on in an ordinary boot with `heapcheck`, from
+    once the boot archive is unpacked (kernel/mm/kfence.c), and not without."""
     def run():
         res = []
+        for args, want in (("heapcheck", True), ("", False)):
+            b = qemu.run(qemu.kernel_args("%s panic=exit run=/bin/true" % args), timeout=60)
+            m = re.search(r"initrd: \d+ entries unpacked\r?\n(.|\n)*heapcheck: guarded pool of "
+                          r"1024 one-page slots", b.output)
+            ok = (m is not None) == want and b.guest_code == 0
+            res.append(("heapcheck/guarded_pool_%s" % ("on_after_the_boot" if want else
+                                                       "off_without_heapcheck"),
+                        ok, "" if ok else "status %s\n%s" % (b.status, tail(b.output))))
         for mode, name, regex in HEAP_PANICS:
             b = qemu.run(qemu.kernel_args("test=%s heapcheck panic=exit" % mode), timeout=60)
             ok = re.search(regex, b.output) is not None and b.status == qemu.PANIC_STATUS

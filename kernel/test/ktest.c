@@ -136,6 +136,48 @@ static void test_kmalloc_gives_every_page_back(void)
     PASS();
 }
 
+/* The guarded pool (kfence.c), started here as kmain does once the boot
+ * is done (so the tests after this one run with it): a small block ends
+ * at its page's end, aligned as its size allows; a freed slot is not the
+ * next one handed out (FIFO); when every slot is live, kmalloc falls back
+ * to the heap; and every page comes back. */
+static void test_kfence_pool_fills_then_falls_back(void)
+{
+    static void *b[KFENCE_SLOTS + 8];
+    unsigned before, blocks, i, in_pool = 0;
+    char *p, *q;
+
+    kfence_start();
+    kheap_check();
+    before = pmm_free_pages();
+    blocks = kheap_blocks();
+    p = kmalloc(24);
+    CHECK(kfence_has(p) && ((uintptr_t)p + 24) % PAGE_SIZE == 0 && ((uintptr_t)p & 7) == 0,
+          "a 24-byte block at %p: not 8-aligned at a page's end in the pool", p);
+    q = kmalloc(48);
+    CHECK(kfence_has(q) && ((uintptr_t)q + 48) % PAGE_SIZE == 0 && ((uintptr_t)q & 15) == 0,
+          "a 48-byte block at %p: not 16-aligned at a page's end in the pool", q);
+    kfree(q);
+    kfree(p);
+    q = kmalloc(24);
+    CHECK(q != p, "the slot just freed was handed out again at once (%p)", q);
+    kfree(q);
+    for (i = 0; i < ARRAY_SIZE(b); i++) {
+        b[i] = kmalloc(16);
+        CHECK(b[i] != NULL, "kmalloc %u failed", i);
+        in_pool += kfence_has(b[i]);
+    }
+    CHECK(in_pool == KFENCE_SLOTS && !kfence_has(b[ARRAY_SIZE(b) - 1]),
+          "%u of %u blocks in the pool: want every slot, then the heap", in_pool,
+          (unsigned)ARRAY_SIZE(b));
+    for (i = 0; i < ARRAY_SIZE(b); i++)
+        kfree(b[i]);
+    kheap_check();
+    CHECK(pmm_free_pages() == before, "%d pages not given back", (int)(before - pmm_free_pages()));
+    CHECK(kheap_blocks() == blocks, "%u blocks in use, expected %u", kheap_blocks(), blocks);
+    PASS();
+}
+
 /* The heap checker's failures, each booted on its own (test=heap_*
  * heapcheck): a panic is the expected outcome, and tools/test.py checks
  * that its message names the block. noinline: the message names us. */
@@ -339,6 +381,7 @@ static const struct ktest tests[] = {
     { "timer", test_timer_ticks_advance },
     { "snprintf", test_snprintf_formats },
     { "initrd", test_boot_archive_is_readable },
+    { "kfence", test_kfence_pool_fills_then_falls_back },  /* last: it starts the pool */
 };
 
 void ktest_run(const char *which)
