@@ -443,6 +443,13 @@ static int ialloc(struct ext2_fs *e, uint32_t goal, int dir, uint32_t *ino)
     uint32_t i, g, bit;
     int err;
 
+    /* Root's share of the inodes is its share of the blocks (balloc), or
+     * a user making empty files until none was left kept root from
+     * making any file on the disk: free/count <= r_blocks/blocks. */
+    if ((uint64_t)e->sb.free_inodes_count * e->sb.blocks_count <=
+            (uint64_t)e->sb.r_blocks_count * e->sb.inodes_count &&
+        !may_take_reserved(e))
+        return -ENOSPC;
     for (i = 0; i < e->ngroups; i++) {
         g = (goal + i) % e->ngroups;
         if (e->groups[g].free_inodes_count == 0)

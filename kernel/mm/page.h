@@ -35,7 +35,7 @@ void pmm_set_reclaim(unsigned (*fn)(void));
 void pmm_reclaim(void);
 unsigned pmm_free_pages(void);
 unsigned pmm_total_pages(void);
-int pmm_may_store(unsigned n);          /* n more pages, and an eighth free? */
+int pmm_may_store(unsigned n);          /* n more, and an eighth free (root: a 32nd)? */
 
 void kheap_init(void);                  /* reads the `heapcheck` boot argument */
 void *kmalloc(size_t n);                /* NULL when memory runs out */

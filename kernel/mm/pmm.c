@@ -14,7 +14,8 @@
  * Pages can also be promised without being handed out yet: vm.c reserves
  * one for each page it maps lazily (a stack page that becomes a zeroed
  * page on first touch), so that the touch never finds memory gone.
- * Everyone else may take only the free pages nobody was promised. And
+ * Everyone else may take only the free pages nobody was promised, and
+ * a user's process not the last sixteenth of them: root's (keep_free). And
  * pages in use may be only kept for reuse (exec's shared program text):
  * when memory runs short, the reclaim hook gives those back first. */
 #include "lib/fault.h"
@@ -23,6 +24,7 @@
 #include "mm/memlayout.h"
 #include "mm/page.h"
 #include "arch/x86/mmu.h"
+#include "proc/proc.h"
 
 #define REF_RESERVED 0xFFFFu            /* never allocated, never freed */
 #define REF_HOT      0xFFFEu            /* free, on the hot stack */
@@ -130,12 +132,28 @@ static void *take(unsigned n)
     return P2V(first * PAGE_SIZE);
 }
 
-/* Are n pages free that nobody was promised? If not, reclaim, ask again. */
-static int have(unsigned n)
+/* Are n pages free that nobody was promised, with keep more left over?
+ * If not, reclaim, ask again. */
+static int have(unsigned n, unsigned keep)
 {
-    if (n <= nfree - nreserved)
+    if (n + keep <= nfree - nreserved)
         return 1;
-    return (kheap_trim() + (reclaim ? reclaim() : 0)) > 0 && n <= nfree - nreserved;
+    return (kheap_trim() + (reclaim ? reclaim() : 0)) > 0 && n + keep <= nfree - nreserved;
+}
+
+/* Root's reserve: every page the kernel takes while a user's process
+ * runs - its heap, stack and page tables, its kernel stack, the copies
+ * its copy-on-write writes make, the kernel heap for its files, pipes
+ * and requests - must leave a sixteenth of memory free. That sixteenth
+ * is root's and the kernel's (no process, or a root process), so a user
+ * holding all the rest still leaves root enough to fork, exec, grow and
+ * kill. Asked in this one place, since a user reaches memory by a dozen
+ * ways (doc/decisions.md, "Authority": memory a user cannot take). */
+static unsigned keep_free(void)
+{
+    const struct proc *p = curproc();
+
+    return p && p->uid != 0 ? npages / 16 : 0;
 }
 
 /* n pages, zeroed. Every page is zeroed here, whatever its use: a page
@@ -146,7 +164,7 @@ void *pages_alloc(unsigned n)
 {
     void *va;
 
-    if (n == 0 || !have(n) || fault_inject("pages_alloc"))
+    if (n == 0 || !have(n, keep_free()) || fault_inject("pages_alloc"))
         return NULL;
     if ((va = take(n)))
         memset(va, 0, n * PAGE_SIZE);
@@ -160,7 +178,7 @@ void *page_alloc(void)
 
 int pmm_reserve(unsigned n)
 {
-    if (!have(n) || fault_inject("pmm_reserve"))
+    if (!have(n, keep_free()) || fault_inject("pmm_reserve"))
         return -1;
     nreserved += n;
     return 0;
@@ -266,11 +284,14 @@ unsigned pmm_total_pages(void)
  * files of a filesystem in memory (ramfs), the buffers of pipes and
  * channels, a user's heap, bss and stack (sbrk, exec, fork)? Only while
  * an eighth of memory stays free after them, for processes: their
- * kernel stacks, page tables and copy-on-write copies.
- * Nothing gives such pages back when a process needs one, so without
- * this floor one user filling /tmp left none for anyone's fork, exec or
- * fault (doc/decisions.md, "Tests"). */
+ * kernel stacks, page tables and copy-on-write copies, and root's
+ * reserve below them (keep_free), so a user's bulk runs out (ENOSPC,
+ * ENOMEM) before the user's processes do. Nothing gives such pages back
+ * when a process needs one, so without this floor one user filling /tmp
+ * left none for anyone's fork, exec or fault (doc/decisions.md,
+ * "Tests"). Root's own files keep a thirty-second: root may still make
+ * a file when a user has filled /tmp. */
 int pmm_may_store(unsigned n)
 {
-    return have(n + npages / 8) && !fault_inject("pmm_may_store");
+    return have(n, keep_free() ? npages / 8 : npages / 32) && !fault_inject("pmm_may_store");
 }

@@ -403,7 +403,9 @@ int proc_kill_group(int pgid, int sig)
  * user pages is killed - p itself, if that is p - but never init, whose
  * death would take the system down; the others wait (yield) while a
  * victim is dying, so one shortage kills one process. If init is all
- * there is, it waits for memory to come back. */
+ * there is, it waits for memory to come back. A user's fault finds no
+ * page when the user's processes hold all but root's reserve (pmm.c,
+ * keep_free): then the victim is one of that user's, never another's. */
 void proc_out_of_memory(struct proc *p)
 {
     struct proc *victim = NULL;
@@ -416,7 +418,8 @@ void proc_out_of_memory(struct proc *p)
             continue;
         if (q->killed)
             dying = 1;
-        else if (q != init_proc && (n = vm_user_pages(q->pgdir)) > most) {
+        else if (q != init_proc && (p->uid == 0 || q->uid == p->uid) &&
+                 (n = vm_user_pages(q->pgdir)) > most) {
             most = n;
             victim = q;
         }

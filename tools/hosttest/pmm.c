@@ -31,6 +31,10 @@ int fault_fire(const char *where, uint32_t caller)
     return 0;
 }
 
+/* The running process (proc.h's curproc): none, the kernel, unless a
+ * test plays one. */
+struct proc *current;
+
 #define NPAGES 64
 static unsigned char *arena;
 static uint32_t meta[NPAGES * 3];     /* more than pmm_meta_bytes asks for */
@@ -156,6 +160,34 @@ static void reserved_pages_are_kept_for_their_owner(void)
     PASS();
 }
 
+/* Root's reserve: a user's process takes no page of the last sixteenth
+ * (4 of 64) and stores nothing in bulk past the last eighth (8); root
+ * may take every page, and store down to a thirty-second (2). */
+static void a_user_leaves_roots_reserve(void)
+{
+    struct proc user = { .uid = 1000 }, root = { .uid = 0 };
+    unsigned free0, n = 0;
+
+    setup();
+    free0 = pmm_free_pages();
+    current = &user;
+    CHECK(pmm_may_store(free0 - 8) && !pmm_may_store(free0 - 7), "a user's bulk past the eighth");
+    while (page_alloc())
+        n++;
+    CHECK(n == free0 - NPAGES / 16, "a user took %u of %u pages", n, free0);
+    CHECK(pmm_reserve(1) < 0, "a user reserved a page of root's");
+    current = &root;
+    CHECK(pmm_may_store(NPAGES / 16 - 2) && !pmm_may_store(NPAGES / 16 - 1), "root's bulk");
+    CHECK(pmm_reserve(1) == 0, "root could not reserve a page");
+    pmm_unreserve(1);
+    n = 0;
+    while (page_alloc())
+        n++;
+    current = NULL;
+    CHECK(n == NPAGES / 16, "root took %u of its %u", n, NPAGES / 16);
+    PASS();
+}
+
 int main(void)
 {
     arena = aligned_alloc(PAGE_SIZE, NPAGES * PAGE_SIZE);
@@ -165,5 +197,6 @@ int main(void)
     contiguous_run_skips_holes();
     freed_page_is_reused_first();
     reserved_pages_are_kept_for_their_owner();
+    a_user_leaves_roots_reserve();
     return check_failures != 0;
 }

@@ -1,0 +1,512 @@
+/* t_dos.c - denial of service by an ordinary user. Each test attacks as
+ * the student (uid 1000) in a child of the test (which runs as root),
+ * then asks whether root can still work - grow its heap, fork, exec, run
+ * a shell command, make a file - while the attack holds, and whether
+ * every page comes back once the student's processes are gone.
+ * doc/decisions.md, "Authority": memory a user cannot take from root. */
+#include <fcntl.h>
+#include <orthos.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "t.h"
+
+#define STUDENT 1000
+#define MB      (1 << 20)
+#define PG      4096
+
+/* The user's side of a test: a holder, the student, runs the attack, says
+ * what it got (one int) and waits for root's word; then it kills and
+ * reaps every process the attack made (kids), undoes the rest and exits. */
+static int told[2], word[2];
+static int kids[CHILD_MAX], nkids;
+
+static int kid(int (*fn)(void))
+{
+    int pid;
+
+    fflush(stdout);
+    if ((pid = fork()) == 0)
+        _exit(fn());
+    if (pid > 0)
+        kids[nkids++] = pid;
+    return pid;
+}
+
+static int user_holds(int (*attack)(void), void (*undo)(void), int *said)
+{
+    int pid, i;
+    char c;
+
+    *said = -1;
+    if (pipe(told) < 0 || pipe(word) < 0)
+        return -1;
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        int r = 99;
+        close(told[0]);
+        close(word[1]);
+        nkids = 0;
+        if (setgid(STUDENT) == 0 && setuid(STUDENT) == 0)
+            r = attack();
+        write(told[1], &r, sizeof(r));
+        read(word[0], &c, 1);           /* end of file: root is done */
+        for (i = 0; i < nkids; i++)
+            kill(kids[i], SIGKILL);
+        for (i = 0; i < nkids; i++)
+            waitpid(kids[i], NULL, 0);
+        if (undo)
+            undo();
+        _exit(0);
+    }
+    close(told[1]);
+    close(word[0]);
+    if (pid > 0 && read_full(told[0], said, sizeof(*said)) != sizeof(*said))
+        *said = -1;
+    return pid;
+}
+
+/* Root lets the holder go: 0 if it ended well. */
+static int user_lets_go(int pid)
+{
+    int st = -1;
+
+    close(word[1]);
+    close(told[0]);
+    return pid > 0 && wait_child_ms(pid, 20000, &st) && st == 0 ? 0 : -1;
+}
+
+/* What root must still do: a megabyte of heap, a fork and an exec, a
+ * shell command, a file of 64 KiB in /tmp. 0, or the step that failed. */
+static int root_works(void)
+{
+    char *m = sbrk(MB);
+    int i, pid, st = -1, fd;
+
+    if (m == (void *)-1)
+        return 1;
+    for (i = 0; i < MB; i += PG)
+        m[i] = 1;
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        execv("/bin/true", (char *[]){ "true", NULL });
+        _exit(9);
+    }
+    if (pid < 0 || waitpid(pid, &st, 0) != pid || st != 0)
+        return 2;
+    if ((pid = fork()) == 0) {
+        execv("/bin/sh", (char *[]){ "sh", "-c", "echo root >/tmp/dos_sh", NULL });
+        _exit(9);
+    }
+    if (pid < 0 || waitpid(pid, &st, 0) != pid || st != 0)
+        return 3;
+    if (unlink("/tmp/dos_sh") < 0)
+        return 4;
+    if ((fd = open("/tmp/dos_root", O_WRONLY | O_CREAT | O_TRUNC, 0600)) < 0)
+        return 5;
+    i = write(fd, m, 64 << 10);
+    close(fd);
+    unlink("/tmp/dos_root");
+    return i == 64 << 10 ? 0 : 6;
+}
+
+/* Every page back, once the last of the student's processes is reaped
+ * (a process init reaps may take a moment; 5 s at most). */
+static int pages_back(unsigned before)
+{
+    int t;
+
+    for (t = 0; t < 500 && free_pages() != before; t++)
+        sleep_ms(10);
+    return free_pages() == before;
+}
+
+/* A process of the attack's that holds what it has. */
+static int sleep_for_ever(void)
+{
+    for (;;)
+        sleep_ms(100000);
+    return 0;
+}
+
+/* sbrk all it may (ever smaller pieces, up to max bytes): how much. */
+static unsigned grab(unsigned max)
+{
+    unsigned got = 0, k;
+
+    for (k = MB; k >= PG; k /= 2)
+        while (got + k <= max && sbrk(k) != (void *)-1)
+            got += k;
+    return got;
+}
+
+/* ---- copy-on-write copies ------------------------------------------
+ * The floor (pmm_may_store) held a user's heap, bss and files to an
+ * eighth of memory free, but not the copies a fork's copy-on-write pages
+ * take when they are written: a user with a heap up to the floor forked
+ * and wrote it in the child, and took memory down to nothing. Then root
+ * could not grow or fork. Now every page the kernel takes while a user's
+ * process runs leaves a sixteenth free, root's reserve (pmm.c,
+ * keep_free). */
+static char *heap;
+static unsigned heap_len, stop_at;
+static int report[2];
+
+/* Write one byte of every page of the heap (copying each), stopping
+ * once free memory is down to stop_at pages; then say so (its pid, for
+ * the holder to kill) and sleep. */
+static int cow_writer(void)
+{
+    unsigned i;
+    int me = getpid();
+
+    unsigned f, n;
+
+    for (i = 0; i < heap_len;) {
+        f = stop_at ? free_pages() : ~0u;       /* each write below takes a page */
+        if (f <= stop_at + 4)
+            break;
+        for (n = f - stop_at; n > 0 && i < heap_len; n--, i += PG)
+            heap[i] = 2;
+    }
+    write(report[1], &me, sizeof(me));
+    return sleep_for_ever();
+}
+
+/* The heap's owner: heap_len bytes, touched; then a writer child, and
+ * sleep. */
+static int heap_owner(void)
+{
+    unsigned i;
+
+    heap = sbrk(0);
+    heap_len = grab(heap_len);
+    for (i = 0; i < heap_len; i += PG)
+        heap[i] = 1;
+    if (kid(cow_writer) < 0)
+        return 1;
+    close(report[1]);
+    return sleep_for_ever();
+}
+
+/* The attack, from the holder (which stays small): 1 once the writer is
+ * done, 0 if it died first (killed for memory: the owner or the writer
+ * may be chosen, proc_out_of_memory). */
+static int cow_attack(void)
+{
+    int pid;
+
+    if (pipe(report) < 0 || kid(heap_owner) < 0)
+        return -2;
+    close(report[1]);
+    if (read_full(report[0], &pid, sizeof(pid)) != sizeof(pid))
+        return 0;
+    kids[nkids++] = pid;                /* the owner's child: killed by its pid */
+    close(report[0]);
+    return 1;
+}
+
+static void a_users_copy_on_write_copies_leave_memory_for_root(void)
+{
+    unsigned before = free_pages(), total = meminfo("total_pages"), held;
+    int h, said, ok;
+
+    heap_len = (before - total / 8 - 512) * PG; /* near the floor: room for a fork */
+    stop_at = 16;
+    h = user_holds(cow_attack, NULL, &said);
+    held = free_pages();
+    ok = in_child(root_works);
+    CHECK(user_lets_go(h) == 0, "the student's holder failed");
+    CHECK(ok == 0, "with the student's copies made (%u pages free of %u), root failed at step %d",
+          held, total, ok);
+    CHECK(said >= 0 && held < before / 2, "the student's attack: %d, %u pages free of %u", said,
+          held, before);
+    CHECK(held + 32 >= total / 16, "the student left %u pages free of %u", held, total);
+    CHECK(pages_back(before), "%u pages free before, %u after", before, free_pages());
+    PASS();
+}
+
+/* And whom a fault short of memory kills: the process with the most
+ * pages (proc_out_of_memory). A user whose copies took memory down to
+ * nothing had root's biggest process killed, when root's was the
+ * biggest. Now a user's fault runs short at root's reserve, and the
+ * victim is one of that user's. Root's process R holds more pages than
+ * either of the student's (45 % of free memory, touched). */
+static int gate[2];
+
+static int big_root_process(void)
+{
+    char *m = sbrk(0), c;
+    unsigned n = grab(heap_len), i;
+
+    for (i = 0; i < n; i += PG)
+        m[i] = 1;
+    close(gate[1]);
+    read(gate[0], &c, 1);
+    return n == heap_len ? 0 : 1;
+}
+
+static void a_users_fault_short_of_memory_kills_none_of_roots(void)
+{
+    unsigned before = free_pages(), total = meminfo("total_pages"), big = before / 100 * 45;
+    int r, h, said, st = -1, alive;
+
+    CHECK(pipe(gate) == 0, "pipe");
+    heap_len = big * PG;
+    fflush(stdout);
+    if ((r = fork()) == 0)
+        _exit(big_root_process());
+    close(gate[0]);
+    for (st = 0; st < 1000 && free_pages() > before - big; st++)
+        sleep_ms(10);                           /* until R has touched its heap */
+    heap_len = (before - big - total / 8 - 512) * PG;
+    stop_at = 0;                                /* write every page */
+    h = user_holds(cow_attack, NULL, &said);
+    alive = waitpid(r, &st, WNOHANG) == 0;
+    CHECK(user_lets_go(h) == 0, "the student's holder failed");
+    close(gate[1]);
+    if (alive)
+        waitpid(r, &st, 0);
+    CHECK(alive && st == 0, "root's process of %u pages died (status %x) of the student's copies",
+          big, st);
+    CHECK(said >= 0, "the student's attack: %d", said);
+    CHECK(pages_back(before), "%u pages free before, %u after", before, free_pages());
+    PASS();
+}
+
+/* ---- files in memory ----------------------------------------------
+ * ramfs keeps an eighth of memory free (pmm_may_store), for root as for
+ * a user: so when the student had filled /tmp, root could not make a
+ * file there, not even a shell's redirection. Now root's files keep
+ * only a thirty-second free, so they may grow into root's reserve. */
+#define FILL_NAME "/tmp/dos_fill%d"
+
+static int fill_tmp(void)
+{
+    char name[64], *chunk = sbrk(MB);   /* not bss: every fork would promise it */
+    int i, fd, n;
+
+    if (chunk == (void *)-1)
+        return 3;
+    memset(chunk, 'f', MB);
+    for (i = 0; i < 100000; i++) {
+        snprintf(name, sizeof(name), FILL_NAME, i);
+        if ((fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0644)) < 0)
+            return errno == ENOSPC ? 0 : 50 + errno;
+        for (n = MB; n >= PG; n /= 2)
+            while (write(fd, chunk, n) == n)
+                ;
+        close(fd);
+    }
+    return 2;                           /* it never refused */
+}
+
+static void unfill_tmp(void)
+{
+    char name[64];
+    int i;
+
+    for (i = 0; snprintf(name, sizeof(name), FILL_NAME, i), unlink(name) == 0; i++)
+        ;
+}
+
+static void a_user_filling_tmp_leaves_root_room_for_files(void)
+{
+    unsigned before = free_pages(), held;
+    int h, said, ok;
+
+    h = user_holds(fill_tmp, unfill_tmp, &said);
+    held = free_pages();
+    ok = in_child(root_works);
+    CHECK(user_lets_go(h) == 0, "the student's holder failed");
+    CHECK(said == 0, "the student's fill ended with %d (50 + errno; ENOSPC wanted)", said);
+    CHECK(ok == 0, "with /tmp filled by the student (%u pages free), root failed at step %d", held,
+          ok);
+    CHECK(pages_back(before), "%u pages free before, %u after", before, free_pages());
+    PASS();
+}
+
+/* ---- inodes on a shared disk ---------------------------------------
+ * ext2 keeps its last r_blocks_count blocks for root (t_attack), but
+ * every inode was anyone's: a user who made empty files until none was
+ * left kept root from making any file on the disk at all. Root makes an
+ * instance of a copy of /etc/sample.ext2 (64 inodes, 51 free) with a
+ * directory everyone may write; the student fills it with empty files. */
+#define INO_IMG "/tmp/dos_ino.ext2"
+static int ino_fs = -1;
+
+static int fill_inodes(void)
+{
+    char name[32];
+    int i, fd;
+
+    for (i = 0; i < 1000; i++) {
+        snprintf(name, sizeof(name), "pub/%d", i);
+        if ((fd = openat(ino_fs, name, O_WRONLY | O_CREAT | O_EXCL, 0644)) < 0)
+            return errno == ENOSPC && i > 40 ? 0 : 50 + errno;
+        close(fd);
+    }
+    return 2;
+}
+
+static void a_user_taking_every_inode_leaves_root_some(void)
+{
+    int img, h, said, d, fd, ef;
+
+    img = open(INO_IMG, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    CHECK(img >= 0 && copyfile("/etc/sample.ext2", INO_IMG) == 0, "copy the image: errno %d",
+          errno);
+    CHECK((ino_fs = fsopen("ext2", img, "")) >= 0, "an instance of the image: errno %d", errno);
+    close(img);
+    d = create(ino_fs, "pub", S_IFDIR, 01777, 0);
+    CHECK(d >= 0 && fchmod(d, 01777) == 0, "pub: errno %d", errno);
+    close(d);
+    h = user_holds(fill_inodes, NULL, &said);
+    errno = 0;
+    fd = openat(ino_fs, "roots_file", O_WRONLY | O_CREAT | O_EXCL, 0600);
+    ef = errno;
+    d = create(ino_fs, "roots_dir", S_IFDIR, 0700, 0);
+    CHECK(user_lets_go(h) == 0, "the student's holder failed");
+    close(fd);
+    close(d);
+    close(ino_fs);
+    unlink(INO_IMG);
+    CHECK(said == 0, "the student's creates ended with %d (50 + errno; ENOSPC wanted)", said);
+    CHECK(fd >= 0, "root could not make a file: errno %d", ef);
+    CHECK(d >= 0, "root could not make a directory");
+    PASS();
+}
+
+/* ---- many processes, each holding what it may -----------------------
+ * The student's CHILD_MAX - 1 processes: half run cat with an
+ * environment of 30 KiB (copied to its stack), reading a pipe nobody
+ * writes; a quarter hold a heap of all they may get (up to 2 MiB each);
+ * the rest exit and are never waited for. Root still works, and every
+ * page comes back. */
+static int hog_pipe[2];
+
+static int cat_with_big_env(void)
+{
+    char *envp[9], *env = sbrk(8 * 4000);
+    int i;
+
+    for (i = 0; i < 8 && env != (void *)-1; i++) {
+        envp[i] = env + i * 4000;
+        memset(envp[i], 'e', 3999);
+        envp[i][0] = 'A' + i;
+        envp[i][1] = '=';
+        envp[i][3999] = '\0';
+    }
+    envp[8] = NULL;
+    dup2(hog_pipe[0], 0);
+    fcntl(0, F_SETFD, FD_KEEP);
+    execve("/bin/cat", (char *[]){ "cat", NULL }, envp);
+    return 9;
+}
+
+static int heap_hog(void)
+{
+    unsigned n = grab(2 * MB), i;
+    char *m = (char *)sbrk(0) - n;
+
+    for (i = 0; i < n; i += PG)
+        m[i] = 1;
+    return sleep_for_ever();
+}
+
+static int exit_now(void)
+{
+    return 0;
+}
+
+static int many_processes(void)
+{
+    int i, made = 0;
+
+    if (pipe(hog_pipe) < 0)
+        return -2;
+    for (i = 0; i < CHILD_MAX - 1; i++)
+        made += kid(i % 2 ? cat_with_big_env : i % 4 ? heap_hog : exit_now) > 0;
+    errno = 0;
+    if (fork() >= 0 || errno != EAGAIN)         /* the student's share is full */
+        return -3;
+    return made;
+}
+
+static void a_users_many_processes_and_zombies_leave_root_working(void)
+{
+    unsigned before = free_pages();
+    int h, said, ok;
+
+    h = user_holds(many_processes, NULL, &said);
+    sleep_ms(100);                              /* the cats run (a test of nothing timed) */
+    ok = in_child(root_works);
+    CHECK(user_lets_go(h) == 0, "the student's holder failed");
+    CHECK(said == CHILD_MAX - 1, "the student made %d processes", said);
+    CHECK(ok == 0, "with the student's processes, root failed at step %d", ok);
+    CHECK(pages_back(before), "%u pages free before, %u after", before, free_pages());
+    PASS();
+}
+
+/* ---- the CPU -------------------------------------------------------
+ * A user's fork bomb: every process forks until the student has
+ * CHILD_MAX (EAGAIN); then half of them go on trying for ever, and half
+ * spin without a system call. The slices are round-robin, and the timer
+ * ends a spinner's slice, so root's processes still get their turns:
+ * root runs a command, then kills the bomb's group. */
+static int bomb_said[2];
+
+static void bomb(void)
+{
+    char c = 'x';
+
+    while (fork() >= 0)
+        ;
+    write(bomb_said[1], &c, 1);                 /* full: each tells root */
+    if (getpid() % 2)
+        for (;;)
+            ;
+    for (;;)
+        fork();
+}
+
+static void a_users_fork_bomb_is_ended_by_root(void)
+{
+    unsigned before = free_pages();
+    int pid, ok, st = -1, t;
+    char c;
+
+    CHECK(pipe(bomb_said) == 0, "pipe");
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        close(bomb_said[0]);
+        setpgid(0, 0);
+        if (setgid(STUDENT) == 0 && setuid(STUDENT) == 0)
+            bomb();
+        _exit(1);
+    }
+    close(bomb_said[1]);
+    ok = read(bomb_said[0], &c, 1) == 1;        /* the bomb is full */
+    ok = ok ? in_child(root_works) : -1;
+    CHECK(kill(-pid, SIGKILL) == 0, "root's kill of the bomb's group: errno %d", errno);
+    t = waitpid(pid, &st, 0);
+    close(bomb_said[0]);
+    CHECK(ok == 0, "while the student's fork bomb spun, root failed at step %d", ok);
+    CHECK(t == pid && WIFSIGNALED(st), "the bomb: status %x", st);
+    CHECK(pages_back(before), "%u pages free before, %u after", before, free_pages());
+    PASS();
+}
+
+int main(int argc, char **argv)
+{
+    t_only = argc > 1 ? argv[1] : NULL;
+    T_RUN(a_users_copy_on_write_copies_leave_memory_for_root);
+    T_RUN(a_users_fault_short_of_memory_kills_none_of_roots);
+    T_RUN(a_user_filling_tmp_leaves_root_room_for_files);
+    T_RUN(a_user_taking_every_inode_leaves_root_some);
+    T_RUN(a_users_many_processes_and_zombies_leave_root_working);
+    T_RUN(a_users_fork_bomb_is_ended_by_root);
+    printf("t_dos: done\n");
+    return t_failures != 0;
+}
