@@ -381,6 +381,11 @@ def ro_compat_unknown_root_without_links(img):
     img.inode(2, "links_count", 0)
 
 
+def pointer_past_end(img):
+    """/evil.txt's block pointer is 10 past the last block."""
+    img.iblock(img.lookup("/evil.txt"), 0, img.sb("blocks_count") + 10)
+
+
 def ro_compat_unknown(img):
     """An unknown ro_compat feature, otherwise healthy: mounts read-only."""
     img.sb("feature_ro_compat", img.sb("feature_ro_compat") | 0x8000)
@@ -626,7 +631,77 @@ def i_blocks_too_small(img):
     img.inode(img.lookup("/big"), "blocks", 10 * img.bsize // 512)
 
 
-ATTACKS = (ind_self_loop, dind_self_loop, tind_inner_loop, direct_is_indirect, dotdot_is_a_file,
+# ---------------------------------------------------------------- attacks: only the whole disk shows them
+# Each image below is sound wherever one operation looks; only a view of
+# the whole disk (the mount's check, e2fsck) sees the contradiction, and
+# without it a healthy-looking operation harms an intact file.
+def blocks_shared(img):
+    """/evil.txt's block is /healthy.txt's first block (two maps name it):
+    a write to evil.txt rewrites healthy.txt."""
+    img.iblock(img.lookup("/evil.txt"), 0, img.iblock(img.lookup("/healthy.txt"), 0))
+
+
+def block_free_in_bitmap(img):
+    """/healthy.txt's first block is free in the block bitmap (counts to
+    match) and the lowest free block: the next allocation takes it."""
+    blk, first = img.iblock(img.lookup("/healthy.txt"), 0), img.sb("first_data_block")
+    bb = img.gd(0, "block_bitmap")
+    for b in range(first, blk):                 # every block before it in use
+        if not img.bitmap_bit(bb, b - first):
+            img.bitmap_bit(bb, b - first, 1)
+            img.gd(0, "free_blocks_count", img.gd(0, "free_blocks_count") - 1)
+            img.sb("free_blocks_count", img.sb("free_blocks_count") - 1)
+    img.bitmap_bit(bb, blk - first, 0)
+    img.gd(0, "free_blocks_count", img.gd(0, "free_blocks_count") + 1)
+    img.sb("free_blocks_count", img.sb("free_blocks_count") + 1)
+
+
+def lowest_free_inode(img):
+    ib, ipg = img.gd(0, "inode_bitmap"), img.sb("inodes_per_group")
+    return next(i + 1 for i in range(ipg) if not img.bitmap_bit(ib, i))
+
+
+def dirent_names_free_inode(img):
+    """/dir/ghost names the lowest free inode (bit clear, no links): the
+    next create takes that inode, and the old name reaches the new file."""
+    add_entry(img, "/dir", "ghost", lowest_free_inode(img), 1)
+
+
+def links_below_names(img):
+    """/dir/hello2 is a second name for /hello.txt, whose link count stays
+    1: unlinking dir/hello2 frees the inode and block /hello.txt names."""
+    add_entry(img, "/dir", "hello2", img.lookup("/hello.txt"), 1)
+
+
+def dirent_type_disagrees(img):
+    """/dir/a's entry says directory (type 2); its inode is a regular file."""
+    set_entry(img, "/dir", "a", ftype=2)
+
+
+WHOLE_DISK = (blocks_shared, block_free_in_bitmap, dirent_names_free_inode, links_below_names,
+              dirent_type_disagrees)
+
+
+def check_says(name):
+    """What the kernel's mount check must print for WHOLE_DISK image
+    `name` (after "ext2: SOURCE: "), found from the clean image."""
+    img = clean_image()
+    healthy, hello = img.lookup("/healthy.txt"), img.lookup("/hello.txt")
+    d, evil = img.lookup("/dir"), img.lookup("/evil.txt")
+    says = {
+        "blocks_shared": "block %d is in inodes %d and %d" % (
+            img.iblock(healthy, 0), min(evil, healthy), max(evil, healthy)),
+        "block_free_in_bitmap": "block %d of inode %d is free in the bitmap" % (
+            img.iblock(healthy, 0), healthy),
+        "dirent_names_free_inode": "'ghost' in directory %d names inode %d, which is free" % (
+            d, lowest_free_inode(img)),
+        "links_below_names": "inode %d has 1 links and 2 names" % hello,
+        "dirent_type_disagrees": "'a' in directory %d says type 2, inode %d is type 1" % (
+            d, img.lookup("/dir/a")),
+    }[name]
+    return says + ": read-only; run e2fsck"
+
+ATTACKS = WHOLE_DISK + (ind_self_loop, dind_self_loop, tind_inner_loop, direct_is_indirect, dotdot_is_a_file,
            dir_without_dotdot, dir_alias, fast_symlink_size_lies, pointers_into_metadata,
            bitmap_frees_inode_table, inode_bitmap_frees_reserved, group_free_count_lies,
            super_free_count_lies,
@@ -641,7 +716,7 @@ CORRUPTIONS = {f.__name__: f for f in ATTACKS + (
     block_bitmap_on_superblock, inode_table_on_bitmap, blocks_count_past_image,
     revision_unknown, groups_over_65536, tind_self_loop, dir_huge_size,
     block_twice_in_file, pointer_into_inode_table, inode_freed_already, file_without_links,
-    ro_compat_unknown_root_without_links, ro_compat_unknown)}
+    ro_compat_unknown_root_without_links, ro_compat_unknown, pointer_past_end)}
 
 # ---------------------------------------------------------------- "nothing intact was harmed"
 # The files of victim_tree() that no damage touches: the guest reads

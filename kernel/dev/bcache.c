@@ -270,7 +270,12 @@ static int fill(struct buf *b)
         nb->busy = 1;
         run[n++] = nb;
     }
+    /* Blocks cached already right after the run (ext2's mount check reads
+     * a file's indirect blocks, and a few after each): a sequential reader
+     * hits them and misses next past them, and that still continues it. */
     ra[unit].next = b->block + n;
+    for (i = 0; i < ATA_MAX_PAGES && lookup(unit, ra[unit].next); i++)
+        ra[unit].next++;
     irq_restore(s);
     err = transfer(run, n, 0);
     for (i = 0; i < n; i++) {

@@ -13,10 +13,13 @@
  * it is used; whatever contradicts the rest (a block freed twice, a file
  * block inside an inode table, a broken directory entry) is damage: the
  * call fails with EUCLEAN and the instance writes nothing more, like
- * Linux's errors=remount-ro. See doc/decisions.md, "ext2 images are input". */
+ * Linux's errors=remount-ro. What only a view of the whole disk shows
+ * (two files sharing a block, a block in use marked free...) fsopen looks
+ * for once, in ext2check.c: an image that has it is mounted read-only.
+ * See doc/decisions.md, "ext2 images are input". */
 #include "arch/x86/x86.h"
 #include "dev/rtc.h"
-#include "fs/ext2.h"
+#include "fs/ext2fs.h"
 #include "fs/vfs.h"
 #include "include/uapi/errno.h"
 #include "lib/kprintf.h"
@@ -25,29 +28,6 @@
 #include "proc/proc.h"
 
 #define WALK_YIELD 64                  /* blocks a long walk handles between two yields */
-
-struct ext2_fs {
-    struct fs *fs;
-    struct file *dev;
-    struct ext2_super sb;               /* as on disk, with the free counts kept current */
-    struct ext2_group *groups;
-    uint32_t bsize, ngroups, inode_size, ppb;
-    uint32_t gdt_block, gdt_blocks;     /* the descriptor table: where, how many blocks */
-    uint32_t rsv_gdt;                   /* blocks reserved after each copy of it */
-    uint32_t itb;                       /* inode table blocks per group */
-    uint32_t first_ino;                 /* the first inode a file may have */
-    uint32_t compat, incompat, ro_compat;   /* feature flags (none in revision 0) */
-    int filetype;                       /* dirents carry a file type */
-    int damaged;                        /* damage seen: nothing more is written */
-    struct proc *holder;                /* the process inside the instance (fs_enter) */
-    int holds;                          /* how deep it is nested; 0: nobody inside */
-    uint32_t next_ticket, serving;      /* fs_enter's queue: next to give, next in */
-    uint32_t walked;                    /* blocks walked, for walk_step's yields */
-    struct ext2_node *nodes; /* the inode cache: iget (inside), inactive (never sleeps) */
-    char *scratch;                      /* a block for scans and bitmaps: scratch_take */
-    int scratch_busy;
-    uint32_t *level_tbl[3];             /* map_check, free_tree, trim_tree: one per level */
-};
 
 struct ext2_node {
     struct ext2_inode raw;
@@ -58,9 +38,8 @@ struct ext2_node {
 
 static const struct vnode_ops ext2_ops;
 
-#define E(v)       ((struct ext2_fs *)(v)->fs->priv)
-#define N(v)       ((struct ext2_node *)(v)->priv)
-#define SECTORS(e) ((e)->bsize / 512)
+#define E(v) ((struct ext2_fs *)(v)->fs->priv)
+#define N(v) ((struct ext2_node *)(v)->priv)
 
 /* ---------------------------------------------------------------- the instance */
 
@@ -131,7 +110,7 @@ static void scratch_give(struct ext2_fs *e)
 
 /* Called for each block a walk visits (directories, freeing a file's
  * tree): every WALK_YIELD blocks, let the other processes run. */
-static void walk_step(struct ext2_fs *e)
+void walk_step(struct ext2_fs *e)
 {
     if (++e->walked % WALK_YIELD == 0 && curproc())
         yield();
@@ -164,7 +143,7 @@ static int writable(struct ext2_fs *e)
 /* Every disk access of an instance goes through these two. After revoke()
  * the source is gone (dropped by revoke), so they answer -EIO. A read-only
  * or damaged instance never writes a byte: dev_write refuses. */
-static int dev_read(struct ext2_fs *e, uint32_t off, void *buf, uint32_t n)
+int dev_read(struct ext2_fs *e, uint32_t off, void *buf, uint32_t n)
 {
     int r = e->fs->revoked ? -EIO : file_read_at(e->dev, buf, off, n);
 
@@ -200,7 +179,7 @@ static int bwrite_part(struct ext2_fs *e, uint32_t blk, uint32_t in, const void 
     return dev_write(e, blk * e->bsize + in, buf, n);
 }
 
-static int bread(struct ext2_fs *e, uint32_t blk, void *buf)
+int bread(struct ext2_fs *e, uint32_t blk, void *buf)
 {
     return bread_part(e, blk, 0, buf, e->bsize);
 }
@@ -253,14 +232,14 @@ static int has_super(struct ext2_fs *e, uint32_t g)
     return 0;
 }
 
-static uint32_t group_start(struct ext2_fs *e, uint32_t g)
+uint32_t group_start(struct ext2_fs *e, uint32_t g)
 {
     return e->sb.first_data_block + g * e->sb.blocks_per_group;
 }
 
 /* The blocks at the start of group g taken by the copies of the superblock
  * and descriptor table (with the blocks reserved for the table to grow). */
-static uint32_t group_meta(struct ext2_fs *e, uint32_t g)
+uint32_t group_meta(struct ext2_fs *e, uint32_t g)
 {
     return has_super(e, g) ? 1 + e->gdt_blocks + e->rsv_gdt : 0;
 }
@@ -268,7 +247,7 @@ static uint32_t group_meta(struct ext2_fs *e, uint32_t g)
 /* May a file own block b? It must lie inside the filesystem and be none
  * of its own structures: boot block, superblock and descriptor copies,
  * bitmaps, inode tables. (check_groups made the groups' fields sane.) */
-static int data_block(struct ext2_fs *e, uint32_t b)
+int data_block(struct ext2_fs *e, uint32_t b)
 {
     const struct ext2_group *gd;
     uint32_t g;
@@ -412,7 +391,7 @@ static int bfree(struct ext2_fs *e, uint32_t b)
     return write_super(e);
 }
 
-static uint32_t inode_offset(struct ext2_fs *e, uint32_t ino)
+uint32_t inode_offset(struct ext2_fs *e, uint32_t ino)
 {
     uint32_t g = (ino - 1) / e->sb.inodes_per_group, i = (ino - 1) % e->sb.inodes_per_group;
 
@@ -984,7 +963,7 @@ static int dirent_ok(struct ext2_fs *e, const char *buf, uint32_t off)
  * exactly? The one check of every reader and every writer of directory
  * blocks (dir_read, dir_write): the code past it trusts rec_len and
  * name_len. */
-static int dir_block_ok(struct ext2_fs *e, const char *buf)
+int dir_block_ok(struct ext2_fs *e, const char *buf)
 {
     uint32_t off;
 
@@ -1083,7 +1062,8 @@ static int dir_find(struct ext2_fs *e, struct vnode *dir, const char *name, int 
     return 0;
 }
 
-static uint8_t file_type(uint32_t mode)
+/* The dirent type of an inode of this mode; 0 for none ext2 knows. */
+uint8_t file_type(uint32_t mode)
 {
     switch (mode & S_IFMT) {
     case S_IFREG: return EXT2_FT_REG;
@@ -1092,6 +1072,7 @@ static uint8_t file_type(uint32_t mode)
     case S_IFBLK: return EXT2_FT_BLK;
     case S_IFIFO: return EXT2_FT_FIFO;
     case S_IFLNK: return EXT2_FT_SYMLINK;
+    case EXT2_S_IFSOCK: return EXT2_FT_SOCK;
     }
     return 0;
 }
@@ -1861,6 +1842,18 @@ static int ext2_mount(struct fs *fs, struct file *src, const char *opts)
         vnode_put(fs->root);
         err = damaged(e, "root is not a directory: inode", EXT2_ROOT_INO);
         goto fail;
+    }
+    /* A read-only instance writes nothing, so there is nothing the check
+     * could protect; "nocheck" skips it (the per-operation checks stay). */
+    if (!fs->readonly && !opt_has(opts, "nocheck")) {
+        if ((err = ext2_check(e)) < 0) {
+            vnode_put(fs->root);
+            goto fail;
+        }
+        if (err) {
+            fs->readonly = 1;
+            e->damaged = 1;
+        }
     }
     return 0;
 fail:

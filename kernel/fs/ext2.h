@@ -33,6 +33,7 @@
 #define EXT2_FT_CHR     3
 #define EXT2_FT_BLK     4
 #define EXT2_FT_FIFO    5
+#define EXT2_FT_SOCK    6
 #define EXT2_FT_SYMLINK 7
 
 #define EXT2_S_IFSOCK 0140000     /* a type ext2 stores that Orthos has no use for */

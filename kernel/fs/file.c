@@ -319,6 +319,8 @@ int file_write(struct file *f, const void *buf, uint32_t n)
 
     if (!seekable(f))
         return file_write_at(f, buf, f->off, n);
+    if (S_ISREG(v->mode) && fs_is_source(v))
+        return -EBUSY; /* an image a live instance uses: only it writes there */
     if ((r = turn_take(&f->pos_busy)) < 0)
         return r;
     if (!append || (r = turn_take(&v->appending)) == 0) {
@@ -433,6 +435,8 @@ int vfs_truncate(int fd, uint32_t len)
         return -EBADF;
     if (!S_ISREG(v->mode))
         return S_ISDIR(v->mode) ? -EISDIR : -EINVAL;
+    if (fs_is_source(v))
+        return -EBUSY; /* as file_write */
     if ((err = fs_may_change(v)) < 0 || (err = ns_attr_check(&f->path, BIND_RDONLY)) < 0)
         return err;
     return vnode_truncate(v, len);

@@ -19,6 +19,20 @@ static const struct fs_type *fs_types[NFSTYPES]; /* filled at boot (vfs_init), r
  * preemption: doc/decisions.md). */
 static int next_fs_id = 1;
 static struct fs *live_fs; /* every instance, for sync() */
+/* Instances whose type is still making them (fs_new, in t->mount): not
+ * live yet (sync must not touch them), but their sources are taken. */
+static struct fs *making_fs;
+
+/* Take fs off the list *pp starts. */
+static void fs_unlist(struct fs **pp, struct fs *fs)
+{
+    for (; *pp; pp = &(*pp)->next) {
+        if (*pp == fs) {
+            *pp = fs->next;
+            return;
+        }
+    }
+}
 
 extern const struct fs_type ramfs_type, devfs_type, procfs_type, ext2_type, srv_type;
 
@@ -84,14 +98,7 @@ void vnode_release(struct vnode *v)
  * state, drop the source. */
 void fs_release(struct fs *fs)
 {
-    struct fs **pp;
-
-    for (pp = &live_fs; *pp; pp = &(*pp)->next) {
-        if (*pp == fs) {
-            *pp = fs->next;
-            break;
-        }
-    }
+    fs_unlist(&live_fs, fs);
     if (!fs->revoked && fs->type->sync)
         fs->type->sync(fs);
     if (fs->type->release)
@@ -249,6 +256,23 @@ static int same_storage(const struct vnode *a, const struct vnode *b)
     return S_ISREG(a->mode) && S_ISREG(b->mode) && a->fs == b->fs && a->ino == b->ino;
 }
 
+/* Is v the disk or image a live instance is made of? Then that instance
+ * alone may change it: a second instance would wreck it (fsopen: EBUSY),
+ * and so would a user writing an image file under it (file_write,
+ * ftruncate: EBUSY), past every check ext2 made when it looked (the
+ * instance writes through its own file_write_at). */
+int fs_is_source(const struct vnode *v)
+{
+    struct fs *lists[] = { live_fs, making_fs }, *fs;
+    int i;
+
+    for (i = 0; i < 2; i++)
+        for (fs = lists[i]; fs; fs = fs->next)
+            if (fs->source && !fs->revoked && same_storage(fs->source->path.vn, v))
+                return 1;
+    return 0;
+}
+
 /* fsopen(): make a filesystem of `type` from `src` (may be NULL). On
  * success *out holds one reference, for the caller's fd. */
 int fs_new(const char *type, struct file *src, const char *opts, struct fs **out)
@@ -262,9 +286,8 @@ int fs_new(const char *type, struct file *src, const char *opts, struct fs **out
             t = fs_types[i];
     if (!t)
         return -ENODEV;
-    for (fs = live_fs; src && fs; fs = fs->next)
-        if (fs->source && !fs->revoked && same_storage(fs->source->path.vn, src->path.vn))
-            return -EBUSY; /* two instances writing one disk would wreck it */
+    if (src && fs_is_source(src->path.vn))
+        return -EBUSY; /* two instances writing one disk would wreck it */
     /* A served file's I/O waits for as long as its server likes, and a
      * filesystem holds its instance across its source's I/O (ext2's
      * fs_enter, a wait no kill ends): anyone's sync(2), poweroff's too,
@@ -290,7 +313,13 @@ int fs_new(const char *type, struct file *src, const char *opts, struct fs **out
         fs->source = src;
         fs->source_name = kstrdup(src->name ? src->name : file_kind(src));
     }
-    if ((err = t->mount(fs, src, opts ? opts : "")) < 0) {
+    /* A mount may sleep on the disk (ext2 reads the whole image to check
+     * it): meanwhile its source is taken, for fsopen and for writers. */
+    fs->next = making_fs;
+    making_fs = fs;
+    err = t->mount(fs, src, opts ? opts : "");
+    fs_unlist(&making_fs, fs);
+    if (err < 0) {
         if (fs->source)
             file_put(fs->source);
         kfree(fs->source_name);

@@ -259,6 +259,7 @@ static inline int name_is_dotdot(const char *n)
 int fs_new(const char *type, struct file *src, const char *opts, struct fs **out);
 int fs_revoke(struct fs *fs);                                       /* Lab 04 */
 const char *fs_source_name(const struct fs *fs);
+int fs_is_source(const struct vnode *v);
 int vfs_fsopen(const char *type, int srcfd, const char *opts, struct path *out);  /* Lab 03 */
 int vfs_revoke(int fd);
 

@@ -19,6 +19,12 @@
 
 static char buf[8192];
 
+/* Most tests here hold the per-operation checks to damage, so they mount
+ * without the mount's whole-disk check, which would find most of these
+ * images at fsopen and make the instance read-only before any operation
+ * met the damage (the_mount_check_* tests hold the check itself). */
+#define NOCHECK "nocheck"
+
 /* fsopen("ext2") on /mnt/NAME.img, readied for reading and writing: the
  * root's fd, or -1 with errno. */
 static int mount_image(const char *name, const char *opts)
@@ -145,7 +151,7 @@ static void create_beside_an_entry_shorter_than_its_name_is_euclean_and_writes_n
 
     memset(path + 4, 'n', 200);         /* a long name: the old kernel wrote it past the block */
     path[204] = '\0';
-    CHECK((root = mount_image(img, "")) >= 0, "fsopen");
+    CHECK((root = mount_image(img, NOCHECK)) >= 0, "fsopen");
     CHECK(fchdir(root) == 0, "fchdir");
     CHECK_ERR(create(AT_CWD, path, S_IFREG, 0644, 0), EUCLEAN);
     CHECK_ERR(list_dir(root, "dir"), EUCLEAN);
@@ -161,7 +167,7 @@ static void entry_naming_a_reserved_inode_is_euclean(void)
 {
     int root;
 
-    CHECK((root = mount_image("dirent_reserved_inode", "")) >= 0, "fsopen");
+    CHECK((root = mount_image("dirent_reserved_inode", NOCHECK)) >= 0, "fsopen");
     CHECK_ERR(walk(root, "dir/a", 0), EUCLEAN);
     close(root);
     PASS();
@@ -171,7 +177,7 @@ static void entry_naming_an_inode_past_the_count_is_euclean(void)
 {
     int root;
 
-    CHECK((root = mount_image("dirent_inode_out_of_range", "")) >= 0, "fsopen");
+    CHECK((root = mount_image("dirent_inode_out_of_range", NOCHECK)) >= 0, "fsopen");
     CHECK_ERR(list_dir(root, "dir"), EUCLEAN);
     close(root);
     PASS();
@@ -234,7 +240,7 @@ static void self_referencing_indirect_block_unlinks_in_bounded_time(void)
     unsigned t0, ms;
     int root, r;
 
-    CHECK((root = mount_image("tind_self_loop", "")) >= 0, "fsopen");
+    CHECK((root = mount_image("tind_self_loop", NOCHECK)) >= 0, "fsopen");
     t0 = uptime_ms();
     r = unlinkat(root, "big", 0);
     ms = uptime_ms() - t0;
@@ -250,7 +256,7 @@ static void directory_with_a_huge_size_is_euclean_in_bounded_time(void)
     unsigned t0, ms;
     int root;
 
-    CHECK((root = mount_image("dir_huge_size", "")) >= 0, "fsopen");
+    CHECK((root = mount_image("dir_huge_size", NOCHECK)) >= 0, "fsopen");
     t0 = uptime_ms();
     CHECK_ERR(walk(root, "dir/nothing", 0), EUCLEAN);
     CHECK_ERR(list_dir(root, "dir"), EUCLEAN);
@@ -269,7 +275,7 @@ static void block_freed_twice_is_refused_and_counts_stay_true(void)
 
     int root, refused;
 
-    CHECK((root = mount_image(img, "")) >= 0, "fsopen");
+    CHECK((root = mount_image(img, NOCHECK)) >= 0, "fsopen");
     CHECK(unlinkat(root, "hello.txt", 0) == 0, "unlink");
     after = sb_field(img, SB_FREE_BLOCKS);  /* (written through to the image at once) */
     refused = create_refused(root, "after");
@@ -284,7 +290,7 @@ static void block_pointer_into_the_inode_table_is_never_freed(void)
 {
     int root, f, w, e;
 
-    CHECK((root = mount_image("pointer_into_inode_table", "")) >= 0, "fsopen");
+    CHECK((root = mount_image("pointer_into_inode_table", NOCHECK)) >= 0, "fsopen");
     CHECK(unlinkat(root, "evil.txt", 0) == 0, "unlink");
     memset(buf, 'x', sizeof(buf));
     f = create(root, "new", S_IFREG, 0644, 0);
@@ -307,7 +313,7 @@ static void inode_freed_twice_is_refused_and_counts_stay_true(void)
     unsigned before = sb_field(img, SB_FREE_INODES), after;
     int root, refused;
 
-    CHECK((root = mount_image(img, "")) >= 0, "fsopen");
+    CHECK((root = mount_image(img, NOCHECK)) >= 0, "fsopen");
     CHECK(unlinkat(root, "hello.txt", 0) == 0, "unlink");
     after = sb_field(img, SB_FREE_INODES);  /* (written through to the image at once) */
     refused = create_refused(root, "after");
@@ -346,7 +352,7 @@ static void unknown_ro_compat_root_without_links_changes_nothing(void)
 
     int root, e;
 
-    root = mount_image(img, "");
+    root = mount_image(img, NOCHECK);
     e = errno;
     if (root >= 0) {                    /* (the old kernel mounted it, and freed the root) */
         list_dir(root, ".");
@@ -363,7 +369,7 @@ static void unknown_ro_compat_mounts_read_only_and_changes_nothing(void)
     unsigned before = image_crc(img);
     int root, f;
 
-    CHECK((root = mount_image(img, "")) >= 0, "fsopen");
+    CHECK((root = mount_image(img, NOCHECK)) >= 0, "fsopen");
     CHECK(list_dir(root, ".") > 5 && list_dir(root, "dir") == 5, "listing");
     CHECK(healthy_txt_is_intact(root), "read healthy.txt");
     CHECK(read_file(root, "big", buf, sizeof(buf)) == sizeof(buf), "read big");
@@ -479,11 +485,11 @@ static unsigned entry_at(const char *img, unsigned dir, const char *name, int *l
     return 0;
 }
 
-/* The inode number of path in an undamaged copy. */
-static unsigned ino_of(const char *path)
+/* The inode number of path in image img. */
+static unsigned ino_in(const char *img, const char *path)
 {
     struct stat st;
-    int root = mount_image(PATCHED, ""), f = walk(root, path, 0), ok = fstat(f, &st) == 0;
+    int root = mount_image(img, NOCHECK), f = walk(root, path, 0), ok = fstat(f, &st) == 0;
 
     close(f);
     close(root);
@@ -496,7 +502,8 @@ static void patched_copies_of_a_healthy_image_are_euclean_field_by_field(void)
     int root, i, last;
 
     CHECK(copy_image("ro_compat_unknown", PATCHED), "copy the image");
-    CHECK((hello = ino_of("hello.txt")) && (dir = ino_of("dir")), "inode numbers");
+    CHECK((hello = ino_in(PATCHED, "hello.txt")) && (dir = ino_in(PATCHED, "dir")),
+          "inode numbers");
     for (i = 0; i < 8; i++) {
         const char *what = "?";
         CHECK(copy_image("ro_compat_unknown", PATCHED), "copy the image");
@@ -551,7 +558,7 @@ static void patched_copies_of_a_healthy_image_are_euclean_field_by_field(void)
                   "%s: fsopen: errno %d, want EINVAL", what, errno);
             continue;
         }
-        CHECK((root = mount_image(PATCHED, "")) >= 0, "%s: fsopen", what);
+        CHECK((root = mount_image(PATCHED, NOCHECK)) >= 0, "%s: fsopen", what);
         errno = 0;
         if (i < 2) {
             CHECK(read_file(root, "hello.txt", buf, sizeof(buf)) <= 0 && errno == EUCLEAN,
@@ -617,7 +624,7 @@ static unsigned evil_target(int root)
  * leaves nothing mounted for the next test. */
 #define ON_IMAGE(img, call, err) \
     ({ \
-        int root = mount_image(img, ""), r_ = -2; \
+        int root = mount_image(img, NOCHECK), r_ = -2; \
         *(err) = errno; \
         if (root >= 0) { \
             errno = 0; \
@@ -673,14 +680,14 @@ static void block_map_loops_are_euclean_and_spare_other_files(void)
     char wrong[500] = "";
 
     for (i = 0; i < ARRAY_SIZE(c); i++) { /* every image, then the verdict */
-        CHECK((root = mount_image(c[i].img, "")) >= 0, "%s: fsopen", c[i].img);
+        CHECK((root = mount_image(c[i].img, NOCHECK)) >= 0, "%s: fsopen", c[i].img);
         target = evil_target(root);
         errno = 0;
         rd = file_at(root, "big", c[i].at, buf, 1024, 0);
         erd = errno;
         close(root);
         CHECK(target, "%s: the target block", c[i].img);
-        CHECK((root = mount_image(c[i].img, "")) >= 0, "%s: fsopen again", c[i].img);
+        CHECK((root = mount_image(c[i].img, NOCHECK)) >= 0, "%s: fsopen again", c[i].img);
         for (j = 0; j < 1024 / 4; j++)
             ((unsigned *)buf)[j] = target;
         errno = 0;
@@ -943,9 +950,9 @@ static int step_rmdir(int root)
 }
 
 /* Every step on every attack image, in order: each must end as the
- * image's row says, '0' done, 'E' EUCLEAN, 'N' ENOENT (a name an earlier
- * refused step did not make). Never a third outcome, and healthy.txt
- * reads intact at the end. (The rows are what the damage implies; the
+ * image's row says, '0' done, 'E' EUCLEAN, 'R' EROFS, 'N' ENOENT (a name
+ * an earlier refused step did not make). Never another outcome, and
+ * healthy.txt reads intact at the end. (The rows are what the damage implies; the
  * reasons are in the comments.) */
 static void every_use_of_an_attack_image_works_or_is_euclean(void)
 {
@@ -953,30 +960,39 @@ static void every_use_of_an_attack_image_works_or_is_euclean(void)
                                          step_truncate_evil, step_create,    step_rename,
                                          step_unlink,        step_rmdir };
     static const struct {
-        const char *img, *want;
+        const char *img, *want, *opts;
     } c[] = {
-        /* big's map loops: reading it; otherwise a healthy image */
-        { "ind_self_loop", "E0000000" },
-        { "dind_self_loop", "E0000000" },
-        { "tind_inner_loop", "00000000" }, /* (its loop lies past what step_read reads) */
-        { "direct_is_indirect", "E0000000" },
+        /* damage only the whole disk shows: the mount's check makes the
+         * instance read-only, so every change is EROFS ('R'), every read
+         * works (step_rename's w/f was never made) */
+        { "blocks_shared", "00RRRNRR", "" },
+        { "block_free_in_bitmap", "00RRRNRR", "" },
+        { "dirent_names_free_inode", "00RRRNRR", "" },
+        { "links_below_names", "00RRRNRR", "" },
+        { "dirent_type_disagrees", "00RRRNRR", "" },
+        /* the rest without the mount's check, for what each operation sees:
+         * big's map loops: reading it; otherwise a healthy image */
+        { "ind_self_loop", "E0000000", NOCHECK },
+        { "dind_self_loop", "E0000000", NOCHECK },
+        { "tind_inner_loop", "00000000", NOCHECK }, /* (its loop lies past what step_read reads) */
+        { "direct_is_indirect", "E0000000", NOCHECK },
         /* /sub/deeper's ".." is checked only by a climb or a move */
-        { "dotdot_is_a_file", "00000000" },
-        { "dir_without_dotdot", "00000000" },
-        { "dir_alias", "00000000" },
+        { "dotdot_is_a_file", "00000000", NOCHECK },
+        { "dir_without_dotdot", "00000000", NOCHECK },
+        { "dir_alias", "00000000", NOCHECK },
         /* evil.txt is no longer reachable: its inode is damaged */
-        { "fast_symlink_size_lies", "0EEE00E0" },
+        { "fast_symlink_size_lies", "0EEE00E0", NOCHECK },
         /* big's and evil.txt's blocks are metadata: never followed, never freed */
-        { "pointers_into_metadata", "EEEE00E0" },
+        { "pointers_into_metadata", "EEEE00E0", NOCHECK },
         /* the first allocation meets the lying bit */
-        { "bitmap_frees_inode_table", "00E0ENNN" },
-        { "inode_bitmap_frees_reserved", "0000ENNN" },
+        { "bitmap_frees_inode_table", "00E0ENNN", NOCHECK },
+        { "inode_bitmap_frees_reserved", "0000ENNN", NOCHECK },
         /* a hole of 4 GiB: nothing wrong with that */
-        { "file_size_huge", "00000000" },
+        { "file_size_huge", "00000000", NOCHECK },
         /* /dir's block is damaged: every step through /dir */
-        { "entry_spans_blocks", "E000EEE0" },
-        { "dirent_inode_one", "E000EEE0" },
-        { "dirent_inode_one_past", "E000EEE0" },
+        { "entry_spans_blocks", "E000EEE0", NOCHECK },
+        { "dirent_inode_one", "E000EEE0", NOCHECK },
+        { "dirent_inode_one_past", "E000EEE0", NOCHECK },
     };
     char got[ARRAY_SIZE(steps) + 1], wrong[400] = "";
     unsigned i, j;
@@ -984,11 +1000,15 @@ static void every_use_of_an_attack_image_works_or_is_euclean(void)
 
     for (i = 0; i < ARRAY_SIZE(c); i++) {
         for (j = 0; j < ARRAY_SIZE(steps); j++) {
-            CHECK((root = mount_image(c[i].img, "")) >= 0, "%s: fsopen before step %u", c[i].img,
-                  j);
+            CHECK((root = mount_image(c[i].img, c[i].opts)) >= 0, "%s: fsopen before step %u",
+                  c[i].img, j);
             errno = 0;
             r = steps[j](root);
-            got[j] = r == 0 ? '0' : r == -EUCLEAN ? 'E' : r == -ENOENT ? 'N' : '?';
+            got[j] = r == 0          ? '0'
+                     : r == -EUCLEAN ? 'E'
+                     : r == -EROFS   ? 'R'
+                     : r == -ENOENT  ? 'N'
+                                     : '?';
             close(root);
         }
         got[j] = '\0';
@@ -1000,6 +1020,173 @@ static void every_use_of_an_attack_image_works_or_is_euclean(void)
         close(root);
     }
     CHECK(!wrong[0], "steps ended:%s", wrong);
+    PASS();
+}
+
+/* ---------------------------------------------------------------- the mount's check */
+
+/* Can a file of this instance be readied for writing? 0 if so (nothing
+ * is written), else -errno: -EROFS once the mount's check found damage. */
+static int probe_writable(int root)
+{
+    int f = walk(root, "healthy.txt", 0), w, e;
+
+    if (f < 0)
+        return -errno;
+    w = ready(f, R_WRITE);
+    e = errno;
+    close(f);
+    if (w < 0)
+        return -e;
+    close(w);
+    return 0;
+}
+
+/* Damage only a view of the whole disk shows (e2craft.py's WHOLE_DISK):
+ * two maps naming one block (blocks_shared), a block in use that its
+ * bitmap calls free (block_free_in_bitmap), a name for a free inode
+ * (dirent_names_free_inode), more names than links (links_below_names),
+ * a dirent type that is not its inode's (dirent_type_disagrees). fsopen
+ * finds each and the instance is read-only: every change EROFS, reading
+ * as before, so a user can copy their files off; the image stays byte
+ * for byte as it was. Without the check a write to evil.txt rewrote
+ * healthy.txt, an allocation took healthy.txt's block, a create gave
+ * dir/ghost the new file, and unlinking dir/hello2 freed hello.txt's
+ * inode and block. (tools/test.py checks the console line for each.) */
+static void whole_disk_damage_makes_the_instance_read_only(void)
+{
+    static const char *imgs[] = { "blocks_shared", "block_free_in_bitmap",
+                                  "dirent_names_free_inode", "links_below_names",
+                                  "dirent_type_disagrees" };
+    unsigned i, crc;
+    int root, f;
+
+    for (i = 0; i < ARRAY_SIZE(imgs); i++) {
+        crc = image_crc(imgs[i]);
+        CHECK((root = mount_image(imgs[i], "")) >= 0, "%s: fsopen", imgs[i]);
+        CHECK(healthy_txt_is_intact(root), "%s: read healthy.txt", imgs[i]);
+        CHECK(read_file(root, "hello.txt", buf, sizeof(buf)) == 13, "%s: read hello.txt", imgs[i]);
+        CHECK(list_dir(root, "dir") >= 5 && read_file(root, "dir/b", buf, sizeof(buf)) == 10,
+              "%s: list and read dir", imgs[i]);
+        CHECK_ERR(create(root, "new", S_IFREG, 0644, 0), EROFS);
+        CHECK_ERR(unlinkat(root, "dir/b", 0), EROFS);
+        CHECK_ERR(renameat(root, "dir/b", root, "moved", 0), EROFS);
+        CHECK((f = walk(root, "evil.txt", 0)) >= 0, "%s: walk evil.txt", imgs[i]);
+        CHECK_ERR(ready(f, R_WRITE), EROFS);
+        close(f);
+        close(root);
+        CHECK(image_crc(imgs[i]) == crc, "%s: the image changed", imgs[i]);
+    }
+    PASS();
+}
+
+/* The check finds at fsopen most of what the operations find later (a
+ * map that loops, a pointer into metadata, a broken directory entry, a
+ * name for a free inode, a free bit for metadata...), and leaves to them
+ * what it does not look at (a hole in a directory, a ".." that names
+ * another parent with the counts right, i_blocks, more links than names:
+ * a leak, not a danger). A read-only instance is not checked (it writes
+ * nothing), and neither are images whose geometry fsopen refuses. Runs
+ * first: other tests change some of these images (unlink the damage). */
+static void the_mount_check_finds_what_the_operations_find_later(void)
+{
+    static const char *flagged[] = {
+        "ind_self_loop",
+        "dind_self_loop",
+        "tind_inner_loop",
+        "direct_is_indirect",
+        "dotdot_is_a_file",
+        "dir_alias",
+        "fast_symlink_size_lies",
+        "pointers_into_metadata",
+        "bitmap_frees_inode_table",
+        "inode_bitmap_frees_reserved",
+        "entry_spans_blocks",
+        "dirent_inode_one",
+        "dirent_inode_one_past",
+        "dotdot_loop",
+        "dotdot_elsewhere",
+        "inode_bit_clear_while_open",
+        "short_last_dirent",
+        "dirent_reserved_inode",
+        "dirent_inode_out_of_range",
+        "tind_self_loop",
+        "dir_huge_size",
+        "block_twice_in_file",
+        "pointer_into_inode_table",
+        "inode_freed_already",
+        "file_without_links",
+        "pointer_past_end",
+    };
+    static const char *unflagged[] = { "dir_without_dotdot", "file_size_huge",     "dir_hole",
+                                       "dir_links_lie",      "i_blocks_too_small", "healthy_1k" };
+    char wrong[400] = "";
+    unsigned i;
+    int r, e;
+
+    for (i = 0; i < ARRAY_SIZE(flagged) + ARRAY_SIZE(unflagged); i++) {
+        int want_flag = i < ARRAY_SIZE(flagged);
+        const char *img = want_flag ? flagged[i] : unflagged[i - ARRAY_SIZE(flagged)];
+        int root = mount_image(img, "");
+        e = errno;
+        r = root < 0 ? -e : probe_writable(root);
+        if (root >= 0)
+            close(root);
+        if (r != (want_flag ? -EROFS : 0))
+            snprintf(wrong + strlen(wrong), sizeof(wrong) - strlen(wrong), " %s: %d;", img, r);
+    }
+    CHECK(!wrong[0], "readying healthy.txt for writing, want EROFS for the first %u:%s",
+          (unsigned)ARRAY_SIZE(flagged), wrong);
+    PASS();
+}
+
+/* An image file a live instance uses is that instance's to write: any
+ * other write to it (through the very fd fsopen was given, or another)
+ * and any ftruncate is EBUSY until the instance is gone (or revoked).
+ * Before, the owner could write it under the instance, past every check
+ * the mount made: here, /evil.txt's block pointer set to healthy.txt's
+ * block (blocks_shared, made live), and a write to evil.txt through the
+ * instance then rewrote healthy.txt. */
+static void an_image_under_a_live_instance_takes_no_other_writer(void)
+{
+    static const char *img = "live";
+    unsigned evil_ptr, healthy_blk, at;
+    int src, root, other, f, w, r, e;
+
+    CHECK(copy_image("healthy_1k", img), "copy the image");
+    CHECK((at = ino_in(img, "evil.txt")) != 0, "evil.txt's inode");
+    evil_ptr = inode_at(img, at) + I_BLOCK0;
+    CHECK((at = ino_in(img, "healthy.txt")) != 0, "healthy.txt's inode");
+    healthy_blk = img_get(img, inode_at(img, at) + I_BLOCK0, 4);
+    CHECK((src = image_fd(img, O_RDWR)) >= 0, "open the image");
+    CHECK((root = fsopen("ext2", src, "")) >= 0, "fsopen");
+    CHECK((other = image_fd(img, O_WRONLY)) >= 0, "open it again for writing");
+    CHECK(lseek(src, evil_ptr, SEEK_SET) == (int)evil_ptr, "lseek");
+    CHECK_ERR(write(src, &healthy_blk, 4), EBUSY);
+    CHECK(lseek(other, evil_ptr, SEEK_SET) == (int)evil_ptr, "lseek");
+    CHECK_ERR(write(other, &healthy_blk, 4), EBUSY);
+    CHECK_ERR(ftruncate(other, 4096), EBUSY);
+    memset(buf, 'w', 1024);
+    r = file_at(root, "evil.txt", 0, buf, 1024, 1);
+    e = errno;
+    CHECK(r == 1024, "write evil.txt through the instance: %d, errno %d", r, e);
+    CHECK(healthy_txt_is_intact(root), "healthy.txt was rewritten");
+    CHECK((f = create(root, "made", S_IFREG, 0644, 0)) >= 0, "the instance still writes");
+    CHECK((w = ready(f, R_WRITE)) >= 0 && write(w, buf, 1024) == 1024, "write through it");
+    close(w);
+    close(f);
+    CHECK(revoke(root) == 0, "revoke");
+    CHECK(lseek(other, 0, SEEK_SET) == 0 && write(other, buf, 4) == 4,
+          "a revoked instance's image takes writes again");
+    close(root);
+    close(other);
+    close(src);
+    CHECK((src = image_fd(img, O_RDWR)) >= 0 && (root = fsopen("ext2", src, "")) >= 0,
+          "a second instance");
+    close(root);
+    CHECK(write(src, buf, 4) == 4, "the image takes writes once its instance is gone");
+    close(src);
+    CHECK(unlink("/mnt/live.img") == 0, "remove the copy");
     PASS();
 }
 
@@ -1075,6 +1262,7 @@ static const struct {
     void (*fn)(void);
 } tests[] = {
 #define T(f) { #f, f }
+    T(the_mount_check_finds_what_the_operations_find_later), /* first: others change images */
     T(create_beside_an_entry_shorter_than_its_name_is_euclean_and_writes_nothing),
     T(entry_naming_a_reserved_inode_is_euclean),
     T(entry_naming_an_inode_past_the_count_is_euclean),
@@ -1102,6 +1290,8 @@ static const struct {
     T(free_counts_past_the_totals_are_einval),
     T(rarer_damage_is_euclean),
     T(every_use_of_an_attack_image_works_or_is_euclean),
+    T(whole_disk_damage_makes_the_instance_read_only),
+    T(an_image_under_a_live_instance_takes_no_other_writer),
     T(healthy_geometries_mount_and_take_writes),
 #undef T
 };

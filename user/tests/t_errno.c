@@ -409,6 +409,13 @@ static void descriptor_calls(void)
     lseek(fd, 16 * 1024 * 1024, SEEK_SET);
     EXPECT(write, EFBIG, past_16_mib_on_ramfs, write(fd, "x", 1));
     close(fd);
+    /* an image file a live ext2 instance is made of: only the instance writes it */
+    ext2_copy_at("/etc/sample.ext2", D "/image", D "/image_fs");
+    fd = readied(D "/image", R_WRITE);
+    EXPECT(write, EBUSY, image_of_a_live_instance, write(fd, "x", 1));
+    EXPECT(ftruncate, EBUSY, image_of_a_live_instance, ftruncate(fd, 0));
+    close(fd);
+    ext2_copy_drop(D "/image", D "/image_fs");
 
     fd = readied(D, R_READ);
     EXPECT(read, EISDIR, a_directory, read(fd, buf, 1));

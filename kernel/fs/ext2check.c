@@ -1,0 +1,303 @@
+/* ext2check.c - the whole-disk check fsopen("ext2") runs before an
+ * instance may write (ext2.c's ext2_mount calls ext2_check).
+ *
+ * What one operation sees is one inode, one directory block, one pointer;
+ * some damage needs the whole disk to be seen (e2fsck's passes 1, 2, 4
+ * and 5): two maps naming one block, a block or an inode in use that its
+ * bitmap calls free, more names than links, a dirent's type that is not
+ * its inode's. Each lets a healthy-looking operation harm an intact file
+ * (a write through one file changes the other; the allocator hands the
+ * block or the inode out again; unlink frees an inode a name still
+ * reaches). So fsopen walks every inode in use and every directory once,
+ * keeping a bit per block (who owns it) and a count and a type per inode,
+ * and an image that contradicts itself is made read-only, with one line
+ * naming the first contradiction. Cost: the inode table blocks of inodes
+ * in use, their indirect blocks, every directory block and the bitmaps. */
+#include "fs/ext2fs.h"
+#include "fs/vfs.h"
+#include "include/uapi/errno.h"
+#include "lib/kprintf.h"
+#include "mm/page.h"
+
+#define CHECK_MAX (4u << 20) /* bookkeeping bytes: a 4 GiB image of 1 KiB blocks */
+
+struct check {
+    struct ext2_fs *e;
+    uint8_t *owned;                     /* bit b - first_data_block: metadata or some map's */
+    uint16_t *names;                    /* [ino]: entries naming it, "." and ".." too */
+    uint8_t *type;                      /* [ino]: its dirent type if in use, else 0 */
+    uint32_t ino;                       /* the inode being walked */
+    uint32_t target;                    /* owner_of: the block looked for */
+    uint32_t dir_blocks;                /* pass_dir: the directory's size in blocks */
+    char *dirbuf;                       /* the directory block being read */
+};
+
+/* A line on the console naming the first contradiction; the caller makes
+ * the instance read-only. Returns 1 (damage found). */
+#define INCONSISTENT(c, fmt, ...) \
+    (kprintf("ext2: %s: " fmt ": read-only; run e2fsck\n", (c)->e->fs->source_name, __VA_ARGS__), 1)
+
+static int owned_bit(struct check *c, uint32_t b, int set)
+{
+    uint32_t i = b - c->e->sb.first_data_block;
+    int was = c->owned[i / 8] >> (i % 8) & 1;
+
+    if (set)
+        c->owned[i / 8] |= 1 << (i % 8);
+    return was;
+}
+
+/* A visitor of one pointer of a map: 0 to go on, else stop (1 damage or
+ * found, -errno). `level` 0 is a data block, lbn its file block. */
+typedef int (*map_visit)(struct check *c, uint32_t blk, int level, uint32_t lbn);
+
+static int tree_walk(struct check *c, uint32_t blk, int level, uint32_t lbn, map_visit visit)
+{
+    struct ext2_fs *e = c->e;
+    uint32_t *tbl, i, span = 1;
+    int j, r;
+
+    if (!blk)
+        return 0;
+    if ((r = visit(c, blk, level, lbn)) != 0 || level == 0)
+        return r;
+    walk_step(e);
+    for (j = 1; j < level; j++)
+        span *= e->ppb;
+    tbl = e->level_tbl[level - 1];
+    if ((r = bread(e, blk, tbl)) < 0)
+        return r;
+    for (i = 0; i < e->ppb; i++)
+        if ((r = tree_walk(c, tbl[i], level - 1, lbn + i * span, visit)) != 0)
+            return r;
+    return 0;
+}
+
+/* Visit every block inode c->ino's map names, each table before what it
+ * maps. Only maps of block numbers: not a device's, a FIFO's or a fast
+ * symlink's i_block[]; of the reserved inodes (the resize inode's tables
+ * are descriptor blocks) only the roots that are data blocks. */
+static int inode_walk(struct check *c, const struct ext2_inode *raw, map_visit visit)
+{
+    struct ext2_fs *e = c->e;
+    uint32_t type = raw->mode & S_IFMT, i, lbn = EXT2_NDIR, span = e->ppb;
+    int level, r;
+
+    if (c->ino < e->first_ino && c->ino != EXT2_ROOT_INO) {
+        for (i = 0; i < EXT2_NBLOCKS; i++)
+            if (data_block(e, raw->block[i]) && (r = visit(c, raw->block[i], 0, 0)) != 0)
+                return r;
+        return 0;
+    }
+    if (type != S_IFREG && type != S_IFDIR &&
+        !(type == S_IFLNK && raw->blocks != (raw->file_acl ? SECTORS(e) : 0)))
+        return 0;
+    for (i = 0; i < EXT2_NDIR; i++)
+        if ((r = tree_walk(c, raw->block[i], 0, i, visit)) != 0)
+            return r;
+    for (level = 1; level <= 3; level++, lbn += span, span *= e->ppb)
+        if ((r = tree_walk(c, raw->block[EXT2_IND + level - 1], level, lbn, visit)) != 0)
+            return r;
+    return 0;
+}
+
+/* Call fn on every inode whose bitmap bit is set, in number order (the
+ * order owner_of repeats), with the inode read into *raw. Only the
+ * inode table blocks of inodes in use are read. */
+static int each_inode(struct check *c, int (*fn)(struct check *, struct ext2_inode *))
+{
+    struct ext2_fs *e = c->e;
+    uint8_t *bits = (uint8_t *)e->scratch;
+    struct ext2_inode raw;
+    uint32_t g, i;
+    int r;
+
+    for (g = 0; g < e->ngroups; g++) {
+        if ((r = bread(e, e->groups[g].inode_bitmap, bits)) < 0)
+            return r;
+        for (i = 0; i < e->sb.inodes_per_group; i++) {
+            if (!(bits[i / 8] >> (i % 8) & 1))
+                continue;
+            c->ino = g * e->sb.inodes_per_group + i + 1;
+            if ((r = dev_read(e, inode_offset(e, c->ino), &raw, sizeof(raw))) < 0 ||
+                (r = fn(c, &raw)) != 0)
+                return r;
+        }
+    }
+    return 0;
+}
+
+static int find_target(struct check *c, uint32_t blk, int level, uint32_t lbn)
+{
+    return blk == c->target;
+}
+
+static int find_in_inode(struct check *c, struct ext2_inode *raw)
+{
+    return raw->links_count && inode_walk(c, raw, find_target) == 1;
+}
+
+/* The first inode (in each_inode's order) whose map names blk: found
+ * again by walking the maps once more, for the message only (a bit per
+ * block keeps no owner). 0 if none. It reuses the scratch block and the
+ * level tables, so the pass that asks stops right after. */
+static uint32_t owner_of(struct check *c, uint32_t blk)
+{
+    c->target = blk;
+    return each_inode(c, find_in_inode) == 1 ? c->ino : 0;
+}
+
+/* Pass 1's visitor: a pointer names a data block that nothing else owns. */
+static int claim(struct check *c, uint32_t blk, int level, uint32_t lbn)
+{
+    uint32_t me = c->ino, first;
+
+    if (!data_block(c->e, blk))
+        return INCONSISTENT(c, "inode %u names block %u, which no file may own", me, blk);
+    if (!owned_bit(c, blk, 1))
+        return 0;
+    if ((first = owner_of(c, blk)) == me)
+        return INCONSISTENT(c, "block %u is in inode %u twice", blk, me);
+    return INCONSISTENT(c, "block %u is in inodes %u and %u", blk, first, me);
+}
+
+/* Pass 1, an inode marked in use: in use if it has links too (then a
+ * type ext2 knows, and its map's blocks claimed). */
+static int pass_inode(struct check *c, struct ext2_inode *raw)
+{
+    uint8_t t = file_type(raw->mode);
+
+    if (!raw->links_count)
+        return 0;                       /* allocated, no name yet: nothing reaches it */
+    if (!t)
+        return INCONSISTENT(c, "inode %u has mode 0%o, no file type", c->ino, raw->mode);
+    c->type[c->ino] = t;
+    return inode_walk(c, raw, claim);
+}
+
+/* Pass 2's visitor: each entry of a directory block names an inode in
+ * use, with its type, and is counted. */
+static int count_names(struct check *c, uint32_t blk, int level, uint32_t lbn)
+{
+    struct ext2_fs *e = c->e;
+    struct ext2_dirent *d;
+    uint32_t off, ino;
+
+    if (level > 0 || lbn >= c->dir_blocks)
+        return 0;                       /* (what lies past its size is never read) */
+    if (bread(e, blk, c->dirbuf) < 0 || !dir_block_ok(e, c->dirbuf))
+        return INCONSISTENT(c, "block %u of directory %u holds a broken entry", blk, c->ino);
+    for (off = 0; off < e->bsize; off += d->rec_len) {
+        d = (struct ext2_dirent *)(c->dirbuf + off);
+        if (!(ino = d->inode))
+            continue;
+        if (!c->type[ino])
+            return INCONSISTENT(c, "'%.*s' in directory %u names inode %u, which is free",
+                                d->name_len, d->name, c->ino, ino);
+        if (e->filetype && d->file_type != c->type[ino])
+            return INCONSISTENT(c, "'%.*s' in directory %u says type %u, inode %u is type %u",
+                                d->name_len, d->name, c->ino, d->file_type, ino, c->type[ino]);
+        if (c->names[ino] < 0xFFFF)
+            c->names[ino]++;
+    }
+    return 0;
+}
+
+static int pass_dir(struct check *c, struct ext2_inode *raw)
+{
+    if (!c->type[c->ino] || (raw->mode & S_IFMT) != S_IFDIR)
+        return 0;
+    c->dir_blocks = raw->size / c->e->bsize;
+    return inode_walk(c, raw, count_names);
+}
+
+/* Pass 4: no inode has fewer links than names (unlink would free it while
+ * a name still reaches it). Fewer names than links only leaks it. */
+static int pass_links(struct check *c, struct ext2_inode *raw)
+{
+    if (c->type[c->ino] && c->names[c->ino] > raw->links_count)
+        return INCONSISTENT(c, "inode %u has %u links and %u names", c->ino, raw->links_count,
+                            c->names[c->ino]);
+    return 0;
+}
+
+/* Pass 5: every block that metadata or a map owns is in use in its bitmap
+ * (else the allocator hands it out again). */
+static int pass_bitmaps(struct check *c)
+{
+    struct ext2_fs *e = c->e;
+    uint8_t *bits = (uint8_t *)e->scratch;
+    uint32_t g, i, b, count, n = e->sb.blocks_per_group / 8;
+    int r;
+
+    for (g = 0; g < e->ngroups; g++) {
+        if ((r = bread(e, e->groups[g].block_bitmap, bits)) < 0)
+            return r;
+        count = e->sb.blocks_count - group_start(e, g);
+        count = count < e->sb.blocks_per_group ? count : e->sb.blocks_per_group;
+        for (i = 0; i < count; i++) {
+            uint8_t lost = c->owned[g * n + i / 8] & ~bits[i / 8];
+            if (!lost) {
+                i |= 7;                 /* nothing lost in this byte: skip it whole */
+                continue;
+            }
+            if (!(lost >> (i % 8) & 1))
+                continue;
+            b = group_start(e, g) + i;
+            if (!data_block(e, b))
+                return INCONSISTENT(c, "metadata block %u is free in the bitmap", b);
+            return INCONSISTENT(c, "block %u of inode %u is free in the bitmap", b, owner_of(c, b));
+        }
+    }
+    return 0;
+}
+
+/* Mark the filesystem's own blocks owned: superblock and descriptor copies
+ * (with their reserved blocks), bitmaps, inode tables. */
+static void claim_metadata(struct check *c)
+{
+    struct ext2_fs *e = c->e;
+    uint32_t g, b;
+
+    for (g = 0; g < e->ngroups; g++) {
+        for (b = group_start(e, g); b < group_start(e, g) + group_meta(e, g); b++)
+            owned_bit(c, b, 1);
+        owned_bit(c, e->groups[g].block_bitmap, 1);
+        owned_bit(c, e->groups[g].inode_bitmap, 1);
+        for (b = 0; b < e->itb; b++)
+            owned_bit(c, e->groups[g].inode_table + b, 1);
+    }
+}
+
+/* The whole-disk check: 0 consistent, 1 damage found (and said), or
+ * -errno. Its memory is sized to the image: a bit per block, 3 bytes per
+ * inode, at most CHECK_MAX (past it: too big to check, read-only too). */
+int ext2_check(struct ext2_fs *e)
+{
+    struct check c = { .e = e };
+    uint32_t bits = ((e->sb.blocks_count - e->sb.first_data_block + 7) / 8 + 1) & ~1u;
+    uint64_t size = bits + 3 * ((uint64_t)e->sb.inodes_count + 1);
+    int r;
+
+    if (size > CHECK_MAX) {
+        kprintf("ext2: %s: too big to check (%u KiB to keep): read-only\n", e->fs->source_name,
+                (uint32_t)(size >> 10));
+        return 1;
+    }
+    c.owned = kzalloc(size);
+    c.dirbuf = kmalloc(e->bsize);
+    if (!c.owned || !c.dirbuf) {
+        r = -ENOMEM;
+        goto out;
+    }
+    c.names = (uint16_t *)(c.owned + bits);
+    c.type = (uint8_t *)(c.names + e->sb.inodes_count + 1);
+    claim_metadata(&c);
+    if ((r = each_inode(&c, pass_inode)) == 0 && (r = each_inode(&c, pass_dir)) == 0 &&
+        (r = each_inode(&c, pass_links)) == 0)
+        r = pass_bitmaps(&c);
+out:
+    kfree(c.dirbuf);
+    kfree(c.owned);
+    return r;
+}
