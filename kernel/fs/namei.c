@@ -631,23 +631,28 @@ int vfs_fchdir(int fd)
 }
 
 /* Find the name under which `child` (not an attachment root) appears in
- * directory `dir`. */
+ * directory `dir`: 0, -ENOENT if it is in none of its entries, or the
+ * error that stopped the search (out of memory is not "not there"). */
 static int name_in_dir(struct vnode *dir, struct vnode *child, char *name)
 {
     uint32_t cookie = 0, ino, type;
+    int err;
 
-    while (vnode_readdir(dir, &cookie, name, &ino, &type) > 0) {
+    while ((err = vnode_readdir(dir, &cookie, name, &ino, &type)) > 0) {
         struct vnode *v;
-        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        int same;
+        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || ino != child->ino)
             continue;
-        if (ino == child->ino && vnode_lookup(dir, name, &v) == 0) {
-            int same = v == child || (v->fs == child->fs && v->ino == child->ino);
-            vnode_put(v);
-            if (same)
-                return 0;
-        }
+        if ((err = vnode_lookup(dir, name, &v)) == -ENOENT)
+            continue;                   /* gone since readdir saw it */
+        if (err < 0)
+            return err;
+        same = v == child || (v->fs == child->fs && v->ino == child->ino);
+        vnode_put(v);
+        if (same)
+            return 0;
     }
-    return -ENOENT;
+    return err < 0 ? err : -ENOENT;
 }
 
 /* Write the name of p as seen from `root` (a process's root in ns) into

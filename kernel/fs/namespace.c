@@ -9,6 +9,7 @@
  * BIND_AFTER make a union directory (ns_union, ns_lookup: Lab 08). */
 #include "fs/vfs.h"
 #include "include/uapi/errno.h"
+#include "lib/fault.h"
 #include "lib/fmt.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
@@ -203,6 +204,13 @@ static int count_mounts(struct namespace *ns)
     for (m = ns->mounts; m; m = m->next)
         n++;
     return n;
+}
+
+/* Has ns no room for `more` attachments? The table is a fault-injection
+ * point (lib/fault.h), so that each caller's ENOSPC path can be run. */
+static int mounts_full(struct namespace *ns, int more)
+{
+    return count_mounts(ns) + more > MAX_MOUNTS || fault_inject("mount table");
 }
 
 /* The newest attachment of ns on p, or NULL. A vnode that is no mount's
@@ -447,14 +455,14 @@ static int union_place(struct namespace *ns, const struct path *where, struct mo
 
     *base = NULL;
     if (where->vn == m->root && m->parent) {
-        if ((n = union_segment(ns, m, seg)) >= MAX_UNION)
+        if ((n = union_segment(ns, m, seg)) >= MAX_UNION || fault_inject("union members"))
             return -ENOSPC;
         seg[n - 1]->flags |= MNT_UNIONED;
         *parent = m->parent;
         *mp = m->mp;
         return 0;
     }
-    if (count_mounts(ns) + 1 >= MAX_MOUNTS)
+    if (mounts_full(ns, 2))
         return -ENOSPC;
     if (!(*base = mount_new(m, where->vn, where->vn, NULL)))
         return -ENOMEM;
@@ -626,7 +634,7 @@ static int copy_below(struct namespace *ns, struct mount *src, struct mount *dst
     src->copy = dst;
     while ((m = next_below(ns, src, after, limit))) {
         after = m->id;
-        if (count_mounts(ns) >= MAX_MOUNTS)
+        if (mounts_full(ns, 1))
             return -ENOSPC;
         if (!(c = mount_new(m->parent->copy, m->mp, m->root, m->name)))
             return -ENOMEM;
@@ -682,7 +690,7 @@ static int attach(struct namespace *ns, struct vnode *what, const struct path *w
         return -EINVAL;                 /* target must be in this namespace */
     if ((flags & BIND_UNION) == BIND_UNION || ((flags & BIND_UNION) && !S_ISDIR(what->mode)))
         return -EINVAL;
-    if (count_mounts(ns) >= MAX_MOUNTS)
+    if (mounts_full(ns, 1))
         return -ENOSPC;
     parent = where->mnt;
     mp = where->vn;
@@ -772,7 +780,7 @@ int ns_attach_root(struct namespace *ns, struct path *p)
             return 0;
         }
     }
-    if (count_mounts(ns) >= MAX_MOUNTS)
+    if (mounts_full(ns, 1))
         return -ENOSPC;
     if (!(m = mount_new(NULL, NULL, p->vn, NULL)))
         return -ENOMEM;

@@ -266,32 +266,59 @@ static void clunk(struct srvconn *s, uint32_t fid)
         free_tag(s, tag);
 }
 
+/* A new node's memory: its snode and its vnode (mode is corrected from
+ * the server's stat when it is used). NULL if there is none. */
+static struct snode *node_mem(struct srvconn *s, uint32_t mode)
+{
+    struct snode *n = kzalloc(sizeof(*n));
+
+    if (n && !(n->v = vnode_alloc(s->fs, mode & (S_IFMT | 0777), &srv_ops, 0))) {
+        kfree(n);
+        return NULL;
+    }
+    return n;
+}
+
+static void node_mem_drop(struct snode *n)
+{
+    if (n) {
+        kfree(n->v);                    /* never seen by anyone: no reference to put */
+        kfree(n);
+    }
+}
+
 /* The vnode for a node the server described (st) under fid: the live one
  * with its inode number if there is one (fid is then clunked), else a new
- * one. Only directories and regular files are served: anything else
- * (a device node!) is a protocol error. */
-static int node_get(struct srvconn *s, uint32_t fid, const char *st, struct vnode **out)
+ * one, in `spare` if the caller took its memory before its request (NULL:
+ * taken here; spare is used or freed either way). Only directories and
+ * regular files are served: anything else (a device node!) is a protocol
+ * error. */
+static int node_get(struct srvconn *s, uint32_t fid, const char *st, struct snode *spare,
+                    struct vnode **out)
 {
     uint32_t mode = srv_get4(st), ino = srv_get4(st + 4);
     struct snode *n;
     struct vnode *v;
 
-    if (!S_ISDIR(mode) && !S_ISREG(mode))
+    if (!S_ISDIR(mode) && !S_ISREG(mode)) {
+        node_mem_drop(spare);
         return protocol_error(s);       /* dead: no clunk needed */
+    }
     for (n = s->nodes; n; n = n->next) {
         if (n->v->ino == ino) {
+            node_mem_drop(spare);
             clunk(s, fid);
             vnode_get(n->v);
             *out = n->v;
             return 0;
         }
     }
-    if (!(n = kzalloc(sizeof(*n))) ||
-        !(v = vnode_alloc(s->fs, mode & (S_IFMT | 0777), &srv_ops, 0))) {
-        kfree(n);
+    if (!(n = spare) && !(n = node_mem(s, mode))) {
         clunk(s, fid);
         return -ENOMEM;
     }
+    v = n->v;
+    v->mode = mode & (S_IFMT | 0777);
     v->ino = ino;
     v->size = srv_get4(st + 8);
     v->mtime = srv_get4(st + 12);
@@ -300,7 +327,6 @@ static int node_get(struct srvconn *s, uint32_t fid, const char *st, struct vnod
     v->gid = s->gid;
     v->priv = n;
     n->fid = fid;
-    n->v = v;
     n->next = s->nodes;
     s->nodes = n;
     *out = v;
@@ -328,32 +354,40 @@ static int srv_lookup(struct vnode *dir, const char *name, struct vnode **out)
     p = putname(p, name);
     if ((err = exact(s, rpc(s, t, p - t, r, sizeof(r)), sizeof(r))) < 0)
         return err;
-    return node_get(s, fid, r + SRV_HDR, out);
+    return node_get(s, fid, r + SRV_HDR, NULL, out);
 }
 
-/* Only files and directories can be made on a served filesystem. */
+/* Only files and directories can be made on a served filesystem. The new
+ * node's memory is taken before the server makes the name: out of memory
+ * after it, create would fail with the name made. */
 static int srv_create(struct vnode *dir, const char *name, uint32_t mode, uint32_t rdev,
                       const char *symlink, struct vnode **out)
 {
     struct srvconn *s = CONN(dir);
     char t[SRV_HDR + 14 + NAME_MAX], r[SRV_HDR + SRV_STAT], *p;
     uint32_t fid = s->next_fid++;
+    struct snode *spare;
     int err;
 
     (void)rdev;
     (void)symlink;
     if (!S_ISREG(mode) && !S_ISDIR(mode))
         return -EPERM;
+    if (!(spare = node_mem(s, mode)))
+        return -ENOMEM;
     p = start(t, Tcreate);
     p = srv_put4(p, FID(dir));
     p = srv_put4(p, fid);
     p = srv_put4(p, mode);
     p = putname(p, name);
-    if ((err = exact(s, rpc(s, t, p - t, r, sizeof(r)), sizeof(r))) < 0)
+    err = exact(s, rpc(s, t, p - t, r, sizeof(r)), sizeof(r));
+    if (err == 0 && (srv_get4(r + SRV_HDR) & S_IFMT) != (mode & S_IFMT))
+        err = protocol_error(s);        /* made something else */
+    if (err < 0) {
+        node_mem_drop(spare);
         return err;
-    if ((srv_get4(r + SRV_HDR) & S_IFMT) != (mode & S_IFMT))
-        return protocol_error(s);       /* made something else */
-    return node_get(s, fid, r + SRV_HDR, out);
+    }
+    return node_get(s, fid, r + SRV_HDR, spare, out);
 }
 
 static int srv_unlink(struct vnode *dir, const char *name)
@@ -544,7 +578,7 @@ static int srv_mount(struct fs *fs, struct file *src, const char *opts)
     if (err == 0 && !S_ISDIR(srv_get4(r + SRV_HDR)))
         err = protocol_error(s);
     if (err == 0)
-        err = node_get(s, SRV_ROOT, r + SRV_HDR, &fs->root);
+        err = node_get(s, SRV_ROOT, r + SRV_HDR, NULL, &fs->root);
     if (err < 0) {
         chan_detach(s->c, s->end);
         fs->priv = NULL;

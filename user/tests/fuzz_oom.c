@@ -49,12 +49,14 @@ static char elf[256];
 static int elf_len;
 
 /* What an operation may say when memory or a table runs out. */
-#define E_MEM   (1u << 0)            /* ENOMEM */
-#define E_SPC   (1u << 1)            /* ENOSPC */
-#define E_NFILE (1u << 2)            /* ENFILE */
-#define E_MFILE (1u << 3)            /* EMFILE */
-#define E_AGAIN (1u << 4)            /* EAGAIN */
-#define E_FS    (E_MEM | E_SPC | E_NFILE | E_MFILE)
+#define E_MEM      (1u << 0)            /* ENOMEM */
+#define E_SPC      (1u << 1)            /* ENOSPC */
+#define E_NFILE    (1u << 2)            /* ENFILE */
+#define E_MFILE    (1u << 3)            /* EMFILE */
+#define E_AGAIN    (1u << 4)            /* EAGAIN */
+#define E_IO       (1u << 5)            /* EIO: a file server died mid-request */
+#define E_FS       (E_MEM | E_SPC | E_NFILE | E_MFILE)
+#define EXEC_WRONG 255              /* a child's status: its argv, envp or cwd is not right */
 
 static void fail(const char *what, const char *fmt, ...)
 {
@@ -74,7 +76,7 @@ static int allowed(int r, unsigned mask)
 {
     return r >= 0 || (r == -ENOMEM && (mask & E_MEM)) || (r == -ENOSPC && (mask & E_SPC)) ||
            (r == -ENFILE && (mask & E_NFILE)) || (r == -EMFILE && (mask & E_MFILE)) ||
-           (r == -EAGAIN && (mask & E_AGAIN));
+           (r == -EAGAIN && (mask & E_AGAIN)) || (r == -EIO && (mask & E_IO));
 }
 
 static int check_result(int r, unsigned mask)
@@ -257,6 +259,101 @@ static int op_walk(int n)
     return left;
 }
 
+/* A chain sub/d/d/... DEEP directories down (the walker holds 16 of the
+ * directories it went down through itself, and takes memory for more:
+ * namei.c push_down) and a symlink "l" to sub (follow_link takes a
+ * buffer for its target): 0, or -1 (said). Made once for a sweep (on
+ * ext2, making it for each N was three quarters of a run's time), and
+ * undone by deep_drop after it. */
+#define DEEP 18
+
+static char deep_path[2 + 2 * DEEP + 8];
+static int child_status(int r, int left);
+static int from_child(int pid, unsigned mask);
+
+static int deep_make(void)
+{
+    static char via_l[2 + 2 * DEEP + 8];
+    int i, fd;
+
+    strcpy(deep_path, "sub");
+    strcpy(via_l, "l");
+    for (i = 0; i < DEEP; i++) {
+        strcat(deep_path, "/d");
+        strcat(via_l, "/d");
+    }
+    if ((fd = walk(bfd, via_l, 0)) >= 0)
+        return close(fd), 0;            /* made for an earlier N */
+    if (mkd("sub") < 0)
+        return fail("setup", "sub: %s", strerror(errno)), -1;
+    for (i = 1; i <= DEEP; i++) {
+        deep_path[3 + 2 * i] = '\0';
+        if (mkd(deep_path) < 0)
+            return fail("setup", "%s: %s", deep_path, strerror(errno)), -1;
+        deep_path[3 + 2 * i] = '/';
+    }
+    deep_path[3 + 2 * DEEP] = '\0';
+    if ((fd = create(bfd, "l", S_IFLNK, 0777, (unsigned)"sub")) < 0)
+        return fail("setup", "l: %s", strerror(errno)), -1;
+    close(fd);
+    return 0;
+}
+
+static void deep_drop(void)
+{
+    int i;
+
+    for (i = DEEP; i > 0; i--) {
+        deep_path[3 + 2 * i] = '\0';
+        unlinkat(bfd, deep_path, UNLINK_DIR);
+    }
+    unlinkat(bfd, "l", 0);
+    unlinkat(bfd, "sub", UNLINK_DIR);
+}
+
+/* A walk through the symlink down the whole chain, and back up by "..":
+ * where it ends is the chain's first "d". */
+static int op_walk_deep(int n)
+{
+    static char path[4 + 2 * DEEP + 3 * (DEEP - 1) + 1];
+    int left, r, i, d1, bad = failures;
+
+    if (deep_make() < 0)
+        return -1;
+    strcpy(path, "l");
+    for (i = 0; i < DEEP; i++)
+        strcat(path, "/d");
+    for (i = 1; i < DEEP; i++)
+        strcat(path, "/..");
+    r = fz_armed(n, SYS_walk, bfd, (unsigned)path, 0, 0, 0, &left);
+    d1 = walk(bfd, "sub/d", 0);
+    if (check_result(r, E_FS) == 0 && r >= 0) {
+        struct stat a, b;
+        if (fstat(r, &a) < 0 || fstat(d1, &b) < 0 || a.st_ino != b.st_ino)
+            fail("model", "the walk ended elsewhere than sub/d");
+        close(r);
+    }
+    close(d1);
+    return failures != bad ? -1 : left;
+}
+
+/* getcwd at the bottom of the chain, in a child: its name, or ENOMEM. */
+static int op_getcwd(int n)
+{
+    static char buf[256], want[256];
+    int pid, left, r, fd;
+
+    if (deep_make() < 0)
+        return -1;
+    if ((pid = fork()) == 0) {
+        if ((fd = walk(bfd, deep_path, 0)) < 0 || fchdir(fd) < 0 || getcwd(want, 256) == NULL)
+            _exit(0);
+        r = fz_armed(n, SYS_getcwd, (unsigned)buf, sizeof(buf), 0, 0, 0, &left);
+        _exit(r >= 0 && strcmp(buf, want) != 0 ? EXEC_WRONG : child_status(r, left));
+    }
+    return from_child(pid, E_MEM);
+}
+
 /* ready(fd, R_RDWR) of a file, then a read through it. */
 static int op_ready(int n)
 {
@@ -423,16 +520,53 @@ static int op_link(int n)
     return left;
 }
 
-/* The operations on a base, in the sweep's order. */
+/* getdents of a directory with two names, then unarmed getdents to its
+ * end: a failure consumes no entry, a short listing (an error after some
+ * entries) goes on where it stopped, so each name is listed once. */
+static int op_getdents(int n)
+{
+    static char buf[1024];
+    int left, r, fd, c = 0, f = 0, pos, calls = 0;
+
+    if (mkd("sub") < 0 || put("sub/c", pat_a, 1) < 0 || put("sub/f", pat_a, 2) < 0 ||
+        (fd = openat(bfd, "sub", O_RDONLY)) < 0)
+        return fail("setup", "sub: %s", strerror(errno)), -1;
+    r = fz_armed(n, SYS_getdents, fd, (unsigned)buf, sizeof(buf), 0, 0, &left);
+    if (check_result(r, E_FS) < 0)
+        return close(fd), -1;
+    for (; r != 0 && calls < 10; calls++) {
+        for (pos = 0; r > 0 && pos < r; pos += ((struct dirent *)(buf + pos))->d_reclen) {
+            struct dirent *d = (struct dirent *)(buf + pos);
+            c += strcmp(d->d_name, "c") == 0;
+            f += strcmp(d->d_name, "f") == 0;
+            if (d->d_reclen == 0)
+                break;
+        }
+        if ((r = getdents(fd, buf, sizeof(buf))) < 0)
+            r = -errno;
+    }
+    close(fd);
+    if (r != 0 || c != 1 || f != 1)
+        return fail("model", "getdents listed c %d times, f %d times, then said %d", c, f, r), -1;
+    clean();
+    return left;
+}
+
+/* The operations on a base, in the sweep's order; srv: ramsrv serves it
+ * too (it has no rename, link, symlink or FIFO). */
 static const struct fs_op {
     const char *name;
     int (*fn)(int n);
+    int srv;
 } FS_OPS[] = {
-    { "create", op_create },      { "mkdir", op_mkdir },   { "walk", op_walk },
-    { "ready", op_ready },        { "read", op_read },     { "write", op_write },
-    { "ftruncate", op_truncate }, { "unlink", op_unlink }, { "rmdir", op_rmdir },
-    { "rename", op_rename },      { "link", op_link },     { "symlink", op_symlink },
-    { "fifo", op_fifo },
+    { "create", op_create, 1 },       { "mkdir", op_mkdir, 1 },
+    { "walk", op_walk, 1 },           { "ready", op_ready, 1 },
+    { "read", op_read, 1 },           { "write", op_write, 1 },
+    { "ftruncate", op_truncate, 1 },  { "unlink", op_unlink, 1 },
+    { "rmdir", op_rmdir, 1 },         { "rename", op_rename, 0 },
+    { "link", op_link, 0 },           { "symlink", op_symlink, 0 },
+    { "fifo", op_fifo, 0 },           { "getdents", op_getdents, 1 },
+    { "walk_deep", op_walk_deep, 0 }, { "getcwd", op_getcwd, 0 },
 };
 
 /* ---- processes, pipes, the namespace; base_name is "-" */
@@ -482,6 +616,9 @@ static int from_child(int pid, unsigned mask)
     if (!WIFEXITED(status))
         return fail("killed", "the child died by signal %d", WTERMSIG(status)), -1;
     code = WEXITSTATUS(status);
+    if (code == EXEC_WRONG)
+        return fail("model", "the child's strings (argv, envp, cwd) are not what they should be"),
+               -1;
     if (code < 1)
         return fail("setup", "child status %d", code), -1;
     r = code <= 2 ? 0 : -((code - 3) / 2);
@@ -716,11 +853,351 @@ static int op_revoke(int n)
     return left;
 }
 
+/* ---- exec of a real program, /bin/fuzz_oom itself (copied into /tmp
+ * before the sandbox hides /bin: text, data and a 48 KiB bss, three
+ * segments), with an argv and envp whose number and sizes the seed picks.
+ * Run as `fuzz_oom --left SEED ...`, it asks failnth(0) before anything
+ * else (libc_start makes no call, and exec maps every page table and
+ * reserves every lazy page up front, so no point lies between exec's
+ * return and main), checks every string of its argv and envp against
+ * the seed, touches its bss and exits as op_exec's tiny program does.
+ * Nothing after exec's point of no return can fail (the new fd table is
+ * made before it): a point passed there would show as a program that
+ * got a count it should not have, or as a child killed. */
+#define EXEC_ARGS 24               /* at most, after the three */
+#define EXEC_ENVS 12
+
+static char exec_space[(EXEC_ARGS + EXEC_ENVS) * 400];
+static char *exec_argv[EXEC_ARGS + 4], *exec_envp[EXEC_ENVS + 1];
+static char exec_seed[16];
+static char *prog_copy[2];          /* /bin/fuzz_oom and /bin/ramsrv, read before the sandbox */
+static int prog_len[2];
+
+/* The argv (after "fuzz_oom --left SEED") and envp the seed makes. */
+static void exec_strings(unsigned seed)
+{
+    unsigned r = seed;
+    char *sp = exec_space;
+    int i, k, len, na = fz_below(&r, EXEC_ARGS + 1), ne = fz_below(&r, EXEC_ENVS + 1);
+
+    for (i = 0; i < na + ne; i++) {
+        len = fz_below(&r, 390);
+        if (i < na)
+            exec_argv[3 + i] = sp;
+        else
+            exec_envp[i - na] = sp;
+        for (k = 0; k < len; k++)
+            *sp++ = 'A' + (i * 7 + k) % 53 % 26 + (k % 3 == 0 ? 32 : 0);
+        *sp++ = '\0';
+    }
+    exec_argv[3 + na] = NULL;
+    exec_envp[ne] = NULL;
+}
+
+/* main's first act when exec'd by op_exec_bin: the status it says. */
+static int exec_report(int argc, char **argv, char **envp)
+{
+    int left = failnth(0), i;
+
+    exec_strings((unsigned)strtoul(argv[2], NULL, 10));
+    for (i = 3; exec_argv[i]; i++)
+        if (i >= argc || strcmp(argv[i], exec_argv[i]) != 0)
+            return EXEC_WRONG;
+    for (i = 0; exec_envp[i]; i++)
+        if (!envp[i] || strcmp(envp[i], exec_envp[i]) != 0)
+            return EXEC_WRONG;
+    if (argv[argc] || envp[i])
+        return EXEC_WRONG;
+    for (i = 0; i < BUF; i += 4096)
+        pat_a[i] = got[i] = 1;          /* the lazy bss is there */
+    return 1 + (left > 0);
+}
+
+/* Write prog_copy[k] to path (mode 0755) once: 0, or -1 (said). */
+static int put_prog(int k, const char *path)
+{
+    int fd;
+
+    if (!prog_copy[k])
+        return fail("setup", "%s: not read before the sandbox", path), -1;
+    if ((fd = walk(AT_CWD, path, 0)) >= 0)
+        return close(fd), 0;
+    if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755)) < 0 ||
+        writeall(fd, prog_copy[k], prog_len[k]) != 0)
+        return fail("setup", "%s: %s", path, strerror(errno)), -1;
+    close(fd);
+    return 0;
+}
+
+static int op_exec_bin(int n)
+{
+    int pid, fd, left, r;
+
+    if (put_prog(0, "/tmp/.fuzz_oom") < 0)
+        return -1;
+    snprintf(exec_seed, sizeof(exec_seed), "%u", rng);
+    exec_argv[0] = "fuzz_oom";
+    exec_argv[1] = "--left";
+    exec_argv[2] = exec_seed;
+    exec_strings(rng);
+    if ((pid = fork()) == 0) {
+        if ((fd = walk(AT_CWD, "/tmp/.fuzz_oom", 0)) < 0)
+            _exit(0);
+        r = fz_armed(n, SYS_exec, fd, (unsigned)exec_argv, (unsigned)exec_envp, 0, 0, &left);
+        _exit(child_status(r, left));
+    }
+    return from_child(pid, E_MEM | E_NFILE | E_MFILE);
+}
+
+/* fork of a process with more mapped: a heap of 8-64 pages, each written
+ * (present and private), which the child reads and then writes (its
+ * copy-on-write copies, unarmed) while the parent's stay as they were. */
+static int op_fork_maps(int n)
+{
+    int pages = 8 + fz_below(&rng, 57), left, r, i, status = -1;
+    char *heap = sbrk(pages * 4096);
+
+    if (heap == (char *)-1)
+        return fail("setup", "sbrk: %s", strerror(errno)), -1;
+    for (i = 0; i < pages; i++)
+        heap[i * 4096] = (char)i;
+    r = fz_armed(n, SYS_fork, 0, 0, 0, 0, 0, &left);
+    if (r == 0) {
+        for (i = 0; i < pages; i++) {
+            if (heap[i * 4096] != (char)i)
+                _exit(3);
+            heap[i * 4096] = (char)~i;
+        }
+        _exit(0);
+    }
+    if (r > 0 && (waitpid(r, &status, 0) != r || status != 0))
+        fail("model", "child: status %#x", status);
+    for (i = 0; i < pages; i++)
+        if (heap[i * 4096] != (char)i) {
+            fail("model", "the parent's page %d changed", i);
+            break;
+        }
+    sbrk(-pages * 4096);
+    if (check_result(r, E_MEM | E_AGAIN) < 0)
+        return -1;
+    return left;
+}
+
+/* A pipe, one of: a non-blocking write into it part full (all of it, or
+ * EAGAIN without room for all: a write this small is atomic); a read into a buffer the process
+ * shares copy-on-write with a child (the copy is made before a byte moves, so a failed one loses no
+ * byte: sysfile.c transfer); closing the last writer with bytes queued (the reader gets them, then
+ * end of file). */
+static char cow_buf[2 * 4096] __attribute__((aligned(4096)));
+
+static int op_pipe_io(int n)
+{
+    int kind = fz_below(&rng, 3), have = fz_below(&rng, 65537), m = 1 + fz_below(&rng, 8192);
+    int p[2], g[2] = { -1, -1 }, left, r, pid = -1, status, k, want, bad = failures;
+
+    if (pipe(p) < 0)
+        return fail("setup", "pipe: %s", strerror(errno)), -1;
+    fcntl(p[0], F_SETFL, R_NONBLOCK);
+    fcntl(p[1], F_SETFL, R_NONBLOCK);
+    if (kind != 0)
+        have = have % 4096 + 1;
+    for (k = 0; k < have; k += r)
+        if ((r = write(p[1], pat_a + k % 4096, have - k < 4096 ? have - k : 4096)) <= 0)
+            return fail("setup", "pipe write: %s", strerror(errno)), -1;
+    if (kind == 0) {
+        r = fz_armed(n, SYS_write, p[1], (unsigned)pat_b, m, 0, 0, &left);
+        want = m <= 65536 - have ? m : -EAGAIN;     /* all or nothing (pipe.c) */
+        if (r < 0 && r != want)
+            check_result(r, E_MEM);
+        else if (r != want)
+            fail("model", "wrote %d of %d bytes into %d free", r, m, 65536 - have);
+    } else if (kind == 1) {
+        cow_buf[0] = cow_buf[4096] = 0;      /* present, so shared after the fork */
+        if (pipe(g) < 0 || (pid = fork()) < 0)
+            return fail("setup", "fork: %s", strerror(errno)), -1;
+        if (pid == 0) {                 /* holds cow_buf's pages until the gate closes */
+            close(g[1]);
+            read(g[0], &k, 1);
+            _exit(0);
+        }
+        close(g[0]);
+        r = fz_armed(n, SYS_read, p[0], (unsigned)cow_buf, have, 0, 0, &left);
+        if (check_result(r, E_MEM) == 0 && r < 0)
+            r = read(p[0], cow_buf, have);      /* a failed read took no byte */
+        if (r != have || memcmp(cow_buf, pat_a, have) != 0)
+            fail("model", "read %d of %d bytes, or other bytes", r, have);
+        close(g[1]);
+        waitpid(pid, &status, 0);
+    } else {
+        r = fz_armed(n, SYS_close, p[1], 0, 0, 0, 0, &left);
+        if (r != 0)
+            fail("errno", "close said %d", r);
+        if ((r = read(p[0], got, sizeof(got))) != have || memcmp(got, pat_a, have) != 0 ||
+            read(p[0], got, 1) != 0)
+            fail("model", "after the writer closed: %d of %d bytes, or no end of file", r, have);
+    }
+    close(p[0]);
+    if (kind != 2)
+        close(p[1]);
+    return failures != bad ? -1 : left;
+}
+
+/* The text of /proc/self/ns (the caller's attachments), into buf. */
+static int ns_text(char *buf, int size)
+{
+    int fd = open("/proc/self/ns", O_RDONLY), n;
+
+    n = fd < 0 ? -1 : read(fd, buf, size - 1);
+    close(fd);
+    buf[n < 0 ? 0 : n] = '\0';
+    return n;
+}
+
+/* A read of a /proc file (its text is made per read from offset 0). */
+static int op_proc(int n)
+{
+    static const char *const files[] = { "/proc/meminfo", "/proc/self/status", "/proc/self/fd",
+                                         "/proc/self/ns", "/proc/1/status" };
+    const char *file = files[fz_below(&rng, 5)];
+    int fd = open(file, O_RDONLY), left, r;
+
+    if (fd < 0)
+        return fail("setup", "%s: %s", file, strerror(errno)), -1;
+    r = fz_armed(n, SYS_read, fd, (unsigned)got, sizeof(got), 0, 0, &left);
+    if (r < 0 && check_result(r, E_MEM) == 0)
+        r = read(fd, got, sizeof(got));         /* and the file still reads */
+    close(fd);
+    if (r <= 0)
+        return fail("model", "%s: read %d", file, r), -1;
+    return left;
+}
+
+/* fchroot to a fresh ramfs, in a child with its own copy of the
+ * namespace (the root attachment fchroot adds stays as long as the
+ * namespace does: in the runner's, 256 of them fill its table): the new
+ * root is its root, or (failed) the old one still is. */
+static int op_fchroot(int n)
+{
+    int pid, left, r, fs, fd, ok;
+
+    if ((pid = fork()) == 0) {
+        if (unshare() < 0 || (fs = fsopen("ramfs", -1, "")) < 0 ||
+            (fd = create(fs, "x", S_IFREG, 0644, 0)) < 0)
+            _exit(0);
+        close(fd);
+        r = fz_armed(n, SYS_fchroot, fs, 0, 0, 0, 0, &left);
+        fd = walk(AT_CWD, r < 0 ? "/tmp/mp/m" : "/x", 0);
+        ok = fd >= 0;
+        close(fd);
+        _exit(ok ? child_status(r, left) : 0);
+    }
+    return from_child(pid, E_FS);
+}
+
+/* A union bind (BIND_BEFORE or BIND_AFTER) of a ramfs with the file "u"
+ * at /tmp/mp - a plain directory (the bind makes its base), or the root
+ * of a ramfs bound there first (which joins the union). Both names are
+ * seen after it, only the old after a failure, which changed no
+ * attachment: /proc/self/ns is as it was. */
+static int op_union(int n)
+{
+    static char ns_before[4096], ns_after[4096];
+    int onto = fz_below(&rng, 2), flag = fz_below(&rng, 2) ? BIND_BEFORE : BIND_AFTER;
+    int left, r, fs, lower = -1, fd, m_seen, u_seen;
+
+    if (onto &&
+        ((lower = fsopen("ramfs", -1, "")) < 0 || (fd = create(lower, "m", S_IFREG, 0644, 0)) < 0 ||
+         close(fd) < 0 || bind(lower, AT_CWD, "/tmp/mp", 0) < 0))
+        return fail("setup", "the lower bind: %s", strerror(errno)), -1;
+    if (lower >= 0)
+        close(lower);
+    if ((fs = fsopen("ramfs", -1, "")) < 0 || (fd = create(fs, "u", S_IFREG, 0644, 0)) < 0)
+        return fail("setup", "fsopen: %s", strerror(errno)), -1;
+    close(fd);
+    ns_text(ns_before, sizeof(ns_before));
+    r = fz_armed(n, SYS_bind, fs, AT_CWD, (unsigned)"/tmp/mp", flag, 0, &left);
+    close(fs);
+    if (check_result(r, E_FS) < 0)
+        return -1;
+    m_seen = (fd = walk(AT_CWD, "/tmp/mp/m", 0)) >= 0;
+    close(fd);
+    u_seen = (fd = walk(AT_CWD, "/tmp/mp/u", 0)) >= 0;
+    close(fd);
+    if (!m_seen || u_seen != (r >= 0))
+        return fail("model", "bind said %d; m %s, u %s", r, m_seen ? "seen" : "hidden",
+                    u_seen ? "seen" : "hidden"),
+               -1;
+    if (r < 0 && (ns_text(ns_after, sizeof(ns_after)), strcmp(ns_before, ns_after) != 0))
+        return fail("model", "a failed union bind changed /proc/self/ns:\n%s-- to --\n%s",
+                    ns_before, ns_after),
+               -1;
+    if ((r >= 0 && unbind_mp() < 0) || (onto && unbind_mp() < 0))
+        return -1;
+    if (covered())
+        return fail("model", "/tmp/mp is still covered after the unbinds"), -1;
+    return left;
+}
+
+/* A file server that dies mid-request: its read handler exits. The
+ * armed call is a read through the instance: EIO (the connection is
+ * dead), or what memory running out says, and nothing leaks once the
+ * server is reaped. */
+static int die_walk(void *dir, const char *name, void **child)
+{
+    *child = (void *)2;
+    return strcmp(name, "f") == 0 ? 0 : -ENOENT;
+}
+
+static int die_stat(void *node, struct srv_stat *st)
+{
+    memset(st, 0, sizeof(*st));
+    st->mode = node == (void *)2 ? S_IFREG | 0644 : S_IFDIR | 0755;
+    st->ino = (uint32_t)node;
+    st->size = 100;
+    return 0;
+}
+
+static int die_read(void *node, uint32_t off, char *buf, uint32_t n)
+{
+    _exit(0);
+}
+
+static const struct srv_ops DIE_OPS = { .stat = die_stat, .walk = die_walk, .read = die_read };
+
+static int op_srv_die(int n)
+{
+    int left, r, fds[2], pid, status = -1, fs, fd;
+
+    if (chan(fds) < 0)
+        return fail("setup", "chan: %s", strerror(errno)), -1;
+    if ((pid = fork()) == 0) {
+        close(fds[0]);
+        _exit(srv_serve(fds[1], &DIE_OPS, (void *)1) < 0);
+    }
+    close(fds[1]);
+    if ((fs = fsopen("srv", fds[0], "")) < 0 || (fd = openat(fs, "f", O_RDONLY)) < 0)
+        return fail("setup", "the dying server: %s", strerror(errno)), -1;
+    close(fds[0]);
+    r = fz_armed(n, SYS_read, fd, (unsigned)got, 100, 0, 0, &left);
+    close(fd);
+    close(fs);
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || status != 0)
+        return fail("setup", "the server: status %#x", status), -1;
+    if (r >= 0)
+        return fail("model", "a read the server died in said %d", r), -1;
+    if (check_result(r, E_MEM | E_IO) < 0)
+        return -1;
+    return left;
+}
+
 static const struct fs_op OPS[] = {
-    { "fork", op_fork },       { "rfork", op_rfork },   { "exec", op_exec },
-    { "unshare", op_unshare }, { "pipe", op_pipe },     { "chan", op_chan },
-    { "sbrk", op_sbrk },       { "fsopen", op_fsopen }, { "bind", op_bind },
-    { "unbind", op_unbind },   { "revoke", op_revoke }, { "srv", op_srv },
+    { "fork", op_fork, 0 },         { "rfork", op_rfork, 0 },         { "exec", op_exec, 0 },
+    { "unshare", op_unshare, 0 },   { "pipe", op_pipe, 0 },           { "chan", op_chan, 0 },
+    { "sbrk", op_sbrk, 0 },         { "fsopen", op_fsopen, 0 },       { "bind", op_bind, 0 },
+    { "unbind", op_unbind, 0 },     { "revoke", op_revoke, 0 },       { "srv", op_srv, 0 },
+    { "exec_bin", op_exec_bin, 0 }, { "fork_maps", op_fork_maps, 0 }, { "pipe_io", op_pipe_io, 0 },
+    { "proc", op_proc, 0 },         { "fchroot", op_fchroot, 0 },     { "union", op_union, 0 },
+    { "srv_die", op_srv_die, 0 },
 };
 
 /* ---------------------------------------------------------------- the sweep */
@@ -728,6 +1205,27 @@ static const struct fs_op OPS[] = {
 struct counts {
     unsigned free, blocks, files, procs;
 };
+
+static int srv_pid = -1;
+
+/* The pages ramsrv (the srv base's server) holds: it never frees a node
+ * (a removed one may still have fids), so its heap grows as the srv
+ * operations make names, and counts_now adds its pages to the free ones. */
+static unsigned srv_pages(void)
+{
+    char path[32], buf[256], *p;
+    int fd, n;
+
+    if (srv_pid <= 0)
+        return 0;
+    snprintf(path, sizeof(path), "/proc/%d/status", srv_pid);
+    if ((fd = open(path, O_RDONLY)) < 0)
+        return 0;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    return (p = strstr(buf, "pages ")) ? atoi(p + 6) : 0;
+}
 
 static void counts_now(struct counts *c)
 {
@@ -742,12 +1240,15 @@ static void counts_now(struct counts *c)
     c->blocks = (p = strstr(buf, "heap_blocks ")) ? atoi(p + 12) : 0;
     c->files = (p = strstr(buf, "open_files ")) ? atoi(p + 11) : 0;
     c->procs = (p = strstr(buf, "procs ")) ? atoi(p + 6) : 0;
+    c->free += srv_pages();
+    if (!c->free || !c->blocks || !c->procs)
+        fail("setup", "/proc/meminfo does not say free_pages, heap_blocks and procs");
 }
 
 /* One operation with N = 1, 2, ... until it passes fewer than N points.
  * Once unarmed first (caches the operation fills for good, such as an
  * ext2 instance's, are filled before the counts are taken). */
-static int most_points[64];          /* per operation and base: the longest sweep's points */
+static int most_points[128];          /* per operation and base: the longest sweep's points */
 static int sweep_slot;
 
 static void sweep(const struct fs_op *op, const char *base)
@@ -786,18 +1287,68 @@ static void sweep(const struct fs_op *op, const char *base)
         fail("sweep", "still failing at N = %d", N_MAX);
 }
 
+/* The third base: ramsrv (a file server in user space, doc/srv.md) at
+ * /tmp/s, from the copy of /bin/ramsrv main read; a fresh one for each
+ * sweep, since ramsrv never frees a node and its heap would grow into
+ * page tables counts_now does not see. 0, or -1. */
+static int srv_start(void)
+{
+    int c[2], pid, fs;
+    char *argv[] = { "ramsrv", NULL };
+
+    if (put_prog(1, "/tmp/.ramsrv") < 0 || chan(c) < 0)
+        return -1;
+    if ((pid = fork()) == 0) {
+        dup2(c[1], 0);
+        fcntl(0, F_SETFD, FD_KEEP);
+        execv("/tmp/.ramsrv", argv);
+        _exit(127);
+    }
+    close(c[1]);
+    srv_pid = pid;
+    fs = fsopen("srv", c[0], "");
+    close(c[0]);
+    if (pid < 0 || fs < 0 || (mkdir("/tmp/s", 0755) < 0 && errno != EEXIST) ||
+        bind(fs, AT_CWD, "/tmp/s", 0) < 0) {
+        fz_say("FAIL fuzz_oom_setup: ramsrv at /tmp/s: %s\n", strerror(errno));
+        return -1;
+    }
+    close(fs);
+    return 0;
+}
+
+/* ramsrv ends when the kernel lets go of its channel. */
+static void srv_stop(void)
+{
+    close(unbind(AT_CWD, "/tmp/s"));
+    waitpid(srv_pid, NULL, 0);
+    srv_pid = -1;
+}
+
+static const struct base {
+    const char *path, *name;
+} BASES[] = { { "/tmp", "ramfs" }, { "/mnt", "ext2" }, { "/tmp/s", "srv" } };
+
 static void runner(struct fuzz *f, int countfd)
 {
-    unsigned sweeps = 0, i, k;
-    int ext2, fd;
+    unsigned sweeps = 0, i, k, b;
+    unsigned nfs = sizeof(FS_OPS) / sizeof(FS_OPS[0]), nops = sizeof(OPS) / sizeof(OPS[0]);
+    int has[3] = { 1, 0, 0 }, fd;
 
     F = f;
-    ext2 = fz_attach_disk("fuzz_oom", "/mnt");     /* the bases: /tmp (ramfs), /mnt (ext2) */
+    /* The sandbox closed main's /proc/meminfo: without it every count
+     * read 0 and no leak was ever seen (until this session). */
+    if ((f->meminfo = open("/proc/meminfo", O_RDONLY)) < 0) {
+        fz_say("FAIL fuzz_oom_setup: /proc/meminfo: %s\n", strerror(errno));
+        _exit(1);
+    }
+    has[1] = fz_attach_disk("fuzz_oom", "/mnt");   /* the bases: /tmp (ramfs), /mnt (ext2) */
     if (mkdir("/tmp/mp", 0755) < 0 || (fd = create(AT_CWD, "/tmp/mp/m", S_IFREG, 0644, 0)) < 0) {
         fz_say("FAIL fuzz_oom_setup: /tmp/mp: %s\n", strerror(errno));
         _exit(1);
     }
     close(fd);
+    has[2] = prog_copy[1] != NULL;      /* and /tmp/s (ramsrv, per sweep) */
     for (i = 0; i < BUF; i++) {
         pat_a[i] = 'a' + i % 23;
         pat_b[i] = 'B' + i % 19;
@@ -805,49 +1356,76 @@ static void runner(struct fuzz *f, int countfd)
     fz_own_pages();
     rng = fz_seed(f->seed, 0);
     for (k = 0; failures < MAX_FAILS && !fz_over(f); k++) {
-        unsigned nfs = sizeof(FS_OPS) / sizeof(FS_OPS[0]), nops = sizeof(OPS) / sizeof(OPS[0]);
         /* Each pass: every operation once, from a start the seed picks. */
-        i = (k % (nfs * (1 + ext2) + nops) + (f->seed % 7)) % (nfs * (1 + ext2) + nops);
+        i = (k % (nfs * 3 + nops) + (f->seed % 7)) % (nfs * 3 + nops);
         sweep_slot = i;
         if (i < nops) {
             bfd = -1;
             sweep(&OPS[i], "-");
         } else {
-            i -= nops;
-            on_ext2 = i >= nfs;
-            if ((bfd = walk(AT_CWD, on_ext2 ? "/mnt" : "/tmp", 0)) < 0) {
+            b = (i - nops) / nfs;
+            i = (i - nops) % nfs;
+            if (!has[b] || (b == 2 && !FS_OPS[i].srv))
+                continue;
+            on_ext2 = b == 1;
+            if (b == 2 && srv_start() < 0)
+                break;
+            if ((bfd = walk(AT_CWD, BASES[b].path, 0)) < 0) {
                 fz_say("FAIL fuzz_oom_setup: base: %s\n", strerror(errno));
                 break;
             }
             clean();
-            sweep(&FS_OPS[i % nfs], on_ext2 ? "ext2" : "ramfs");
+            sweep(&FS_OPS[i], BASES[b].name);
+            if (FS_OPS[i].fn == op_walk_deep || FS_OPS[i].fn == op_getcwd)
+                deep_drop();
             clean();
             close(bfd);
+            if (b == 2)
+                srv_stop();
         }
         rng = fz_seed(f->seed, k + 1);
         sweeps++;
     }
-    for (i = 0; i < sizeof(OPS) / sizeof(OPS[0]); i++)
+    for (i = 0; i < nops; i++)
         fz_say("fuzz_oom: %s passes %d points\n", OPS[i].name, most_points[i]);
-    for (i = 0; i < sizeof(FS_OPS) / sizeof(FS_OPS[0]); i++)
-        fz_say("fuzz_oom: %s passes %d points on ramfs, %d on ext2\n", FS_OPS[i].name,
-               most_points[i + sizeof(OPS) / sizeof(OPS[0])],
-               most_points[i + sizeof(OPS) / sizeof(OPS[0]) + sizeof(FS_OPS) / sizeof(FS_OPS[0])]);
+    for (i = 0; i < nfs; i++)
+        fz_say("fuzz_oom: %s passes %d points on ramfs, %d on ext2, %d on srv\n", FS_OPS[i].name,
+               most_points[nops + i], most_points[nops + nfs + i], most_points[nops + 2 * nfs + i]);
     unlinkat(AT_CWD, "/tmp/.tiny", 0);
+    unlinkat(AT_CWD, "/tmp/.fuzz_oom", 0);
+    unlinkat(AT_CWD, "/tmp/.ramsrv", 0);
+    unlinkat(AT_CWD, "/tmp/s", UNLINK_DIR);
     sync();
-    fz_say("fuzz_oom: %u sweeps (%d operations, ext2 %s), %u (operation, N) pairs, %d failures\n",
-           sweeps,
-           (int)(sizeof(FS_OPS) / sizeof(FS_OPS[0]) * (1 + ext2) + sizeof(OPS) / sizeof(OPS[0])),
-           ext2 ? "too" : "not there", f->count, failures);
+    fz_say("fuzz_oom: %u sweeps (%d operations, ext2 %s, srv %s), %u (operation, N) pairs, %d "
+           "failures\n",
+           sweeps, (int)(nops + nfs + nfs * has[1] + has[2] * 10 /* FS_OPS[].srv */),
+           has[1] ? "too" : "not there", has[2] ? "too" : "not there", f->count, failures);
     write(countfd, &f->count, sizeof(f->count));
     _exit(failures ? 1 : 0);
 }
 
-int main(int argc, char **argv)
+/* A program's bytes, into prog_copy[k] (the sandbox has no /bin). */
+static void read_prog(int k, const char *path)
+{
+    int fd = open(path, O_RDONLY), n;
+    struct stat st;
+
+    if (fd < 0 || fstat(fd, &st) < 0 || !(prog_copy[k] = malloc(st.st_size)))
+        return;
+    n = read(fd, prog_copy[k], st.st_size);
+    prog_len[k] = n;
+    close(fd);
+}
+
+int main(int argc, char **argv, char **envp)
 {
     struct fuzz f;
     int status;
 
+    if (argc >= 3 && strcmp(argv[1], "--left") == 0)
+        return exec_report(argc, argv, envp);   /* op_exec_bin's program */
+    read_prog(0, "/bin/fuzz_oom");         /* before fz_start counts the pages */
+    read_prog(1, "/bin/ramsrv");
     if (fz_start(&f, "fuzz_oom", argc, argv) < 0)
         return 2;
     if (getuid() != 0) {

@@ -461,7 +461,7 @@ static int sandbox(void)
 static void worker_child(void);
 
 /* A completely random call: any number (but poweroff, fchmod, fchown,
- * setsid), any arguments. With fchmod or fchown a root worker could take
+ * setsid: op_session makes those), any arguments. With fchmod or fchown a root worker could take
  * the console's mode away from everyone; with setsid a worker's child
  * would leave the group the watchdog kills, and live on after the run. */
 static void op_raw(void)
@@ -931,6 +931,45 @@ static void op_regs(void)
         S3(SYS_wait, pid, (unsigned)&status, 0);
 }
 
+/* The calls op_raw never draws, with arguments that cannot reach past
+ * the sandbox: fchmod and fchown of a file the worker makes in its own
+ * /tmp (or of a bad fd), and setsid - by the worker, a group leader
+ * (EPERM), and by a child of the worker's that leaves the group in its
+ * own session, makes a few calls there that never block and exits,
+ * reaped by pid (so even a worker the watchdog kills leaves nothing
+ * behind for long). The worker's other children (fork storms, and a raw
+ * fork or rfork's, which goes on as a worker) never call setsid: one
+ * would succeed, leave the group and live on. */
+static void op_session(void)
+{
+    static const int bad[] = { -1, AT_CWD, 32, 1000 };
+    int fd = S5(SYS_create, AT_CWD, (unsigned)"/tmp/own", S_IFREG, 0644, 0), pid, status;
+
+    S2(SYS_fchmod, chance(80) && fd >= 0 ? fd : bad[rnd(ARRAY_SIZE(bad))],
+       chance(50) ? rnd(010000) : fz_next(&rng));
+    S3(SYS_fchown, chance(80) && fd >= 0 ? fd : bad[rnd(ARRAY_SIZE(bad))],
+       chance(30) ? (unsigned)-1 : rnd(3000), chance(30) ? (unsigned)-1 : fz_next(&rng));
+    if (fd >= 0)
+        S1(SYS_close, fd);
+    S3(SYS_unlink, AT_CWD, (unsigned)"/tmp/own", 0);
+    if (depth > 0 || getpid() != group)     /* a child of the worker's (a fork storm's, */
+        return;                             /* a raw rfork's) would leave the group */
+    S0(SYS_setsid);                             /* the worker leads its group: EPERM */
+    if ((pid = S0(SYS_fork)) == 0) {
+        reported = calls;
+        S0(SYS_setsid);
+        S0(SYS_setsid);                         /* now a session leader: EPERM */
+        S2(SYS_setpgid, 0, chance(50) ? group : 0);
+        S0(SYS_tcgetpgrp);
+        S1(SYS_tcsetpgrp, chance(50) ? 0 : getpid());
+        report();
+        S2(SYS_kill, 0, chance(50) ? 0 : SIGKILL);  /* its own group: itself */
+        S1(SYS_exit, 0);
+    }
+    if (pid > 0)
+        S3(SYS_wait, pid, (unsigned)&status, 0);
+}
+
 static void one_op(void)
 {
     unsigned w = rnd(1000);
@@ -953,6 +992,8 @@ static void one_op(void)
         op_procs();
     else if (w < 980)
         op_exhaust();
+    else if (w < 990)
+        op_session();
     else
         op_regs();
 }

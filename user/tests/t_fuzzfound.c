@@ -648,6 +648,92 @@ static void ext2_rename_and_truncate_out_of_memory_leave_the_filesystem_sound(vo
     PASS();
 }
 
+/* srvfs's create had the server make the name, then could not get the
+ * memory for the new node: ENOMEM, with the name made on the server
+ * (srv_create now takes that memory before it asks). */
+#define SRVDIR "/tmp/ff_srv"
+static int srv_create_at(int n)
+{
+    int left, r = fz_armed(n, SYS_create, AT_CWD, (unsigned)SRVDIR "/c", S_IFREG, 0644, 0, &left);
+
+    if (r >= 0)
+        close(r);
+    if (r < 0 && walks(SRVDIR "/c"))
+        oom_why = "a failed create left its name on the server";
+    else if (r < 0 && r != -ENOMEM && r != -ENFILE && r != -EMFILE && r != -ENOSPC)
+        oom_why = "a failed create said another errno";
+    else
+        oom_why = NULL;
+    unlink(SRVDIR "/c");
+    return oom_why ? -1 : left;
+}
+
+static void srv_create_out_of_memory_leaves_no_name(void)
+{
+    int pid, end = ramsrv_start(&pid), fs, n;
+
+    CHECK(end >= 0 && (fs = fsopen("srv", end, "")) >= 0, "ramsrv");
+    close(end);
+    CHECK(mkdir(SRVDIR, 0755) == 0 && bind(fs, AT_CWD, SRVDIR, 0) == 0, "bind");
+    close(fs);
+    n = oom_sweep(srv_create_at);
+    close(unbind(AT_CWD, SRVDIR));
+    rmdir(SRVDIR);
+    waitpid(pid, NULL, 0);
+    CHECK(n == 0, "with fail-nth %d: %s", n, oom_why);
+    PASS();
+}
+
+/* getcwd's climb looked each step's name up in its parent's entries and
+ * took any failure there (ext2's readdir, procfs's lookup out of memory)
+ * for "not there": ENOENT, as if the directory had been removed, instead
+ * of ENOMEM. */
+static char cwd_want[128];
+
+static int getcwd_at(int n)
+{
+    static char buf[128];
+    int left, r = fz_armed(n, SYS_getcwd, (unsigned)buf, sizeof(buf), 0, 0, 0, &left);
+
+    oom_why = NULL;
+    if (r < 0 && r != -ENOMEM)
+        oom_why = r == -ENOENT ? "ENOENT out of memory" : "a failed getcwd said another errno";
+    else if (r >= 0 && strcmp(buf, cwd_want) != 0)
+        oom_why = "getcwd said another name";
+    return oom_why ? -1 : left;
+}
+
+static void getcwd_out_of_memory_is_enomem(void)
+{
+    int n = -2, fd, pid, status = -1;
+
+    CHECK(e2_attach() == 0, "attaching a copy of /etc/fuzz.ext2");
+    if (mkdir(E2DIR "/g1", 0755) == 0 && mkdir(E2DIR "/g1/g2", 0755) == 0 &&
+        (fd = walk(AT_CWD, E2DIR "/g1/g2", 0)) >= 0) {
+        fflush(stdout);
+        if ((pid = fork()) == 0) {      /* the cwd changes in a child */
+            fchdir(fd);
+            getcwd(cwd_want, sizeof(cwd_want));
+            n = oom_sweep(getcwd_at);
+            if (n != 0)
+                printf("getcwd on ext2 with fail-nth %d: %s\n", n, oom_why);
+            if (n == 0 && fchdir(walk(AT_CWD, "/proc/1", 0)) == 0 &&      /* procfs: a */
+                getcwd(cwd_want, sizeof(cwd_want)) &&
+                (n = oom_sweep(getcwd_at)) != 0) /* lookup allocates */
+                printf("getcwd in /proc/1 with fail-nth %d: %s\n", n, oom_why);
+            fflush(stdout);
+            _exit(n != 0);
+        }
+        n = pid < 0 || waitpid(pid, &status, 0) != pid || status != 0;
+        close(fd);
+    }
+    rmdir(E2DIR "/g1/g2");
+    rmdir(E2DIR "/g1");
+    e2_detach();
+    CHECK(n == 0, "getcwd in %s/g1/g2 with its allocations failing (see above)", E2DIR);
+    PASS();
+}
+
 int main(void)
 {
     fsopen_ramfs_with_a_source_fails_and_leaks_nothing();
@@ -660,6 +746,8 @@ int main(void)
     create_out_of_memory_leaves_no_name();
     unbind_out_of_memory_keeps_the_attachment();
     ext2_rename_and_truncate_out_of_memory_leave_the_filesystem_sound();
+    srv_create_out_of_memory_leaves_no_name();
+    getcwd_out_of_memory_is_enomem();
     printf("t_fuzzfound: done\n");
     return t_failures != 0;
 }
