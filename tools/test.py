@@ -122,6 +122,14 @@ def fault_suite():
         res.append(("boot/panic_backtrace_names_function", ok, "" if ok else tail(b.output)))
         ok = b.status == qemu.PANIC_STATUS
         res.append(("boot/panic_exits_qemu_with_status", ok, "status %s" % b.status))
+        # A trap from the kernel pushes no esp or ss: the ones shown are
+        # worked out (the stack it was on: the direct map; the kernel's ss),
+        # not the two words past the frame.
+        m = re.search(r"cs 0008 esp ([0-9a-f]{8}) ss ([0-9a-f]{4})", b.output)
+        ok = bool(m) and 0xC0000000 <= int(m.group(1), 16) < 0xC0000000 + 0x38000000 and \
+            m.group(2) == "0010"
+        res.append(("boot/kernel_fault_shows_its_own_stack_pointer", ok,
+                    "" if ok else tail(b.output)))
         return res
     return "boot/fault", run
 

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include "arch/x86/cpu.h"
+#include "arch/x86/mmu.h"
 #include "arch/x86/x86.h"
 #include "dev/power.h"
 #include "lib/fmt.h"
@@ -186,10 +187,16 @@ const char *ksym_where(uint32_t addr, char *buf, size_t size)
 /* The registers of the faulting trap and the backtrace from it. */
 static void __attribute__((noreturn)) trap_report(const struct trapframe *tf)
 {
+    /* A trap from the kernel itself pushes no esp or ss (the CPU stays on
+     * the same stack): the interrupted code's stack starts where they would
+     * be, and its ss is the kernel's. */
+    int from_kernel = (tf->cs & 3) == 0;
+    uint32_t esp = from_kernel ? (uint32_t)&tf->esp : tf->esp;
+    uint32_t ss = from_kernel ? SEL_KDATA : tf->ss;
+
     kprintf("  eax %08x ebx %08x ecx %08x edx %08x\n", tf->eax, tf->ebx, tf->ecx, tf->edx);
     kprintf("  esi %08x edi %08x ebp %08x efl %08x\n", tf->esi, tf->edi, tf->ebp, tf->eflags);
-    kprintf("  cs %04x esp %08x ss %04x trap %u err %x\n", tf->cs, tf->esp, tf->ss, tf->trapno,
-            tf->err);
+    kprintf("  cs %04x esp %08x ss %04x trap %u err %x\n", tf->cs, esp, ss, tf->trapno, tf->err);
     backtrace_from(tf->eip, tf->ebp);
     halt_forever();
 }
