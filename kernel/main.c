@@ -15,6 +15,7 @@
 #include "lib/kprintf.h"
 #include "lib/prof.h"
 #include "lib/string.h"
+#include "mm/kfence.h"
 #include "mm/memlayout.h"
 #include "mm/page.h"
 #include "mm/vm.h"
@@ -190,6 +191,7 @@ void kmain(uint32_t magic, uint32_t mbi_pa)
     clock_init();
     dev_init();
     vfs_init();
+    kfence_init();                          /* `heapcheck`: tables before any address space */
 
     if (boot_arg_word("test", test, sizeof(test)))
         ktest_run(test);
@@ -198,5 +200,6 @@ void kmain(uint32_t magic, uint32_t mbi_pa)
     proc_start_init("/bin/init", run_argv);
     if (boot_arg_word("nextpid", pid, sizeof(pid)))
         proc_set_next_pid(pid_parse(pid));   /* init is 1 still; see proc.h */
+    kfence_start();                         /* what runs from now on: kfence.c */
     scheduler();
 }

@@ -122,6 +122,14 @@ def fault_suite():
         res.append(("boot/panic_backtrace_names_function", ok, "" if ok else tail(b.output)))
         ok = b.status == qemu.PANIC_STATUS
         res.append(("boot/panic_exits_qemu_with_status", ok, "status %s" % b.status))
+        # A trap from the kernel pushes no esp or ss: the ones shown are
+        # worked out (the stack it was on: the direct map; the kernel's ss),
+        # not the two words past the frame.
+        m = re.search(r"cs 0008 esp ([0-9a-f]{8}) ss ([0-9a-f]{4})", b.output)
+        ok = bool(m) and 0xC0000000 <= int(m.group(1), 16) < 0xC0000000 + 0x38000000 and \
+            m.group(2) == "0010"
+        res.append(("boot/kernel_fault_shows_its_own_stack_pointer", ok,
+                    "" if ok else tail(b.output)))
         return res
     return "boot/fault", run
 
@@ -3078,14 +3086,44 @@ HEAP_PANICS = [
      r"kfree from ktest_heap_use_after_free\+0x[0-9a-f]+\): byte 8 is 78"),
     ("heap_double_free", "double_free_panics_naming_the_caller",
      r"panic: kfree\(0x[0-9a-f]+\) from ktest_heap_double_free\+0x[0-9a-f]+: double free"),
+    # the guarded pool (kernel/mm/kfence.c): reads fault, and the panic names
+    # the access, the block, its kmalloc and kfree (file:line), the instruction
+    ("kfence_read_after_free", "kfence_read_after_free_panics_naming_the_block",
+     r"panic: kfence: read after free of a 40-byte block at 0xf8[0-9a-f]+: byte 8\n"
+     r"  kmalloc from ktest_kfence_read_after_free\+0x[0-9a-f]+ \(kernel/test/ktest\.c:\d+\)\n"
+     r"  kfree from ktest_kfence_read_after_free\+0x[0-9a-f]+ \(kernel/test/ktest\.c:\d+\)\n"
+     r"  read by the instruction at ktest_kfence_read_after_free\+0x[0-9a-f]+ "
+     r"\(kernel/test/ktest\.c:\d+\)\n"),
+    ("kfence_read_past_end", "kfence_read_past_the_end_panics_naming_the_block",
+     r"panic: kfence: read past the end of a 100-byte block at 0xf8[0-9a-f]+: "
+     r"byte 100, 1 past its last\n"
+     r"  kmalloc from ktest_kfence_read_past_end\+0x[0-9a-f]+ \(kernel/test/ktest\.c:\d+\)\n"
+     r"  read by the instruction at ktest_kfence_read_past_end\+0x[0-9a-f]+"),
+    ("kfence_underflow", "kfence_underflow_write_panics_at_kfree",
+     r"panic: heapcheck: heap underflow: 100-byte block at 0xf8[0-9a-f]+ written 1 byte\(s\) "
+     r"before its start \(kmalloc from ktest_kfence_underflow\+0x[0-9a-f]+"),
+    ("kfence_double_free", "kfence_double_free_panics_naming_the_block",
+     r"panic: kfree\(0xf8[0-9a-f]+\) from ktest_kfence_double_free\+0x[0-9a-f]+ "
+     r"\(kernel/test/ktest\.c:\d+\): double free of a 40-byte block \(kmalloc from "
+     r"ktest_kfence_double_free\+"),
 ]
 
 
 def heapcheck_suite():
     """The heap checker catches what it is for: each kernel test breaks the
-    heap on purpose, and the panic must name the block and its callers."""
+    heap on purpose, and the panic must name the block and its callers.
+    And the guarded pool is on in an ordinary boot with `heapcheck`, from
+    once the boot archive is unpacked (kernel/mm/kfence.c), and not without."""
     def run():
         res = []
+        for args, want in (("heapcheck", True), ("", False)):
+            b = qemu.run(qemu.kernel_args("%s panic=exit run=/bin/true" % args), timeout=60)
+            m = re.search(r"initrd: \d+ entries unpacked\r?\n(.|\n)*heapcheck: guarded pool of "
+                          r"1024 one-page slots", b.output)
+            ok = (m is not None) == want and b.guest_code == 0
+            res.append(("heapcheck/guarded_pool_%s" % ("on_after_the_boot" if want else
+                                                       "off_without_heapcheck"),
+                        ok, "" if ok else "status %s\n%s" % (b.status, tail(b.output))))
         for mode, name, regex in HEAP_PANICS:
             b = qemu.run(qemu.kernel_args("test=%s heapcheck panic=exit" % mode), timeout=60)
             ok = re.search(regex, b.output) is not None and b.status == qemu.PANIC_STATUS

@@ -3,6 +3,7 @@
 #define LIB_KPRINTF_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct trapframe;
@@ -15,10 +16,12 @@ int vkprintf(const char *fmt, va_list ap);
 void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 /* The same for a CPU exception taken in kernel mode. */
 void panic_trap(const struct trapframe *tf, uint32_t fault_addr) __attribute__((noreturn));
+void panic_fault(const struct trapframe *tf, const char *msg) __attribute__((noreturn));
 
 /* Name of the function containing addr, and the offset into it; NULL if
  * the address is outside the kernel's text. */
 const char *ksym_lookup(uint32_t addr, uint32_t *offset);
+const char *ksym_where(uint32_t addr, char *buf, size_t size); /* "fn+0xoff (file:line)" */
 int32_t ksym_index(uint32_t addr);
 uint32_t ksym_count(void);
 const char *ksym_name(int32_t i);

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include "arch/x86/cpu.h"
+#include "arch/x86/mmu.h"
 #include "arch/x86/x86.h"
 #include "dev/power.h"
 #include "lib/fmt.h"
@@ -169,6 +170,37 @@ void panic(const char *fmt, ...)
     halt_forever();
 }
 
+/* "name+0xoff (file:line)" for a code address, as a backtrace line
+ * shows it, into buf: for messages that name a caller (kfence.c). */
+const char *ksym_where(uint32_t addr, char *buf, size_t size)
+{
+    uint32_t off, line;
+    const char *name = ksym_lookup(addr, &off), *file = kline_lookup(addr, &line);
+    int n =
+        name ? snprintf(buf, size, "%s+0x%x", name, off) : snprintf(buf, size, "%p", (void *)addr);
+
+    if (file && (size_t)n < size)
+        snprintf(buf + n, size - n, " (%s:%u)", file, line);
+    return buf;
+}
+
+/* The registers of the faulting trap and the backtrace from it. */
+static void __attribute__((noreturn)) trap_report(const struct trapframe *tf)
+{
+    /* A trap from the kernel itself pushes no esp or ss (the CPU stays on
+     * the same stack): the interrupted code's stack starts where they would
+     * be, and its ss is the kernel's. */
+    int from_kernel = (tf->cs & 3) == 0;
+    uint32_t esp = from_kernel ? (uint32_t)&tf->esp : tf->esp;
+    uint32_t ss = from_kernel ? SEL_KDATA : tf->ss;
+
+    kprintf("  eax %08x ebx %08x ecx %08x edx %08x\n", tf->eax, tf->ebx, tf->ecx, tf->edx);
+    kprintf("  esi %08x edi %08x ebp %08x efl %08x\n", tf->esi, tf->edi, tf->ebp, tf->eflags);
+    kprintf("  cs %04x esp %08x ss %04x trap %u err %x\n", tf->cs, esp, ss, tf->trapno, tf->err);
+    backtrace_from(tf->eip, tf->ebp);
+    halt_forever();
+}
+
 void panic_trap(const struct trapframe *tf, uint32_t fault_addr)
 {
     uint32_t off;
@@ -182,10 +214,14 @@ void panic_trap(const struct trapframe *tf, uint32_t fault_addr)
     else
         kprintf("\npanic: kernel %s (trap %u, err %x) at eip %p in %s\n", trap_name(tf->trapno),
                 tf->trapno, tf->err, (void *)tf->eip, fn ? fn : "?");
-    kprintf("  eax %08x ebx %08x ecx %08x edx %08x\n", tf->eax, tf->ebx, tf->ecx, tf->edx);
-    kprintf("  esi %08x edi %08x ebp %08x efl %08x\n", tf->esi, tf->edi, tf->ebp, tf->eflags);
-    kprintf("  cs %04x esp %08x ss %04x trap %u err %x\n", tf->cs, tf->esp, tf->ss, tf->trapno,
-            tf->err);
-    backtrace_from(tf->eip, tf->ebp);
-    halt_forever();
+    trap_report(tf);
+}
+
+/* A kernel fault whose cause the caller has worked out (kfence.c): its
+ * message, which may run to several lines, then what panic_trap shows. */
+void panic_fault(const struct trapframe *tf, const char *msg)
+{
+    panic_enter();
+    kprintf("\npanic: %s\n", msg);
+    trap_report(tf);
 }

@@ -18,13 +18,17 @@
  *     last QUARANTINE frees before anyone can have it again; its poison is
  *     checked when it leaves, when it is handed out, and by kheap_check();
  *   - a second kfree of a block, or kfree of something that is not a
- *     block, is caught by the magic words and the block's alignment.
+ *     block, is caught by the magic words and the block's alignment;
+ *   - once the kernel is up, a block of at most a page gets a page of
+ *     its own in the guarded pool (kfence.c) while one is free there: a
+ *     read past its end, or any touch after its free, faults at once.
  * doc/decisions.md says why it is built so. */
 #include "arch/x86/mmu.h"
 #include "boot.h"
 #include "lib/fault.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
+#include "mm/kfence.h"
 #include "mm/memlayout.h"
 #include "mm/page.h"
 
@@ -269,7 +273,8 @@ static inline __attribute__((always_inline)) void release(struct block_hdr *h)
         bucket_page_free(b, page);
 }
 
-/* The spare pages go back to the page allocator: how many. pmm calls it
+/* The spare pages (and the guarded pool's cached frames) go back to the
+ * page allocator: how many. pmm calls it
  * when memory runs short, kheap_check (and so /proc/meminfo) always. */
 unsigned kheap_trim(void)
 {
@@ -283,7 +288,7 @@ unsigned kheap_trim(void)
             n++;
         }
     }
-    return n;
+    return n + kfence_trim();
 }
 
 /* The oldest block in quarantine, checked, goes back for reuse. */
@@ -315,6 +320,10 @@ static inline __attribute__((always_inline)) void *alloc(size_t n, uint32_t call
 
     if (n == 0 || n > MAX_ALLOC || fault_inject("kmalloc"))
         return NULL;
+    if (kfence_on && n <= PAGE_SIZE && (h = kfence_alloc(n, caller))) {
+        blocks_used++;
+        return h;                       /* not a header: the pool's block itself */
+    }
     if ((b = bucket_of(need)) >= RUN) {
         unsigned np = PGROUNDUP(need) / PAGE_SIZE;
         if (!(h = pages_alloc(np)))
@@ -421,6 +430,11 @@ void kfree(void *p)
 
     if (!p)
         return;
+    if (kfence_has(p)) {
+        kfence_free(p, freed_by);
+        blocks_used--;
+        return;
+    }
     h = header_of(p, freed_by);
     blocks_used--;
     if (!kheap_checking) {
@@ -455,7 +469,7 @@ void kheap_check(void)
 
 unsigned kheap_pages(void)
 {
-    return run_pages + bucket_pages;
+    return run_pages + bucket_pages + kfence_pages();
 }
 
 unsigned kheap_bucket_pages(void)

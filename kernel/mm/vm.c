@@ -24,6 +24,7 @@
 
 static pde_t *kpgdir;
 static pde_t *active;
+static int spaces_made;                 /* vm_create has copied the kernel half */
 
 void vm_init(uint32_t maxpa)
 {
@@ -37,10 +38,29 @@ void vm_init(uint32_t maxpa)
     vm_switch(NULL);
 }
 
+/* A page table of 4 KiB pages for the kernel's 4 MiB at va (above the
+ * direct map), empty: its caller maps and unmaps pages in it itself
+ * (kfence.c's guarded pool). Only before the first vm_create: every
+ * address space copies the kernel's PDEs then, and so shares this table,
+ * and a change to it is seen in all of them (after an invlpg in the one
+ * loaded: a CR3 write empties the TLB of the rest). */
+pte_t *vm_kernel_table(uint32_t va)
+{
+    pte_t *pt;
+
+    if (spaces_made || va < KERNBASE + PHYS_MAX || (kpgdir[PDX(va)] & PTE_P))
+        panic("vm_kernel_table(%p): too late, or not a free kernel 4 MiB", (void *)va);
+    if (!(pt = page_alloc()))
+        panic("vm_kernel_table: no page");
+    kpgdir[PDX(va)] = V2P(pt) | PTE_P | PTE_W;  /* no PTE_U: the kernel's */
+    return pt;
+}
+
 pde_t *vm_create(void)
 {
     pde_t *pd = page_alloc();
 
+    spaces_made = 1;
     if (pd)
         memcpy(pd + KPDX, kpgdir + KPDX, (1024 - KPDX) * sizeof(pde_t));
     return pd;

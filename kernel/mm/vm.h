@@ -8,6 +8,7 @@
 #include "arch/x86/mmu.h"
 
 void vm_init(uint32_t maxpa);
+pte_t *vm_kernel_table(uint32_t va);                /* at boot: kfence.c */
 pde_t *vm_create(void);                             /* NULL on no memory */
 void vm_destroy(pde_t *pgdir);
 void vm_free_user(pde_t *pgdir);                    /* the user half only: exit */

@@ -4,8 +4,8 @@
  * them. `test=fault` crashes on purpose so the runner can check that a
  * kernel fault panics with a backtrace naming the guilty function;
  * `test=fault_hostile` does it with DF set and a wild frame pointer; the
- * heap_* modes (booted with `heapcheck`) break the heap on purpose so it
- * can check that the heap checker panics and names the block. */
+ * heap_* and kfence_* modes (booted with `heapcheck`) break the heap on
+ * purpose so it can check that the heap checker panics and names the block. */
 #include "arch/x86/x86.h"
 #include "boot.h"
 #include "dev/power.h"
@@ -14,6 +14,7 @@
 #include "lib/kprintf.h"
 #include "lib/string.h"
 #include "lib/ustar.h"
+#include "mm/kfence.h"
 #include "mm/memlayout.h"
 #include "mm/page.h"
 #include "mm/vm.h"
@@ -135,6 +136,48 @@ static void test_kmalloc_gives_every_page_back(void)
     PASS();
 }
 
+/* The guarded pool (kfence.c), started here as kmain does once the boot
+ * is done (so the tests after this one run with it): a small block ends
+ * at its page's end, aligned as its size allows; a freed slot is not the
+ * next one handed out (FIFO); when every slot is live, kmalloc falls back
+ * to the heap; and every page comes back. */
+static void test_kfence_pool_fills_then_falls_back(void)
+{
+    static void *b[KFENCE_SLOTS + 8];
+    unsigned before, blocks, i, in_pool = 0;
+    char *p, *q;
+
+    kfence_start();
+    kheap_check();
+    before = pmm_free_pages();
+    blocks = kheap_blocks();
+    p = kmalloc(24);
+    CHECK(kfence_has(p) && ((uintptr_t)p + 24) % PAGE_SIZE == 0 && ((uintptr_t)p & 7) == 0,
+          "a 24-byte block at %p: not 8-aligned at a page's end in the pool", p);
+    q = kmalloc(48);
+    CHECK(kfence_has(q) && ((uintptr_t)q + 48) % PAGE_SIZE == 0 && ((uintptr_t)q & 15) == 0,
+          "a 48-byte block at %p: not 16-aligned at a page's end in the pool", q);
+    kfree(q);
+    kfree(p);
+    q = kmalloc(24);
+    CHECK(q != p, "the slot just freed was handed out again at once (%p)", q);
+    kfree(q);
+    for (i = 0; i < ARRAY_SIZE(b); i++) {
+        b[i] = kmalloc(16);
+        CHECK(b[i] != NULL, "kmalloc %u failed", i);
+        in_pool += kfence_has(b[i]);
+    }
+    CHECK(in_pool == KFENCE_SLOTS && !kfence_has(b[ARRAY_SIZE(b) - 1]),
+          "%u of %u blocks in the pool: want every slot, then the heap", in_pool,
+          (unsigned)ARRAY_SIZE(b));
+    for (i = 0; i < ARRAY_SIZE(b); i++)
+        kfree(b[i]);
+    kheap_check();
+    CHECK(pmm_free_pages() == before, "%d pages not given back", (int)(before - pmm_free_pages()));
+    CHECK(kheap_blocks() == blocks, "%u blocks in use, expected %u", kheap_blocks(), blocks);
+    PASS();
+}
+
 /* The heap checker's failures, each booted on its own (test=heap_*
  * heapcheck): a panic is the expected outcome, and tools/test.py checks
  * that its message names the block. noinline: the message names us. */
@@ -163,6 +206,49 @@ void __attribute__((noinline)) ktest_heap_double_free(void)
     kfree(p);
 }
 
+/* The guarded pool's (kfence.c): the pool is started by hand, as kmain
+ * does once the boot is done; then a small block gets a page of its own,
+ * and a read after its free, or past its end, faults. The volatile reads
+ * are the bugs; tools/test.py checks the panic names the block. */
+void __attribute__((noinline)) ktest_kfence_read_after_free(void)
+{
+    volatile char *p;
+
+    kfence_start();
+    p = kmalloc(40);
+    kfree((void *)p);
+    (void)p[8];                         /* a read after free */
+}
+
+void __attribute__((noinline)) ktest_kfence_read_past_end(void)
+{
+    volatile char *p;
+
+    kfence_start();
+    p = kmalloc(100);
+    (void)p[100];                       /* a byte past the end */
+}
+
+void __attribute__((noinline)) ktest_kfence_underflow(void)
+{
+    char *p;
+
+    kfence_start();
+    p = kmalloc(100);
+    p[-1] = 'x';                        /* a byte before the start: in the slack */
+    kfree(p);
+}
+
+void __attribute__((noinline)) ktest_kfence_double_free(void)
+{
+    char *p;
+
+    kfence_start();
+    p = kmalloc(40);
+    kfree(p);
+    kfree(p);
+}
+
 /* A test (or a deliberate crash) the command line names: test=NAME. */
 struct ktest {
     const char *name;
@@ -173,6 +259,10 @@ static const struct ktest panics[] = {
     { "heap_overflow", ktest_heap_overflow },
     { "heap_use_after_free", ktest_heap_use_after_free },
     { "heap_double_free", ktest_heap_double_free },
+    { "kfence_read_after_free", ktest_kfence_read_after_free },
+    { "kfence_read_past_end", ktest_kfence_read_past_end },
+    { "kfence_underflow", ktest_kfence_underflow },
+    { "kfence_double_free", ktest_kfence_double_free },
 };
 
 /* A user mapping is visible through vm_user_page and gone after destroy. */
@@ -291,6 +381,7 @@ static const struct ktest tests[] = {
     { "timer", test_timer_ticks_advance },
     { "snprintf", test_snprintf_formats },
     { "initrd", test_boot_archive_is_readable },
+    { "kfence", test_kfence_pool_fills_then_falls_back },  /* last: it starts the pool */
 };
 
 void ktest_run(const char *which)

@@ -5,6 +5,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/x86.h"
 #include "lib/kprintf.h"
+#include "mm/kfence.h"
 #include "mm/memlayout.h"
 #include "mm/uaccess.h"
 #include "mm/vm.h"
@@ -105,6 +106,7 @@ SWITCH_PATH void trap(struct trapframe *tf)
     } else if (tf->trapno == T_PGFLT && tf->eip == (uint32_t)sysenter_ret_load) {
         tf->eip = (uint32_t)sysenter_ret_missing;   /* its one expected fault: see there */
     } else if (!sysenter_single_step(tf)) {
+        kfence_fault(tf, addr);         /* a block in the guarded pool: says which */
         panic_trap(tf, addr);
     }
 
