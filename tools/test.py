@@ -3557,9 +3557,25 @@ def docs_suite(root=qemu.ROOT):
                     if prog in tests and name not in tests[prog]:
                         bad.append("%s: `%s %s`: %s has no such test" % (doc, prog, name, prog))
 
+    def conflict_checks(bad):
+        """No tracked file holds a merge's conflict markers (one was
+        committed into decisions.md once, and every check passed)."""
+        files = subprocess.run(["git", "-C", root, "ls-files", "-z"], capture_output=True,
+                               text=True).stdout.split("\0")
+        for rel in filter(None, files):
+            try:
+                with open(os.path.join(root, rel), encoding="utf-8") as f:
+                    text = f.read()
+            except (UnicodeDecodeError, OSError):
+                continue                # binary, or gone from the work tree
+            for n, line in enumerate(text.splitlines(), 1):
+                if re.match(r"(<{7}|>{7})( |$)|={7}$", line):
+                    bad.append("%s:%d: %s" % (rel, n, line))
+
     def run():
         res = []
         for name, fn in (("docs/every_system_call_has_a_page_and_each_synopsis_is_its_header", man_checks),
+                         ("docs/no_file_holds_conflict_markers", conflict_checks),
                          ("docs/every_errno_a_page_lists_is_tested_or_said_untestable", errno_checks),
                          ("docs/every_make_target_file_function_and_command_named_exists", reference_checks),
                          ("docs/each_number_given_to_a_named_constant_is_its_value", constant_checks),
