@@ -141,12 +141,12 @@ static int claim(void *arg, uint32_t blk, int level, uint32_t lbn, uint32_t up)
 }
 
 /* Pass 1, an inode marked in use: in use if it has links too (then a
- * type ext2 knows, and its map's blocks claimed), and then i_blocks
- * counts what its map names (and its extended-attribute block), in
- * sectors: the operations trust it to bound a walk over the map (too
- * small, and the file can never be truncated or freed), and the size of
- * a directory and whether a symlink's text is in i_block[]. The reserved
- * inodes' maps are not all walked: not theirs. */
+ * type ext2 knows, and its map's blocks claimed). Its i_blocks counts,
+ * in sectors, what its map names and its extended-attribute block: the
+ * operations trust it to bound a walk over the map (too small, and the
+ * file can never be truncated or freed), a directory's size, and to tell
+ * a fast symlink from a slow one. (Not asked of the reserved inodes,
+ * whose maps the check does not walk whole.) */
 static int pass_inode(struct check *c, struct ext2_inode *raw)
 {
     struct ext2_fs *e = c->e;
