@@ -999,13 +999,15 @@ nomem:
  * the copy. Needs no privilege: the copy changes nothing anyone else sees. */
 int ns_unshare(struct proc *p)
 {
-    struct namespace *ns = ns_copy(p->ns, &p->root, &p->cwd);
+    struct namespace *ns = ns_copy(p->ns, &p->root, &p->cwd), *old;
 
     if (!ns)
         return -ENOMEM;
     ns->owner = p->uid;
-    ns_put(p->ns);
+    old = p->ns;
     p->ns = ns;
+    ns_drop_unused_roots(old);          /* p's root and cwd left it: a root they kept */
+    ns_put(old);
     return 0;
 }
 
