@@ -793,19 +793,35 @@ int ns_attach_root(struct namespace *ns, struct path *p)
     return 0;
 }
 
-/* How many references to the tree below `top` come from outside it: a
- * path (a root, a cwd, an fd) or a temporary hold. Each mount of the tree
- * has one from the namespace's list, and each but top one from its child
- * link to its parent; the rest are outside. */
+/* How many references to the tree below `top` (a mount with no parent)
+ * come from outside it: a path (a root, a cwd, an fd) or a temporary
+ * hold. Each mount of the tree has one from the namespace's list, and
+ * each but top one from its child link to its parent; the rest are
+ * outside. m->copy is the top of m's tree (set_tops). */
 static int outside_refs(struct namespace *ns, struct mount *top)
 {
     struct mount *m;
     int refs = 0;
 
     for (m = ns->mounts; m; m = m->next)
-        if (is_below(m, top))
+        if (m->copy == top)
             refs += m->refs - 1 - (m != top);
     return refs;
+}
+
+/* m->copy (ns_copy's scratch; nothing here sleeps) := the top of m's
+ * tree, for every mount of ns: once per sweep, not once per root, which
+ * with 26 roots and a chain of 120 mounts made each fchdir climb 190000
+ * parents (1.3 ms; the review's). */
+static void set_tops(struct namespace *ns)
+{
+    struct mount *m, *top;
+
+    for (m = ns->mounts; m; m = m->next) {
+        for (top = m; top->parent; top = top->parent)
+            ;
+        m->copy = top;
+    }
 }
 
 /* Let go of the root attachments fchroot made (ns_attach_root) that no
@@ -819,6 +835,7 @@ void ns_drop_unused_roots(struct namespace *ns)
     struct mount *m;
 
 again:
+    set_tops(ns);
     for (m = ns->mounts; m; m = m->next) {
         if (!m->parent && m != ns->root && outside_refs(ns, m) == 0) {
             detach_tree(ns, m);         /* off the list before it sleeps, */

@@ -175,7 +175,7 @@ struct mount {
     struct vnode *mp;           /* the covered vnode (in parent), or NULL */
     struct vnode *root;         /* what is shown there */
     struct mount *next;         /* in the namespace list */
-    struct mount *copy;         /* scratch for ns_copy */
+    struct mount *copy;         /* scratch: ns_copy's, and the sweep's (set_tops) */
     char *name;                 /* a non-directory's: the name it was bound at, or NULL */
     int flags;                  /* BIND_* it was bound with (setattach: BIND_ATTRS), MNT_* */
 };
