@@ -48,6 +48,7 @@ import hashlib
 import hmac
 import json
 import os
+import pwd
 import re
 import secrets
 import select
@@ -643,9 +644,59 @@ def relaxed_flags(settings):
 # A submission's code compiled under tools/ccguard.py (official grading):
 # a folder first on make's PATH holds a script with the compiler's own name
 # (build/flags, naming the compiler, stays as it is: nothing is rebuilt),
-# which runs the real one through the guard. SANDBOX: does the guard's
-# sandbox work on this machine (asked once)?
-SANDBOX = {}
+# which runs the real one through the guard. GUARD_MODE: how the guard can
+# compile in a tree on this machine (asked once for each compiler and tree).
+GUARD_MODE = {}
+
+
+def build_user():
+    """(uid, gid) a grader running as root compiles a submission as:
+    nobody's (65534 where there is no such user), never root's. Gradescope
+    runs the autograder as root, in a container that allows no sandbox; as
+    root the compiler could test whether any file of the machine is there
+    (`#if __has_include`), as nobody it meets the hidden tests' root-only
+    folder's "Permission denied" whatever the folder holds."""
+    try:
+        pw = pwd.getpwnam("nobody")
+        return pw.pw_uid, pw.pw_gid
+    except KeyError:
+        return 65534, 65534
+
+
+def guard_mode(guard, real, tree, log=say):
+    """(sandbox, user) for the guard's compiles in tree: in the sandbox
+    where the machine allows one, and, when the grader is root, as
+    build_user(); failing the sandbox, as build_user() alone; failing that
+    too (a root grader whose work tree that user cannot reach), as we are,
+    with a warning."""
+    user = build_user() if os.geteuid() == 0 else None
+    key = (real, os.path.realpath(tree))
+    if key in GUARD_MODE:
+        return GUARD_MODE[key]
+
+    def works(sandbox, u):             # (in a process of its own: batch.py has threads)
+        return subprocess.run([sys.executable, "-S", guard, "--real", real, "--tree", tree] +
+                              (["--sandbox"] if sandbox else []) +
+                              (["--user", "%d:%d" % u] if u else []) + ["--probe"],
+                              stdin=subprocess.DEVNULL, capture_output=True).returncode == 0
+
+    if works(True, user):
+        mode = (True, user)
+    elif user and works(False, user):
+        mode = (False, user)
+        log("note: no mount namespace here (a container without CAP_SYS_ADMIN?): the "
+            "submission is compiled without the sandbox, as uid %d, which cannot read "
+            "root-only folders (the hidden tests'); its checks still apply" % user[0])
+    else:
+        mode = (False, None)
+        log("note: no mount namespace here (a container without CAP_SYS_ADMIN?): the "
+            "submission is compiled without the sandbox, its checks still apply" if not user
+            else "warning: no mount namespace here, and uid %d cannot reach the work tree %s: "
+            "the submission is compiled as root, so its code can test whether any file of "
+            "this machine is there (#if __has_include): make the tree's folders readable by "
+            "all (doc/instructors.md, section 7)" % (user[0], tree))
+    GUARD_MODE[key] = mode
+    return mode
 
 
 def guard_folder(tree, settings, log=say):
@@ -659,17 +710,11 @@ def guard_folder(tree, settings, log=say):
             "without tools/ccguard.py" % cc)
         return None
     guard = os.path.join(ROOT, "tools", "ccguard.py")
-    if real not in SANDBOX:             # (in a process of its own: batch.py has threads)
-        SANDBOX[real] = subprocess.run([sys.executable, "-S", guard, "--real", real, "--tree",
-                                        tree, "--probe"], stdin=subprocess.DEVNULL,
-                                       capture_output=True).returncode == 0
-        if not SANDBOX[real]:
-            log("note: no mount namespace here (a container without CAP_SYS_ADMIN?): the "
-                "submission is compiled without the sandbox, its checks still apply")
+    sandbox, user = guard_mode(guard, real, tree, log)
     folder = tempfile.mkdtemp(prefix="orthos-cc-")
     script = os.path.join(folder, cc)
     words = [sys.executable, "-S", guard, "--real", real, "--tree", os.path.realpath(tree)] + \
-        (["--sandbox"] if SANDBOX[real] else [])
+        (["--sandbox"] if sandbox else []) + (["--user", "%d:%d" % user] if user else [])
     with open(script, "w") as f:
         f.write("#!/bin/sh\nexec %s -- \"$@\"\n" % " ".join(shlex.quote(w) for w in words))
     os.chmod(script, 0o755)

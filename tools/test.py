@@ -2328,6 +2328,28 @@ def check_results_json(r):
     return bad
 
 
+# Gradescope's container as the autograder meets it: root, and no mount
+# namespace (Docker's default seccomp profile refuses unshare(2) to a process
+# without CAP_SYS_ADMIN). make test runs as root in CI; this prefix runs a
+# command so (a seccomp filter: unshare fails with EPERM, x86-64 only, as
+# this host is), and autograder_suite runs setup.sh and run_autograder in it.
+NO_UNSHARE = """import ctypes, os, struct, sys
+code = [(0x20, 0, 0, 4), (0x15, 0, 3, 0xc000003e), (0x20, 0, 0, 0),
+        (0x15, 0, 1, 272), (0x06, 0, 0, 0x00050001), (0x06, 0, 0, 0x7fff0000)]
+prog = ctypes.create_string_buffer(b"".join(struct.pack("HBBI", *c) for c in code))
+fprog = ctypes.create_string_buffer(struct.pack("HxxxxxxP", len(code), ctypes.addressof(prog)))
+if ctypes.CDLL(None, use_errno=True).prctl(22, 2, fprog, 0, 0) != 0:
+    raise SystemExit("seccomp: %s" % os.strerror(ctypes.get_errno()))
+os.execvp(sys.argv[1], sys.argv[1:])
+"""
+
+
+def gradescope_like():
+    """The prefix that runs a command as Gradescope runs the autograder
+    (root, no sandbox), or None when make test is not root."""
+    return [sys.executable, "-c", NO_UNSHARE] if os.geteuid() == 0 else None
+
+
 def autograder_suite():
     """make autograder's zip, unpacked in a simulated /autograder root:
     setup.sh, then run_autograder on a correct and on a stub submission;
@@ -2342,7 +2364,9 @@ def autograder_suite():
         if not lab:
             return [("grading/autograder/a_lab_uses_lab_h", False, "no lab on lab.h")]
         res = []
+        like = gradescope_like() or []
         with tempfile.TemporaryDirectory() as tmp:
+            os.chmod(tmp, 0o755)                # as Gradescope's / is
             hidden = os.path.join(tmp, "hidden")
             os.makedirs(hidden)
             src = handout.read_text(os.path.join(lab.path, "test.c"))
@@ -2374,7 +2398,7 @@ def autograder_suite():
             package.unpack(zip_path, os.path.join(ag, "source"))
             shutil.copy2(os.path.join(ag, "source", "run_autograder"), ag)
             env = dict(os.environ, AUTOGRADER_ROOT=ag, GRADE_EXTRA="")
-            p = subprocess.run(["bash", os.path.join(ag, "source", "setup.sh")], env=env,
+            p = subprocess.run(like + ["bash", os.path.join(ag, "source", "setup.sh")], env=env,
                                capture_output=True, text=True, timeout=900)
             moved = [d for d in os.listdir(os.path.join(ag, "source")) if d.startswith("hidden")]
             ok = p.returncode == 0 and len(moved) == 1 and moved[0] != "hidden"
@@ -2384,7 +2408,7 @@ def autograder_suite():
             for kind, want in (("correct", full), ("stub", 0)):
                 handout.remove(os.path.join(ag, "submission"))
                 batch.write_fixture(os.path.join(ag, "submission"), batch.fixture_files(lab, kind))
-                p = subprocess.run([os.path.join(ag, "run_autograder")], env=env, cwd=ag,
+                p = subprocess.run(like + [os.path.join(ag, "run_autograder")], env=env, cwd=ag,
                                    capture_output=True, text=True, timeout=900)
                 try:
                     with open(os.path.join(ag, "results", "results.json")) as f:
@@ -2416,7 +2440,7 @@ def autograder_suite():
                 for name, data in files.items():
                     with open(os.path.join(ag, "submission", name), "wb") as f:
                         f.write(data)
-                p = subprocess.run([os.path.join(ag, "run_autograder")], env=dict(
+                p = subprocess.run(like + [os.path.join(ag, "run_autograder")], env=dict(
                     env, **(env_more or {})), cwd=ag, capture_output=True, text=True, timeout=900)
                 try:
                     with open(os.path.join(ag, "results", "results.json")) as f:
@@ -2432,11 +2456,63 @@ def autograder_suite():
                 "password-protected" in r["output"]
             res.append(("grading/autograder/c4_an_encrypted_zip_gets_its_tests_and_a_reason", ok,
                         json.dumps(r)[:1500] + "\n" + tail(out, 10)))
+            # Gradescope runs the autograder as root where no sandbox can be
+            # made: a submission's #if __has_include and #pragma GCC dependency
+            # told whether a file was there, and newer (doc/instructors.md
+            # section 7). Two submissions probe the hidden tests' folder, one a
+            # file that is there (newer than any source), one a file that is
+            # not: their results must not differ. A third probes a file that
+            # anyone may read, and must find it (the probe works here).
+            name = "grading/autograder/a_probe_as_gradescope_runs_it_learns_nothing_of_the_" \
+                "hidden_tests"
+            moved = [d for d in os.listdir(os.path.join(ag, "source")) if d.startswith("hidden-")]
+            if not like:
+                res.append((name, None, "make test is not root here: Gradescope runs the "
+                            "autograder as root, and only root can show it"))
+            elif len(moved) != 1:
+                res.append((name, False, "no hidden folder: %s" % moved))
+            else:
+                folder = os.path.join(ag, "source", moved[0])
+                there = os.path.join(folder, "zz_secret_suite.c")
+                future = time.time() + 86400
+                os.utime(there, (future, future))
+                seen, log = {}, ""
+                for kind, path in (("control", os.path.join(ag, "source", "LAB")),
+                                   ("there", there), ("absent", os.path.join(folder, "zz_no.c"))):
+                    probe = ("\n#if __has_include(\"%s\")\n#warning tidy: it is there\n#else\n"
+                             "#warning tidy: it is not there\n#endif\n#pragma GCC dependency "
+                             "\"%s\"\nthis does not compile;" % (path, path))
+                    rel = lab.files()[0]
+                    text = batch.stub_keep_markers(handout.pristine_tree(lab)[rel][0].decode(),
+                                                   lab, rel)
+                    handout.remove(os.path.join(ag, "submission"))
+                    batch.write_fixture(os.path.join(ag, "submission"), {rel: handout.unmark(
+                        batch.region_edit(text, lab, probe), lab.num).encode()})
+                    p = subprocess.run(like + [os.path.join(ag, "run_autograder")], env=env,
+                                       cwd=ag, capture_output=True, text=True, timeout=900)
+                    try:
+                        with open(os.path.join(ag, "results", "results.json")) as f:
+                            r = json.load(f)
+                    except (OSError, ValueError) as e:
+                        r = {"output": str(e)}
+                    log += p.stdout + p.stderr
+                    # (make's "  CC file" lines and "Waiting for unfinished jobs"
+                    # come or not, as the last grading left the tree's build)
+                    said = "%s\n%s\n%s" % (r.get("score"), r.get("output", ""),
+                                             json.dumps(r.get("tests")))
+                    seen[kind] = re.sub(r"(?m)^(  [A-Z][A-Z0-9]* +\S.*|.*Waiting for "
+                                        r"unfinished jobs.*)\n", "", said.replace(path, "PROBED"))
+                ok = seen["there"] == seen["absent"] and "tidy: it is there" in seen["control"] \
+                    and "tidy: it is there" not in seen["there"] and \
+                    "no mount namespace here" in log
+                res.append((name, ok, "there:\n%s\n\nabsent:\n%s\n\ncontrol:\n%s\n%s" % (
+                    seen["there"][:1500], seen["absent"][:1500], seen["control"][:1000],
+                    tail(log, 5))))
             # (a submission whose tests hang: one that grades fast finished
             # within the limit on an idle host, and this check failed)
             handout.remove(os.path.join(ag, "submission"))
             batch.write_fixture(os.path.join(ag, "submission"), batch.fixture_files(lab, "hangs"))
-            p = subprocess.run([os.path.join(ag, "run_autograder")], cwd=ag, env=dict(
+            p = subprocess.run(like + [os.path.join(ag, "run_autograder")], cwd=ag, env=dict(
                 env, AUTOGRADER_LIMIT="2"), capture_output=True, text=True, timeout=900)
             try:
                 with open(os.path.join(ag, "results", "results.json")) as f:
@@ -2879,7 +2955,8 @@ def grading_compile_suite():
             real = shutil.which(settings.get("CC", "cc")) or "cc"
             guard = os.path.join(qemu.ROOT, "tools", "ccguard.py")
             sandboxed = subprocess.run([sys.executable, guard, "--real", real, "--tree",
-                                        qemu.ROOT, "--probe"], capture_output=True).returncode == 0
+                                        qemu.ROOT, "--sandbox", "--probe"],
+                                       capture_output=True).returncode == 0
             for name, solved, _, _, want in COMPILE_ATTACKS + [
                     ("symlink_in_the_archive", False, "", "", "missing")]:
                 shown = p.stdout + p.stderr + csv_text
