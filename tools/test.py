@@ -2223,6 +2223,31 @@ def grading_units_suite():
                 res.append(("grading/units/csv_cells_are_no_formulas_and_no_terminal_escapes",
                             not bad and "'=HYPERLINK" in text and "alice\\x1b]52" in text,
                             "bad cells %r\n%s" % (bad, text)))
+            # S1 (the seventh round's attacks): an answers.md of 200000 "<!--"
+            # that never close held the grader for about an hour (re.sub of
+            # "<!--.*?-->" searched to the end from each), and one of 300000
+            # short lines 20 s (an answer grown a line at a time): a batch
+            # has no time limit. Each is read at once now, as before
+            lab = next((x for x in handout.labs() if x.questions() and x.uses_harness()), None)
+            if lab:
+                q1, q2 = (lab.questions() + [None])[:2]
+                path = os.path.join(tmp, "answers.md")
+                with open(path, "w") as f:
+                    f.write("## Lab %s, question %d\n<!-- not this -->\nmy answer in words\n%s\n"
+                            % (lab.num, q1, "<!--" * 200000))
+                    if q2:
+                        f.write("## Lab %s, question %d\n%s" % (lab.num, q2, "a\n" * 300000))
+                code = ("import sys; sys.path.insert(0, %r); import grade, handout; print(grade."
+                        "check_answers(handout.find_lab(%r), open(%r).read()))" % (
+                            os.path.join(qemu.ROOT, "tools"), lab.num, path))
+                try:
+                    said = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                                          text=True, timeout=60).stdout
+                except subprocess.TimeoutExpired:
+                    said = "still reading answers.md after 60 s"
+                want = [(q1, "answered")] + ([(q2, "answered")] if q2 else [])
+                res.append(("grading/units/s1_an_answers_md_of_unclosed_comments_is_read_at_once",
+                            said.startswith(str(want)[:-1]), said[:500]))
         return res
     return "grading/units", run
 
