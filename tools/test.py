@@ -2170,6 +2170,30 @@ def grading_units_suite():
             res.append(("grading/units/h8_an_archive_unpacking_past_the_cap_is_refused",
                         not sub.files and any("unpacks to more than" in n for n in sub.notes),
                         "files %s, notes %s" % (list(sub.files), sub.notes)))
+            # S2: a .tar.gz of 1 kB holding one pax header of a megabyte of
+            # digits: Python's tarfile (3.11.7 here) parses it in quadratic time
+            # (CVE-2024-6232) and held the grader for hours; refused at once now
+            paxbomb = os.path.join(tmp, "paxbomb.tar.gz")
+            payload = b"1" * (1 << 20) + b"\n"
+            head = tarfile.TarInfo("././@PaxHeader")
+            head.type, head.size = tarfile.XHDTYPE, len(payload)
+            last = tarfile.TarInfo("answers.md")
+            last.size = 1
+            with open(paxbomb, "wb") as f:
+                f.write(__import__("gzip").compress(
+                    head.tobuf(format=tarfile.USTAR_FORMAT) + payload + bytes(-len(payload) % 512) +
+                    last.tobuf(format=tarfile.USTAR_FORMAT) + b"a" + bytes(511 + 1024)))
+            code = ("import sys; sys.path.insert(0, %r); import grade, handout; print(grade."
+                    "Submission(handout.find_lab(%r), %r).notes)" % (
+                        os.path.join(qemu.ROOT, "tools"), harness_lab().num, paxbomb))
+            try:
+                said = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                                      text=True, timeout=60).stdout
+            except subprocess.TimeoutExpired:
+                said = "still unpacking after 60 s"
+            res.append(("grading/units/s2_a_tar_s_megabyte_pax_header_is_refused_at_once",
+                        "cannot unpack paxbomb.tar.gz: it has a tar header" in said,
+                        "%d bytes; %s" % (os.path.getsize(paxbomb), said[:500])))
             lab = handout.find_lab("01")
             if lab:
                 bad = []
