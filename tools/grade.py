@@ -84,6 +84,11 @@ ARGS_MAX = 60           # and init passes at most 63 argv entries
 OUTPUT_MAX = 4000       # characters of a test's console output kept in its result
 SHOW_LINES = 25         # lines of a failed test's console output printed in the terminal
 FILE_MAX = 1 << 20      # bytes: a bigger file in a submission is refused
+# Lines of one lab file, at most (the course's longest has about 1000): its
+# regions are found with difflib, whose time grows with the lines squared
+# where lines the course's file has often ("{") are repeated, and two
+# namespace.c-like files of 400000 such lines held a grading 4.5 minutes.
+LINES_MAX = 20000
 ARCHIVE_MAX = 64 << 20  # bytes unpacked from one archive, at most
 UNPACK_MAX = 2 * ARCHIVE_MAX    # bytes decompressed while reading one archive, at most
 ARCHIVE_FILES = 20000   # members of one archive looked at, at most
@@ -1187,6 +1192,9 @@ class Submission:
                     if was:
                         self.notes.append("%s was %s: read as UTF-8 with LF line endings" %
                                           (rel, was))
+                    if rel != "answers.md" and data.count(b"\n") > LINES_MAX:
+                        self.notes.append("%s has more than %d lines: ignored" % (rel, LINES_MAX))
+                        data = None
                 if rel == "answers.md":
                     self.answers = None if data is None else data.decode("utf-8", "replace")
                 elif data is not None:

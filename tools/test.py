@@ -2194,6 +2194,31 @@ def grading_units_suite():
             res.append(("grading/units/s2_a_tar_s_megabyte_pax_header_is_refused_at_once",
                         "cannot unpack paxbomb.tar.gz: it has a tar header" in said,
                         "%d bytes; %s" % (os.path.getsize(paxbomb), said[:500])))
+            # S3: a lab file of 400000 lines, "{" after each of the course's: its
+            # regions were looked for 2 minutes (difflib; the course's longest
+            # file has 1033 lines). Such a file is ignored now, saying so
+            four = handout.find_lab("04") or harness_lab()
+            files = handout.pristine_tree(four)
+            rel = max(four.files(), key=lambda r: files[r][0].count(b"\n"))
+            lines = files[rel][0].decode().splitlines(True)
+            tall = os.path.join(tmp, "tall")
+            batch_dir = os.path.join(tall, os.path.dirname(rel))
+            os.makedirs(batch_dir)
+            with open(os.path.join(tall, rel), "w") as f:
+                f.write("".join(line + "{\n" * (400000 // len(lines)) for line in lines))
+            work = os.path.join(tmp, "tall-tree")
+            handout.write_tree(files, work)
+            code = ("import sys; sys.path.insert(0, %r); import grade, handout; s = grade."
+                    "Submission(handout.find_lab(%r), %r); s.graded(%r); print(s.notes)" % (
+                        os.path.join(qemu.ROOT, "tools"), four.num, tall, work))
+            try:
+                said = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                                      text=True, timeout=60).stdout
+            except subprocess.TimeoutExpired:
+                said = "still looking for its regions after 60 s"
+            res.append(("grading/units/s3_a_lab_file_of_400000_lines_is_ignored_at_once",
+                        "%s has more than" % rel in said and "lines: ignored" in said,
+                        said[:500]))
             lab = handout.find_lab("01")
             if lab:
                 bad = []
