@@ -2219,6 +2219,25 @@ def grading_units_suite():
             res.append(("grading/units/s3_a_lab_file_of_400000_lines_is_ignored_at_once",
                         "%s has more than" % rel in said and "lines: ignored" in said,
                         said[:500]))
+            # S4: a lab's asm can put any bytes in .debug_line; a line_range of 0
+            # raised ZeroDivisionError out of grade.Symbols when a failed test's
+            # eip was named, and the grader failed the whole submission
+            with open(os.path.join(tmp, "dl.s"), "w") as f:
+                f.write(".text\n.globl _start\n_start:\nnop\nret\n"
+                        ".section .debug_line,\"\",@progbits\n.long 2f - 1f\n"
+                        "1: .short 4\n.long 3f - 4f\n4: .byte 1, 1, 1, -5, 0, 13\n"
+                        ".byte 0,1,1,1,1,0,0,0,1,0,0,1\n.byte 0\n.byte 0\n"
+                        "3: .byte 0, 5, 2\n.long _start\n.byte 20\n2:\n")
+            elf = os.path.join(tmp, "dl.elf")
+            p = subprocess.run("as --32 dl.s -o dl.o && ld -m elf_i386 -o dl.elf dl.o", shell=True,
+                               cwd=tmp, capture_output=True, text=True)
+            try:
+                said = "%s" % grade.Symbols(elf).where(0x08049000)
+                ok = p.returncode == 0
+            except Exception as e:
+                said, ok = "raised %r" % e, False
+            res.append(("grading/units/s4_a_debug_line_of_the_lab_s_making_breaks_no_grading",
+                        ok, said + "\n" + p.stderr[-500:]))
             lab = handout.find_lab("01")
             if lab:
                 bad = []
