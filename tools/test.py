@@ -41,6 +41,7 @@ import random
 import re
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -2219,6 +2220,21 @@ def grading_units_suite():
             res.append(("grading/units/s3_a_lab_file_of_400000_lines_is_ignored_at_once",
                         "%s has more than" % rel in said and "lines: ignored" in said,
                         said[:500]))
+            # S5: a zip whose central directory lists 400000 empty members (19
+            # MB): zipfile made an object of each before the 20000-member cap
+            # (1.3 million took 32 s and 600 MB); refused at once now
+            many = os.path.join(tmp, "many.zip")
+            entry = struct.Struct("<IHHHHHHIIIHHHHHII")
+            with open(many, "wb") as f:
+                listing = b"".join(entry.pack(0x02014b50, 20, 20, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0,
+                                              0, 0, 0) + b"%06x" % i for i in range(400000))
+                f.write(listing + struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, 0xFFFF, 0xFFFF,
+                                              len(listing), 0, 0))
+            start = time.monotonic()
+            sub = grade.Submission(harness_lab(), many)
+            res.append(("grading/units/s5_a_zip_listing_400000_members_is_refused_at_once",
+                        any("its list of members takes more than" in n for n in sub.notes),
+                        "%.1f s, notes %s" % (time.monotonic() - start, sub.notes)))
             # S4: a lab's asm can put any bytes in .debug_line; a line_range of 0
             # raised ZeroDivisionError out of grade.Symbols when a failed test's
             # eip was named, and the grader failed the whole submission
