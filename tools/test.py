@@ -2028,6 +2028,18 @@ def hostile_archives(dest):
     return out + [("symlink.zip", os.path.join(dest, "symlink.zip"))]
 
 
+def grader_within(code, what, seconds=60):
+    """The output of Python code run with tools/ on its path (a piece of the
+    grader given hostile input), or "still WHAT after N s" when it has not
+    finished by then: a hang, which the grader's piece must not be."""
+    try:
+        return subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, %r); %s" % (
+            os.path.join(qemu.ROOT, "tools"), code)], capture_output=True, text=True,
+            timeout=seconds).stdout
+    except subprocess.TimeoutExpired:
+        return "still %s after %d s" % (what, seconds)
+
+
 def grading_units_suite():
     """The grader's pieces without QEMU: SipHash agrees between the guest's
     C and the grader's Python; publishing is an allow-list; archives are
@@ -2184,14 +2196,9 @@ def grading_units_suite():
                 f.write(__import__("gzip").compress(
                     head.tobuf(format=tarfile.USTAR_FORMAT) + payload + bytes(-len(payload) % 512) +
                     last.tobuf(format=tarfile.USTAR_FORMAT) + b"a" + bytes(511 + 1024)))
-            code = ("import sys; sys.path.insert(0, %r); import grade, handout; print(grade."
-                    "Submission(handout.find_lab(%r), %r).notes)" % (
-                        os.path.join(qemu.ROOT, "tools"), harness_lab().num, paxbomb))
-            try:
-                said = subprocess.run([sys.executable, "-c", code], capture_output=True,
-                                      text=True, timeout=60).stdout
-            except subprocess.TimeoutExpired:
-                said = "still unpacking after 60 s"
+            said = grader_within("import grade, handout; print(grade.Submission(handout."
+                                 "find_lab(%r), %r).notes)" % (harness_lab().num, paxbomb),
+                                 "unpacking")
             res.append(("grading/units/s2_a_tar_s_megabyte_pax_header_is_refused_at_once",
                         "cannot unpack paxbomb.tar.gz: it has a tar header" in said,
                         "%d bytes; %s" % (os.path.getsize(paxbomb), said[:500])))
@@ -2203,20 +2210,14 @@ def grading_units_suite():
             rel = max(four.files(), key=lambda r: files[r][0].count(b"\n"))
             lines = files[rel][0].decode().splitlines(True)
             tall = os.path.join(tmp, "tall")
-            batch_dir = os.path.join(tall, os.path.dirname(rel))
-            os.makedirs(batch_dir)
+            os.makedirs(os.path.join(tall, os.path.dirname(rel)))
             with open(os.path.join(tall, rel), "w") as f:
                 f.write("".join(line + "{\n" * (400000 // len(lines)) for line in lines))
             work = os.path.join(tmp, "tall-tree")
             handout.write_tree(files, work)
-            code = ("import sys; sys.path.insert(0, %r); import grade, handout; s = grade."
-                    "Submission(handout.find_lab(%r), %r); s.graded(%r); print(s.notes)" % (
-                        os.path.join(qemu.ROOT, "tools"), four.num, tall, work))
-            try:
-                said = subprocess.run([sys.executable, "-c", code], capture_output=True,
-                                      text=True, timeout=60).stdout
-            except subprocess.TimeoutExpired:
-                said = "still looking for its regions after 60 s"
+            said = grader_within("import grade, handout; s = grade.Submission(handout.find_lab("
+                                 "%r), %r); s.graded(%r); print(s.notes)" % (four.num, tall, work),
+                                 "looking for its regions")
             res.append(("grading/units/s3_a_lab_file_of_400000_lines_is_ignored_at_once",
                         "%s has more than" % rel in said and "lines: ignored" in said,
                         said[:500]))
@@ -2321,14 +2322,9 @@ def grading_units_suite():
                             % (lab.num, q1, "<!--" * 200000))
                     if q2:
                         f.write("## Lab %s, question %d\n%s" % (lab.num, q2, "a\n" * 300000))
-                code = ("import sys; sys.path.insert(0, %r); import grade, handout; print(grade."
-                        "check_answers(handout.find_lab(%r), open(%r).read()))" % (
-                            os.path.join(qemu.ROOT, "tools"), lab.num, path))
-                try:
-                    said = subprocess.run([sys.executable, "-c", code], capture_output=True,
-                                          text=True, timeout=60).stdout
-                except subprocess.TimeoutExpired:
-                    said = "still reading answers.md after 60 s"
+                said = grader_within("import grade, handout; print(grade.check_answers(handout."
+                                     "find_lab(%r), open(%r).read()))" % (lab.num, path),
+                                     "reading answers.md")
                 want = [(q1, "answered")] + ([(q2, "answered")] if q2 else [])
                 res.append(("grading/units/s1_an_answers_md_of_unclosed_comments_is_read_at_once",
                             said.startswith(str(want)[:-1]), said[:500]))
