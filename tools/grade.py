@@ -1068,13 +1068,17 @@ HEADER_TYPES = (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE,
 
 def bounded_headers():
     """A TarInfo class for one archive's reading that refuses a header of
-    HEADER_TYPES over HEADER_MAX bytes, or past HEADERS_MAX in all."""
+    HEADER_TYPES over HEADER_MAX bytes, or past HEADERS_MAX in all, and a
+    member of negative size (a pax header of -2**40 bytes gave the budget
+    back, for 20000 more headers of 4 KiB: 25 minutes)."""
     left = [HEADERS_MAX]
 
     class Bounded(tarfile.TarInfo):
         @classmethod
         def frombuf(cls, buf, encoding, errors):
             info = super().frombuf(buf, encoding, errors)
+            if info.size < 0:           # (base-256: 3.11.7 takes it, and it refunded left)
+                raise tarfile.ReadError("it has a member of negative size (%d)" % info.size)
             if info.type in HEADER_TYPES:
                 left[0] -= info.size
                 if info.size > HEADER_MAX or left[0] < 0:
