@@ -3114,6 +3114,9 @@ HEAP_PANICS = [
      r"1 byte\(s\) before its start\n"
      r"  kmalloc from ktest_kfence_read_before_start\+0x[0-9a-f]+ \(kernel/test/ktest\.c:\d+\)\n"
      r"  read by the instruction at ktest_kfence_read_before_start\+0x[0-9a-f]+"),
+    ("kfence_overflow", "kfence_overflow_write_of_a_block_at_its_page_start_panics_at_kfree",
+     r"panic: heapcheck: heap overflow: 100-byte block at 0xf[0-9a-f]+000 written 1 byte\(s\) "
+     r"past its end \(kmalloc from ktest_kfence_overflow\+0x[0-9a-f]+"),
     ("kfence_big_block_read_past_end", "kfence_read_past_the_end_of_a_64_kib_block_panics",
      r"panic: kfence: read past the end of a 65536-byte block at 0xf[0-9a-f]+: "
      r"byte 65536, 1 past its last\n"

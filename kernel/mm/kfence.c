@@ -319,11 +319,11 @@ void *kfence_alloc(size_t n, uint32_t caller)
     j = c->fifo[c->head];
     s = &c->slots[j];
     va = (char *)page_of(c, j);
-    off = turn_left(caller)
-              ? 0
-              : (c->pages * PAGE_SIZE - n) & ~((align < ALIGN_MAX ? align : ALIGN_MAX) - 1);
+    if (align > ALIGN_MAX)
+        align = ALIGN_MAX;
+    off = turn_left(caller) ? 0 : (c->pages * PAGE_SIZE - n) & ~(align - 1);
     if (map((uintptr_t)va + PGROUNDDOWN(off), (uintptr_t)va + PGROUNDUP(off + n)) < 0)
-        return NULL; /* the slot still says where its last block was */
+        return NULL;                    /* the slot still says where its last block was */
     s->off = off;
     s->size = n;
     c->head = (c->head + 1) % c->nslots;

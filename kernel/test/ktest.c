@@ -281,6 +281,20 @@ void __attribute__((noinline)) ktest_kfence_read_before_start(void)
     }
 }
 
+void __attribute__((noinline)) ktest_kfence_overflow(void)
+{
+    char *p;
+    volatile int i;                     /* not unrolled: one kmalloc site, not two */
+
+    kfence_start();
+    for (i = 0; i < 2; i++) {           /* the second starts at its page's start */
+        p = kmalloc(100);
+        if (i == 1)
+            p[100] = 'x';               /* a byte past the end: in the slack */
+        kfree(p);
+    }
+}
+
 void __attribute__((noinline)) ktest_kfence_big_block_read_past_end(void)
 {
     volatile char *p;
@@ -334,6 +348,7 @@ static const struct ktest panics[] = {
     { "kfence_underflow", ktest_kfence_underflow },
     { "kfence_double_free", ktest_kfence_double_free },
     { "kfence_read_before_start", ktest_kfence_read_before_start },
+    { "kfence_overflow", ktest_kfence_overflow },
     { "kfence_big_block_read_past_end", ktest_kfence_big_block_read_past_end },
     { "kfence_read_long_after_free", ktest_kfence_read_long_after_free },
     { "kfence_failnth_read_after_free", ktest_kfence_failnth_read_after_free },
