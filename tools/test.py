@@ -3315,7 +3315,32 @@ HEAP_PANICS = [
      r"panic: kfree\(0xf8[0-9a-f]+\) from ktest_kfence_double_free\+0x[0-9a-f]+ "
      r"\(kernel/test/ktest\.c:\d+\): double free of a 40-byte block \(kmalloc from "
      r"ktest_kfence_double_free\+"),
-]
+    # what it missed before (doc/decisions.md, "The guarded pool"): a read
+    # before a block's start, past a block bigger than a page, long after the
+    # free (4000 allocations later), and while a process has failnth armed
+    ("kfence_read_before_start", "kfence_read_before_the_start_panics_naming_the_block",
+     r"panic: kfence: read before the start of a 100-byte block at 0xf[0-9a-f]+: "
+     r"1 byte\(s\) before its start\n"
+     r"  kmalloc from ktest_kfence_read_before_start\+0x[0-9a-f]+ \(kernel/test/ktest\.c:\d+\)\n"
+     r"  read by the instruction at ktest_kfence_read_before_start\+0x[0-9a-f]+"),
+    ("kfence_overflow", "kfence_overflow_write_of_a_block_at_its_page_start_panics_at_kfree",
+     r"panic: heapcheck: heap overflow: 100-byte block at 0xf[0-9a-f]+000 written 1 byte\(s\) "
+     r"past its end \(kmalloc from ktest_kfence_overflow\+0x[0-9a-f]+"),
+    ("kfence_big_block_read_past_end", "kfence_read_past_the_end_of_a_64_kib_block_panics",
+     r"panic: kfence: read past the end of a 65536-byte block at 0xf[0-9a-f]+: "
+     r"byte 65536, 1 past its last\n"
+     r"  kmalloc from ktest_kfence_big_block_read_past_end\+0x[0-9a-f]+ "
+     r"\(kernel/test/ktest\.c:\d+\)\n"
+     r"  read by the instruction at ktest_kfence_big_block_read_past_end\+0x[0-9a-f]+"),
+] + [(mode, name,
+      r"panic: kfence: read after free of a 40-byte block at 0xf[0-9a-f]+: byte 8\n"
+      r"  kmalloc from ktest_%s\+0x[0-9a-f]+ \(kernel/test/ktest\.c:\d+\)\n"
+      r"  kfree from ktest_%s\+0x[0-9a-f]+ \(kernel/test/ktest\.c:\d+\)\n"
+      r"  read by the instruction at ktest_%s\+0x[0-9a-f]+" % (mode, mode, mode))
+     for mode, name in (("kfence_read_long_after_free",
+                         "kfence_read_4000_allocations_after_free_names_the_block"),
+                        ("kfence_failnth_read_after_free",
+                         "kfence_read_after_free_panics_while_failnth_is_armed"))]
 
 
 def heapcheck_suite():
@@ -3328,7 +3353,7 @@ def heapcheck_suite():
         for args, want in (("heapcheck", True), ("", False)):
             b = qemu.run(qemu.kernel_args("%s panic=exit run=/bin/true" % args), timeout=60)
             m = re.search(r"initrd: \d+ entries unpacked\r?\n(.|\n)*heapcheck: guarded pool of "
-                          r"1024 one-page slots", b.output)
+                          r"\d+ one-page and \d+ 64-KiB slots", b.output)
             ok = (m is not None) == want and b.guest_code == 0
             res.append(("heapcheck/guarded_pool_%s" % ("on_after_the_boot" if want else
                                                        "off_without_heapcheck"),
