@@ -613,6 +613,7 @@ static int set_dir(struct path *slot, int fd, int is_root)
     }
     path_put(slot);
     *slot = p;
+    ns_drop_unused_roots(curproc()->ns);  /* the root or cwd given up */
     return 0;
 }
 

@@ -793,6 +793,40 @@ int ns_attach_root(struct namespace *ns, struct path *p)
     return 0;
 }
 
+/* How many references to the tree below `top` come from outside it: a
+ * path (a root, a cwd, an fd) or a temporary hold. Each mount of the tree
+ * has one from the namespace's list, and each but top one from its child
+ * link to its parent; the rest are outside. */
+static int outside_refs(struct namespace *ns, struct mount *top)
+{
+    struct mount *m;
+    int refs = 0;
+
+    for (m = ns->mounts; m; m = m->next)
+        if (is_below(m, top))
+            refs += m->refs - 1 - (m != top);
+    return refs;
+}
+
+/* Let go of the root attachments fchroot made (ns_attach_root) that no
+ * one uses any more: no process's root or cwd and no fd is in the tree.
+ * Without this, each lived as long as the namespace, holding its
+ * filesystem (an image stayed busy: EBUSY, for ever in the boot
+ * namespace) and a slot of the table. Called where a root or cwd is let
+ * go (fchroot, exit); may sleep (the last reference to a filesystem). */
+void ns_drop_unused_roots(struct namespace *ns)
+{
+    struct mount *m;
+
+again:
+    for (m = ns->mounts; m; m = m->next) {
+        if (!m->parent && m != ns->root && outside_refs(ns, m) == 0) {
+            detach_tree(ns, m);         /* off the list before it sleeps, */
+            goto again;                 /* so start over */
+        }
+    }
+}
+
 /* unbind(): detach the attachment whose root `where` is; *out gets a
  * detached path on what it showed (the caller turns it into an fd). */
 int ns_unbind(struct namespace *ns, struct path *where, struct path *out)

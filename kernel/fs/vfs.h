@@ -343,6 +343,7 @@ int ns_name_busy(struct namespace *ns, const struct path *p);
 int ns_unshare(struct proc *p);
 int ns_format(struct namespace *ns, const struct path *root, char *buf, size_t size);
 int ns_attach_root(struct namespace *ns, struct path *p);
+void ns_drop_unused_roots(struct namespace *ns);
 struct mount *ns_root_mount(struct namespace *ns);
 int ns_may_change(struct namespace *ns);                                   /* Lab 07 */
 int ns_attached_beyond(struct fs *fs, uint32_t uid);

@@ -214,8 +214,10 @@ static void proc_release_resources(struct proc *p)
     fdtable_put(fds);
     path_put(&cwd);
     path_put(&root);
-    if (ns)
+    if (ns) {
+        ns_drop_unused_roots(ns);       /* a root p was the last to use */
         ns_put(ns);
+    }
     if (p->pgdir && p == curproc()) {
         vm_free_user(p->pgdir);         /* exit: the directory goes at proc_free */
     } else if (p->pgdir) {              /* last: switching back to p needs it */

@@ -645,6 +645,60 @@ static void a_namespace_rooted_by_fchroot_is_freed_with_it(void)
     PASS();
 }
 
+/* In the shared namespace: fchroot into a detached tree in a child that
+ * then exits. The root attachment fchroot made goes with its last user:
+ * before, it lived as long as the namespace (the boot one: for ever),
+ * holding the filesystem, so its image stayed busy, and each one took a
+ * slot of the table (256), after which every bind was ENOSPC. */
+static int fchroot_into(int fs)
+{
+    return fchroot(fs) < 0 || chdir("/") < 0 ? -1 : 0;
+}
+
+/* One process: a new root 300 times (more than the table holds), each
+ * with an attachment below it; the one before goes once neither its root
+ * nor its cwd is in it. */
+static int fchroot_again_and_again(void)
+{
+    int i, fs;
+
+    for (i = 0; i < 300; i++) {
+        if ((fs = fsopen("ramfs", -1, "")) < 0 || fchroot_into(fs) < 0)
+            return 1;
+        close(fs);
+        if (mkdir("/d", 0755) < 0 || mount("ramfs", NULL, "/d", "") < 0)
+            return 2;
+    }
+    return 0;
+}
+
+static void a_root_made_by_fchroot_goes_with_its_last_user(void)
+{
+    int img, fs, pid, st, code;
+
+    CHECK(copyfile("/etc/fuzz.ext2", "/tmp/rg9.img") == 0, "setup");
+    CHECK((img = open("/tmp/rg9.img", O_RDWR)) >= 0, "open the image");
+    CHECK((fs = fsopen("ext2", img, "")) >= 0, "fsopen: %s", strerror(errno));
+    fflush(stdout);
+    if ((pid = fork()) == 0)
+        _exit(-fchroot_into(fs));
+    CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+          "the child's fchroot failed");
+    close(fs);
+    CHECK(lseek(img, 1024 + 56, SEEK_SET) == 1080 && write(img, "\x53", 1) == 1,
+          "the image is still busy after its last user went: %s", strerror(errno));
+    CHECK((fs = fsopen("ext2", img, "ro")) >= 0, "fsopen again: %s", strerror(errno));
+    close(fs);
+    close(img);
+    unlink("/tmp/rg9.img");
+    CHECK((code = in_child(fchroot_again_and_again)) == 0,
+          "300 roots in one process: step %d failed (2: the table filled up)", code);
+    CHECK(mkdir("/tmp/rg9", 0755) == 0 && mount("ramfs", NULL, "/tmp/rg9", "") == 0,
+          "the table filled up: %s", strerror(errno));
+    CHECK(umount("/tmp/rg9") == 0 && rmdir("/tmp/rg9") == 0, "cleanup");
+    PASS();
+}
+
 static void a_full_fd_table_fails_before_anything_changes(void)
 {
     int fds[NOFILE_GUESS], n = 0, i, f;
@@ -993,6 +1047,7 @@ int main(void)
     links_and_renames_keep_counts();
     unbind_and_bind_refuse_another_namespaces_attachments();
     a_namespace_rooted_by_fchroot_is_freed_with_it();
+    a_root_made_by_fchroot_goes_with_its_last_user();
     a_full_fd_table_fails_before_anything_changes();
     a_fifo_serves_one_conversation_after_another();
     lseek_rewinds_a_directory_and_finds_a_devices_end();
