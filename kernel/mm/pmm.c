@@ -222,19 +222,19 @@ static unsigned keep_free(unsigned u)
 }
 
 /* Are n pages free that nobody was promised, with keep more left over,
- * and within user u's share? */
-static int fits(unsigned n, unsigned keep, unsigned u)
+ * and within user u's share, with spare pages of it left over? */
+static int fits(unsigned n, unsigned keep, unsigned u, unsigned spare)
 {
-    return n + keep <= nfree - nreserved && (u == 0 || users[u].held + n <= user_share());
+    return n + keep <= nfree - nreserved && (u == 0 || users[u].held + n + spare <= user_share());
 }
 
 /* fits, or after giving back what is kept only for reuse (the kernel
  * heap's spare pages, cached program text: either may be u's). */
-static int have(unsigned n, unsigned keep, unsigned u)
+static int have(unsigned n, unsigned keep, unsigned u, unsigned spare)
 {
-    if (fits(n, keep, u))
+    if (fits(n, keep, u, spare))
         return 1;
-    return (kheap_trim() + (reclaim ? reclaim() : 0)) > 0 && fits(n, keep, u);
+    return (kheap_trim() + (reclaim ? reclaim() : 0)) > 0 && fits(n, keep, u, spare);
 }
 
 /* n pages, zeroed. Every page is zeroed here, whatever its use: a page
@@ -246,7 +246,7 @@ void *pages_alloc(unsigned n)
     unsigned u = payer();
     void *va;
 
-    if (n == 0 || !have(n, keep_free(u), u) || fault_inject("pages_alloc"))
+    if (n == 0 || !have(n, keep_free(u), u, 0) || fault_inject("pages_alloc"))
         return NULL;
     if ((va = take(n, u)))
         memset(va, 0, n * PAGE_SIZE);
@@ -264,7 +264,7 @@ int pmm_reserve(unsigned n)
 {
     unsigned u = payer();
 
-    if (!have(n, keep_free(u), u) || fault_inject("pmm_reserve"))
+    if (!have(n, keep_free(u), u, 0) || fault_inject("pmm_reserve"))
         return -1;
     nreserved += n;
     users[u].held += n;
@@ -379,17 +379,20 @@ unsigned pmm_total_pages(void)
  * an eighth of memory (bulk_floor) stays free after them, for processes:
  * their kernel stacks, page tables and copy-on-write copies, and root's
  * reserve below them (keep_free), so a user's bulk runs out (ENOSPC,
- * ENOMEM) before the user's processes do; and only within the user's
- * share. Nothing gives such pages back when a process needs one, so
- * without this floor one user filling /tmp left none for anyone's fork,
- * exec or fault (doc/decisions.md, "Tests"). Root's own files keep half
- * of root's reserve (a thirty-second): root may still make a file when a
- * user has filled /tmp. */
+ * ENOMEM) before the user's processes do; and, the same way, only while
+ * a sixteenth of the user's share stays for the user's processes (a heap
+ * up to the share left the process no page for its next copy-on-write
+ * write: killed). Nothing gives such pages back when a process needs
+ * one, so without this floor one user filling /tmp left none for
+ * anyone's fork, exec or fault (doc/decisions.md, "Tests"). Root's own
+ * files keep a thirty-second: root may still make a file when users
+ * have filled /tmp. */
 int pmm_may_store(unsigned n)
 {
     unsigned u = payer();
 
-    return have(n, u ? bulk_floor() : root_reserve() / 2, u) && !fault_inject("pmm_may_store");
+    return have(n, u ? bulk_floor() : npages / 32, u, user_share() / 16) &&
+           !fault_inject("pmm_may_store");
 }
 
 /* What the running process's user holds (root: root and the kernel),

@@ -164,25 +164,28 @@ static void reserved_pages_are_kept_for_their_owner(void)
 /* Root's reserve: users' processes take no page of the last sixteenth
  * (4 of 64) and store nothing in bulk past the last eighth (8); root
  * may take every page, and store down to a thirty-second (2). One user
- * holds at most half of what is above the eighth ((62 - 8) / 2 = 27), so
- * three users take it all. */
+ * holds at most half of what is above the eighth ((62 - 8) / 2 = 27),
+ * and keeps in bulk all but a sixteenth of that (26), so three users take
+ * it all. */
 static void a_user_leaves_roots_reserve(void)
 {
     struct proc user = { .uid = 1000 }, bob = { .uid = 1001 }, eve = { .uid = 1002 };
     struct proc root = { .uid = 0 };
     unsigned free0, n = 0;
-    int slot;
+    int slot, slot2;
 
     setup();
     free0 = pmm_free_pages();
     current = &user;
-    CHECK(pmm_may_store(27) && !pmm_may_store(28), "a user's bulk past its share");
+    CHECK(pmm_may_store(26) && !pmm_may_store(27), "a user's bulk past its share");
+    CHECK((slot = pmm_reserve(20)) > 0, "the user's promise");
     current = &bob;
-    CHECK((slot = pmm_reserve(27)) > 0, "bob's promise of his share");
+    CHECK((slot2 = pmm_reserve(20)) > slot, "bob's promise");
     current = &eve;
-    CHECK(pmm_may_store(free0 - 27 - 8) && !pmm_may_store(free0 - 27 - 7),
+    CHECK(pmm_may_store(free0 - 40 - 8) && !pmm_may_store(free0 - 40 - 7),
           "a user's bulk past the eighth");
-    pmm_unreserve(27, slot);
+    pmm_unreserve(20, slot);
+    pmm_unreserve(20, slot2);
     current = &user;
     while (page_alloc())
         n++;

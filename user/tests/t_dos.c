@@ -225,7 +225,7 @@ static int big_root_process(void)
 
 /* One user may hold only half of what users may (user_share, below), so
  * root holds most of memory here (a process R), and the student's heap
- * (256 pages more than the sixteenth between what users keep in bulk and
+ * (192 pages more than the sixteenth between what users keep in bulk and
  * root's reserve: room for the fork) and its copies take what is left
  * down to root's reserve, where the writer's fault kills the heap's
  * owner (which gives back the pages already copied). At 16 MiB (small)
@@ -235,7 +235,7 @@ static int big_root_process(void)
 static void a_users_copy_on_write_copies_leave_memory_for_root(void)
 {
     unsigned before = free_pages(), total = meminfo("total_pages"), held;
-    unsigned reserve = meminfo("root_reserve"), half = total / 16 + 256;
+    unsigned reserve = meminfo("root_reserve"), half = total / 16 + 192;
     unsigned big = before - reserve - 2 * half;
     int h, said, ok, r, st = -1;
 
@@ -428,21 +428,22 @@ static void a_users_heap_leaves_another_user_room(void)
 }
 
 /* The share is exact: the student's heap stops where its pages (heap,
- * stack, page tables, kernel stack) reach user_share, as /proc/meminfo's
- * user_pages counts them for the reader's user. sbrk maps its pages at
- * once; 16 go back at once, for the copies of the stack pages that
- * reading meminfo writes (a copy past the share kills the writer). */
+ * stack, page tables, kernel stack) reach user_share less the sixteenth
+ * of it kept for the user's processes (their copy-on-write copies), as
+ * /proc/meminfo's user_pages counts them for the reader's user; and the
+ * process may still write its stack and data (a copy past the share
+ * would kill it). */
 static int heap_to_the_share(void)
 {
-    unsigned share = meminfo("user_share"), held;
+    unsigned share = meminfo("user_share"), bulk = share - share / 16, held;
+    static char data[16 * PG];
 
     grab(~0u);
-    if (sbrk(-16 * PG) == (void *)-1)
-        return 1;
+    memset(data, 1, sizeof(data)); /* 16 pages copied */
     held = meminfo("user_pages");
-    if (share == 0 || held > share)
+    if (share == 0 || held > bulk + 16 + 1)
         return 2;
-    return held + 16 + 64 >= share ? 0 : 3;     /* a page of sbrk short, and 63 */
+    return held + 64 >= bulk ? 0 : 3; /* a page of sbrk short, and 63 */
 }
 
 static int share_is_exact(void)
