@@ -504,10 +504,10 @@ static void a_user_filling_tmp_leaves_another_user_room(void)
     PASS();
 }
 
-/* Two users fill /tmp, each to its share or to what users may keep in
- * bulk (files outlive their makers: no process holds them), and root
- * still works: root's files keep half of root's reserve, not the eighth
- * users' files keep. */
+/* Three users fill /tmp, each to its share or to what users may keep in
+ * bulk (files outlive their makers: no process holds them): the last
+ * stops a sixteenth of memory above root's reserve (pmm.c, bulk_floor),
+ * and root still works, since root's files keep only a thirty-second. */
 static int fill_as(int uid, const char *name)
 {
     fill_name = name;
@@ -526,23 +526,34 @@ static int fill_as_other(void)
     return fill_as(OTHER, "/tmp/dos_other%d");
 }
 
-static void two_users_filling_tmp_leave_root_room_for_files(void)
+static int fill_as_third(void)
 {
-    unsigned before = free_pages(), held;
-    int a, b, ok;
+    return fill_as(OTHER + 1, "/tmp/dos_third%d");
+}
 
+static void three_users_filling_tmp_leave_root_room_for_files(void)
+{
+    static const char *names[] = { "/tmp/dos_fill%d", "/tmp/dos_other%d", "/tmp/dos_third%d" };
+    unsigned before = free_pages(), total = meminfo("total_pages"), held, floor;
+    int a, b, c, ok, i;
+
+    floor = meminfo("root_reserve") + total / 16;
     a = in_child(fill_as_student);
     b = in_child(fill_as_other);
+    c = in_child(fill_as_third);
     held = free_pages();
     ok = in_child(root_works);
-    fill_name = "/tmp/dos_fill%d";
-    unfill_tmp();
-    fill_name = "/tmp/dos_other%d";
-    unfill_tmp();
-    fill_name = "/tmp/dos_fill%d";
-    CHECK(a == 0 && b == 0, "the users' fills ended with %d and %d (50 + errno; ENOSPC wanted)", a,
-          b);
-    CHECK(ok == 0, "with /tmp filled by two users (%u pages free), root failed at step %d", held,
+    for (i = 0; i < 3; i++) {
+        fill_name = names[i];
+        unfill_tmp();
+    }
+    fill_name = names[0];
+    CHECK(a == 0 && b == 0 && c == 0,
+          "the users' fills ended with %d, %d and %d (50 + errno; ENOSPC wanted)", a, b, c);
+    CHECK(held + 16 >= floor && held <= floor + 512,
+          "three users' files left %u pages free (a sixteenth above root's reserve: %u)", held,
+          floor);
+    CHECK(ok == 0, "with /tmp filled by three users (%u pages free), root failed at step %d", held,
           ok);
     CHECK(pages_back(before), "%u pages free before, %u after", before, free_pages());
     PASS();
@@ -728,7 +739,7 @@ int main(int argc, char **argv)
     T_RUN(a_users_copy_on_write_copies_leave_memory_for_root);
     T_RUN(a_users_fault_short_of_memory_kills_none_of_roots);
     T_RUN(a_user_filling_tmp_leaves_root_room_for_files);
-    T_RUN(two_users_filling_tmp_leave_root_room_for_files);
+    T_RUN(three_users_filling_tmp_leave_root_room_for_files);
     T_RUN(a_user_taking_every_inode_leaves_root_some);
     T_RUN(a_users_heap_leaves_another_user_room);
     T_RUN(a_user_holds_at_most_the_user_share);
