@@ -678,8 +678,41 @@ def dirent_type_disagrees(img):
     set_entry(img, "/dir", "a", ftype=2)
 
 
+def i_blocks_too_large(img):
+    """/evil.txt's i_blocks counts 3 blocks; its map names 1 (the
+    operations only ever find a map larger than i_blocks)."""
+    img.inode(img.lookup("/evil.txt"), "blocks", 3 * img.bsize // 512)
+
+
+def dir_hole_counts_agree(img):
+    """/sub is 13 blocks long and its block 1 is a hole; blocks 2 to 12
+    are empty directory blocks (12 through an indirect block), taken in
+    the bitmap and counted in i_blocks: only the hole is wrong (i_blocks,
+    13 blocks, covers the size, which dir_hole's counts a block for)."""
+    d, empty = img.lookup("/sub"), struct.pack("<IH", 0, img.bsize) + bytes(img.bsize - 6)
+    for lbn in range(2, NDIR):
+        img.iblock(d, lbn, img.alloc_block())
+        img.put_block(img.iblock(d, lbn), empty)
+    ind, blk = img.alloc_block(), img.alloc_block()
+    img.put_block(blk, empty)
+    img.put_words(ind, [blk] + [0] * (img.bsize // 4 - 1))
+    img.iblock(d, IND, ind)
+    img.inode(d, "size", 13 * img.bsize)
+    img.inode(d, "blocks", 13 * img.bsize // 512)
+
+
+def dotdot_counts_agree(img):
+    """/sub/deeper's ".." names the root, and the link counts moved with
+    it (/sub 2, the root one more): every count adds up, only the parent
+    is wrong (dotdot_elsewhere's counts do not)."""
+    set_entry(img, "/sub/deeper", "..", ino=2)
+    img.inode(img.lookup("/sub"), "links_count", img.inode(img.lookup("/sub"), "links_count") - 1)
+    img.inode(2, "links_count", img.inode(2, "links_count") + 1)
+
+
 WHOLE_DISK = (blocks_shared, block_free_in_bitmap, dirent_names_free_inode, links_below_names,
-              dirent_type_disagrees)
+              dirent_type_disagrees, i_blocks_too_large, dir_hole_counts_agree,
+              dotdot_counts_agree)
 
 
 def check_says(name):
@@ -688,6 +721,7 @@ def check_says(name):
     img = clean_image()
     healthy, hello = img.lookup("/healthy.txt"), img.lookup("/hello.txt")
     d, evil = img.lookup("/dir"), img.lookup("/evil.txt")
+    sub, deeper = img.lookup("/sub"), img.lookup("/sub/deeper")
     says = {
         "blocks_shared": "block %d is in inodes %d and %d" % (
             img.iblock(healthy, 0), min(evil, healthy), max(evil, healthy)),
@@ -698,6 +732,10 @@ def check_says(name):
         "links_below_names": "inode %d has 1 links and 2 names" % hello,
         "dirent_type_disagrees": "'a' in directory %d says type 2, inode %d is type 1" % (
             d, img.lookup("/dir/a")),
+        "i_blocks_too_large": "inode %d has i_blocks %d, its map names %d" % (
+            evil, 3 * img.bsize // 512, img.bsize // 512),
+        "dir_hole_counts_agree": "directory %d has a hole at block 1" % sub,
+        "dotdot_counts_agree": "'..' of directory %d names 2, its name is in %d" % (deeper, sub),
     }[name]
     return says + ": read-only; run e2fsck"
 
@@ -734,6 +772,7 @@ SPOILS = {
     "dir_alias": ("sub/deeper/file",), "pointers_into_metadata": ("big",),
     "dirent_inode_one": ("dir/c",), "dirent_inode_one_past": ("dir/c",),
     "dir_links_lie": ("sub/deeper/file",), "i_blocks_too_small": ("big",),
+    "dotdot_counts_agree": ("sub/deeper/file",), "dir_hole_counts_agree": ("sub/deeper/file",),
 }
 SB_MAY_CHANGE = ((12, 20), (48, 52))    # free block and inode counts, s_wtime
 GD_MAY_CHANGE = (12, 18)                # free blocks, free inodes, directories

@@ -91,7 +91,7 @@ static int fs_leave(struct ext2_fs *e, int ret)
  * three calls another while it holds the buffer, which this checks.
  * Freeing a file's blocks is the same: a tree of indirect blocks half
  * freed and still pointed at is freed twice later, so free_tree,
- * trim_tree and map_check (which comes first, and must not fail for want
+ * trim_tree and map_sound (which comes first, and must not fail for want
  * of memory either: inactive would leave a nameless file allocated) read
  * the tables of level L into level_tbl[L - 1], also taken
  * at mount (they recurse from one level to the one below, never across). */
@@ -684,7 +684,7 @@ static int forget_block(struct ext2_fs *e, struct ext2_node *n, uint32_t b)
 /* Free a whole tree of `level` levels of indirection rooted at blk. A
  * block can be freed only once (bfree refuses the second time), so even a
  * tree that points back at itself ends within one pass over the blocks
- * (map_check has refused such a tree before any of it is freed). */
+ * (map_sound has refused such a tree before any of it is freed). */
 static int free_tree(struct ext2_fs *e, struct ext2_node *n, uint32_t blk, int level)
 {
     uint32_t *tbl, i;
@@ -745,60 +745,88 @@ static int trim_tree(struct ext2_fs *e, struct ext2_node *n, uint32_t *slot, int
     return err;
 }
 
-/* Does the tree of `level` levels at blk hold together? Every pointer a
- * data block, no table naming itself or one of the inode's roots, and no
- * more blocks named than *left (what the inode owns), which bounds the
- * walk. */
-static int map_check(struct ext2_fs *e, struct ext2_node *n, uint32_t blk, int level,
-                     uint32_t *left)
+/* Visit every block of the tree of `level` levels of indirection at blk
+ * (level 0: blk is a data block), each table before the blocks it maps,
+ * in file order; lbn is the first file block blk maps, up the table that
+ * names it (0: the inode). The one walk down a block map that only reads:
+ * map_sound's, and the mount's check's (ext2check.c). A visitor that goes
+ * on past a table vouches for the pointer: the walk reads it as it is.
+ * Tables of level L are read into level_tbl[L - 1] (the walk goes down
+ * a level at a time, never across). */
+int map_walk(struct ext2_fs *e, uint32_t blk, int level, uint32_t lbn, uint32_t up, map_visit visit,
+             void *arg)
 {
-    uint32_t *tbl, i;
-    int err;
+    uint32_t *tbl, i, span = 1;
+    int j, r;
 
     if (!blk)
         return 0;
-    if ((err = check_ptr(e, blk)) < 0)
-        return err;
-    if (*left == 0)
-        return damaged(e, "map larger than i_blocks in inode", n->ino);
-    --*left;
-    if (level == 0)
-        return 0;
+    if ((r = visit(arg, blk, level, lbn, up)) != 0 || level == 0)
+        return r;
     walk_step(e);
+    for (j = 1; j < level; j++)
+        span *= e->ppb;
     tbl = e->level_tbl[level - 1]; /* not the heap: inactive's free may not fail */
-    if ((err = bread(e, blk, tbl)) == 0) {
-        for (i = 0; i < e->ppb && err == 0; i++) {
-            if (tbl[i] && map_repeats(n, tbl[i], &blk, 1))
-                err = damaged(e, "block map loops in inode", n->ino);
-            else
-                err = map_check(e, n, tbl[i], level - 1, left);
-        }
-    }
-    return err;
+    if ((r = bread(e, blk, tbl)) < 0)
+        return r;
+    for (i = 0; i < e->ppb; i++)
+        if ((r = map_walk(e, tbl[i], level - 1, lbn + i * span, blk, visit, arg)) != 0)
+            return r;
+    return 0;
 }
 
-/* Does n's whole block map hold together (map_check over every root)?
+/* map_walk over a whole i_block[]: the direct blocks, then the single,
+ * double and triple indirect trees. */
+int map_walk_inode(struct ext2_fs *e, const uint32_t *block, map_visit visit, void *arg)
+{
+    uint32_t i, lbn = EXT2_NDIR, span = e->ppb;
+    int level, r;
+
+    for (i = 0; i < EXT2_NDIR; i++)
+        if ((r = map_walk(e, block[i], 0, i, 0, visit, arg)) != 0)
+            return r;
+    for (level = 1; level <= 3; level++, lbn += span, span *= e->ppb)
+        if ((r = map_walk(e, block[EXT2_IND + level - 1], level, lbn, 0, visit, arg)) != 0)
+            return r;
+    return 0;
+}
+
+struct sound {
+    struct ext2_fs *e;
+    struct ext2_node *n;
+    uint32_t left; /* blocks i_blocks has yet to count */
+};
+
+/* map_sound's visitor: a pointer that is a data block, not a table above
+ * it or one of the inode's roots (a direct block neither), and no more
+ * blocks named than i_blocks counts, which bounds the walk. */
+static int sound_visit(void *arg, uint32_t blk, int level, uint32_t lbn, uint32_t up)
+{
+    struct sound *s = arg;
+    int err;
+
+    if ((up || level == 0) && map_repeats(s->n, blk, &up, up != 0))
+        return damaged(s->e, "block map loops in inode", s->n->ino);
+    if ((err = check_ptr(s->e, blk)) < 0)
+        return err;
+    if (s->left == 0)
+        return damaged(s->e, "map larger than i_blocks in inode", s->n->ino);
+    s->left--;
+    return 0;
+}
+
+/* Does n's whole block map hold together (sound_visit on every block)?
  * Asked before anything of it is freed or written: freeing stops at the
  * first damage, and what it had freed would stay named by the inode on
  * disk (a damaged instance writes nothing more), for the next file
  * allocated on a new mount to take. 0 or -EUCLEAN. */
 static int map_sound(struct ext2_fs *e, struct ext2_node *n)
 {
-    uint32_t i, left = n->raw.blocks / SECTORS(e);
-    int level, err;
+    struct sound s = { e, n, n->raw.blocks / SECTORS(e) };
 
-    if (left > e->sb.blocks_count)
-        left = e->sb.blocks_count;
-    for (i = 0; i < EXT2_NDIR; i++) {
-        if (n->raw.block[i] && map_repeats(n, n->raw.block[i], NULL, 0))
-            return damaged(e, "block map loops in inode", n->ino);
-        if ((err = map_check(e, n, n->raw.block[i], 0, &left)) < 0)
-            return err;
-    }
-    for (level = 1; level <= 3; level++)
-        if ((err = map_check(e, n, n->raw.block[EXT2_IND + level - 1], level, &left)) < 0)
-            return err;
-    return 0;
+    if (s.left > e->sb.blocks_count)
+        s.left = e->sb.blocks_count;
+    return map_walk_inode(e, n->raw.block, sound_visit, &s);
 }
 
 /* Keep the first `keep` blocks of n's data, free every other block. The
@@ -1450,14 +1478,18 @@ static int ext2_unlink(struct vnode *dir, const char *name)
  * walker meets a saved point) is damage, found within a few rounds. A
  * climb that ends at the bound, short of the root, cannot tell: -ELOOP
  * (it said "not above", and a rename moved a directory 4097 levels
- * deep below itself). */
+ * deep below itself). Each step asks, as a lookup of ".." does, that the
+ * ".." is a directory holding a name for the one below (check_dotdot): a
+ * ".." that skipped /sub on the way up from /sub/deeper said "not above",
+ * and /sub moved into /sub/deeper, out of the root's reach with all
+ * below it. It costs a scan of each directory on the way up. */
 static int is_above(struct ext2_fs *e, struct vnode *anc, struct vnode *d, int *err)
 {
     uint32_t ino = d->ino, saved = 0, up = 0, steps, power = 1, lap = 0;
 
     *err = 0;
     for (steps = 0; steps < 4096 && ino != EXT2_ROOT_INO; steps++) {
-        struct vnode *v;
+        struct vnode *v, *u;
         if (ino == anc->ino)
             return 1;
         if (ino == saved) {
@@ -1469,12 +1501,12 @@ static int is_above(struct ext2_fs *e, struct vnode *anc, struct vnode *d, int *
             power *= 2;
             lap = 0;
         }
-        if ((*err = iget(e, ino, &v)) < 0)
+        if ((*err = iget(e, ino, &v)) < 0) /* (a directory: d, or one check_dotdot saw) */
             return 0;
-        if (!S_ISDIR(v->mode))
-            *err = damaged(e, "'..' is not a directory: inode", ino);
-        else if ((*err = dir_find(e, v, "..", 0, &up)) == -ENOENT)
+        if ((*err = dir_find(e, v, "..", 0, &up)) == -ENOENT)
             *err = damaged(e, "no '..' in directory", ino);
+        else if (*err == 0 && (*err = iget(e, up, &u)) == 0 && (*err = check_dotdot(e, v, &u)) == 0)
+            vnode_put(u);
         vnode_put(v);
         if (*err < 0)
             return 0;

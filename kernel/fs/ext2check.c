@@ -10,9 +10,13 @@
  * block or the inode out again; unlink frees an inode a name still
  * reaches). So fsopen walks every inode in use and every directory once,
  * keeping a bit per block (who owns it) and a count and a type per inode,
- * and an image that contradicts itself is made read-only, with one line
- * naming the first contradiction. Cost: the inode table blocks of inodes
- * in use, their indirect blocks, every directory block and the bitmaps. */
+ * and an image that contradicts itself is made read-only, with
+ * one line naming the first contradiction. On the way it also holds each
+ * inode to what the operations would find later, one at a time: i_blocks
+ * that is not what the map names, a hole in a directory, a ".." that is
+ * not the directory holding the name (e2fsck's passes 1, 2 and 3). Cost:
+ * the inode table blocks of inodes in use, their indirect blocks, every
+ * directory block and the bitmaps. */
 #include "fs/ext2fs.h"
 #include "fs/vfs.h"
 #include "include/uapi/errno.h"
@@ -28,8 +32,11 @@ struct check {
     uint8_t *type;                      /* [ino]: its dirent type if in use, else 0 */
     uint32_t ino;                       /* the inode being walked */
     uint32_t target;                    /* owner_of: the block looked for */
+    uint32_t claimed;                   /* pass_inode: blocks its map named */
     uint32_t dir_blocks;                /* pass_dir: the directory's size in blocks */
+    uint32_t next_lbn;                  /* pass_dir: its first block not met yet */
     char *dirbuf;                       /* the directory block being read */
+    char *dotbuf;                       /* dotdot_of's: another directory's first block */
 };
 
 /* A line on the console naming the first contradiction; the caller makes
@@ -47,58 +54,27 @@ static int owned_bit(struct check *c, uint32_t b, int set)
     return was;
 }
 
-/* A visitor of one pointer of a map: 0 to go on, else stop (1 damage or
- * found, -errno). `level` 0 is a data block, lbn its file block. */
-typedef int (*map_visit)(struct check *c, uint32_t blk, int level, uint32_t lbn);
-
-static int tree_walk(struct check *c, uint32_t blk, int level, uint32_t lbn, map_visit visit)
-{
-    struct ext2_fs *e = c->e;
-    uint32_t *tbl, i, span = 1;
-    int j, r;
-
-    if (!blk)
-        return 0;
-    if ((r = visit(c, blk, level, lbn)) != 0 || level == 0)
-        return r;
-    walk_step(e);
-    for (j = 1; j < level; j++)
-        span *= e->ppb;
-    tbl = e->level_tbl[level - 1];
-    if ((r = bread(e, blk, tbl)) < 0)
-        return r;
-    for (i = 0; i < e->ppb; i++)
-        if ((r = tree_walk(c, tbl[i], level - 1, lbn + i * span, visit)) != 0)
-            return r;
-    return 0;
-}
-
 /* Visit every block inode c->ino's map names, each table before what it
- * maps. Only maps of block numbers: not a device's, a FIFO's or a fast
- * symlink's i_block[]; of the reserved inodes (the resize inode's tables
- * are descriptor blocks) only the roots that are data blocks. */
+ * maps (map_walk, ext2.c's). Only maps of block numbers: not a device's,
+ * a FIFO's or a fast symlink's i_block[]; of the reserved inodes (the
+ * resize inode's tables are descriptor blocks) only the roots that are
+ * data blocks. */
 static int inode_walk(struct check *c, const struct ext2_inode *raw, map_visit visit)
 {
     struct ext2_fs *e = c->e;
-    uint32_t type = raw->mode & S_IFMT, i, lbn = EXT2_NDIR, span = e->ppb;
-    int level, r;
+    uint32_t type = raw->mode & S_IFMT, i;
+    int r;
 
     if (c->ino < e->first_ino && c->ino != EXT2_ROOT_INO) {
         for (i = 0; i < EXT2_NBLOCKS; i++)
-            if (data_block(e, raw->block[i]) && (r = visit(c, raw->block[i], 0, 0)) != 0)
+            if (data_block(e, raw->block[i]) && (r = visit(c, raw->block[i], 0, 0, 0)) != 0)
                 return r;
         return 0;
     }
     if (type != S_IFREG && type != S_IFDIR &&
         !(type == S_IFLNK && raw->blocks != (raw->file_acl ? SECTORS(e) : 0)))
         return 0;
-    for (i = 0; i < EXT2_NDIR; i++)
-        if ((r = tree_walk(c, raw->block[i], 0, i, visit)) != 0)
-            return r;
-    for (level = 1; level <= 3; level++, lbn += span, span *= e->ppb)
-        if ((r = tree_walk(c, raw->block[EXT2_IND + level - 1], level, lbn, visit)) != 0)
-            return r;
-    return 0;
+    return map_walk_inode(e, raw->block, visit, c);
 }
 
 /* Call fn on every inode whose bitmap bit is set, in number order (the
@@ -128,9 +104,9 @@ static int each_inode(struct check *c, int (*fn)(struct check *, struct ext2_ino
     return 0;
 }
 
-static int find_target(struct check *c, uint32_t blk, int level, uint32_t lbn)
+static int find_target(void *c, uint32_t blk, int level, uint32_t lbn, uint32_t up)
 {
-    return blk == c->target;
+    return blk == ((struct check *)c)->target;
 }
 
 static int find_in_inode(struct check *c, struct ext2_inode *raw)
@@ -149,12 +125,14 @@ static uint32_t owner_of(struct check *c, uint32_t blk)
 }
 
 /* Pass 1's visitor: a pointer names a data block that nothing else owns. */
-static int claim(struct check *c, uint32_t blk, int level, uint32_t lbn)
+static int claim(void *arg, uint32_t blk, int level, uint32_t lbn, uint32_t up)
 {
+    struct check *c = arg;
     uint32_t me = c->ino, first;
 
     if (!data_block(c->e, blk))
         return INCONSISTENT(c, "inode %u names block %u, which no file may own", me, blk);
+    c->claimed++;
     if (!owned_bit(c, blk, 1))
         return 0;
     if ((first = owner_of(c, blk)) == me)
@@ -163,29 +141,82 @@ static int claim(struct check *c, uint32_t blk, int level, uint32_t lbn)
 }
 
 /* Pass 1, an inode marked in use: in use if it has links too (then a
- * type ext2 knows, and its map's blocks claimed). */
+ * type ext2 knows, and its map's blocks claimed). Its i_blocks counts,
+ * in sectors, what its map names and its extended-attribute block: the
+ * operations trust it to bound a walk over the map (too small, and the
+ * file can never be truncated or freed), a directory's size, and to tell
+ * a fast symlink from a slow one. (Not asked of the reserved inodes,
+ * whose maps the check does not walk whole.) */
 static int pass_inode(struct check *c, struct ext2_inode *raw)
 {
+    struct ext2_fs *e = c->e;
     uint8_t t = file_type(raw->mode);
+    uint32_t want;
+    int r;
 
     if (!raw->links_count)
         return 0;                       /* allocated, no name yet: nothing reaches it */
     if (!t)
         return INCONSISTENT(c, "inode %u has mode 0%o, no file type", c->ino, raw->mode);
     c->type[c->ino] = t;
-    return inode_walk(c, raw, claim);
+    c->claimed = 0;
+    if ((r = inode_walk(c, raw, claim)) != 0 || (c->ino < e->first_ino && c->ino != EXT2_ROOT_INO))
+        return r;
+    want = (c->claimed + !!raw->file_acl) * SECTORS(e);
+    if (raw->blocks != want)
+        return INCONSISTENT(c, "inode %u has i_blocks %u, its map names %u", c->ino, raw->blocks,
+                            want);
+    return 0;
+}
+
+/* 1 for an entry ".", 2 for "..", else 0. */
+static int dots(const struct ext2_dirent *d)
+{
+    if (d->name_len == 1 && d->name[0] == '.')
+        return 1;
+    return d->name_len == 2 && d->name[0] == '.' && d->name[1] == '.' ? 2 : 0;
+}
+
+/* What directory dir's ".." names, read from its first block: 0 if the
+ * check sees none (a hole there or a broken entry, which the walk of dir
+ * itself reports; no ".." at all is left to the operations). */
+static uint32_t dotdot_of(struct check *c, uint32_t dir)
+{
+    struct ext2_fs *e = c->e;
+    struct ext2_inode raw;
+    struct ext2_dirent *d;
+    uint32_t off;
+
+    if (dev_read(e, inode_offset(e, dir), &raw, sizeof(raw)) < 0 || !raw.block[0] ||
+        bread(e, raw.block[0], c->dotbuf) < 0 || !dir_block_ok(e, c->dotbuf))
+        return 0;                       /* (pass 1 saw its map: block[0] is a data block) */
+    for (off = 0; off < e->bsize; off += d->rec_len) {
+        d = (struct ext2_dirent *)(c->dotbuf + off);
+        if (d->inode && dots(d) == 2)
+            return d->inode;
+    }
+    return 0;
 }
 
 /* Pass 2's visitor: each entry of a directory block names an inode in
- * use, with its type, and is counted. */
-static int count_names(struct check *c, uint32_t blk, int level, uint32_t lbn)
+ * use, with its type, and is counted. A name for a directory is where
+ * its ".." leads (e2fsck's pass 3), even with the link counts adding up:
+ * else a climb through ".." (a cwd's, rename's "is it below itself?")
+ * goes where the directory is not, and moving or removing it is refused
+ * (EUCLEAN); a second name for a directory in another parent is caught
+ * here too. And (pass_dir) a directory's blocks up to its size have no
+ * hole: every operation that scans it would find it (EUCLEAN). */
+static int count_names(void *arg, uint32_t blk, int level, uint32_t lbn, uint32_t up)
 {
+    struct check *c = arg;
     struct ext2_fs *e = c->e;
     struct ext2_dirent *d;
-    uint32_t off, ino;
+    uint32_t off, ino, dd;
 
     if (level > 0 || lbn >= c->dir_blocks)
         return 0;                       /* (what lies past its size is never read) */
+    if (lbn == c->next_lbn)             /* (the walk goes in file order) */
+        c->next_lbn++;
     if (bread(e, blk, c->dirbuf) < 0 || !dir_block_ok(e, c->dirbuf))
         return INCONSISTENT(c, "block %u of directory %u holds a broken entry", blk, c->ino);
     for (off = 0; off < e->bsize; off += d->rec_len) {
@@ -200,16 +231,24 @@ static int count_names(struct check *c, uint32_t blk, int level, uint32_t lbn)
                                 d->name_len, d->name, c->ino, d->file_type, ino, c->type[ino]);
         if (c->names[ino] < 0xFFFF)
             c->names[ino]++;
+        if (!dots(d) && c->type[ino] == EXT2_FT_DIR && (dd = dotdot_of(c, ino)) && dd != c->ino)
+            return INCONSISTENT(c, "'..' of directory %u names %u, its name is in %u", ino, dd,
+                                c->ino);
     }
     return 0;
 }
 
 static int pass_dir(struct check *c, struct ext2_inode *raw)
 {
+    int r;
+
     if (!c->type[c->ino] || (raw->mode & S_IFMT) != S_IFDIR)
         return 0;
     c->dir_blocks = raw->size / c->e->bsize;
-    return inode_walk(c, raw, count_names);
+    c->next_lbn = 0;
+    if ((r = inode_walk(c, raw, count_names)) == 0 && c->next_lbn < c->dir_blocks)
+        return INCONSISTENT(c, "directory %u has a hole at block %u", c->ino, c->next_lbn);
+    return r;
 }
 
 /* Pass 4: no inode has fewer links than names (unlink would free it while
@@ -287,7 +326,8 @@ int ext2_check(struct ext2_fs *e)
     }
     c.owned = kzalloc(size);
     c.dirbuf = kmalloc(e->bsize);
-    if (!c.owned || !c.dirbuf) {
+    c.dotbuf = kmalloc(e->bsize);
+    if (!c.owned || !c.dirbuf || !c.dotbuf) {
         r = -ENOMEM;
         goto out;
     }
@@ -298,6 +338,7 @@ int ext2_check(struct ext2_fs *e)
         (r = each_inode(&c, pass_links)) == 0)
         r = pass_bitmaps(&c);
 out:
+    kfree(c.dotbuf);
     kfree(c.dirbuf);
     kfree(c.owned);
     return r;

@@ -32,7 +32,7 @@ struct ext2_fs {
     struct ext2_node *nodes; /* the inode cache: iget (inside), inactive (never sleeps) */
     char *scratch;                      /* a block for scans and bitmaps: scratch_take */
     int scratch_busy;
-    uint32_t *level_tbl[3];             /* map_check, free_tree, trim_tree: one per level */
+    uint32_t *level_tbl[3];             /* map_walk, free_tree, trim_tree: one per level */
 };
 
 #define SECTORS(e) ((e)->bsize / 512)
@@ -47,6 +47,15 @@ uint32_t inode_offset(struct ext2_fs *e, uint32_t ino);
 int dir_block_ok(struct ext2_fs *e, const char *buf);
 uint8_t file_type(uint32_t mode);
 void walk_step(struct ext2_fs *e);
+
+/* A visitor of one block of a block map (map_walk): `level` 0 a data
+ * block, else a table of that many levels of indirection; lbn the first
+ * file block it maps; up the table that names it, 0 for the inode. 0 to
+ * go on; anything else stops the walk and is what the walk returns. */
+typedef int (*map_visit)(void *arg, uint32_t blk, int level, uint32_t lbn, uint32_t up);
+int map_walk(struct ext2_fs *e, uint32_t blk, int level, uint32_t lbn, uint32_t up, map_visit visit,
+             void *arg);
+int map_walk_inode(struct ext2_fs *e, const uint32_t *block, map_visit visit, void *arg);
 
 /* ext2check.c: 0 consistent, 1 damage found (and said on the console), or -errno */
 int ext2_check(struct ext2_fs *e);

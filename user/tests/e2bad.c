@@ -635,17 +635,18 @@ static unsigned evil_target(int root)
         r_; \
     })
 
-/* ftruncate big to 100 bytes: 0, or -1 with errno. Not to 0: the tail
- * of its first block is then zeroed too, and on a damaged map nothing may
- * be, freed or zeroed, before the whole map is known sound. */
-static int truncate_big(int root)
+/* ftruncate big to len bytes: 0, or -1 with errno. To 100, the tail of
+ * its first block is zeroed too, and on a damaged map nothing may be,
+ * freed or zeroed, before the whole map is known sound; to 0, every
+ * block the map names is freed (the direct ones first). */
+static int truncate_big(int root, int len)
 {
     int f = walk(root, "big", 0), w, r = -1, e;
 
     if (f < 0)
         return -1;
     if ((w = ready(f, R_WRITE)) >= 0)
-        r = ftruncate(w, 100);
+        r = ftruncate(w, len);
     e = errno;
     close(w);
     close(f);
@@ -659,11 +660,13 @@ static int truncate_big(int root)
  * its first direct block is its indirect block (direct_is_indirect). The
  * block the loop reaches is the map itself: reading it is EUCLEAN, and so
  * is writing it, so the block numbers a write puts there (healthy.txt's)
- * never send the next write into another file; a truncation is EUCLEAN
- * before it frees anything (what it freed would still be named by /big,
- * and handed to the next file). The old kernel read the map as data,
- * wrote over it, and the next write landed in healthy.txt; a truncation
- * freed blocks until it met one a second time. */
+ * never send the next write into another file; a truncation (to 100
+ * bytes, and to 0) is EUCLEAN before it frees anything (what it freed
+ * would still be named by /big, and handed to the next file; to 0, the
+ * direct blocks go first, and there direct_is_indirect's table with them:
+ * only the map check stands in the way, as bmap does for the other). The old kernel read the map as
+ * data, wrote over it, and the next write landed in healthy.txt; a truncation freed blocks until it
+ * met one a second time. */
 static void block_map_loops_are_euclean_and_spare_other_files(void)
 {
     static const struct {
@@ -676,7 +679,7 @@ static void block_map_loops_are_euclean_and_spare_other_files(void)
         { "direct_is_indirect", 0, 13 * 1024 },
     };
     unsigned i, j, target, crc;
-    int root, rd, wr, erd, ewr, intact, tr, etr, freed;
+    int root, rd, wr, erd, ewr, intact, tr, etr, tr0, etr0, freed;
     char wrong[500] = "";
 
     for (i = 0; i < ARRAY_SIZE(c); i++) { /* every image, then the verdict */
@@ -698,17 +701,18 @@ static void block_map_loops_are_euclean_and_spare_other_files(void)
         intact = healthy_txt_is_intact(root);
         close(root);
         crc = image_crc(c[i].img);
-        tr = ON_IMAGE(c[i].img, truncate_big(root), &etr);
+        tr = ON_IMAGE(c[i].img, truncate_big(root, 100), &etr);
+        tr0 = ON_IMAGE(c[i].img, truncate_big(root, 0), &etr0);
         freed = image_crc(c[i].img) != crc;
         if (!(rd < 0 && erd == EUCLEAN && wr < 0 && ewr == EUCLEAN && intact && tr == -1 &&
-              etr == EUCLEAN && !freed))
+              etr == EUCLEAN && tr0 == -1 && etr0 == EUCLEAN && !freed))
             snprintf(wrong + strlen(wrong), sizeof(wrong) - strlen(wrong),
                      " %s: read %d errno %d, write %d errno %d, healthy.txt %s, truncate %d errno "
-                     "%d%s;",
-                     c[i].img, rd, erd, wr, ewr, intact ? "intact" : "written", tr, etr,
+                     "%d, to 0 %d errno %d%s;",
+                     c[i].img, rd, erd, wr, ewr, intact ? "intact" : "written", tr, etr, tr0, etr0,
                      freed ? " (and it changed the image)" : "");
     }
-    CHECK(!wrong[0], "want EUCLEAN thrice, healthy.txt intact, the image as it was:%s", wrong);
+    CHECK(!wrong[0], "want EUCLEAN four times, healthy.txt intact, the image as it was:%s", wrong);
     PASS();
 }
 
@@ -848,7 +852,7 @@ static void rarer_damage_is_euclean(void)
     CHECK(r[6] == -1 && e[6] == EUCLEAN, "a create that finds an open inode free: %d, errno %d",
           r[6], e[6]);
     crc = image_crc("i_blocks_too_small");
-    r[0] = ON_IMAGE("i_blocks_too_small", truncate_big(root), &e[0]);
+    r[0] = ON_IMAGE("i_blocks_too_small", truncate_big(root, 100), &e[0]);
     CHECK(r[0] == -1 && e[0] == EUCLEAN, "truncating a map past i_blocks: %d, errno %d", r[0],
           e[0]);
     CHECK(image_crc("i_blocks_too_small") == crc,
@@ -970,6 +974,9 @@ static void every_use_of_an_attack_image_works_or_is_euclean(void)
         { "dirent_names_free_inode", "00RRRNRR", "" },
         { "links_below_names", "00RRRNRR", "" },
         { "dirent_type_disagrees", "00RRRNRR", "" },
+        { "i_blocks_too_large", "00RRRNRR", "" },
+        { "dir_hole_counts_agree", "00RRRNRR", "" },
+        { "dotdot_counts_agree", "00RRRNRR", "" },
         /* the rest without the mount's check, for what each operation sees:
          * big's map loops: reading it; otherwise a healthy image */
         { "ind_self_loop", "E0000000", NOCHECK },
@@ -1046,7 +1053,11 @@ static int probe_writable(int root)
  * two maps naming one block (blocks_shared), a block in use that its
  * bitmap calls free (block_free_in_bitmap), a name for a free inode
  * (dirent_names_free_inode), more names than links (links_below_names),
- * a dirent type that is not its inode's (dirent_type_disagrees). fsopen
+ * a dirent type that is not its inode's (dirent_type_disagrees), and
+ * three the operations find one at a time: i_blocks that is not what the
+ * map names (i_blocks_too_large), a hole in a directory
+ * (dir_hole_counts_agree), a ".." that names another parent with the
+ * counts right (dotdot_counts_agree). fsopen
  * finds each and the instance is read-only: every change EROFS, reading
  * as before, so a user can copy their files off; the image stays byte
  * for byte as it was. Without the check a write to evil.txt rewrote
@@ -1055,9 +1066,10 @@ static int probe_writable(int root)
  * inode and block. (tools/test.py checks the console line for each.) */
 static void whole_disk_damage_makes_the_instance_read_only(void)
 {
-    static const char *imgs[] = { "blocks_shared", "block_free_in_bitmap",
+    static const char *imgs[] = { "blocks_shared",           "block_free_in_bitmap",
                                   "dirent_names_free_inode", "links_below_names",
-                                  "dirent_type_disagrees" };
+                                  "dirent_type_disagrees",   "i_blocks_too_large",
+                                  "dir_hole_counts_agree",   "dotdot_counts_agree" };
     unsigned i, crc;
     int root, f;
 
@@ -1080,11 +1092,81 @@ static void whole_disk_damage_makes_the_instance_read_only(void)
     PASS();
 }
 
+/* What each operation does, without the mount's check, with the three
+ * contradictions the check now finds as well (e2craft.py's WHOLE_DISK):
+ * - dotdot_counts_agree: /sub/deeper's ".." names the root, the counts
+ *   moved with it. A climb through it, moving it to another parent and
+ *   removing it are EUCLEAN, and so is moving /sub below /sub/deeper: the
+ *   old kernel's climb from /sub/deeper went by its ".." to the root, said
+ *   "not below itself", and moved /sub into its own child, where neither
+ *   was reachable from the root any more (and /sub/deeper/file with them).
+ * - dir_hole_counts_agree: /sub's block 1 is a hole. Listing /sub,
+ *   removing it, a create in it and a rename into it (each first makes
+ *   sure the name is not there) are EUCLEAN; what stops before the hole
+ *   works (a lookup of a name in block 0, removing /sub/deeper).
+ * - i_blocks_too_large: /evil.txt's i_blocks counts two blocks its map
+ *   does not name. Reading, writing, truncating and unlinking it work:
+ *   the count only rides along, and goes with the inode.
+ * The image changes only where a call succeeded. */
+static void contradictions_the_check_finds_are_safe_per_operation(void)
+{
+    unsigned crc;
+    int r[4], e[4], f;
+
+    crc = image_crc("dotdot_counts_agree");
+    r[0] = ON_IMAGE("dotdot_counts_agree", holding(root, "sub/deeper", 0), &e[0]);
+    r[1] =
+        ON_IMAGE("dotdot_counts_agree", renameat(root, "sub", root, "sub/deeper/moved", 0), &e[1]);
+    r[2] =
+        ON_IMAGE("dotdot_counts_agree", renameat(root, "sub/deeper", root, "dir/deeper", 0), &e[2]);
+    CHECK(r[0] == -1 && e[0] == EUCLEAN, "'..' to the grandparent, from below: %d, errno %d", r[0],
+          e[0]);
+    CHECK(r[1] == -1 && e[1] == EUCLEAN, "/sub moved below its own child: %d, errno %d", r[1],
+          e[1]);
+    CHECK(r[2] == -1 && e[2] == EUCLEAN, "a move of /sub/deeper: %d, errno %d", r[2], e[2]);
+    CHECK(image_crc("dotdot_counts_agree") == crc, "dotdot_counts_agree changed");
+    r[0] = ON_IMAGE("dotdot_counts_agree", empty_and_rmdir_deeper(root), &e[0]);
+    CHECK(r[0] == -1 && e[0] == EUCLEAN, "rmdir of /sub/deeper: %d, errno %d", r[0], e[0]);
+    r[0] = ON_IMAGE("dotdot_counts_agree", list_dir(root, "sub/deeper"), &e[0]);
+    CHECK(r[0] == 2, "/sub/deeper afterwards: %d entries, errno %d", r[0], e[0]);
+
+    r[0] = ON_IMAGE("dir_hole_counts_agree", list_dir(root, "sub"), &e[0]);
+    r[1] = ON_IMAGE("dir_hole_counts_agree", read_file(root, "sub/deeper/file", buf, sizeof(buf)),
+                    &e[1]);
+    r[2] = ON_IMAGE("dir_hole_counts_agree", empty_and_rmdir_deeper(root), &e[2]);
+    r[3] = ON_IMAGE("dir_hole_counts_agree", unlinkat(root, "sub", UNLINK_DIR), &e[3]);
+    CHECK(r[0] == -1 && e[0] == EUCLEAN, "listing a directory with a hole: %d, errno %d", r[0],
+          e[0]);
+    CHECK(r[1] == 5, "a file below it, its name before the hole: %d, errno %d", r[1], e[1]);
+    CHECK(r[2] == 0, "rmdir of an empty directory below it: %d, errno %d", r[2], e[2]);
+    CHECK(r[3] == -1 && e[3] == EUCLEAN, "rmdir of it, the hole past its . and ..: %d, errno %d",
+          r[3], e[3]);
+    r[0] = ON_IMAGE("dir_hole_counts_agree", create(root, "sub/new", S_IFREG, 0644, 0), &e[0]);
+    r[1] =
+        ON_IMAGE("dir_hole_counts_agree", renameat(root, "evil.txt", root, "sub/evil", 0), &e[1]);
+    CHECK(r[0] == -1 && e[0] == EUCLEAN, "a create in it: %d, errno %d", r[0], e[0]);
+    CHECK(r[1] == -1 && e[1] == EUCLEAN, "a rename into it: %d, errno %d", r[1], e[1]);
+
+    memset(buf, 'w', 1024);
+    r[0] = ON_IMAGE("i_blocks_too_large", file_at(root, "evil.txt", 4096, buf, 1024, 1), &e[0]);
+    r[1] = ON_IMAGE("i_blocks_too_large", read_file(root, "evil.txt", buf, sizeof(buf)), &e[1]);
+    r[2] = ON_IMAGE("i_blocks_too_large", step_truncate_evil(root), &e[2]);
+    r[3] = ON_IMAGE("i_blocks_too_large", unlinkat(root, "evil.txt", 0), &e[3]);
+    CHECK(r[0] == 1024 && r[1] == 5120 && r[2] == 0 && r[3] == 0,
+          "write, read, truncate, unlink of evil.txt: %d %d %d %d, errno %d %d %d %d", r[0], r[1],
+          r[2], r[3], e[0], e[1], e[2], e[3]);
+    CHECK((f = mount_image("i_blocks_too_large", "")) >= 0 && probe_writable(f) == 0 &&
+              healthy_txt_is_intact(f),
+          "i_blocks_too_large, evil.txt gone: not healthy to the mount's check");
+    close(f);
+    PASS();
+}
+
 /* The check finds at fsopen most of what the operations find later (a
  * map that loops, a pointer into metadata, a broken directory entry, a
- * name for a free inode, a free bit for metadata...), and leaves to them
- * what it does not look at (a hole in a directory, a ".." that names
- * another parent with the counts right, i_blocks, more links than names:
+ * name for a free inode, a free bit for metadata, a hole in a directory,
+ * i_blocks, a second name for a directory...), and leaves to them what it
+ * does not look at (a size past the end of a file, more links than names:
  * a leak, not a danger). A read-only instance is not checked (it writes
  * nothing), and neither are images whose geometry fsopen refuses. Runs
  * first: other tests change some of these images (unlink the damage). */
@@ -1117,9 +1199,11 @@ static void the_mount_check_finds_what_the_operations_find_later(void)
         "inode_freed_already",
         "file_without_links",
         "pointer_past_end",
+        "dir_hole",
+        "i_blocks_too_small",
+        "dir_without_dotdot",
     };
-    static const char *unflagged[] = { "dir_without_dotdot", "file_size_huge",     "dir_hole",
-                                       "dir_links_lie",      "i_blocks_too_small", "healthy_1k" };
+    static const char *unflagged[] = { "file_size_huge", "dir_links_lie", "healthy_1k" };
     char wrong[400] = "";
     unsigned i;
     int r, e;
@@ -1470,6 +1554,7 @@ static const struct {
     T(rarer_damage_is_euclean),
     T(every_use_of_an_attack_image_works_or_is_euclean),
     T(whole_disk_damage_makes_the_instance_read_only),
+    T(contradictions_the_check_finds_are_safe_per_operation), /* after: changes them */
     T(an_image_under_a_live_instance_takes_no_other_writer),
     T(the_mount_check_lets_other_processes_run),
     T(healthy_geometries_mount_and_take_writes),
