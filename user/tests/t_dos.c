@@ -78,24 +78,48 @@ static int user_lets_go(int pid)
     return pid > 0 && wait_child_ms(pid, 20000, &st) && st == 0 ? 0 : -1;
 }
 
-/* What root must still do: a megabyte of heap, a fork and an exec, a
- * shell command, a file of 64 KiB in /tmp. 0, or the step that failed. */
-static int root_works(void)
+/* The steps root and any user must still be able to take: a megabyte of
+ * heap, touched (*m), then a fork, an exec and a wait. 0, or the step
+ * that failed (1, 2). */
+static int heap_fork_exec(char **m)
 {
-    char *m = sbrk(MB);
-    int i, pid, st = -1, fd;
+    int i, pid, st = -1;
 
-    if (m == (void *)-1)
+    if ((*m = sbrk(MB)) == (void *)-1)
         return 1;
     for (i = 0; i < MB; i += PG)
-        m[i] = 1;
+        (*m)[i] = 1;
     fflush(stdout);
     if ((pid = fork()) == 0) {
         execv("/bin/true", (char *[]){ "true", NULL });
         _exit(9);
     }
-    if (pid < 0 || waitpid(pid, &st, 0) != pid || st != 0)
-        return 2;
+    return pid < 0 || waitpid(pid, &st, 0) != pid || st != 0 ? 2 : 0;
+}
+
+/* A file of 64 KiB (from m) made, written and removed: 0, or 1 if it
+ * could not be made, 2 if not written. */
+static int file_of_64k(const char *name, const char *m)
+{
+    int fd, n;
+
+    if ((fd = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0600)) < 0)
+        return 1;
+    n = write(fd, m, 64 << 10);
+    close(fd);
+    unlink(name);
+    return n == 64 << 10 ? 0 : 2;
+}
+
+/* What root must still do: a megabyte of heap, a fork and an exec, a
+ * shell command, a file of 64 KiB in /tmp. 0, or the step that failed. */
+static int root_works(void)
+{
+    char *m;
+    int r, pid, st = -1;
+
+    if ((r = heap_fork_exec(&m)) != 0)
+        return r;
     if ((pid = fork()) == 0) {
         execv("/bin/sh", (char *[]){ "sh", "-c", "echo root >/tmp/dos_sh", NULL });
         _exit(9);
@@ -104,12 +128,7 @@ static int root_works(void)
         return 3;
     if (unlink("/tmp/dos_sh") < 0)
         return 4;
-    if ((fd = open("/tmp/dos_root", O_WRONLY | O_CREAT | O_TRUNC, 0600)) < 0)
-        return 5;
-    i = write(fd, m, 64 << 10);
-    close(fd);
-    unlink("/tmp/dos_root");
-    return i == 64 << 10 ? 0 : 6;
+    return (r = file_of_64k("/tmp/dos_root", m)) ? 4 + r : 0;
 }
 
 /* Every page back, once the last of the student's processes is reaped
@@ -223,6 +242,25 @@ static int big_root_process(void)
     return n == heap_len ? 0 : 1;
 }
 
+/* Start R with big pages of heap, touched, and wait until it holds them
+ * (it holds them until gate[1] is closed): R's pid, or -1. */
+static int start_big_root_process(unsigned big)
+{
+    unsigned before = free_pages();
+    int r, t;
+
+    if (pipe(gate) < 0)
+        return -1;
+    heap_len = big * PG;
+    fflush(stdout);
+    if ((r = fork()) == 0)
+        _exit(big_root_process());
+    close(gate[0]);
+    for (t = 0; t < 1000 && free_pages() > before - big; t++)
+        sleep_ms(10);
+    return r;
+}
+
 /* One user may hold only half of what users may (user_share, below), so
  * root holds most of memory here (a process R), and the student's heap
  * (192 pages more than the sixteenth between what users keep in bulk and
@@ -239,14 +277,7 @@ static void a_users_copy_on_write_copies_leave_memory_for_root(void)
     unsigned big = before - reserve - 2 * half;
     int h, said, ok, r, st = -1;
 
-    CHECK(pipe(gate) == 0, "pipe");
-    heap_len = big * PG;
-    fflush(stdout);
-    if ((r = fork()) == 0)
-        _exit(big_root_process());
-    close(gate[0]);
-    for (st = 0; st < 1000 && free_pages() > before - big; st++)
-        sleep_ms(10);                           /* until R has touched its heap */
+    CHECK((r = start_big_root_process(big)) > 0, "root's process R: errno %d", errno);
     heap_len = half * PG;
     stop_at = small ? reserve + 8 : 16;
     h = user_holds(cow_attack, NULL, &said);
@@ -275,14 +306,7 @@ static void a_users_fault_short_of_memory_kills_none_of_roots(void)
     unsigned before = free_pages(), total = meminfo("total_pages"), big = before / 100 * 45;
     int r, h, said, st = -1, alive;
 
-    CHECK(pipe(gate) == 0, "pipe");
-    heap_len = big * PG;
-    fflush(stdout);
-    if ((r = fork()) == 0)
-        _exit(big_root_process());
-    close(gate[0]);
-    for (st = 0; st < 1000 && free_pages() > before - big; st++)
-        sleep_ms(10);                           /* until R has touched its heap */
+    CHECK((r = start_big_root_process(big)) > 0, "root's process R: errno %d", errno);
     heap_len = (before - big - total / 8 - 512) * PG;
     stop_at = 0;                                /* write every page */
     h = user_holds(cow_attack, NULL, &said);
@@ -334,18 +358,26 @@ static void unfill_tmp(void)
         ;
 }
 
+/* And since each user holds at most its share (below), another user
+ * (OTHER) may still grow a heap, fork, exec and make a file. */
+static int other_user_works(void);
+
 static void a_user_filling_tmp_leaves_root_room_for_files(void)
 {
     unsigned before = free_pages(), held;
-    int h, said, ok;
+    int h, said, ok, other;
 
     h = user_holds(fill_tmp, unfill_tmp, &said);
     held = free_pages();
     ok = in_child(root_works);
+    other = in_child(other_user_works);
     CHECK(user_lets_go(h) == 0, "the student's holder failed");
     CHECK(said == 0, "the student's fill ended with %d (50 + errno; ENOSPC wanted)", said);
     CHECK(ok == 0, "with /tmp filled by the student (%u pages free), root failed at step %d", held,
           ok);
+    CHECK(other == 0,
+          "with /tmp filled by the student (%u pages free), the other user failed at step %d", held,
+          other);
     CHECK(pages_back(before), "%u pages free before, %u after", before, free_pages());
     PASS();
 }
@@ -363,27 +395,13 @@ static void a_user_filling_tmp_leaves_root_room_for_files(void)
 static int other_user_works(void)
 {
     char *m;
-    int i, pid, st = -1, fd;
+    int r;
 
     if (setgid(OTHER) < 0 || setuid(OTHER) < 0)
         return 9;
-    if ((m = sbrk(MB)) == (void *)-1)
-        return 1;
-    for (i = 0; i < MB; i += PG)
-        m[i] = 1;
-    fflush(stdout);
-    if ((pid = fork()) == 0) {
-        execv("/bin/true", (char *[]){ "true", NULL });
-        _exit(9);
-    }
-    if (pid < 0 || waitpid(pid, &st, 0) != pid || st != 0)
-        return 2;
-    if ((fd = open("/tmp/dos_other", O_WRONLY | O_CREAT | O_TRUNC, 0600)) < 0)
-        return 3;
-    i = write(fd, m, 64 << 10);
-    close(fd);
-    unlink("/tmp/dos_other");
-    return i == 64 << 10 ? 0 : 4;
+    if ((r = heap_fork_exec(&m)) != 0)
+        return r;
+    return (r = file_of_64k("/tmp/dos_other", m)) ? 2 + r : 0;
 }
 
 /* The student's heap: all it may get, touched, held by a sleeper. */
@@ -482,23 +500,6 @@ static void a_users_copy_on_write_copies_leave_another_user_room(void)
     CHECK(said >= 0, "the student's attack: %d", said);
     CHECK(ok == 0,
           "with the student's copies made (%u pages free), the other user failed at step %d", held,
-          ok);
-    CHECK(pages_back(before), "%u pages free before, %u after", before, free_pages());
-    PASS();
-}
-
-static void a_user_filling_tmp_leaves_another_user_room(void)
-{
-    unsigned before = free_pages(), held;
-    int h, said, ok;
-
-    h = user_holds(fill_tmp, unfill_tmp, &said);
-    held = free_pages();
-    ok = in_child(other_user_works);
-    CHECK(user_lets_go(h) == 0, "the student's holder failed");
-    CHECK(said == 0, "the student's fill ended with %d (50 + errno; ENOSPC wanted)", said);
-    CHECK(ok == 0,
-          "with /tmp filled by the student (%u pages free), the other user failed at step %d", held,
           ok);
     CHECK(pages_back(before), "%u pages free before, %u after", before, free_pages());
     PASS();
@@ -744,7 +745,6 @@ int main(int argc, char **argv)
     T_RUN(a_users_heap_leaves_another_user_room);
     T_RUN(a_user_holds_at_most_the_user_share);
     T_RUN(a_users_copy_on_write_copies_leave_another_user_room);
-    T_RUN(a_user_filling_tmp_leaves_another_user_room);
     if (!small)
         T_RUN(a_users_many_processes_and_zombies_leave_root_working);
     T_RUN(a_users_fork_bomb_is_ended_by_root);
