@@ -25,8 +25,17 @@ A check that fails ends the compile with a message saying which file or
 directive, and nothing the compiler said (it may quote the file). Any other
 command (linking, -print-file-name, nasm's) runs the real compiler as is.
 
-    ccguard.py --real PATH --tree DIR [--sandbox] -- ARGS...
-    ccguard.py --real PATH --tree DIR --probe     (status 0: the sandbox works here)
+Where there is no sandbox (Gradescope's container: root, and no mount
+namespace without CAP_SYS_ADMIN), a grader running as root has the compile
+run as an unprivileged user (--user UID:GID, no supplementary groups): then
+`#if __has_include("/autograder/source/hidden-.../x.c")` or `#pragma GCC
+dependency`, which read no byte and are in no dependency list, meet a
+root-only folder's "Permission denied" whatever it holds, instead of
+learning whether a file is there (or, with the pragma, newer).
+
+    ccguard.py --real PATH --tree DIR [--sandbox] [--user UID:GID] -- ARGS...
+    ccguard.py --real PATH --tree DIR [--sandbox] [--user UID:GID] --probe
+        (status 0: a compile in the tree works that way here)
 """
 import os
 import re
@@ -177,6 +186,7 @@ def enter_sandbox(tree, scratch):
             _mount(libc, d, root + d, None, MS_BIND | MS_REC)
             _mount(libc, None, root + d, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_REC)
     os.makedirs(root + "/tmp")
+    os.chmod(root + "/tmp", 0o1777)     # (the compiler may run as another user)
     os.makedirs(root + "/dev")
     open(root + "/dev/null", "w").close()
     _mount(libc, "/dev/null", root + "/dev/null", None, MS_BIND)
@@ -186,31 +196,70 @@ def enter_sandbox(tree, scratch):
     os.chroot(root)
 
 
-def run(argv, tree, sandbox, cwd=None):
+def drop_to(user):
+    """In a child process about to exec the compiler: become user (uid,
+    gid), with no supplementary groups (root's would open root's group's
+    files)."""
+    uid, gid = user
+    os.setgroups([])
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)
+
+
+def run(argv, tree, sandbox, cwd=None, user=None):
     """Run argv in cwd (default: this process's, inside tree), in the
-    sandbox if asked: (status, stderr)."""
+    sandbox if asked, as user (uid, gid) if given (after the sandbox is
+    made, which needs root): (status, stderr). The cwd is entered again
+    as that user: a work tree that user cannot reach fails here."""
     scratch = tempfile.mkdtemp(prefix="ccguard-") if sandbox else None
     cwd = cwd or os.getcwd()
 
     def child():
-        enter_sandbox(tree, scratch)
+        if sandbox:
+            enter_sandbox(tree, scratch)
+        if user:
+            drop_to(user)
         os.chdir(cwd)
     try:
         p = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE, cwd=cwd,
-                           preexec_fn=child if sandbox else None)
+                           preexec_fn=child if sandbox or user else None)
     finally:
         if scratch:
             shutil.rmtree(scratch, ignore_errors=True)
     return p.returncode, p.stderr
 
 
-def sandbox_works(real, tree):
-    """Can the compiler run in the sandbox here? (Asked once a grading.)"""
+def scratch_dir(where, user):
+    """A new folder in where for the compiler's output, its own if it runs
+    as user (the work tree is the grader's)."""
+    scratch = tempfile.mkdtemp(prefix="ccguard-", dir=where)
+    if user:
+        os.chown(scratch, *user)
+    return scratch
+
+
+def works(real, tree, sandbox, user):
+    """Does a compile in tree work here in the sandbox (if asked) and as
+    user (if given): the tree reached, a file read, the output written?
+    (Asked once a grading.)"""
+    tree = os.path.realpath(tree)
+    build = os.path.join(tree, "build")
+    scratch = None
     try:
-        return run([real, "--version"], tree, True, os.path.realpath(tree))[0] == 0
+        scratch = scratch_dir(build if os.path.isdir(build) else tree, user)
+        src = os.path.join(scratch, "probe.c")
+        with open(src, "w") as f:
+            f.write("int ccguard_probe;\n")
+        os.chmod(src, 0o644)
+        out = os.path.join(scratch, "probe.s")
+        return run([real, "-S", src, "-o", out], tree, sandbox, tree, user)[0] == 0 and \
+            os.path.exists(out)
     except (OSError, subprocess.SubprocessError):
         return False
+    finally:
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
 
 
 # ---------------------------------------------------------------- one compile
@@ -221,31 +270,34 @@ def refuse(source, why):
     return REFUSED
 
 
-def guarded_compile(real, tree, sandbox, args):
+def guarded_compile(real, tree, sandbox, user, args):
     source, obj = split_args(args)
     system = [os.path.realpath(args[i + 1]) for i, a in enumerate(args[:-1]) if a == "-isystem"]
     base = without(args, ("-c",) + DEP_FLAGS, DEP_ARGS + ("-o",))
     base.remove(source)
-    scratch = tempfile.mkdtemp(prefix="ccguard-", dir=os.path.dirname(obj) or ".")
+    scratch = scratch_dir(os.path.dirname(obj) or ".", user)
     try:
         asm = os.path.join(scratch, "out.s")
         dep = obj[:-2] + ".d" if obj.endswith(".o") else obj + ".d"
         for stale in (obj, dep):
             if os.path.exists(stale):
                 os.unlink(stale)
+        made = os.path.join(scratch, "out.d")   # (moved to dep once checked)
         status, said = run([real] + base + ["-fno-diagnostics-show-caret", "-S", source,
-                                            "-o", asm, "-MD", "-MP", "-MF", dep, "-MT", obj],
-                           tree, sandbox)
-        listed = dep
-        if not os.path.exists(dep):
+                                            "-o", asm, "-MD", "-MP", "-MF", made, "-MT", obj],
+                           tree, sandbox, user=user)
+        listed = made
+        if not os.path.exists(made):
             # a fatal error stopped the preprocessor before it wrote the list:
             # list what it reads, a missing header being no error (-MG)
             listed = os.path.join(scratch, "all.d")
-            run([real] + base + ["-M", "-MG", "-MF", listed, source], tree, sandbox)
+            run([real] + base + ["-M", "-MG", "-MF", listed, source], tree, sandbox, user=user)
             if not os.path.exists(listed):
                 return refuse(source, "the preprocessor stopped before the grader could see "
                               "which files it reads")
-        bad = outside_files(dependencies(listed), source, tree, system, listed != dep)
+        bad = outside_files(dependencies(listed), source, tree, system, listed != made)
+        if os.path.exists(made):
+            os.replace(made, dep)
         if bad:
             if os.path.exists(dep):
                 os.unlink(dep)
@@ -272,23 +324,27 @@ def guarded_compile(real, tree, sandbox, args):
 
 
 def main(argv):
-    real, tree, sandbox = None, None, False
+    real, tree, sandbox, user, probe = None, None, False, None, False
     i = 0
     while i < len(argv) and argv[i] != "--":
         if argv[i] == "--real":
             real, i = argv[i + 1], i + 1
         elif argv[i] == "--tree":
             tree, i = argv[i + 1], i + 1
+        elif argv[i] == "--user":
+            user, i = tuple(int(n) for n in argv[i + 1].split(":")), i + 1
         elif argv[i] == "--sandbox":
             sandbox = True
         elif argv[i] == "--probe":
-            return 0 if sandbox_works(real, tree) else 1
+            probe = True
         i += 1
+    if probe:
+        return 0 if works(real, tree, sandbox, user) else 1
     args = argv[i + 1:]
     if not split_args(args):
         os.execv(real, [real] + args)
     try:
-        return guarded_compile(real, tree, sandbox, args)
+        return guarded_compile(real, tree, sandbox, user, args)
     except (OSError, ValueError, subprocess.SubprocessError) as e:
         # the guard's own failure: the file is not compiled, and the message
         # says whose fault it is (a traceback would read like the student's)

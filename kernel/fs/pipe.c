@@ -27,7 +27,7 @@
 #define PIPE_SIZE 65536
 
 struct pipe {
-    char buf[PIPE_SIZE];
+    char *buf;                  /* PIPE_SIZE bytes: a block of its own (pipe_open) */
     uint32_t rd, wr;            /* free-running counters; wr - rd bytes queued */
     int readers, writers;       /* how many of each; &readers, &writers: their sleep channels */
     int had_reader, had_writer;
@@ -39,17 +39,30 @@ static const struct vnode_ops pipe_ops;
 
 void pipe_free(struct pipe *p)
 {
+    if (p)
+        kfree(p->buf);
     kfree(p);
 }
 
 /* The buffer is made on first use, and only while an eighth of memory
  * stays free after it (pmm_may_store): a user's 240 pipes are 15 MiB,
- * which with a full /tmp left no page for anyone's fork. */
+ * which with a full /tmp left no page for anyone's fork. The ring is a
+ * block of its own, whole pages, so that with `heapcheck` the guarded
+ * pool (kfence.c) puts a guard page right after its last byte and right
+ * before its first. */
 int pipe_open(struct vnode *v, int access)
 {
-    if (!v->pipe && (!pmm_may_store(sizeof(struct pipe) / PAGE_SIZE + 1) ||
-                     !(v->pipe = kzalloc(sizeof(struct pipe)))))
-        return -ENOMEM;
+    struct pipe *p;
+
+    if (!v->pipe) {
+        if (!pmm_may_store(PIPE_SIZE / PAGE_SIZE + 1) || !(p = kzalloc(sizeof(*p))))
+            return -ENOMEM;
+        if (!(p->buf = kmalloc(PIPE_SIZE))) {
+            kfree(p);
+            return -ENOMEM;
+        }
+        v->pipe = p;
+    }
     if (access & FA_READ) {
         v->pipe->readers++;
         v->pipe->had_reader = 1;

@@ -19,9 +19,10 @@
  *     checked when it leaves, when it is handed out, and by kheap_check();
  *   - a second kfree of a block, or kfree of something that is not a
  *     block, is caught by the magic words and the block's alignment;
- *   - once the kernel is up, a block of at most a page gets a page of
- *     its own in the guarded pool (kfence.c) while one is free there: a
- *     read past its end, or any touch after its free, faults at once.
+ *   - once the kernel is up, a block of at most KFENCE_MAX bytes gets
+ *     pages of its own in the guarded pool (kfence.c) while a slot is free
+ *     there: a read past its end or before its start, or any touch after
+ *     its free, faults at once.
  * doc/decisions.md says why it is built so. */
 #include "arch/x86/mmu.h"
 #include "boot.h"
@@ -320,7 +321,7 @@ static inline __attribute__((always_inline)) void *alloc(size_t n, uint32_t call
 
     if (n == 0 || n > MAX_ALLOC || fault_inject("kmalloc"))
         return NULL;
-    if (kfence_on && n <= PAGE_SIZE && (h = kfence_alloc(n, caller))) {
+    if (kfence_on && n <= KFENCE_MAX && (h = kfence_alloc(n, caller))) {
         blocks_used++;
         return h;                       /* not a header: the pool's block itself */
     }

@@ -4,8 +4,8 @@
  *   0x00400000 - USER_TOP     user program, heap (sbrk), stack at the top
  *   KERNBASE   - ...          all physical memory, mapped 1:1 with 4 MiB pages
  *                             (kernel image at KERNBASE + 1 MiB)
- *   KFENCE_BASE - +8 MiB      the heap checker's guarded pool (kfence.c): 4 KiB
- *                             pages, every other one never mapped
+ *   KFENCE_BASE - +73 MiB     the heap checker's guarded pool (kfence.c), with
+ *                             `heapcheck`: 4 KiB pages, guards never mapped
  *
  * The kernel lives high so that user programs own the low 3 GiB, and every
  * page directory shares the same kernel half (vm.c copies those PDEs). */
@@ -19,7 +19,6 @@
 #endif
 #define PHYS_MAX          0x38000000u     /* direct map ends at 896 MiB */
 #define KFENCE_BASE       (KERNBASE + PHYS_MAX)   /* above the direct map */
-#define KFENCE_SLOTS      1024u         /* one-page blocks in the pool */
 #define USER_BASE         0x00400000u
 #define USER_TOP          KERNBASE
 #define USER_STACK_PAGES  32         /* 128 KiB, mapped by exec */

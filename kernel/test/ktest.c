@@ -10,6 +10,7 @@
 #include "boot.h"
 #include "dev/power.h"
 #include "include/check.h"
+#include "lib/fault.h"
 #include "lib/fmt.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
@@ -137,41 +138,56 @@ static void test_kmalloc_gives_every_page_back(void)
 }
 
 /* The guarded pool (kfence.c), started here as kmain does once the boot
- * is done (so the tests after this one run with it): a small block ends
- * at its page's end, aligned as its size allows; a freed slot is not the
- * next one handed out (FIFO); when every slot is live, kmalloc falls back
- * to the heap; and every page comes back. */
+ * is done (so the tests after this one run with it): a site's first
+ * small block ends at its page's end, aligned as its size allows, its
+ * next starts at a page's start; a block of up to 64 KiB is there too; a
+ * freed slot is not the next one handed out (FIFO); when every one-page
+ * slot is live, kmalloc falls back to the heap; and every page comes
+ * back. The blocks that fill it are chained through their first word. */
 static void test_kfence_pool_fills_then_falls_back(void)
 {
-    static void *b[KFENCE_SLOTS + 8];
-    unsigned before, blocks, i, in_pool = 0;
-    char *p, *q;
+    unsigned before, blocks, i, in_pool = 0, n = kfence_slots() + 8;
+    volatile unsigned turn;             /* not unrolled: one kmalloc site, not two */
+    char *p = NULL, *q, *big;
+    void **b, **next, **chain = NULL;
 
     kfence_start();
     kheap_check();
     before = pmm_free_pages();
     blocks = kheap_blocks();
-    p = kmalloc(24);
-    CHECK(kfence_has(p) && ((uintptr_t)p + 24) % PAGE_SIZE == 0 && ((uintptr_t)p & 7) == 0,
-          "a 24-byte block at %p: not 8-aligned at a page's end in the pool", p);
+    for (turn = 0; turn < 2; turn++) {
+        p = kmalloc(24);
+        CHECK(kfence_has(p) && ((uintptr_t)p + 24) % PAGE_SIZE == (turn ? 24 : 0) &&
+                  ((uintptr_t)p & 7) == 0,
+              "a 24-byte block at %p: not 8-aligned at its page's %s in the pool", p,
+              turn ? "start" : "end");
+        kfree(p);
+    }
+    q = kmalloc(24);
+    CHECK(PGROUNDDOWN(q) != PGROUNDDOWN(p), "the slot just freed was handed out again at once");
+    kfree(q);
     q = kmalloc(48);
     CHECK(kfence_has(q) && ((uintptr_t)q + 48) % PAGE_SIZE == 0 && ((uintptr_t)q & 15) == 0,
           "a 48-byte block at %p: not 16-aligned at a page's end in the pool", q);
+    big = kmalloc(65536);
+    CHECK(kfence_has(big) && (uintptr_t)big % PAGE_SIZE == 0,
+          "a 64 KiB block at %p: not on pages of its own in the pool", big);
+    kfree(big);
     kfree(q);
-    kfree(p);
-    q = kmalloc(24);
-    CHECK(q != p, "the slot just freed was handed out again at once (%p)", q);
-    kfree(q);
-    for (i = 0; i < ARRAY_SIZE(b); i++) {
-        b[i] = kmalloc(16);
-        CHECK(b[i] != NULL, "kmalloc %u failed", i);
-        in_pool += kfence_has(b[i]);
+    for (i = 0; i < n; i++) {
+        b = kmalloc(16);
+        CHECK(b != NULL, "kmalloc %u failed", i);
+        in_pool += kfence_has(b);
+        *b = chain;
+        chain = b;
     }
-    CHECK(in_pool == KFENCE_SLOTS && !kfence_has(b[ARRAY_SIZE(b) - 1]),
-          "%u of %u blocks in the pool: want every slot, then the heap", in_pool,
-          (unsigned)ARRAY_SIZE(b));
-    for (i = 0; i < ARRAY_SIZE(b); i++)
-        kfree(b[i]);
+    CHECK(in_pool == kfence_slots() && !kfence_has(chain),
+          "%u of %u blocks in the pool: want every one of its %u slots, then the heap", in_pool, n,
+          kfence_slots());
+    for (; chain; chain = next) {
+        next = *chain;
+        kfree(chain);
+    }
     kheap_check();
     CHECK(pmm_free_pages() == before, "%d pages not given back", (int)(before - pmm_free_pages()));
     CHECK(kheap_blocks() == blocks, "%u blocks in use, expected %u", kheap_blocks(), blocks);
@@ -249,6 +265,74 @@ void __attribute__((noinline)) ktest_kfence_double_free(void)
     kfree(p);
 }
 
+/* What the pool could not see before this round (doc/decisions.md, "The
+ * guarded pool"): a read before a block's start, a block bigger than a
+ * page, a read long after the free, a read while a process has failnth
+ * armed. */
+void __attribute__((noinline)) ktest_kfence_read_before_start(void)
+{
+    volatile char *p;
+    volatile int i;                     /* not unrolled: one kmalloc site, not two */
+
+    kfence_start();
+    for (i = 0; i < 2; i++) {           /* one site's blocks take turns at a page's two ends */
+        p = kmalloc(100);
+        (void)p[-1];                    /* a byte before the start */
+    }
+}
+
+void __attribute__((noinline)) ktest_kfence_overflow(void)
+{
+    char *p;
+    volatile int i;                     /* not unrolled: one kmalloc site, not two */
+
+    kfence_start();
+    for (i = 0; i < 2; i++) {           /* the second starts at its page's start */
+        p = kmalloc(100);
+        if (i == 1)
+            p[100] = 'x';               /* a byte past the end: in the slack */
+        kfree(p);
+    }
+}
+
+void __attribute__((noinline)) ktest_kfence_big_block_read_past_end(void)
+{
+    volatile char *p;
+
+    kfence_start();
+    p = kmalloc(65536);                 /* a pipe's ring */
+    (void)p[65536];                     /* a byte past the end */
+}
+
+/* kmalloc and kfree of n-byte blocks, `times` times: other code's blocks. */
+static void __attribute__((noinline)) churn(size_t n, unsigned times)
+{
+    while (times-- > 0)
+        kfree(kmalloc(n));
+}
+
+void __attribute__((noinline)) ktest_kfence_read_long_after_free(void)
+{
+    volatile char *p;
+
+    kfence_start();
+    p = kmalloc(40);
+    kfree((void *)p);
+    churn(40, 4000);                    /* 4000 allocations since: its slot not used again */
+    (void)p[8];
+}
+
+void __attribute__((noinline)) ktest_kfence_failnth_read_after_free(void)
+{
+    volatile char *p;
+
+    kfence_start();
+    fault_armed++;                      /* as a process's failnth(2) would (fault.c) */
+    p = kmalloc(40);
+    kfree((void *)p);
+    (void)p[8];
+}
+
 /* A test (or a deliberate crash) the command line names: test=NAME. */
 struct ktest {
     const char *name;
@@ -263,6 +347,11 @@ static const struct ktest panics[] = {
     { "kfence_read_past_end", ktest_kfence_read_past_end },
     { "kfence_underflow", ktest_kfence_underflow },
     { "kfence_double_free", ktest_kfence_double_free },
+    { "kfence_read_before_start", ktest_kfence_read_before_start },
+    { "kfence_overflow", ktest_kfence_overflow },
+    { "kfence_big_block_read_past_end", ktest_kfence_big_block_read_past_end },
+    { "kfence_read_long_after_free", ktest_kfence_read_long_after_free },
+    { "kfence_failnth_read_after_free", ktest_kfence_failnth_read_after_free },
 };
 
 /* A user mapping is visible through vm_user_page and gone after destroy. */

@@ -14,10 +14,17 @@ if ! command -v python3 >/dev/null 2>&1 || ! command -v make >/dev/null 2>&1; th
     apt-get install -y -qq python3 make
 fi
 chmod +x tools/deps "$SRC/run_autograder"
-# The hidden tests move to a folder with a random name: a submission's C
-# file cannot #include them by a path it can guess (see doc/instructors.md).
+# The hidden tests move to a folder with a random name, readable by root
+# alone: grade.py (root here) compiles a submission as nobody, whose
+# `#if __has_include` of a file in it meets "Permission denied" whatever the
+# folder holds (doc/instructors.md, section 7). The work tree's folders
+# must be reachable by nobody: $AG and $SRC are opened to all (the course
+# tree is what every student has).
 if [ -d "$SRC/hidden" ]; then
-    mv "$SRC/hidden" "$SRC/hidden-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
+    hidden="$SRC/hidden-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
+    mv "$SRC/hidden" "$hidden"
+    chmod -R go= "$hidden"
 fi
+chmod a+x "$SRC/.." "$SRC"
 sh tools/deps                    # installs what is missing (we are root here)
 python3 tools/grade.py "$(cat "$SRC/LAB")" --prepare
