@@ -17,7 +17,7 @@ void pmm_add_range(uint32_t start, uint32_t end);
 void pmm_reserve_range(uint32_t start, uint32_t end);
 
 void *page_alloc(void);                 /* one zeroed page, refs = 1; NULL if none */
-void *page_alloc_uninjected(void);      /* the same, no failnth point (kfence.c) */
+void *pages_alloc_uninjected(unsigned n); /* no failnth point: the heap's, the pool's */
 void *pages_alloc(unsigned n);          /* n contiguous zeroed pages, refs = 1 */
 void pages_free(void *va, unsigned n);
 void page_get(uint32_t pa);             /* refs++ */
