@@ -202,6 +202,27 @@ def guest_suite(prog, timeout=120, disks=None, extra=""):
     return prog, run
 
 
+def dos_small_suite():
+    """t_dos at -m 16M (`t_dos small`: the tests whose numbers fit there).
+    Root's reserve is a sixteenth of memory but at least ROOT_MIN_PAGES
+    (pmm.c): at 16 MiB a sixteenth was too little for root to work while
+    users held the rest, and each user's share must still leave another
+    user room (doc/decisions.md, "One user's pages")."""
+    def run():
+        b = qemu.run(qemu.kernel_args("heapcheck panic=exit run=/bin/t_dos small", memory="16M"),
+                     timeout=120)
+        res = parse_results("t_dos_16M/", b.output)
+        if len(res) < 6:
+            res.append(("t_dos_16M/reports_its_tests", False, "%d results\n%s" % (len(res), tail(b.output))))
+        if "panic:" in b.output:
+            res.append(("t_dos_16M/kernel_did_not_panic", False, tail(b.output, 25)))
+        if b.guest_code is None or not re.search(r"^t_dos: done", b.output, re.M):
+            res.append(("t_dos_16M/suite_completes", False,
+                        "status %s, timed out %s\n%s" % (b.status, b.timed_out, tail(b.output))))
+        return res
+    return "t_dos_16M", run
+
+
 # ---------------------------------------------------------------- ext2
 SBIN_PATH = os.environ.get("PATH", "") + ":/sbin:/usr/sbin"
 
@@ -3855,6 +3876,7 @@ def all_suites():
     for src in sorted(glob.glob(os.path.join(qemu.ROOT, "user", "tests", "t_*.c")) +
                       glob.glob(os.path.join(qemu.ROOT, "user", "tests", "usertests.c"))):
         suites.append(guest_suite(os.path.splitext(os.path.basename(src))[0]))
+    suites.append(dos_small_suite())
     suites += [ext2_write_suite(), ext2_write_suite(4096), ext2_read_suite(1024), ext2_read_suite(2048),
                ext2_read_suite(4096), ext2_full_suite()]
     suites.append(ext2_damage_suite())

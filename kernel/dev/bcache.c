@@ -77,7 +77,7 @@ void bcache_init(void)
     }
     nbuf = i;
     if (nbuf < want)
-        pmm_unreserve(want - nbuf);
+        pmm_unreserve(want - nbuf, 0);  /* at boot: root's (slot 0) */
     kprintf("bcache: %u KiB\n", nbuf * (BLK_SIZE / 1024));
 }
 
@@ -126,7 +126,7 @@ static void touch(struct buf *b)
 static void rename_buf(struct buf *b, int unit, uint32_t block)
 {
     if (!b->data)
-        b->data = page_alloc_reserved();
+        b->data = page_alloc_reserved(0);
     unhash(b);
     b->unit = unit;
     b->block = block;

@@ -206,9 +206,10 @@ static int make_text(struct vnode *v, char *buf, size_t size)
         return snprintf(buf, size,
                         "free_pages %u\ntotal_pages %u\nopen_files %d\n"
                         "heap_pages %u\nheap_bucket_pages %u\nheap_blocks %u\nheapcheck %d\n"
-                        "procs %d\n",
+                        "procs %d\nuser_pages %u\nuser_share %u\nroot_reserve %u\n",
                         pmm_free_pages(), pmm_total_pages(), file_count(), kheap_pages(),
-                        kheap_bucket_pages(), kheap_blocks(), kheap_checking, proc_count());
+                        kheap_bucket_pages(), kheap_blocks(), kheap_checking, proc_count(),
+                        pmm_user_pages(), pmm_user_share(), pmm_root_reserve());
     }
     if (kind == PF_PROF)
         return prof_format(buf, size);

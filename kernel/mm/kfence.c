@@ -47,7 +47,7 @@
  * limits the system keeps (ramfs and pipes stop at an eighth free,
  * pmm_may_store) the pool would move them, so it steps aside and the
  * heap behaves there exactly as without it. Its pages come from
- * page_alloc_uninjected, which is no fault-injection point: a failnth(2)
+ * pages_alloc_uninjected, which is no fault-injection point: a failnth(2)
  * count fails the same allocations with the pool on as off, so fuzz_oom's
  * error paths run with it. The pool is a net with a size, not a promise.
  *
@@ -259,7 +259,7 @@ static int map(uintptr_t va, uintptr_t end)
     for (a = va; a < end; a += PAGE_SIZE) {
         if (ncached > 0)
             frame = cached[--ncached];
-        else if (!(frame = page_alloc_uninjected())) {
+        else if (!(frame = pages_alloc_uninjected(1))) {
             unmap(va, a);
             return -1;
         }

@@ -217,7 +217,7 @@ static void check_redzone(struct block_hdr *h)
 static int bucket_refill(int b)
 {
     uint32_t size = BLOCK_SIZE(b), off;
-    char *page = page_alloc();
+    char *page = pages_alloc_uninjected(1); /* kmalloc was the failnth point */
 
     if (!page)
         return -1;
@@ -327,7 +327,7 @@ static inline __attribute__((always_inline)) void *alloc(size_t n, uint32_t call
     }
     if ((b = bucket_of(need)) >= RUN) {
         unsigned np = PGROUNDUP(need) / PAGE_SIZE;
-        if (!(h = pages_alloc(np)))
+        if (!(h = pages_alloc_uninjected(np)))
             return NULL;
         b = RUN;
         h->count = np;

@@ -17,18 +17,21 @@ void pmm_add_range(uint32_t start, uint32_t end);
 void pmm_reserve_range(uint32_t start, uint32_t end);
 
 void *page_alloc(void);                 /* one zeroed page, refs = 1; NULL if none */
-void *page_alloc_uninjected(void);      /* the same, no failnth point (kfence.c) */
+void *pages_alloc_uninjected(unsigned n); /* no failnth point: the heap's, the pool's */
 void *pages_alloc(unsigned n);          /* n contiguous zeroed pages, refs = 1 */
 void pages_free(void *va, unsigned n);
 void page_get(uint32_t pa);             /* refs++ */
 void page_put(uint32_t pa);             /* refs--; freed at 0 */
 unsigned page_refs(uint32_t pa);
 /* Promise n free pages to a lazy mapping (-1 if that many are not there):
- * no other allocation can take them. page_alloc_reserved hands one out
- * (zeroed) and keeps the promise; pmm_unreserve drops promises unused. */
+ * no other allocation can take them. The promise is charged to the
+ * running process's user: pmm_reserve returns that user's slot (0: root
+ * and the kernel), which the caller keeps and passes back.
+ * page_alloc_reserved hands one out (zeroed) and keeps the promise;
+ * pmm_unreserve drops promises unused. */
 int pmm_reserve(unsigned n);
-void pmm_unreserve(unsigned n);
-void *page_alloc_reserved(void);
+void pmm_unreserve(unsigned n, unsigned slot);
+void *page_alloc_reserved(unsigned slot);
 unsigned pmm_reserved_pages(void);
 /* fn frees pages that are only kept for reuse and says how many; it is
  * called when memory runs short and by pmm_reclaim (before /proc/meminfo). */
@@ -37,6 +40,9 @@ void pmm_reclaim(void);
 unsigned pmm_free_pages(void);
 unsigned pmm_total_pages(void);
 int pmm_may_store(unsigned n);          /* n more, and an eighth free (root: a 32nd)? */
+unsigned pmm_user_pages(void);          /* what the caller's user holds */
+unsigned pmm_user_share(void);          /* the most one user may hold */
+unsigned pmm_root_reserve(void);        /* what users' processes leave free */
 
 void kheap_init(void);                  /* reads the `heapcheck` boot argument */
 void *kmalloc(size_t n);                /* NULL when memory runs out */

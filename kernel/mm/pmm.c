@@ -17,7 +17,13 @@
  * Everyone else may take only the free pages nobody was promised, and
  * a user's process not the last sixteenth of them: root's (keep_free). And
  * pages in use may be only kept for reuse (exec's shared program text):
- * when memory runs short, the reclaim hook gives those back first. */
+ * when memory runs short, the reclaim hook gives those back first.
+ *
+ * Each page (and each promise) is charged to the user whose process took
+ * it, until it is freed, whoever frees it: owner[pfn] names a slot of
+ * users[], which counts what each user holds, and no user may hold more
+ * than half of what is not root's (user_share), so one user always leaves
+ * another as much as it took (doc/decisions.md, "One user's pages"). */
 #include "lib/fault.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
@@ -36,10 +42,21 @@ static uint32_t low;                    /* no free page (refs 0) below this one 
 static uint32_t hot[HOT_PAGES], nhot;
 static uint32_t nreserved;              /* free pages promised to lazy mappings */
 static unsigned (*reclaim)(void);       /* gives back cached pages: how many */
+static uint32_t nusable;                /* pages the pool was given at boot */
+
+/* What each user holds: pages and promises charged to them. Slot 0 is
+ * root and the kernel (no process), charged but never limited; a user
+ * gets a slot while it holds anything, and the users past the table
+ * share its last slot (only root makes users: runas, login, setuid). */
+#define USER_SLOTS 16
+static struct {
+    uint32_t uid, held;
+} users[USER_SLOTS];
+static uint8_t *owner;                  /* owner[pfn]: the slot its page is charged to */
 
 size_t pmm_meta_bytes(uint32_t maxpa)
 {
-    return (maxpa / PAGE_SIZE) * sizeof(uint16_t);
+    return (maxpa / PAGE_SIZE) * (sizeof(uint16_t) + sizeof(uint8_t));
 }
 
 void pmm_setup(uint32_t maxpa, void *meta)
@@ -48,9 +65,11 @@ void pmm_setup(uint32_t maxpa, void *meta)
 
     refs = meta;
     npages = maxpa / PAGE_SIZE;
+    owner = (uint8_t *)(refs + npages); /* zeroed: every page root's */
     for (i = 0; i < npages; i++)
         refs[i] = REF_RESERVED;
-    nfree = nreserved = nhot = 0;
+    nfree = nreserved = nhot = nusable = 0;
+    memset(users, 0, sizeof(users));
     low = npages;
 }
 
@@ -71,6 +90,7 @@ void pmm_add_range(uint32_t start, uint32_t end)
         if (refs[p] == REF_RESERVED) {
             pool_add(p);
             nfree++;
+            nusable++;
         }
     }
 }
@@ -89,8 +109,10 @@ void pmm_reserve_range(uint32_t start, uint32_t end)
 
     cool_down();
     for (p = start / PAGE_SIZE; p < npages && p < PGROUNDUP(end) / PAGE_SIZE; p++) {
-        if (refs[p] == 0)
+        if (refs[p] == 0) {
             nfree--;
+            nusable--;
+        }
         refs[p] = REF_RESERVED;
     }
 }
@@ -110,8 +132,9 @@ static int find_run(unsigned n, uint32_t *first)
     return 0;
 }
 
-/* Take n free frames (contiguous when n > 1); refs = 1. NULL if no run. */
-static void *take(unsigned n)
+/* Take n free frames (contiguous when n > 1) for user slot u; refs = 1.
+ * NULL if no run. */
+static void *take(unsigned n, unsigned u)
 {
     uint32_t first, i;
 
@@ -126,34 +149,92 @@ static void *take(unsigned n)
         if (!find_run(n, &first))
             return NULL;
     }
-    for (i = 0; i < n; i++)
+    for (i = 0; i < n; i++) {
         refs[first + i] = 1;
+        owner[first + i] = u;
+    }
+    users[u].held += n;
     nfree -= n;
     return P2V(first * PAGE_SIZE);
-}
-
-/* Are n pages free that nobody was promised, with keep more left over?
- * If not, reclaim, ask again. */
-static int have(unsigned n, unsigned keep)
-{
-    if (n + keep <= nfree - nreserved)
-        return 1;
-    return (kheap_trim() + (reclaim ? reclaim() : 0)) > 0 && n + keep <= nfree - nreserved;
 }
 
 /* Root's reserve: every page the kernel takes while a user's process
  * runs - its heap, stack and page tables, its kernel stack, the copies
  * its copy-on-write writes make, the kernel heap for its files, pipes
- * and requests - must leave a sixteenth of memory free. That sixteenth
- * is root's and the kernel's (no process, or a root process), so a user
- * holding all the rest still leaves root enough to fork, exec, grow and
- * kill. Asked in this one place, since a user reaches memory by a dozen
- * ways (doc/decisions.md, "Authority": memory a user cannot take). */
-static unsigned keep_free(void)
+ * and requests - must leave a sixteenth of memory free, and at least
+ * ROOT_MIN_PAGES (3 MiB: at 16 MiB root could not grow a heap of 1 MiB,
+ * fork, exec a shell and make a file in a sixteenth, nor in 2 MiB). That
+ * reserve is root's and the kernel's (no process, or a root process), so
+ * a user holding all the rest still leaves root enough to fork, exec,
+ * grow and kill. Asked in this one place, since a user reaches memory by
+ * a dozen ways (doc/decisions.md, "Authority": memory a user cannot take). */
+#ifndef ROOT_MIN_PAGES
+#define ROOT_MIN_PAGES 768              /* tools/hosttest/pmm.c has 64 pages: its own */
+#endif
+
+static unsigned root_reserve(void)
+{
+    return npages / 16 > ROOT_MIN_PAGES ? npages / 16 : ROOT_MIN_PAGES;
+}
+
+/* What users keep in bulk (pmm_may_store) stops a sixteenth above root's
+ * reserve: that sixteenth is for their processes (an eighth of memory in
+ * all, above 48 MiB). */
+static unsigned bulk_floor(void)
+{
+    return root_reserve() + npages / 16;
+}
+
+/* The most one user may hold, pages and promises: half of what users may
+ * keep in bulk, as CHILD_MAX and USER_OPEN_MAX are half of the processes
+ * and files that are not root's. So one user always leaves another as
+ * much as it took. */
+static unsigned user_share(void)
+{
+    return nusable > bulk_floor() ? (nusable - bulk_floor()) / 2 : 0;
+}
+
+/* The slot of the user the running process acts for, claimed if it has
+ * none: 0 for root and the kernel. Nothing allocates in an interrupt
+ * handler, so the running process is the one asking. */
+static unsigned payer(void)
 {
     const struct proc *p = curproc();
+    unsigned u, spare = 0;
 
-    return p && p->uid != 0 ? npages / 16 : 0;
+    if (!p || p->uid == 0)
+        return 0;
+    for (u = 1; u < USER_SLOTS; u++) {
+        if (users[u].uid == p->uid)
+            return u;
+        if (!spare && users[u].held == 0)
+            spare = u;
+    }
+    if (!spare)
+        return USER_SLOTS - 1;          /* the table is full: share the last */
+    users[spare].uid = p->uid;
+    return spare;
+}
+
+static unsigned keep_free(unsigned u)
+{
+    return u ? root_reserve() : 0;
+}
+
+/* Are n pages free that nobody was promised, with keep more left over,
+ * and within user u's share, with spare pages of it left over? */
+static int fits(unsigned n, unsigned keep, unsigned u, unsigned spare)
+{
+    return n + keep <= nfree - nreserved && (u == 0 || users[u].held + n + spare <= user_share());
+}
+
+/* fits, or after giving back what is kept only for reuse (the kernel
+ * heap's spare pages, cached program text: either may be u's). */
+static int have(unsigned n, unsigned keep, unsigned u, unsigned spare)
+{
+    if (fits(n, keep, u, spare))
+        return 1;
+    return (kheap_trim() + (reclaim ? reclaim() : 0)) > 0 && fits(n, keep, u, spare);
 }
 
 /* n pages, zeroed. Every page is zeroed here, whatever its use: a page
@@ -162,13 +243,7 @@ static unsigned keep_free(void)
  * written again (doc/decisions.md, "Memory"). */
 void *pages_alloc(unsigned n)
 {
-    void *va;
-
-    if (n == 0 || !have(n, keep_free()) || fault_inject("pages_alloc"))
-        return NULL;
-    if ((va = take(n)))
-        memset(va, 0, n * PAGE_SIZE);
-    return va;
+    return fault_inject("pages_alloc") ? NULL : pages_alloc_uninjected(n);
 }
 
 void *page_alloc(void)
@@ -176,42 +251,58 @@ void *page_alloc(void)
     return pages_alloc(1);
 }
 
-/* page_alloc without its fault-injection point, for the heap checker's
- * guarded pool (kfence.c), whose pages stand in for the heap's: so
- * failnth(2)'s count fails the same allocations with the pool on as off. */
-void *page_alloc_uninjected(void)
+/* pages_alloc without its fault-injection point, for the kernel heap and
+ * the heap checker's guarded pool (kfence.c): kmalloc is the point
+ * already. As a second one, how many points a call passed hung on the
+ * heap's state (whether a bucket needed a new page), so failnth(2)'s
+ * count named another allocation from one run to the next and a sweep
+ * could step over one (t_fuzzfound missed a rename that allocated after
+ * its first change); the pool's pages stand in for the heap's, so the
+ * count fails the same allocations with the pool on as off. */
+void *pages_alloc_uninjected(unsigned n)
 {
+    unsigned u = payer();
     void *va;
 
-    if (!have(1, keep_free()))
+    if (n == 0 || !have(n, keep_free(u), u, 0))
         return NULL;
-    if ((va = take(1)))
-        memset(va, 0, PAGE_SIZE);
+    if ((va = take(n, u)))
+        memset(va, 0, n * PAGE_SIZE);
     return va;
 }
 
+/* A promise is charged like a page, to the running process's user: the
+ * slot charged is returned, for the caller to give back with the promise. */
 int pmm_reserve(unsigned n)
 {
-    if (!have(n, keep_free()) || fault_inject("pmm_reserve"))
+    unsigned u = payer();
+
+    if (!have(n, keep_free(u), u, 0) || fault_inject("pmm_reserve"))
         return -1;
     nreserved += n;
-    return 0;
+    users[u].held += n;
+    return (int)u;
 }
 
-void pmm_unreserve(unsigned n)
+void pmm_unreserve(unsigned n, unsigned u)
 {
     nreserved = n > nreserved ? 0 : nreserved - n;
+    u = u < USER_SLOTS ? u : 0;
+    users[u].held = n > users[u].held ? 0 : users[u].held - n;
 }
 
-/* One zeroed page out of what was reserved: it cannot fail. */
-void *page_alloc_reserved(void)
+/* One zeroed page out of what slot u was promised: it cannot fail. The
+ * promise's charge becomes the page's. */
+void *page_alloc_reserved(unsigned u)
 {
     void *va;
 
     if (nreserved == 0 || nfree == 0)
         panic("page_alloc_reserved: nothing was reserved");
     nreserved--;
-    va = take(1);
+    u = u < USER_SLOTS ? u : 0;
+    users[u].held -= users[u].held > 0;
+    va = take(1, u);
     memset(va, 0, PAGE_SIZE);
     return va;
 }
@@ -225,6 +316,7 @@ static void put(uint32_t p, int single)
     if (--refs[p] > 0)
         return;
     nfree++;
+    users[owner[p]].held--;             /* its taker's, whoever frees it */
     if (single && nhot < HOT_PAGES) {
         refs[p] = REF_HOT;
         hot[nhot++] = p;
@@ -297,15 +389,39 @@ unsigned pmm_total_pages(void)
 /* May n more pages go to what any user can make in bulk and keep: the
  * files of a filesystem in memory (ramfs), the buffers of pipes and
  * channels, a user's heap, bss and stack (sbrk, exec, fork)? Only while
- * an eighth of memory stays free after them, for processes: their
- * kernel stacks, page tables and copy-on-write copies, and root's
+ * an eighth of memory (bulk_floor) stays free after them, for processes:
+ * their kernel stacks, page tables and copy-on-write copies, and root's
  * reserve below them (keep_free), so a user's bulk runs out (ENOSPC,
- * ENOMEM) before the user's processes do. Nothing gives such pages back
- * when a process needs one, so without this floor one user filling /tmp
- * left none for anyone's fork, exec or fault (doc/decisions.md,
- * "Tests"). Root's own files keep a thirty-second: root may still make
- * a file when a user has filled /tmp. */
+ * ENOMEM) before the user's processes do; and, the same way, only while
+ * a sixteenth of the user's share stays for the user's processes (a heap
+ * up to the share left the process no page for its next copy-on-write
+ * write: killed). Nothing gives such pages back when a process needs
+ * one, so without this floor one user filling /tmp left none for
+ * anyone's fork, exec or fault (doc/decisions.md, "Tests"). Root's own
+ * files keep a thirty-second: root may still make a file when users
+ * have filled /tmp. */
 int pmm_may_store(unsigned n)
 {
-    return have(n, keep_free() ? npages / 8 : npages / 32) && !fault_inject("pmm_may_store");
+    unsigned u = payer();
+
+    return have(n, u ? bulk_floor() : npages / 32, u, user_share() / 16) &&
+           !fault_inject("pmm_may_store");
+}
+
+/* What the running process's user holds (root: root and the kernel),
+ * the most a user may, and root's reserve (/proc/meminfo's user_pages,
+ * user_share, root_reserve). */
+unsigned pmm_user_pages(void)
+{
+    return users[payer()].held;
+}
+
+unsigned pmm_user_share(void)
+{
+    return user_share();
+}
+
+unsigned pmm_root_reserve(void)
+{
+    return root_reserve();
 }

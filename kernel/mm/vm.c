@@ -11,7 +11,10 @@
  * reserved in pmm.c, so that touch can never fail: lazy costs nothing
  * but time saved, and memory runs out where it always did, at exec, fork
  * or sbrk, as -ENOMEM. (The CPU never caches a translation that is not
- * present, so making one present needs no TLB flush.) */
+ * present, so making one present needs no TLB flush.) The promise is
+ * charged to a user (pmm.c): where the frame's address would be, the
+ * lazy PTE keeps that user's slot, so the promise goes back to whoever
+ * was charged, whoever drops it (after a setuid, or an exit). */
 #include "arch/x86/x86.h"
 #include "include/uapi/errno.h"
 #include "lib/kprintf.h"
@@ -20,7 +23,9 @@
 #include "mm/page.h"
 #include "mm/vm.h"
 
-#define KPDX PDX(KERNBASE)
+#define KPDX               PDX(KERNBASE)
+#define LAZY_CHARGED(slot) ((uint32_t)(slot) << 12) /* in a lazy PTE's frame bits */
+#define LAZY_SLOT(pte)     ((pte) >> 12)
 
 static pde_t *kpgdir;
 static pde_t *active;
@@ -115,7 +120,7 @@ int vm_map_page(pde_t *pgdir, uint32_t va, uint32_t pa, uint32_t perm)
     if (was_present)
         page_put(PTE_ADDR(*pte));
     else if (*pte & PTE_LAZY)
-        pmm_unreserve(1);
+        pmm_unreserve(1, LAZY_SLOT(*pte));
     *pte = pa | perm | PTE_P;
     if (was_present)
         flush(pgdir, va);
@@ -144,22 +149,23 @@ int vm_alloc_range(pde_t *pgdir, uint32_t start, uint32_t end, uint32_t perm)
 int vm_lazy_range(pde_t *pgdir, uint32_t start, uint32_t end, uint32_t perm)
 {
     uint32_t va;
+    int slot;
 
     start = PGROUNDDOWN(start);
-    if (pmm_reserve((PGROUNDUP(end) - start) / PAGE_SIZE) < 0)
+    if ((slot = pmm_reserve((PGROUNDUP(end) - start) / PAGE_SIZE)) < 0)
         return -ENOMEM;
     for (va = start; va < end; va += PAGE_SIZE) {
         pte_t *pte = vm_walk(pgdir, va, 1);
         if (!pte) {
-            pmm_unreserve((PGROUNDUP(end) - va) / PAGE_SIZE);
+            pmm_unreserve((PGROUNDUP(end) - va) / PAGE_SIZE, slot);
             vm_free_range(pgdir, start, va);
             return -ENOMEM;
         }
         if (*pte & PTE_P)
             page_put(PTE_ADDR(*pte));
         else if (*pte & PTE_LAZY)
-            pmm_unreserve(1);
-        *pte = PTE_LAZY | (perm & (PTE_U | PTE_W));
+            pmm_unreserve(1, LAZY_SLOT(*pte));
+        *pte = PTE_LAZY | LAZY_CHARGED(slot) | (perm & (PTE_U | PTE_W));
     }
     return 0;
 }
@@ -186,7 +192,7 @@ void vm_free_range(pde_t *pgdir, uint32_t start, uint32_t end)
                 *pte = 0;
                 flush(pgdir, va);
             } else if (*pte & PTE_LAZY) {
-                pmm_unreserve(1);
+                pmm_unreserve(1, LAZY_SLOT(*pte));
                 *pte = 0;
             }
         }
@@ -234,6 +240,7 @@ pde_t *vm_fork(pde_t *src, int floor)
 {
     pde_t *dst = vm_create();
     uint32_t i, j, nro = 0, ro[FORK_INVLPG_MAX];
+    int slot;
 
     if (!dst)
         return NULL;
@@ -251,11 +258,11 @@ pde_t *vm_fork(pde_t *src, int floor)
             if (!spt[j])
                 continue;
             if (spt[j] & PTE_LAZY) {
-                if ((floor && !pmm_may_store(1)) || pmm_reserve(1) < 0) {
+                if ((floor && !pmm_may_store(1)) || (slot = pmm_reserve(1)) < 0) {
                     vm_destroy(dst);
                     return NULL;
                 }
-                dpt[j] = spt[j];
+                dpt[j] = PTE_FLAGS(spt[j]) | LAZY_CHARGED(slot); /* the forker's promise */
             }
             if (!(spt[j] & PTE_P))
                 continue;
@@ -304,7 +311,7 @@ int vm_resolve_cow(pde_t *pgdir, uint32_t va)
 /* The lazy page at *pte gets its zeroed frame (reserved when it was mapped). */
 static void lazy_fill(pte_t *pte)
 {
-    void *page = page_alloc_reserved();
+    void *page = page_alloc_reserved(LAZY_SLOT(*pte));
 
     *pte = V2P(page) | (PTE_FLAGS(*pte) & ~PTE_LAZY) | PTE_P;
 }

@@ -7,7 +7,8 @@
 #include "kstring.h"
 
 static uintptr_t arena_base;
-#define KERNBASE arena_base
+#define KERNBASE       arena_base
+#define ROOT_MIN_PAGES 0                /* 64 pages: root's reserve is a sixteenth, 4 */
 #include "mm/pmm.c"
 
 void panic(const char *fmt, ...)
@@ -152,39 +153,96 @@ static void reserved_pages_are_kept_for_their_owner(void)
         n++;
     CHECK(n == free0 - 3, "took %u of %u pages past a reserve of 3", n, free0);
     CHECK(pages_alloc(1) == NULL && pmm_reserve(1) < 0, "a reserved page was handed out");
-    p = page_alloc_reserved();
+    p = page_alloc_reserved(0);
     CHECK(p && ((unsigned char *)p)[5] == 0 && pmm_reserved_pages() == 2, "reserved page");
     CHECK(pmm_free_pages() == 0, "taking a reserved page changed the free count");
-    pmm_unreserve(2);
+    pmm_unreserve(2, 0);
     CHECK(page_alloc() != NULL, "an unreserved page stayed out of reach");
     PASS();
 }
 
-/* Root's reserve: a user's process takes no page of the last sixteenth
- * (4 of 64) and stores nothing in bulk past the last eighth (8); root
- * may take every page, and store down to a thirty-second (2). */
+/* Root's reserve: users' processes take no page of the last sixteenth
+ * (4 of 64) and store nothing in bulk past the last eighth (8); root
+ * may take every page, and store down to a thirty-second (2). One user
+ * holds at most half of what is above the eighth ((62 - 8) / 2 = 27),
+ * and keeps in bulk all but a sixteenth of that (26), so three users take
+ * it all. */
 static void a_user_leaves_roots_reserve(void)
 {
-    struct proc user = { .uid = 1000 }, root = { .uid = 0 };
+    struct proc user = { .uid = 1000 }, bob = { .uid = 1001 }, eve = { .uid = 1002 };
+    struct proc root = { .uid = 0 };
     unsigned free0, n = 0;
+    int slot, slot2;
 
     setup();
     free0 = pmm_free_pages();
     current = &user;
-    CHECK(pmm_may_store(free0 - 8) && !pmm_may_store(free0 - 7), "a user's bulk past the eighth");
+    CHECK(pmm_may_store(26) && !pmm_may_store(27), "a user's bulk past its share");
+    CHECK((slot = pmm_reserve(20)) > 0, "the user's promise");
+    current = &bob;
+    CHECK((slot2 = pmm_reserve(20)) > slot, "bob's promise");
+    current = &eve;
+    CHECK(pmm_may_store(free0 - 40 - 8) && !pmm_may_store(free0 - 40 - 7),
+          "a user's bulk past the eighth");
+    pmm_unreserve(20, slot);
+    pmm_unreserve(20, slot2);
+    current = &user;
     while (page_alloc())
         n++;
-    CHECK(n == free0 - NPAGES / 16, "a user took %u of %u pages", n, free0);
+    current = &bob;
+    while (page_alloc())
+        n++;
+    current = &eve;
+    while (page_alloc())
+        n++;
+    CHECK(n == free0 - NPAGES / 16, "users took %u of %u pages", n, free0);
     CHECK(pmm_reserve(1) < 0, "a user reserved a page of root's");
     current = &root;
     CHECK(pmm_may_store(NPAGES / 16 - 2) && !pmm_may_store(NPAGES / 16 - 1), "root's bulk");
     CHECK(pmm_reserve(1) == 0, "root could not reserve a page");
-    pmm_unreserve(1);
+    pmm_unreserve(1, 0);
     n = 0;
     while (page_alloc())
         n++;
     current = NULL;
     CHECK(n == NPAGES / 16, "root took %u of its %u", n, NPAGES / 16);
+    PASS();
+}
+
+/* A page is charged to the user whose process took it until it is freed,
+ * whoever frees it; a promise from when it is made, and the page it
+ * becomes the same. Past the share (27) a user gets nothing, while
+ * another user and root still get pages. */
+static void a_users_pages_are_charged_to_their_taker(void)
+{
+    struct proc user = { .uid = 1000 }, bob = { .uid = 1001 }, root = { .uid = 0 };
+    void *pg[27], *q, *lazy;
+    unsigned i;
+
+    setup();
+    current = &user;
+    CHECK(pmm_reserve(2) == 1, "the user's promise");
+    for (i = 0; i < 25; i++)
+        CHECK((pg[i] = page_alloc()), "the user's page %u", i);
+    CHECK(page_alloc() == NULL && pmm_reserve(1) < 0, "the user took a 28th page");
+    current = &bob;
+    CHECK((q = page_alloc()), "bob got nothing");
+    page_get(V2P(pg[0]));               /* bob shares the user's page (a fork) */
+    page_put(V2P(pg[0]));
+    current = &root;
+    page_put(V2P(pg[0]));               /* root frees it: still the user's page */
+    lazy = page_alloc_reserved(1);      /* the user's promise, filled in root's name */
+    current = &user;
+    CHECK(pmm_user_pages() == 26 && (pg[0] = page_alloc()) && !page_alloc(),
+          "the user holds %u (26 wanted), then a page, then no more", pmm_user_pages());
+    pmm_unreserve(1, 1);
+    CHECK((pg[26] = page_alloc()), "the user's dropped promise was not given back");
+    page_put(V2P(lazy));
+    current = &bob;
+    CHECK(pmm_user_pages() == 1, "bob holds %u (1 wanted)", pmm_user_pages());
+    page_put(V2P(q));
+    CHECK(pmm_user_pages() == 0, "bob holds %u after his page went back", pmm_user_pages());
+    current = NULL;
     PASS();
 }
 
@@ -198,5 +256,6 @@ int main(void)
     freed_page_is_reused_first();
     reserved_pages_are_kept_for_their_owner();
     a_user_leaves_roots_reserve();
+    a_users_pages_are_charged_to_their_taker();
     return check_failures != 0;
 }

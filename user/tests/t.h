@@ -215,7 +215,7 @@ static inline int put_file(const char *path, const char *text)
  * The leak checks compare free_pages() before and after. */
 static inline unsigned meminfo(const char *key)
 {
-    char buf[128], *p;
+    char buf[256], *p;
 
     if (slurp("/proc/meminfo", buf, sizeof(buf)) <= 0 || !(p = strstr(buf, key)))
         return 0;

@@ -809,8 +809,8 @@ static void exec_hog(void)
 
     fflush(stdout);
     if ((pid = fork()) == 0) {
-        for (k = 256; k < 32768; k *= 2) {
-            write_hog(free_pages() - k);
+        for (k = free_pages() - 256; k > 256; k = k / 4 * 3) { /* user_share stops most */
+            write_hog(k);
             exec(walk(AT_CWD, HOG_IMAGE, 0), argv, NULL);
         }
         _exit(100 + errno);

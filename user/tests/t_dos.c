@@ -13,6 +13,7 @@
 #include "t.h"
 
 #define STUDENT 1000
+#define OTHER   1001                    /* a second user */
 #define MB      (1 << 20)
 #define PG      4096
 
@@ -77,24 +78,48 @@ static int user_lets_go(int pid)
     return pid > 0 && wait_child_ms(pid, 20000, &st) && st == 0 ? 0 : -1;
 }
 
-/* What root must still do: a megabyte of heap, a fork and an exec, a
- * shell command, a file of 64 KiB in /tmp. 0, or the step that failed. */
-static int root_works(void)
+/* The steps root and any user must still be able to take: a megabyte of
+ * heap, touched (*m), then a fork, an exec and a wait. 0, or the step
+ * that failed (1, 2). */
+static int heap_fork_exec(char **m)
 {
-    char *m = sbrk(MB);
-    int i, pid, st = -1, fd;
+    int i, pid, st = -1;
 
-    if (m == (void *)-1)
+    if ((*m = sbrk(MB)) == (void *)-1)
         return 1;
     for (i = 0; i < MB; i += PG)
-        m[i] = 1;
+        (*m)[i] = 1;
     fflush(stdout);
     if ((pid = fork()) == 0) {
         execv("/bin/true", (char *[]){ "true", NULL });
         _exit(9);
     }
-    if (pid < 0 || waitpid(pid, &st, 0) != pid || st != 0)
-        return 2;
+    return pid < 0 || waitpid(pid, &st, 0) != pid || st != 0 ? 2 : 0;
+}
+
+/* A file of 64 KiB (from m) made, written and removed: 0, or 1 if it
+ * could not be made, 2 if not written. */
+static int file_of_64k(const char *name, const char *m)
+{
+    int fd, n;
+
+    if ((fd = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0600)) < 0)
+        return 1;
+    n = write(fd, m, 64 << 10);
+    close(fd);
+    unlink(name);
+    return n == 64 << 10 ? 0 : 2;
+}
+
+/* What root must still do: a megabyte of heap, a fork and an exec, a
+ * shell command, a file of 64 KiB in /tmp. 0, or the step that failed. */
+static int root_works(void)
+{
+    char *m;
+    int r, pid, st = -1;
+
+    if ((r = heap_fork_exec(&m)) != 0)
+        return r;
     if ((pid = fork()) == 0) {
         execv("/bin/sh", (char *[]){ "sh", "-c", "echo root >/tmp/dos_sh", NULL });
         _exit(9);
@@ -103,12 +128,7 @@ static int root_works(void)
         return 3;
     if (unlink("/tmp/dos_sh") < 0)
         return 4;
-    if ((fd = open("/tmp/dos_root", O_WRONLY | O_CREAT | O_TRUNC, 0600)) < 0)
-        return 5;
-    i = write(fd, m, 64 << 10);
-    close(fd);
-    unlink("/tmp/dos_root");
-    return i == 64 << 10 ? 0 : 6;
+    return (r = file_of_64k("/tmp/dos_root", m)) ? 4 + r : 0;
 }
 
 /* Every page back, once the last of the student's processes is reaped
@@ -151,6 +171,7 @@ static unsigned grab(unsigned max)
  * keep_free). */
 static char *heap;
 static unsigned heap_len, stop_at;
+static int small;                       /* t_dos small: at -m 16M */
 static int report[2];
 
 /* Write one byte of every page of the heap (copying each), stopping
@@ -207,32 +228,6 @@ static int cow_attack(void)
     return 1;
 }
 
-static void a_users_copy_on_write_copies_leave_memory_for_root(void)
-{
-    unsigned before = free_pages(), total = meminfo("total_pages"), held;
-    int h, said, ok;
-
-    heap_len = (before - total / 8 - 512) * PG; /* near the floor: room for a fork */
-    stop_at = 16;
-    h = user_holds(cow_attack, NULL, &said);
-    held = free_pages();
-    ok = in_child(root_works);
-    CHECK(user_lets_go(h) == 0, "the student's holder failed");
-    CHECK(ok == 0, "with the student's copies made (%u pages free of %u), root failed at step %d",
-          held, total, ok);
-    CHECK(said >= 0 && held < before / 2, "the student's attack: %d, %u pages free of %u", said,
-          held, before);
-    CHECK(held + 32 >= total / 16, "the student left %u pages free of %u", held, total);
-    CHECK(pages_back(before), "%u pages free before, %u after", before, free_pages());
-    PASS();
-}
-
-/* And whom a fault short of memory kills: the process with the most
- * pages (proc_out_of_memory). A user whose copies took memory down to
- * nothing had root's biggest process killed, when root's was the
- * biggest. Now a user's fault runs short at root's reserve, and the
- * victim is one of that user's. Root's process R holds more pages than
- * either of the student's (45 % of free memory, touched). */
 static int gate[2];
 
 static int big_root_process(void)
@@ -247,19 +242,71 @@ static int big_root_process(void)
     return n == heap_len ? 0 : 1;
 }
 
-static void a_users_fault_short_of_memory_kills_none_of_roots(void)
+/* Start R with big pages of heap, touched, and wait until it holds them
+ * (it holds them until gate[1] is closed): R's pid, or -1. */
+static int start_big_root_process(unsigned big)
 {
-    unsigned before = free_pages(), total = meminfo("total_pages"), big = before / 100 * 45;
-    int r, h, said, st = -1, alive;
+    unsigned before = free_pages();
+    int r, t;
 
-    CHECK(pipe(gate) == 0, "pipe");
+    if (pipe(gate) < 0)
+        return -1;
     heap_len = big * PG;
     fflush(stdout);
     if ((r = fork()) == 0)
         _exit(big_root_process());
     close(gate[0]);
-    for (st = 0; st < 1000 && free_pages() > before - big; st++)
-        sleep_ms(10);                           /* until R has touched its heap */
+    for (t = 0; t < 1000 && free_pages() > before - big; t++)
+        sleep_ms(10);
+    return r;
+}
+
+/* One user may hold only half of what users may (user_share, below), so
+ * root holds most of memory here (a process R), and the student's heap
+ * (192 pages more than the sixteenth between what users keep in bulk and
+ * root's reserve: room for the fork) and its copies take what is left
+ * down to root's reserve, where the writer's fault kills the heap's
+ * owner (which gives back the pages already copied). At 16 MiB (small)
+ * the writer stops by itself just above the reserve, so that root has
+ * only that: a sixteenth there (1 MiB), or 2 MiB, was too little for
+ * root's steps (pmm.c, ROOT_MIN_PAGES: 3 MiB). */
+static void a_users_copy_on_write_copies_leave_memory_for_root(void)
+{
+    unsigned before = free_pages(), total = meminfo("total_pages"), held;
+    unsigned reserve = meminfo("root_reserve"), half = total / 16 + 192;
+    unsigned big = before - reserve - 2 * half;
+    int h, said, ok, r, st = -1;
+
+    CHECK((r = start_big_root_process(big)) > 0, "root's process R: errno %d", errno);
+    heap_len = half * PG;
+    stop_at = small ? reserve + 8 : 16;
+    h = user_holds(cow_attack, NULL, &said);
+    held = free_pages();
+    ok = in_child(root_works);
+    CHECK(user_lets_go(h) == 0, "the student's holder failed");
+    close(gate[1]);
+    CHECK(waitpid(r, &st, 0) == r && st == 0, "root's process R: status %x", st);
+    CHECK(ok == 0, "with the student's copies made (%u pages free of %u), root failed at step %d",
+          held, total, ok);
+    CHECK(said >= 0 && held < before / 2, "the student's attack: %d, %u pages free of %u", said,
+          held, before);
+    CHECK(held + 32 >= reserve, "the student left %u pages free of %u", held, total);
+    CHECK(pages_back(before), "%u pages free before, %u after", before, free_pages());
+    PASS();
+}
+
+/* And whom a fault short of memory kills: the process with the most
+ * pages (proc_out_of_memory). A user whose copies took memory down to
+ * nothing had root's biggest process killed, when root's was the
+ * biggest. Now a user's fault runs short at root's reserve, and the
+ * victim is one of that user's. Root's process R holds more pages than
+ * either of the student's (45 % of free memory, touched). */
+static void a_users_fault_short_of_memory_kills_none_of_roots(void)
+{
+    unsigned before = free_pages(), total = meminfo("total_pages"), big = before / 100 * 45;
+    int r, h, said, st = -1, alive;
+
+    CHECK((r = start_big_root_process(big)) > 0, "root's process R: errno %d", errno);
     heap_len = (before - big - total / 8 - 512) * PG;
     stop_at = 0;                                /* write every page */
     h = user_holds(cow_attack, NULL, &said);
@@ -280,7 +327,7 @@ static void a_users_fault_short_of_memory_kills_none_of_roots(void)
  * a user: so when the student had filled /tmp, root could not make a
  * file there, not even a shell's redirection. Now root's files keep
  * only a thirty-second free, so they may grow into root's reserve. */
-#define FILL_NAME "/tmp/dos_fill%d"
+static const char *fill_name = "/tmp/dos_fill%d";
 
 static int fill_tmp(void)
 {
@@ -291,7 +338,7 @@ static int fill_tmp(void)
         return 3;
     memset(chunk, 'f', MB);
     for (i = 0; i < 100000; i++) {
-        snprintf(name, sizeof(name), FILL_NAME, i);
+        snprintf(name, sizeof(name), fill_name, i);
         if ((fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0644)) < 0)
             return errno == ENOSPC ? 0 : 50 + errno;
         for (n = MB; n >= PG; n /= 2)
@@ -307,21 +354,207 @@ static void unfill_tmp(void)
     char name[64];
     int i;
 
-    for (i = 0; snprintf(name, sizeof(name), FILL_NAME, i), unlink(name) == 0; i++)
+    for (i = 0; snprintf(name, sizeof(name), fill_name, i), unlink(name) == 0; i++)
         ;
 }
+
+/* And since each user holds at most its share (below), another user
+ * (OTHER) may still grow a heap, fork, exec and make a file. */
+static int other_user_works(void);
 
 static void a_user_filling_tmp_leaves_root_room_for_files(void)
 {
     unsigned before = free_pages(), held;
-    int h, said, ok;
+    int h, said, ok, other;
 
     h = user_holds(fill_tmp, unfill_tmp, &said);
     held = free_pages();
     ok = in_child(root_works);
+    other = in_child(other_user_works);
     CHECK(user_lets_go(h) == 0, "the student's holder failed");
     CHECK(said == 0, "the student's fill ended with %d (50 + errno; ENOSPC wanted)", said);
     CHECK(ok == 0, "with /tmp filled by the student (%u pages free), root failed at step %d", held,
+          ok);
+    CHECK(other == 0,
+          "with /tmp filled by the student (%u pages free), the other user failed at step %d", held,
+          other);
+    CHECK(pages_back(before), "%u pages free before, %u after", before, free_pages());
+    PASS();
+}
+
+/* ---- one user against another ---------------------------------------
+ * Root's reserve kept root working, but a page was charged to no user:
+ * the student could take everything above root's reserve, and a second
+ * user (OTHER) could then not fork, exec or grow a heap. Now each user
+ * holds at most half of what is not root's (pmm.c, user_share), so the
+ * student leaves another user as much as it took. Each attack holds
+ * while the other user works. */
+/* What another user must still do: a megabyte of heap, touched; a fork,
+ * an exec and a wait; a file of 64 KiB in /tmp. 0, or the step that
+ * failed. */
+static int other_user_works(void)
+{
+    char *m;
+    int r;
+
+    if (setgid(OTHER) < 0 || setuid(OTHER) < 0)
+        return 9;
+    if ((r = heap_fork_exec(&m)) != 0)
+        return r;
+    return (r = file_of_64k("/tmp/dos_other", m)) ? 2 + r : 0;
+}
+
+/* The student's heap: all it may get, touched, held by a sleeper. */
+static int heap_all(void)
+{
+    unsigned n = grab(~0u), i;
+    char *m = (char *)sbrk(0) - n;
+
+    for (i = 0; i < n; i += PG)
+        m[i] = 1;
+    write(report[1], &n, sizeof(n));
+    return sleep_for_ever();
+}
+
+static int heap_attack(void)
+{
+    unsigned n = 0;
+
+    if (pipe(report) < 0 || kid(heap_all) < 0)
+        return -2;
+    close(report[1]);
+    read_full(report[0], &n, sizeof(n));
+    close(report[0]);
+    return (int)(n / PG);
+}
+
+static void a_users_heap_leaves_another_user_room(void)
+{
+    unsigned before = free_pages(), held;
+    int h, said, ok;
+
+    h = user_holds(heap_attack, NULL, &said);
+    held = free_pages();
+    ok = in_child(other_user_works);
+    CHECK(user_lets_go(h) == 0, "the student's holder failed");
+    CHECK(said > 0, "the student's heap: %d pages", said);
+    CHECK(ok == 0,
+          "with the student's heap of %d pages (%u free), the other user failed at step %d", said,
+          held, ok);
+    CHECK(pages_back(before), "%u pages free before, %u after", before, free_pages());
+    PASS();
+}
+
+/* The share is exact: the student's heap stops where its pages (heap,
+ * stack, page tables, kernel stack) reach user_share less the sixteenth
+ * of it kept for the user's processes (their copy-on-write copies), as
+ * /proc/meminfo's user_pages counts them for the reader's user; and the
+ * process may still write its stack and data (a copy past the share
+ * would kill it). */
+static int heap_to_the_share(void)
+{
+    unsigned share = meminfo("user_share"), bulk = share - share / 16, held;
+    static char data[16 * PG];
+
+    grab(~0u);
+    memset(data, 1, sizeof(data)); /* 16 pages copied */
+    held = meminfo("user_pages");
+    if (share == 0 || held > bulk + 16 + 1)
+        return 2;
+    return held + 64 >= bulk ? 0 : 3; /* a page of sbrk short, and 63 */
+}
+
+static int share_is_exact(void)
+{
+    int r;
+
+    if (setgid(STUDENT) < 0 || setuid(STUDENT) < 0)
+        return 9;
+    if ((r = in_child(heap_to_the_share)) != 0)
+        return r;
+    return meminfo("user_pages") < 64 ? 0 : 4;  /* all back but this process's own */
+}
+
+static void a_user_holds_at_most_the_user_share(void)
+{
+    unsigned before = free_pages(), total = meminfo("total_pages"), share = meminfo("user_share");
+    int ok = in_child(share_is_exact);
+
+    CHECK(share > total / 5 && share < total / 2, "user_share %u of %u pages", share, total);
+    CHECK(ok == 0, "the student's heap to the share: step %d", ok);
+    CHECK(pages_back(before), "%u pages free before, %u after", before, free_pages());
+    PASS();
+}
+
+static void a_users_copy_on_write_copies_leave_another_user_room(void)
+{
+    unsigned before = free_pages(), total = meminfo("total_pages"), held;
+    int h, said, ok;
+
+    heap_len = (before - total / 8 - 512) * PG;
+    stop_at = total / 16 + 64;                  /* just above root's reserve */
+    h = user_holds(cow_attack, NULL, &said);
+    held = free_pages();
+    ok = in_child(other_user_works);
+    CHECK(user_lets_go(h) == 0, "the student's holder failed");
+    CHECK(said >= 0, "the student's attack: %d", said);
+    CHECK(ok == 0,
+          "with the student's copies made (%u pages free), the other user failed at step %d", held,
+          ok);
+    CHECK(pages_back(before), "%u pages free before, %u after", before, free_pages());
+    PASS();
+}
+
+/* Three users fill /tmp, each to its share or to what users may keep in
+ * bulk (files outlive their makers: no process holds them): the last
+ * stops a sixteenth of memory above root's reserve (pmm.c, bulk_floor),
+ * and root still works, since root's files keep only a thirty-second. */
+static int fill_as(int uid, const char *name)
+{
+    fill_name = name;
+    if (setgid(uid) < 0 || setuid(uid) < 0)
+        return 9;
+    return fill_tmp();
+}
+
+static int fill_as_student(void)
+{
+    return fill_as(STUDENT, "/tmp/dos_fill%d");
+}
+
+static int fill_as_other(void)
+{
+    return fill_as(OTHER, "/tmp/dos_other%d");
+}
+
+static int fill_as_third(void)
+{
+    return fill_as(OTHER + 1, "/tmp/dos_third%d");
+}
+
+static void three_users_filling_tmp_leave_root_room_for_files(void)
+{
+    static const char *names[] = { "/tmp/dos_fill%d", "/tmp/dos_other%d", "/tmp/dos_third%d" };
+    unsigned before = free_pages(), total = meminfo("total_pages"), held, floor;
+    int a, b, c, ok, i;
+
+    floor = meminfo("root_reserve") + total / 16;
+    a = in_child(fill_as_student);
+    b = in_child(fill_as_other);
+    c = in_child(fill_as_third);
+    held = free_pages();
+    ok = in_child(root_works);
+    for (i = 0; i < 3; i++) {
+        fill_name = names[i];
+        unfill_tmp();
+    }
+    fill_name = names[0];
+    CHECK(a == 0 && b == 0 && c == 0,
+          "the users' fills ended with %d, %d and %d (50 + errno; ENOSPC wanted)", a, b, c);
+    CHECK(held + 16 >= floor && held <= floor + 512,
+          "three users' files left %u pages free (a sixteenth above root's reserve: %u)", held,
+          floor);
+    CHECK(ok == 0, "with /tmp filled by three users (%u pages free), root failed at step %d", held,
           ok);
     CHECK(pages_back(before), "%u pages free before, %u after", before, free_pages());
     PASS();
@@ -500,12 +733,20 @@ static void a_users_fork_bomb_is_ended_by_root(void)
 
 int main(int argc, char **argv)
 {
-    t_only = argc > 1 ? argv[1] : NULL;
+    /* `t_dos small`: at -m 16M (tools/test.py), all but the one whose
+     * numbers need more memory (the student's 29 processes) */
+    small = argc > 1 && strcmp(argv[1], "small") == 0;
+    t_only = argc > 1 && !small ? argv[1] : NULL;
     T_RUN(a_users_copy_on_write_copies_leave_memory_for_root);
     T_RUN(a_users_fault_short_of_memory_kills_none_of_roots);
     T_RUN(a_user_filling_tmp_leaves_root_room_for_files);
+    T_RUN(three_users_filling_tmp_leave_root_room_for_files);
     T_RUN(a_user_taking_every_inode_leaves_root_some);
-    T_RUN(a_users_many_processes_and_zombies_leave_root_working);
+    T_RUN(a_users_heap_leaves_another_user_room);
+    T_RUN(a_user_holds_at_most_the_user_share);
+    T_RUN(a_users_copy_on_write_copies_leave_another_user_room);
+    if (!small)
+        T_RUN(a_users_many_processes_and_zombies_leave_root_working);
     T_RUN(a_users_fork_bomb_is_ended_by_root);
     printf("t_dos: done\n");
     return t_failures != 0;
