@@ -3827,9 +3827,25 @@ def docs_suite(root=qemu.ROOT):
                 if re.match(r"(<{7}|>{7})( |$)|={7}$", line):
                     bad.append("%s:%d: %s" % (rel, n, line))
 
+    def catalogue_checks(bad):
+        """The instructors' guide gives the mutant catalogue's size: the
+        count of lab/*/mutants/*.mutant and *.solution (it said 268 while
+        there were 274)."""
+        m = re.search(r"The catalogue holds (\d+) mutants and (\d+) correct\s+solutions",
+                      read("doc/instructors.md"))
+        have = [len(glob.glob(os.path.join(root, "lab", "*", "mutants", "*." + kind)))
+                for kind in ("mutant", "solution")]
+        if not m:
+            bad.append("doc/instructors.md no longer says \"The catalogue holds N mutants and M "
+                       "correct solutions\"")
+        elif [int(m.group(1)), int(m.group(2))] != have:
+            bad.append("doc/instructors.md: %s mutants and %s correct solutions; the labs hold "
+                       "%d and %d" % (m.group(1), m.group(2), have[0], have[1]))
+
     def run():
         res = []
         for name, fn in (("docs/every_system_call_has_a_page_and_each_synopsis_is_its_header", man_checks),
+                         ("docs/the_guides_count_of_mutants_is_the_catalogues", catalogue_checks),
                          ("docs/no_file_holds_conflict_markers", conflict_checks),
                          ("docs/every_errno_a_page_lists_is_tested_or_said_untestable", errno_checks),
                          ("docs/every_make_target_file_function_and_command_named_exists", reference_checks),
