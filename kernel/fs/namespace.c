@@ -829,7 +829,8 @@ static void set_tops(struct namespace *ns)
  * Without this, each lived as long as the namespace, holding its
  * filesystem (an image stayed busy: EBUSY, for ever in the boot
  * namespace) and a slot of the table. Called where a root or cwd is let
- * go (fchroot, exit); may sleep (the last reference to a filesystem). */
+ * go (fchroot, fchdir, exit, unshare); may sleep (the last reference to
+ * a filesystem). */
 void ns_drop_unused_roots(struct namespace *ns)
 {
     struct mount *m;
