@@ -710,9 +710,60 @@ def dotdot_counts_agree(img):
     img.inode(2, "links_count", img.inode(2, "links_count") + 1)
 
 
+def dotdot_in_second_block(img):
+    """/sub/deeper's first block holds "." and "file"; its ".." (to /sub,
+    the right parent) is alone in a second block, taken in the bitmap and
+    counted in i_blocks: only where ".." stands is wrong (e2fsck wants it
+    second in the first block, where the mount's check reads it)."""
+    d, sub = img.lookup("/sub/deeper"), img.lookup("/sub")
+    f, b0, b1 = img.lookup("/sub/deeper/file"), img.iblock(d, 0), img.alloc_block()
+    out = struct.pack("<IHBB", d, 12, 1, 2) + b".\0\0\0"
+    out += struct.pack("<IHBB", f, img.bsize - 12, 4, 1) + b"file"
+    img.put_block(b0, out + bytes(img.bsize - len(out)))
+    out = struct.pack("<IHBB", sub, img.bsize, 2, 2) + b"..\0\0"
+    img.put_block(b1, out + bytes(img.bsize - len(out)))
+    img.iblock(d, 1, b1)
+    img.inode(d, "size", 2 * img.bsize)
+    img.inode(d, "blocks", img.inode(d, "blocks") + img.bsize // 512)
+
+
+def dotdot_twice(img):
+    """/dir holds a second ".." (to the root, the right parent) after its
+    files; the root's link count counts it: only the entry is wrong."""
+    add_entry(img, "/dir", "..", 2, 2)
+    img.inode(2, "links_count", img.inode(2, "links_count") + 1)
+
+
+def dir_two_names_one_parent(img):
+    """/sub/alias is a second name for /sub/deeper in the same parent, so
+    its ".." is right for both names; its link count says 3: every count
+    adds up, only a directory has two names (rmdir through one leaves the
+    other naming a free inode)."""
+    d = img.lookup("/sub/deeper")
+    add_entry(img, "/sub", "alias", d, 2)
+    img.inode(d, "links_count", img.inode(d, "links_count") + 1)
+
+
+def root_named_in_root(img):
+    """/self is a name for the root, in the root (its ".." right for it),
+    the root's link count one more: only the root has a name."""
+    add_entry(img, "/", "self", 2, 2)
+    img.inode(2, "links_count", img.inode(2, "links_count") + 1)
+
+
+def root_dotdot_elsewhere(img):
+    """The root's ".." names /dir, the link counts moved with it (the root
+    one fewer, /dir one more): only the root's parent is wrong."""
+    d = img.lookup("/dir")
+    set_entry(img, "/", "..", ino=d)
+    img.inode(2, "links_count", img.inode(2, "links_count") - 1)
+    img.inode(d, "links_count", img.inode(d, "links_count") + 1)
+
+
 WHOLE_DISK = (blocks_shared, block_free_in_bitmap, dirent_names_free_inode, links_below_names,
               dirent_type_disagrees, i_blocks_too_large, dir_hole_counts_agree,
-              dotdot_counts_agree)
+              dotdot_counts_agree, dotdot_in_second_block, dotdot_twice, dir_two_names_one_parent,
+              root_named_in_root, root_dotdot_elsewhere)
 
 
 def check_says(name):
@@ -736,6 +787,12 @@ def check_says(name):
             evil, 3 * img.bsize // 512, img.bsize // 512),
         "dir_hole_counts_agree": "directory %d has a hole at block 1" % sub,
         "dotdot_counts_agree": "'..' of directory %d names 2, its name is in %d" % (deeper, sub),
+        "dotdot_in_second_block": "directory %d does not begin with '.' and '..'" % deeper,
+        "dotdot_twice": "directory %d has another '..'" % d,
+        "dir_two_names_one_parent": "'alias' in directory %d is a second name for directory %d" % (
+            sub, deeper),
+        "root_named_in_root": "'self' in directory 2 is a second name for directory 2",
+        "root_dotdot_elsewhere": "'..' of the root names %d" % d,
     }[name]
     return says + ": read-only; run e2fsck"
 

@@ -13,10 +13,12 @@
  * and an image that contradicts itself is made read-only, with
  * one line naming the first contradiction. On the way it also holds each
  * inode to what the operations would find later, one at a time: i_blocks
- * that is not what the map names, a hole in a directory, a ".." that is
- * not the directory holding the name (e2fsck's passes 1, 2 and 3). Cost:
- * the inode table blocks of inodes in use, their indirect blocks, every
- * directory block and the bitmaps. */
+ * that is not what the map names, a hole in a directory, a directory
+ * that does not begin with "." and "..", a ".." that is not the directory
+ * holding the name, a second name for a directory (e2fsck's passes 1, 2
+ * and 3). Cost: the inode table blocks of inodes in use, their indirect
+ * blocks, every directory block, each directory's inode and first block
+ * once more (dotdot_of) and the bitmaps. */
 #include "fs/ext2fs.h"
 #include "fs/vfs.h"
 #include "include/uapi/errno.h"
@@ -30,6 +32,7 @@ struct check {
     uint8_t *owned;                     /* bit b - first_data_block: metadata or some map's */
     uint16_t *names;                    /* [ino]: entries naming it, "." and ".." too */
     uint8_t *type;                      /* [ino]: its dirent type if in use, else 0 */
+    uint8_t *named;                     /* bit ino: a directory whose name was met */
     uint32_t ino;                       /* the inode being walked */
     uint32_t target;                    /* owner_of: the block looked for */
     uint32_t claimed;                   /* pass_inode: blocks its map named */
@@ -178,8 +181,8 @@ static int dots(const struct ext2_dirent *d)
 }
 
 /* What directory dir's ".." names, read from its first block: 0 if the
- * check sees none (a hole there or a broken entry, which the walk of dir
- * itself reports; no ".." at all is left to the operations). */
+ * check sees none there (a hole, a broken entry, no ".." second: the
+ * walk of dir itself reports each, pass_dir). */
 static uint32_t dotdot_of(struct check *c, uint32_t dir)
 {
     struct ext2_fs *e = c->e;
@@ -198,20 +201,32 @@ static uint32_t dotdot_of(struct check *c, uint32_t dir)
     return 0;
 }
 
+static int named_bit(struct check *c, uint32_t ino)
+{
+    int was = c->named[ino / 8] >> (ino % 8) & 1;
+
+    c->named[ino / 8] |= 1 << (ino % 8);
+    return was;
+}
+
 /* Pass 2's visitor: each entry of a directory block names an inode in
- * use, with its type, and is counted. A name for a directory is where
- * its ".." leads (e2fsck's pass 3), even with the link counts adding up:
- * else a climb through ".." (a cwd's, rename's "is it below itself?")
- * goes where the directory is not, and moving or removing it is refused
- * (EUCLEAN); a second name for a directory in another parent is caught
- * here too. And (pass_dir) a directory's blocks up to its size have no
- * hole: every operation that scans it would find it (EUCLEAN). */
+ * use, with its type, and is counted. A directory begins with "." (itself)
+ * and ".." and holds no other: where dotdot_of reads its parent, and
+ * e2fsck's layout (the operations find a ".." anywhere, and take the
+ * first). A directory has one name (the root none: its bit is set from
+ * the start), and that name is where its ".." leads (e2fsck's pass 3),
+ * even with the link counts adding up: else a climb through ".." (a
+ * cwd's, rename's "is it below itself?") goes where the directory is
+ * not, and moving or removing it is refused (EUCLEAN); removing one of
+ * two names would leave the other naming a free inode. And (pass_dir) a
+ * directory's blocks up to its size have no hole: every operation that
+ * scans it would find it (EUCLEAN). */
 static int count_names(void *arg, uint32_t blk, int level, uint32_t lbn, uint32_t up)
 {
     struct check *c = arg;
     struct ext2_fs *e = c->e;
     struct ext2_dirent *d;
-    uint32_t off, ino, dd;
+    uint32_t off, ino, dd, k = lbn ? 2 : 0; /* k: the entry's place in the directory, to 2 */
 
     if (level > 0 || lbn >= c->dir_blocks)
         return 0;                       /* (what lies past its size is never read) */
@@ -219,8 +234,14 @@ static int count_names(void *arg, uint32_t blk, int level, uint32_t lbn, uint32_
         c->next_lbn++;
     if (bread(e, blk, c->dirbuf) < 0 || !dir_block_ok(e, c->dirbuf))
         return INCONSISTENT(c, "block %u of directory %u holds a broken entry", blk, c->ino);
-    for (off = 0; off < e->bsize; off += d->rec_len) {
+    for (off = 0; off < e->bsize; off += d->rec_len, k += k < 2) {
         d = (struct ext2_dirent *)(c->dirbuf + off);
+        if (k < 2 && (!d->inode || dots(d) != (int)k + 1 || (k == 0 && d->inode != c->ino)))
+            return INCONSISTENT(c, "directory %u does not begin with '.' and '..'", c->ino);
+        if (k == 1 && c->ino == EXT2_ROOT_INO && d->inode != EXT2_ROOT_INO)
+            return INCONSISTENT(c, "'..' of the root names %u", d->inode);
+        if (k == 2 && d->inode && dots(d))
+            return INCONSISTENT(c, "directory %u has another '%.*s'", c->ino, d->name_len, d->name);
         if (!(ino = d->inode))
             continue;
         if (!c->type[ino])
@@ -231,10 +252,17 @@ static int count_names(void *arg, uint32_t blk, int level, uint32_t lbn, uint32_
                                 d->name_len, d->name, c->ino, d->file_type, ino, c->type[ino]);
         if (c->names[ino] < 0xFFFF)
             c->names[ino]++;
-        if (!dots(d) && c->type[ino] == EXT2_FT_DIR && (dd = dotdot_of(c, ino)) && dd != c->ino)
+        if (k < 2 || c->type[ino] != EXT2_FT_DIR)
+            continue;
+        if (named_bit(c, ino))
+            return INCONSISTENT(c, "'%.*s' in directory %u is a second name for directory %u",
+                                d->name_len, d->name, c->ino, ino);
+        if ((dd = dotdot_of(c, ino)) && dd != c->ino)
             return INCONSISTENT(c, "'..' of directory %u names %u, its name is in %u", ino, dd,
                                 c->ino);
     }
+    if (k < 2) /* "." alone in the block */
+        return INCONSISTENT(c, "directory %u does not begin with '.' and '..'", c->ino);
     return 0;
 }
 
@@ -246,9 +274,13 @@ static int pass_dir(struct check *c, struct ext2_inode *raw)
         return 0;
     c->dir_blocks = raw->size / c->e->bsize;
     c->next_lbn = 0;
-    if ((r = inode_walk(c, raw, count_names)) == 0 && c->next_lbn < c->dir_blocks)
+    if ((r = inode_walk(c, raw, count_names)) != 0)
+        return r;
+    if (c->next_lbn < c->dir_blocks)
         return INCONSISTENT(c, "directory %u has a hole at block %u", c->ino, c->next_lbn);
-    return r;
+    if (!c->dir_blocks) /* (else block 0 was walked, and began with "." and "..") */
+        return INCONSISTENT(c, "directory %u does not begin with '.' and '..'", c->ino);
+    return 0;
 }
 
 /* Pass 4: no inode has fewer links than names (unlink would free it while
@@ -310,13 +342,14 @@ static void claim_metadata(struct check *c)
 }
 
 /* The whole-disk check: 0 consistent, 1 damage found (and said), or
- * -errno. Its memory is sized to the image: a bit per block, 3 bytes per
- * inode, at most CHECK_MAX (past it: too big to check, read-only too). */
+ * -errno. Its memory is sized to the image: a bit per block, 3 bytes and
+ * a bit per inode, at most CHECK_MAX (past it: too big to check,
+ * read-only too). */
 int ext2_check(struct ext2_fs *e)
 {
     struct check c = { .e = e };
     uint32_t bits = ((e->sb.blocks_count - e->sb.first_data_block + 7) / 8 + 1) & ~1u;
-    uint64_t size = bits + 3 * ((uint64_t)e->sb.inodes_count + 1);
+    uint64_t size = bits + 3 * ((uint64_t)e->sb.inodes_count + 1) + e->sb.inodes_count / 8 + 1;
     int r;
 
     if (size > CHECK_MAX) {
@@ -333,6 +366,8 @@ int ext2_check(struct ext2_fs *e)
     }
     c.names = (uint16_t *)(c.owned + bits);
     c.type = (uint8_t *)(c.names + e->sb.inodes_count + 1);
+    c.named = c.type + e->sb.inodes_count + 1;
+    named_bit(&c, EXT2_ROOT_INO);
     claim_metadata(&c);
     if ((r = each_inode(&c, pass_inode)) == 0 && (r = each_inode(&c, pass_dir)) == 0 &&
         (r = each_inode(&c, pass_links)) == 0)
