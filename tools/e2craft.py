@@ -760,10 +760,25 @@ def root_dotdot_elsewhere(img):
     img.inode(d, "links_count", img.inode(d, "links_count") + 1)
 
 
+def dir_without_blocks(img):
+    """/sub/deeper is empty of blocks: size 0, i_blocks 0, its one block
+    free in the bitmap (counts to match), so no "." and no ".."; the
+    counts add up as far as the mount's check counts them (its file's
+    only name is gone: a leak, more links than names)."""
+    d = img.lookup("/sub/deeper")
+    blk, first = img.iblock(d, 0), img.sb("first_data_block")
+    img.iblock(d, 0, 0)
+    img.inode(d, "size", 0)
+    img.inode(d, "blocks", 0)
+    img.bitmap_bit(img.gd(0, "block_bitmap"), blk - first, 0)
+    img.gd(0, "free_blocks_count", img.gd(0, "free_blocks_count") + 1)
+    img.sb("free_blocks_count", img.sb("free_blocks_count") + 1)
+
+
 WHOLE_DISK = (blocks_shared, block_free_in_bitmap, dirent_names_free_inode, links_below_names,
               dirent_type_disagrees, i_blocks_too_large, dir_hole_counts_agree,
               dotdot_counts_agree, dotdot_in_second_block, dotdot_twice, dir_two_names_one_parent,
-              root_named_in_root, root_dotdot_elsewhere)
+              root_named_in_root, root_dotdot_elsewhere, dir_without_blocks)
 
 
 def check_says(name):
@@ -793,6 +808,7 @@ def check_says(name):
             sub, deeper),
         "root_named_in_root": "'self' in directory 2 is a second name for directory 2",
         "root_dotdot_elsewhere": "'..' of the root names %d" % d,
+        "dir_without_blocks": "directory %d does not begin with '.' and '..'" % deeper,
     }[name]
     return says + ": read-only; run e2fsck"
 
@@ -830,6 +846,7 @@ SPOILS = {
     "dirent_inode_one": ("dir/c",), "dirent_inode_one_past": ("dir/c",),
     "dir_links_lie": ("sub/deeper/file",), "i_blocks_too_small": ("big",),
     "dotdot_counts_agree": ("sub/deeper/file",), "dir_hole_counts_agree": ("sub/deeper/file",),
+    "dir_without_blocks": ("sub/deeper/file",),
 }
 SB_MAY_CHANGE = ((12, 20), (48, 52))    # free block and inode counts, s_wtime
 GD_MAY_CHANGE = (12, 18)                # free blocks, free inodes, directories

@@ -982,6 +982,7 @@ static void every_use_of_an_attack_image_works_or_is_euclean(void)
         { "dir_two_names_one_parent", "00RRRNRR", "" },
         { "root_named_in_root", "00RRRNRR", "" },
         { "root_dotdot_elsewhere", "00RRRNRR", "" },
+        { "dir_without_blocks", "E0RRRNRR", "" }, /* (listing sub/deeper: EUCLEAN) */
         /* the rest without the mount's check, for what each operation sees:
          * big's map loops: reading it; otherwise a healthy image */
         { "ind_self_loop", "E0000000", NOCHECK },
@@ -1067,7 +1068,8 @@ static int probe_writable(int root)
  * a second ".." (dotdot_twice), a second name for a directory in its own
  * parent (dir_two_names_one_parent) and a name for the root in the root
  * (root_named_in_root), which its ".." cannot show, and the root's ".."
- * naming another directory (root_dotdot_elsewhere). fsopen
+ * naming another directory (root_dotdot_elsewhere), a directory of no
+ * blocks, so without either (dir_without_blocks). fsopen
  * finds each and the instance is read-only: every change EROFS, reading
  * as before, so a user can copy their files off; the image stays byte
  * for byte as it was. Without the check a write to evil.txt rewrote
@@ -1081,7 +1083,7 @@ static void whole_disk_damage_makes_the_instance_read_only(void)
         "links_below_names",     "dirent_type_disagrees",    "i_blocks_too_large",
         "dir_hole_counts_agree", "dotdot_counts_agree",      "dotdot_in_second_block",
         "dotdot_twice",          "dir_two_names_one_parent", "root_named_in_root",
-        "root_dotdot_elsewhere"
+        "root_dotdot_elsewhere", "dir_without_blocks"
     };
     unsigned i, crc;
     int root, f;
