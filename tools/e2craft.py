@@ -775,10 +775,34 @@ def dir_without_blocks(img):
     img.sb("free_blocks_count", img.sb("free_blocks_count") + 1)
 
 
+def dir_size_not_whole_blocks(img):
+    """/sub/deeper's size is a block and 4 bytes (its one block; i_blocks
+    says one): iget refuses it, the mount's count of blocks (size / block
+    size) did not see it."""
+    d = img.lookup("/sub/deeper")
+    img.inode(d, "size", img.bsize + 4)
+
+
+def reserved_inode_free(img):
+    """Reserved inode 9's bitmap bit is clear, the lowest clear bit (the
+    next create's), and the free counts count it: only the bit is wrong."""
+    img.bitmap_bit(img.gd(0, "inode_bitmap"), 9 - 1, 0)
+    img.gd(0, "free_inodes_count", img.gd(0, "free_inodes_count") + 1)
+    img.sb("free_inodes_count", img.sb("free_inodes_count") + 1)
+
+
+def file_blocks_past_size(img):
+    """/big's size says 5 bytes; its map still names 20 blocks (through the
+    indirect one), i_blocks counts them: a truncation up reads their old
+    bytes back, and nothing else frees them."""
+    img.inode(img.lookup("/big"), "size", 5)
+
+
 WHOLE_DISK = (blocks_shared, block_free_in_bitmap, dirent_names_free_inode, links_below_names,
               dirent_type_disagrees, i_blocks_too_large, dir_hole_counts_agree,
               dotdot_counts_agree, dotdot_in_second_block, dotdot_twice, dir_two_names_one_parent,
-              root_named_in_root, root_dotdot_elsewhere, dir_without_blocks)
+              root_named_in_root, root_dotdot_elsewhere, dir_without_blocks,
+              dir_size_not_whole_blocks, reserved_inode_free, file_blocks_past_size)
 
 
 def check_says(name):
@@ -809,6 +833,10 @@ def check_says(name):
         "root_named_in_root": "'self' in directory 2 is a second name for directory 2",
         "root_dotdot_elsewhere": "'..' of the root names %d" % d,
         "dir_without_blocks": "directory %d does not begin with '.' and '..'" % deeper,
+        "dir_size_not_whole_blocks": "directory %d has size %d, not whole blocks" % (
+            deeper, img.bsize + 4),
+        "reserved_inode_free": "reserved inode 9 is free in the bitmap",
+        "file_blocks_past_size": "inode %d has size 5 and block 19" % img.lookup("/big"),
     }[name]
     return says + ": read-only; run e2fsck"
 

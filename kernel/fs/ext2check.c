@@ -14,11 +14,12 @@
  * one line naming the first contradiction. On the way it also holds each
  * inode to what the operations would find later, one at a time: i_blocks
  * that is not what the map names, a hole in a directory, a directory
- * that does not begin with "." and "..", a ".." that is not the directory
- * holding the name, a second name for a directory (e2fsck's passes 1, 2
- * and 3). Cost: the inode table blocks of inodes in use, their indirect
- * blocks, every directory block, each directory's inode and first block
- * once more (dotdot_of) and the bitmaps. */
+ * that does not begin with "." and "..", or whose size is not whole
+ * blocks, a block past a file's size, a ".." that is not the directory
+ * holding the name, a second name for a directory, a reserved inode
+ * free in its bitmap (e2fsck's passes 1, 2, 3 and 5). Cost: the inode table blocks of inodes in
+ * use, their indirect blocks, every directory block, each directory's inode and first block once
+ * more (dotdot_of) and the bitmaps. */
 #include "fs/ext2fs.h"
 #include "fs/vfs.h"
 #include "include/uapi/errno.h"
@@ -36,6 +37,7 @@ struct check {
     uint32_t ino;                       /* the inode being walked */
     uint32_t target;                    /* owner_of: the block looked for */
     uint32_t claimed;                   /* pass_inode: blocks its map named */
+    uint32_t end_lbn;                   /* pass_inode: its last data block's lbn + 1 */
     uint32_t dir_blocks;                /* pass_dir: the directory's size in blocks */
     uint32_t next_lbn;                  /* pass_dir: its first block not met yet */
     char *dirbuf;                       /* the directory block being read */
@@ -136,6 +138,8 @@ static int claim(void *arg, uint32_t blk, int level, uint32_t lbn, uint32_t up)
     if (!data_block(c->e, blk))
         return INCONSISTENT(c, "inode %u names block %u, which no file may own", me, blk);
     c->claimed++;
+    if (level == 0 && lbn >= c->end_lbn)
+        c->end_lbn = lbn + 1;
     if (!owned_bit(c, blk, 1))
         return 0;
     if ((first = owner_of(c, blk)) == me)
@@ -143,13 +147,32 @@ static int claim(void *arg, uint32_t blk, int level, uint32_t lbn, uint32_t up)
     return INCONSISTENT(c, "block %u is in inodes %u and %u", blk, first, me);
 }
 
+/* Does c->ino's map name a data block past its size? e2fsck's rule: a
+ * directory none past its size (but for prealloc_dir_blocks), any other
+ * file none that begins past it. (Such a block leaks, and a truncation
+ * up to it reads its old bytes back.) */
+static int past_size(struct check *c, const struct ext2_inode *raw)
+{
+    struct ext2_fs *e = c->e;
+    uint64_t size = raw->size, last = c->end_lbn - 1;
+
+    if (!c->end_lbn)
+        return 0;
+    if ((raw->mode & S_IFMT) == S_IFDIR)
+        return last >= raw->size / e->bsize + e->sb.prealloc_dir_blocks;
+    if ((raw->mode & S_IFMT) == S_IFREG)
+        size |= (uint64_t)raw->size_high << 32;
+    return last * e->bsize > size;
+}
+
 /* Pass 1, an inode marked in use: in use if it has links too (then a
  * type ext2 knows, and its map's blocks claimed). Its i_blocks counts,
  * in sectors, what its map names and its extended-attribute block: the
  * operations trust it to bound a walk over the map (too small, and the
  * file can never be truncated or freed), a directory's size, and to tell
- * a fast symlink from a slow one. (Not asked of the reserved inodes,
- * whose maps the check does not walk whole.) */
+ * a fast symlink from a slow one. And its map names no block past its
+ * size (past_size). (Neither is asked of the reserved inodes, whose maps
+ * the check does not walk whole.) */
 static int pass_inode(struct check *c, struct ext2_inode *raw)
 {
     struct ext2_fs *e = c->e;
@@ -162,13 +185,16 @@ static int pass_inode(struct check *c, struct ext2_inode *raw)
     if (!t)
         return INCONSISTENT(c, "inode %u has mode 0%o, no file type", c->ino, raw->mode);
     c->type[c->ino] = t;
-    c->claimed = 0;
+    c->claimed = c->end_lbn = 0;
     if ((r = inode_walk(c, raw, claim)) != 0 || (c->ino < e->first_ino && c->ino != EXT2_ROOT_INO))
         return r;
     want = (c->claimed + !!raw->file_acl) * SECTORS(e);
     if (raw->blocks != want)
         return INCONSISTENT(c, "inode %u has i_blocks %u, its map names %u", c->ino, raw->blocks,
                             want);
+    if (past_size(c, raw))
+        return INCONSISTENT(c, "inode %u has size %u and block %u", c->ino, raw->size,
+                            c->end_lbn - 1);
     return 0;
 }
 
@@ -272,6 +298,8 @@ static int pass_dir(struct check *c, struct ext2_inode *raw)
 
     if (!c->type[c->ino] || (raw->mode & S_IFMT) != S_IFDIR)
         return 0;
+    if (raw->size % c->e->bsize) /* (what iget refuses: EUCLEAN) */
+        return INCONSISTENT(c, "directory %u has size %u, not whole blocks", c->ino, raw->size);
     c->dir_blocks = raw->size / c->e->bsize;
     c->next_lbn = 0;
     if ((r = inode_walk(c, raw, count_names)) != 0)
@@ -290,6 +318,28 @@ static int pass_links(struct check *c, struct ext2_inode *raw)
     if (c->type[c->ino] && c->names[c->ino] > raw->links_count)
         return INCONSISTENT(c, "inode %u has %u links and %u names", c->ino, raw->links_count,
                             c->names[c->ino]);
+    return 0;
+}
+
+/* Pass 5 for inodes: each reserved inode is in use in its bitmap (a
+ * clear bit there is what the allocator would hand out next: it refuses,
+ * EUCLEAN, when it meets one). An inode in use past them whose bit is
+ * clear is found where a name reaches it (count_names); with no name
+ * nothing reaches it, and its taker loses nothing. */
+static int pass_reserved(struct check *c)
+{
+    struct ext2_fs *e = c->e;
+    uint8_t *bits = (uint8_t *)e->scratch;
+    uint32_t ino, g = 0, i;
+    int r;
+
+    for (ino = 1; ino < e->first_ino; ino++) {
+        i = (ino - 1) % e->sb.inodes_per_group;
+        if (i == 0 && (r = bread(e, e->groups[g++].inode_bitmap, bits)) < 0)
+            return r; /* (the first_ino - 1 reserved inodes may span groups) */
+        if (!(bits[i / 8] >> (i % 8) & 1))
+            return INCONSISTENT(c, "reserved inode %u is free in the bitmap", ino);
+    }
     return 0;
 }
 
@@ -369,8 +419,8 @@ int ext2_check(struct ext2_fs *e)
     c.named = c.type + e->sb.inodes_count + 1;
     named_bit(&c, EXT2_ROOT_INO);
     claim_metadata(&c);
-    if ((r = each_inode(&c, pass_inode)) == 0 && (r = each_inode(&c, pass_dir)) == 0 &&
-        (r = each_inode(&c, pass_links)) == 0)
+    if ((r = pass_reserved(&c)) == 0 && (r = each_inode(&c, pass_inode)) == 0 &&
+        (r = each_inode(&c, pass_dir)) == 0 && (r = each_inode(&c, pass_links)) == 0)
         r = pass_bitmaps(&c);
 out:
     kfree(c.dotbuf);
