@@ -793,8 +793,8 @@ def reserved_inode_free(img):
 
 def file_blocks_past_size(img):
     """/big's size says 5 bytes; its map still names 20 blocks (through the
-    indirect one), i_blocks counts them: a truncation up reads their old
-    bytes back, and nothing else frees them."""
+    indirect one), i_blocks counts them: a truncation up (which only sets
+    the size) reads their old bytes back."""
     img.inode(img.lookup("/big"), "size", 5)
 
 
