@@ -798,11 +798,30 @@ def file_blocks_past_size(img):
     img.inode(img.lookup("/big"), "size", 5)
 
 
+def fast_symlink_too_long(img):
+    """/sub/deeper/file becomes a fast symlink (its text in i_block[], no
+    block: its one block freed, counts to match) of size 200, and its
+    entry says symlink: unlike fast_symlink_size_lies, whose entry still
+    says file, only the size is wrong."""
+    f, first = img.lookup("/sub/deeper/file"), img.sb("first_data_block")
+    blk = img.iblock(f, 0)
+    img.bitmap_bit(img.gd(0, "block_bitmap"), blk - first, 0)
+    img.gd(0, "free_blocks_count", img.gd(0, "free_blocks_count") + 1)
+    img.sb("free_blocks_count", img.sb("free_blocks_count") + 1)
+    img.inode(f, "mode", 0o120777)
+    img.inode(f, "blocks", 0)
+    text = b"../../hello.txt"
+    img.d[img.inode_off(f) + 40:img.inode_off(f) + 100] = text + bytes(60 - len(text))
+    img.inode(f, "size", 200)
+    set_entry(img, "/sub/deeper", "file", ftype=7)
+
+
 WHOLE_DISK = (blocks_shared, block_free_in_bitmap, dirent_names_free_inode, links_below_names,
               dirent_type_disagrees, i_blocks_too_large, dir_hole_counts_agree,
               dotdot_counts_agree, dotdot_in_second_block, dotdot_twice, dir_two_names_one_parent,
               root_named_in_root, root_dotdot_elsewhere, dir_without_blocks,
-              dir_size_not_whole_blocks, reserved_inode_free, file_blocks_past_size)
+              dir_size_not_whole_blocks, reserved_inode_free, file_blocks_past_size,
+              fast_symlink_too_long)
 
 
 def check_says(name):
@@ -837,6 +856,7 @@ def check_says(name):
             deeper, img.bsize + 4),
         "reserved_inode_free": "reserved inode 9 is free in the bitmap",
         "file_blocks_past_size": "inode %d has size 5 and block 19" % img.lookup("/big"),
+        "fast_symlink_too_long": "fast symlink %d has size 200" % img.lookup("/sub/deeper/file"),
     }[name]
     return says + ": read-only; run e2fsck"
 
@@ -874,7 +894,7 @@ SPOILS = {
     "dirent_inode_one": ("dir/c",), "dirent_inode_one_past": ("dir/c",),
     "dir_links_lie": ("sub/deeper/file",), "i_blocks_too_small": ("big",),
     "dotdot_counts_agree": ("sub/deeper/file",), "dir_hole_counts_agree": ("sub/deeper/file",),
-    "dir_without_blocks": ("sub/deeper/file",),
+    "dir_without_blocks": ("sub/deeper/file",), "fast_symlink_too_long": ("sub/deeper/file",),
 }
 SB_MAY_CHANGE = ((12, 20), (48, 52))    # free block and inode counts, s_wtime
 GD_MAY_CHANGE = (12, 18)                # free blocks, free inodes, directories

@@ -59,6 +59,13 @@ static int owned_bit(struct check *c, uint32_t b, int set)
     return was;
 }
 
+/* A symlink whose text is in i_block[] (no block but its extended
+ * attributes'), as the operations tell it (check_inode). */
+static int fast_symlink(struct ext2_fs *e, const struct ext2_inode *raw)
+{
+    return (raw->mode & S_IFMT) == S_IFLNK && raw->blocks == (raw->file_acl ? SECTORS(e) : 0);
+}
+
 /* Visit every block inode c->ino's map names, each table before what it
  * maps (map_walk, ext2.c's). Only maps of block numbers: not a device's,
  * a FIFO's or a fast symlink's i_block[]; of the reserved inodes (the
@@ -76,8 +83,7 @@ static int inode_walk(struct check *c, const struct ext2_inode *raw, map_visit v
                 return r;
         return 0;
     }
-    if (type != S_IFREG && type != S_IFDIR &&
-        !(type == S_IFLNK && raw->blocks != (raw->file_acl ? SECTORS(e) : 0)))
+    if (type != S_IFREG && type != S_IFDIR && (type != S_IFLNK || fast_symlink(e, raw)))
         return 0;
     return map_walk_inode(e, raw->block, visit, c);
 }
@@ -195,6 +201,8 @@ static int pass_inode(struct check *c, struct ext2_inode *raw)
     if (past_size(c, raw))
         return INCONSISTENT(c, "inode %u has size %u and block %u", c->ino, raw->size,
                             c->end_lbn - 1);
+    if (fast_symlink(e, raw) && raw->size >= sizeof(raw->block)) /* (iget refuses it: EUCLEAN) */
+        return INCONSISTENT(c, "fast symlink %u has size %u", c->ino, raw->size);
     return 0;
 }
 

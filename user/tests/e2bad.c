@@ -986,6 +986,7 @@ static void every_use_of_an_attack_image_works_or_is_euclean(void)
         { "dir_size_not_whole_blocks", "E0RRRNRR", "" },
         { "reserved_inode_free", "00RRRNRR", "" },
         { "file_blocks_past_size", "00RRRNRR", "" },
+        { "fast_symlink_too_long", "00RRRNRR", "" },
         /* the rest without the mount's check, for what each operation sees:
          * big's map loops: reading it; otherwise a healthy image */
         { "ind_self_loop", "E0000000", NOCHECK },
@@ -1075,7 +1076,8 @@ static int probe_writable(int root)
  * blocks, so without either (dir_without_blocks), a directory's size
  * that is not whole blocks (dir_size_not_whole_blocks) and a reserved
  * inode free in the bitmap (reserved_inode_free), a file's blocks past
- * its size (file_blocks_past_size). fsopen
+ * its size (file_blocks_past_size), a fast symlink longer than its
+ * inode holds, its entry's type right (fast_symlink_too_long). fsopen
  * finds each and the instance is read-only: every change EROFS, reading
  * as before, so a user can copy their files off; the image stays byte
  * for byte as it was. Without the check a write to evil.txt rewrote
@@ -1090,7 +1092,7 @@ static void whole_disk_damage_makes_the_instance_read_only(void)
         "dir_hole_counts_agree", "dotdot_counts_agree",      "dotdot_in_second_block",
         "dotdot_twice",          "dir_two_names_one_parent", "root_named_in_root",
         "root_dotdot_elsewhere", "dir_without_blocks",       "dir_size_not_whole_blocks",
-        "reserved_inode_free",   "file_blocks_past_size"
+        "reserved_inode_free",   "file_blocks_past_size",    "fast_symlink_too_long"
     };
     unsigned i, crc;
     int root, f;
