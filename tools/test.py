@@ -442,6 +442,11 @@ def ext2_damage_suite():
                           f.__name__, re.escape(e2craft.check_says(f.__name__))), b.output, re.M)]
             res.append((name + "/the_mount_check_names_each_contradiction", not unsaid,
                         "not said: " + "; ".join(unsaid) + "\n" + tail(b.output, 30)))
+            # ... and e2fsck agrees that each is damaged (exit 4: errors left).
+            clean = [f.__name__ for f in e2craft.WHOLE_DISK if e2tool(
+                "e2fsck", "-fn", os.path.join(imgs, f.__name__ + ".img")).returncode != 4]
+            res.append((name + "/e2fsck_calls_each_damaged", not clean,
+                        "e2fsck -fn did not exit 4 for: " + " ".join(clean)))
             res.append(fsck_result(name + "/e2fsck_clean_carrier", carrier))
             for img in sorted(f[:-4] for f in os.listdir(imgs) if f.startswith("healthy_")):
                 out = os.path.join(tmp, img + ".out")
