@@ -27,7 +27,8 @@
 #include "mm/page.h"
 #include "proc/proc.h"
 
-#define WALK_YIELD 64                  /* blocks a long walk handles between two yields */
+#define WALK_YIELD    64               /* blocks a long walk handles between two yields */
+#define LOG_BSIZE_MAX 2                /* blocks of 1, 2 or 4 KiB (ext2_mount) */
 
 struct ext2_node {
     struct ext2_inode raw;
@@ -189,16 +190,15 @@ static int bwrite(struct ext2_fs *e, uint32_t blk, const void *buf)
     return bwrite_part(e, blk, 0, buf, e->bsize);
 }
 
+/* A new block's zeros (a data block's bytes around a write's, an
+ * indirect block), written from here, not from a buffer allocated after
+ * the block was taken: out of memory there, write_data left the block
+ * mapped with a deleted file's bytes for the file's owner to read. */
+static const char zero_block[1024u << LOG_BSIZE_MAX];
+
 static int bzero_block(struct ext2_fs *e, uint32_t blk)
 {
-    void *z = kzalloc(e->bsize);
-    int err;
-
-    if (!z)
-        return -ENOMEM;
-    err = bwrite(e, blk, z);
-    kfree(z);
-    return err;
+    return bwrite(e, blk, zero_block);
 }
 
 static int write_super(struct ext2_fs *e)
@@ -1746,7 +1746,7 @@ static int check_super(struct ext2_fs *e, uint32_t size)
     uint64_t groups;
     uint32_t n;
 
-    if (s->rev_level > EXT2_DYNAMIC_REV || s->log_block_size > 2)
+    if (s->rev_level > EXT2_DYNAMIC_REV || s->log_block_size > LOG_BSIZE_MAX)
         return -EINVAL;
     e->bsize = 1024u << s->log_block_size;
     e->ppb = e->bsize / 4;
