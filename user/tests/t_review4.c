@@ -203,6 +203,166 @@ static void a_bound_pipe_serves_again_after_its_ring_went(void)
     PASS();
 }
 
+/* ---- every ext2 operation that runs out of memory leaves a disk the
+ * next mount's check calls healthy (ext2check.c is e2fsck's judge now:
+ * a failure that left half a change made the image read-only). */
+#define IMG3 "/tmp/rv4c.img"
+
+static int sweep_fs;
+
+/* create()'s fd closed: 0 or -1 */
+static int made(int fd)
+{
+    return fd < 0 ? -1 : close(fd);
+}
+
+static int op_mkdir(void)
+{
+    return made(create(sweep_fs, "ra/new", S_IFDIR, 0755, 0));
+}
+
+static int op_move_dir(void)
+{
+    return renameat(sweep_fs, "ra/sub", sweep_fs, "rb/sub", 0);
+}
+
+static int op_move_dir_over_empty(void)
+{
+    return renameat(sweep_fs, "ra/sub", sweep_fs, "rb/empty", 0);
+}
+
+static int op_rmdir(void)
+{
+    return unlinkat(sweep_fs, "rb/empty", UNLINK_DIR);
+}
+
+/* Names enough for a second block of the directory (hard links: the
+ * small image has few inodes). */
+static int op_grow_dir(void)
+{
+    char name[64];
+    int i, fd = walk(sweep_fs, "ra/data", 0), r = 0;
+
+    for (i = 0; i < 40 && r == 0; i++) {
+        snprintf(name, sizeof(name), "ra/a-long-name-to-fill-the-block-quickly-%02d", i);
+        r = linkat(fd, sweep_fs, name);
+    }
+    close(fd);
+    return r;
+}
+
+static int op_slow_symlink(void)
+{
+    return made(
+        create(sweep_fs, "ra/ln", S_IFLNK, 0777,
+               (unsigned long)"a-target-longer-than-sixty-bytes/so-it-takes-a-block/of-its-own"));
+}
+
+static int op_write_far(void)
+{
+    int fd = create(sweep_fs, "ra/f", S_IFREG, 0644, 0), w, r = -1;
+
+    if (fd >= 0 && (w = ready(fd, R_WRITE)) >= 0) {
+        lseek(w, 300000, SEEK_SET);     /* through a double-indirect block */
+        r = write(w, "far", 3);
+        close(w);
+    }
+    close(fd);
+    return r;
+}
+
+static int op_truncate(void)
+{
+    int fd = walk(sweep_fs, "ra/data", 0), w = fd >= 0 ? ready(fd, R_WRITE) : -1, r;
+
+    r = ftruncate(w, 1500);
+    close(w);
+    close(fd);
+    return r;
+}
+
+static int sweep_setup(void)
+{
+    static char buf[4096];
+    int img, fd, w, i;
+
+    if (copyfile("/etc/fuzz.ext2", IMG3) < 0 || (img = open(IMG3, O_RDWR)) < 0)
+        return -1;
+    sweep_fs = fsopen("ext2", img, "");
+    close(img);
+    if (sweep_fs < 0 || (fd = create(sweep_fs, "ra", S_IFDIR, 0755, 0)) < 0)
+        return -1;
+    close(fd);
+    if ((fd = create(sweep_fs, "rb", S_IFDIR, 0755, 0)) < 0)
+        return -1;
+    close(fd);
+    if ((fd = create(sweep_fs, "ra/sub", S_IFDIR, 0755, 0)) < 0)
+        return -1;
+    close(fd);
+    if ((fd = create(sweep_fs, "rb/empty", S_IFDIR, 0755, 0)) < 0)
+        return -1;
+    close(fd);
+    if ((fd = create(sweep_fs, "ra/data", S_IFREG, 0644, 0)) < 0 || (w = ready(fd, R_WRITE)) < 0)
+        return -1;
+    memset(buf, 'd', sizeof(buf));
+    for (i = 0; i < 5; i++)
+        write(w, buf, sizeof(buf));
+    close(w);
+    close(fd);
+    return 0;
+}
+
+/* 1 if the image mounts writable again (its check found nothing). */
+static int sweep_remounts_writable(void)
+{
+    int img, fs, fd;
+
+    close(sweep_fs);
+    if ((img = open(IMG3, O_RDWR)) < 0 || (fs = fsopen("ext2", img, "")) < 0)
+        return 0;
+    close(img);
+    fd = create(fs, "probe", S_IFREG, 0644, 0);
+    close(fd);
+    close(fs);
+    return fd >= 0;
+}
+
+static void ext2_operations_out_of_memory_leave_a_healthy_disk(void)
+{
+    static const struct {
+        const char *name;
+        int (*op)(void);
+    } ops[] = {
+        { "mkdir", op_mkdir },
+        { "move a directory", op_move_dir },
+        { "move a directory over an empty one", op_move_dir_over_empty },
+        { "rmdir", op_rmdir },
+        { "grow a directory", op_grow_dir },
+        { "slow symlink", op_slow_symlink },
+        { "write far", op_write_far },
+        { "truncate", op_truncate },
+    };
+    unsigned k;
+    int n, left;
+
+    for (k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
+        for (n = 1; n < 200; n++) {
+            CHECK(sweep_setup() == 0, "setup");
+            failnth(n);
+            ops[k].op();
+            left = failnth(0);
+            CHECK(sweep_remounts_writable(),
+                  "%s with its allocation %d failing left a disk the mount calls damaged",
+                  ops[k].name, n);
+            if (left)
+                break;
+        }
+        printf("  %s: %d allocations\n", ops[k].name, n - 1);
+    }
+    unlink(IMG3);
+    PASS();
+}
+
 int main(void)
 {
     a_failed_write_leaves_no_stale_block();
@@ -210,6 +370,7 @@ int main(void)
     a_sleeping_reader_keeps_its_fifos_ring();
     a_revoked_fifo_gives_its_ring_back();
     a_bound_pipe_serves_again_after_its_ring_went();
+    ext2_operations_out_of_memory_leave_a_healthy_disk();
     printf("t_review4: done\n");
     return t_failures != 0;
 }
