@@ -15,7 +15,8 @@
 #include "array_size.h"
 
 #define STUDENT 1000
-#define SYSTEM_UID 1                    /* a uid below 1000: on Unix a "system" one; here a user */
+/* a uid below 1000: on Unix a "system" one, here a user like any other */
+#define SYSTEM_UID 1
 
 /* Act for the student from now on; 0 or -1. */
 static int become_student(void)
@@ -151,8 +152,7 @@ static int roots_group_revokes_only_its_own(void)
         return 1;
     if (revoke(fs) == 0 || errno != EPERM)
         return 2;
-    if ((mine = fsopen("ramfs", -1, "")) < 0 || unshare() < 0 ||
-        bind(mine, AT_CWD, "/tmp", 0) < 0)
+    if ((mine = fsopen("ramfs", -1, "")) < 0 || unshare() < 0 || bind(mine, AT_CWD, "/tmp", 0) < 0)
         return 3;
     return revoke(mine) == 0 ? 0 : 4;
 }
@@ -215,10 +215,15 @@ static void a_user_cannot_revoke_what_root_made(void)
     /* every user, not only the student: uid 4242, and uid 1 (no uid but 0 is special) */
     CHECK((code = shared_as(4242, student_revoke, detached)) == EPERM,
           "as uid 4242, the revoke of root's ramfs: %s",
-          code > 0 ? strerror(code) : code == 0 ? "it worked" : "did not run");
+          code > 0    ? strerror(code)
+          : code == 0 ? "it worked"
+                      : "did not run");
     CHECK((code = shared_as(SYSTEM_UID, student_revoke, detached)) == EPERM,
           "as uid %d, the revoke of root's ramfs: %s (a uid below 1000 is a user like any other)",
-          SYSTEM_UID, code > 0 ? strerror(code) : code == 0 ? "it worked" : "did not run");
+          SYSTEM_UID,
+          code > 0    ? strerror(code)
+          : code == 0 ? "it worked"
+                      : "did not run");
     CHECK(become_student() == 0, "setuid");
     for (i = 0; i < (int)ARRAY_SIZE(roots); i++) {
         CHECK((fd = walk(AT_CWD, roots[i], 0)) >= 0, "walk %s", roots[i]);
