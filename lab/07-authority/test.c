@@ -204,9 +204,10 @@ static void a_namespace_root_unshared_is_still_roots(void)
 static void a_user_cannot_revoke_what_root_made(void)
 {
     static const char *const roots[] = { "/", "/dev", "/proc", "/tmp" };
-    int i, fd, c, detached, code;
+    int i, fd, c, detached, gone, code;
 
     CHECK((detached = fsopen("ramfs", -1, "")) >= 0, "root's ramfs, attached nowhere");
+    CHECK((gone = fsopen("ramfs", -1, "")) >= 0 && revoke(gone) == 0, "root's revoked ramfs");
     CHECK((code = in_child(roots_group_revokes_only_its_own)) == 0,
           "as uid %d in root's group (gid 0), step %d: %s", STUDENT, code,
           code == 2   ? "the revoke of root's ramfs was not EPERM"
@@ -231,6 +232,7 @@ static void a_user_cannot_revoke_what_root_made(void)
         close(fd);
     }
     CHECK_ERR(revoke(detached), EPERM);
+    CHECK_ERR(revoke(gone), EPERM);     /* EPERM is checked first, before EIO (revoke(2)) */
     CHECK(unshare() == 0, "unshare");
     /* bound in the student's own namespace only, root's ramfs is still root's */
     CHECK(mkdir("/tmp/l7h", 0755) == 0 && bind(detached, AT_CWD, "/tmp/l7h", 0) == 0,
@@ -282,6 +284,9 @@ static void a_user_revokes_their_own_filesystem(void)
           errno);
     CHECK_ERR(walk(fs, ".", 0), EIO);
     close(fs);
+    /* one's own ramfs as one's root: allowed here, fs_revoke says EBUSY (revoke(2)) */
+    CHECK((fs = fsopen("ramfs", -1, "")) >= 0 && fchroot(fs) == 0, "fchroot to one's own ramfs");
+    CHECK_ERR(revoke(fs), EBUSY);
     PASS();
 }
 
