@@ -80,6 +80,19 @@ static int fill(int dir, const char *name, int pages)
     return 0;
 }
 
+/* Unlink the file `name` (64 pages or more) in directory fd dir: 1 if its
+ * 64 pages came back (nothing else held it), else 0; *before and *after
+ * get the free pages around the unlink. */
+static int unlink_frees_64_pages(int dir, const char *name, unsigned *before, unsigned *after)
+{
+    int r;
+
+    *before = free_pages();
+    r = unlinkat(dir, name, 0);
+    *after = free_pages();
+    return r == 0 && *after >= *before + 64;
+}
+
 #define HOLDS(path, want) \
     CHECK(strcmp(holds(path), want) == 0, "%s holds '%s', want '%s'", path, holds(path), want)
 
@@ -174,10 +187,7 @@ static void lookup_takes_the_first_member_that_has_the_name(void)
     CHECK(fill(a, "both", 64) == 0, "fill A's both");
     for (i = 0; i < 3; i++)
         HOLDS("/tmp/l8b/both", "B");
-    before = free_pages();
-    CHECK(unlinkat(a, "both", 0) == 0, "unlink A's both");
-    after = free_pages();
-    CHECK(after >= before + 64,
+    CHECK(unlink_frees_64_pages(a, "both", &before, &after),
           "%u free pages before A's 64-page both was unlinked, %u after: the lookups of "
           "/tmp/l8b/both, which B's both wins, still hold A's",
           before, after);
@@ -421,17 +431,11 @@ static void getdents_lists_a_shared_name_from_the_first_member(void)
         CHECK(listed("/tmp/l8g", "shared", &total, &ino) == 1 &&
                   listed("/tmp/l8g", "later", &total, &ino) == 1,
               "listed once");
-    before = free_pages();
-    CHECK(unlinkat(b, "shared", 0) == 0, "unlink B's shared");
-    after = free_pages();
-    CHECK(after >= before + 64,
+    CHECK(unlink_frees_64_pages(b, "shared", &before, &after),
           "%u free pages before B's 64-page shared was unlinked, %u after: the listings, "
           "which hid A's shared behind it, still hold it",
           before, after);
-    before = free_pages();
-    CHECK(unlinkat(a, "later", 0) == 0, "unlink A's later");
-    after = free_pages();
-    CHECK(after >= before + 64,
+    CHECK(unlink_frees_64_pages(a, "later", &before, &after),
           "%u free pages before A's 64-page later was unlinked, %u after: the listings, "
           "which hid C's later behind it (A is the third member), still hold it",
           before, after);
