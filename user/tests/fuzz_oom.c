@@ -44,7 +44,7 @@ static const char *op_name, *base_name;
 static int n_now;                   /* the N of the pair running */
 static int bfd = -1;                /* the base directory: /tmp or /mnt */
 static int on_ext2;
-static char pat_a[BUF], pat_b[BUF], got[BUF];
+static char pat_a[BUF], pat_b[BUF], got[BUF], model[BUF];
 static char elf[256];
 static int elf_len;
 
@@ -411,17 +411,27 @@ static int op_write(int n)
     if (r > m)
         return fail("model", "wrote %d of %d bytes", r, m), -1;
     /* the model: pat_a, zeros up to off if it grew, pat_b's r bytes at off */
+    end = len;
+    memcpy(model, pat_a, len);
     if (r > 0) {
-        static char want[BUF];
         end = off + r > len ? off + r : len;
-        memcpy(want, pat_a, len);
         if (off > len)
-            memset(want + len, 0, off - len);
-        memcpy(want + off, pat_b, r);
-        if (holds("w", want, end) < 0)
-            return -1;
-    } else if (holds("w", pat_a, len) < 0) {
+            memset(model + len, 0, off - len);
+        memcpy(model + off, pat_b, r);
+    }
+    if (holds("w", model, end) < 0)
         return -1;
+    /* ...and a block the failed part took holds no stale bytes: grown to
+     * where the write meant to end, the file reads zeros past the model's
+     * end (ext2 once kept an unzeroed block when zeroing it found no
+     * memory: another file's deleted bytes). */
+    if (off + m > end) {
+        if ((fd = openat(bfd, "w", O_RDWR)) < 0 || ftruncate(fd, off + m) < 0)
+            return fail("model", "ftruncate to %d: %s", off + m, strerror(errno)), -1;
+        close(fd);
+        memset(model + end, 0, off + m - end);
+        if (holds("w", model, off + m) < 0)
+            return -1;
     }
     clean();
     return left;
