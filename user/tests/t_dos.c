@@ -196,7 +196,12 @@ static int cow_writer(void)
 }
 
 /* The heap's owner: heap_len bytes, touched; then a writer child, and
- * sleep. */
+ * sleep. The fork promises a page for each of the owner's lazy stack
+ * pages, and a user's promises stop at the floor (pmm_may_store) that
+ * may have stopped grab: at 16 MiB it does, and the fork failed (ENOMEM),
+ * so no copy was ever written (make shake: at -m 16256K, or with the boot
+ * archive 132 KiB bigger, the test saw it). So the owner gives back heap,
+ * 16 pages at a time, until the writer's fork fits. */
 static int heap_owner(void)
 {
     unsigned i;
@@ -205,8 +210,12 @@ static int heap_owner(void)
     heap_len = grab(heap_len);
     for (i = 0; i < heap_len; i += PG)
         heap[i] = 1;
-    if (kid(cow_writer) < 0)
-        return 1;
+    while (kid(cow_writer) < 0) {
+        if (errno != ENOMEM || heap_len < 16 * PG)
+            return 1;
+        heap_len -= 16 * PG;
+        sbrk(-16 * PG);
+    }
     close(report[1]);
     return sleep_for_ever();
 }
@@ -288,8 +297,8 @@ static void a_users_copy_on_write_copies_leave_memory_for_root(void)
     CHECK(waitpid(r, &st, 0) == r && st == 0, "root's process R: status %x", st);
     CHECK(ok == 0, "with the student's copies made (%u pages free of %u), root failed at step %d",
           held, total, ok);
-    CHECK(said >= 0 && held < before / 2, "the student's attack: %d, %u pages free of %u", said,
-          held, before);
+    CHECK((small ? said == 1 : said >= 0) && held < before / 2,
+          "the student's attack: %d, %u pages free of %u", said, held, before);
     CHECK(held + 32 >= reserve, "the student left %u pages free of %u", held, total);
     CHECK(pages_back(before), "%u pages free before, %u after", before, free_pages());
     PASS();
