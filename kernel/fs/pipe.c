@@ -76,7 +76,11 @@ int pipe_open(struct vnode *v, int access)
 
 /* When the last reader and writer are both gone the FIFO starts over
  * (unread bytes are dropped, as on Unix), so a named pipe can be used for
- * one conversation after another. */
+ * one conversation after another: the ring goes, and the next ready()
+ * makes a fresh one. (Kept until the FIFO's vnode went, the ring stayed
+ * charged to the user who first opened it, maybe another user's FIFO, for
+ * as long as the FIFO had a name.) No one waits on it: a waiter holds an
+ * end open. */
 void pipe_close(struct vnode *v, int access)
 {
     struct pipe *p = v->pipe;
@@ -88,8 +92,9 @@ void pipe_close(struct vnode *v, int access)
     if (access & FA_WRITE)
         p->writers--;
     if (p->readers == 0 && p->writers == 0) {
-        p->had_reader = p->had_writer = 0;
-        p->rd = p->wr;
+        pipe_free(p);
+        v->pipe = NULL;
+        return;
     }
     if (access & FA_READ)
         wakeup(&p->writers);            /* they may now get -EPIPE */

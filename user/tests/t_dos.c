@@ -28,8 +28,10 @@ static int kid(int (*fn)(void))
     int pid;
 
     fflush(stdout);
-    if ((pid = fork()) == 0)
+    if ((pid = fork()) == 0) {
+        close(told[1]);                 /* the holder's end: root reads it to its end */
         _exit(fn());
+    }
     if (pid > 0)
         kids[nkids++] = pid;
     return pid;
@@ -150,6 +152,11 @@ static int sleep_for_ever(void)
     return 0;
 }
 
+static int exit_now(void)
+{
+    return 0;
+}
+
 /* sbrk all it may (ever smaller pieces, up to max bytes): how much. */
 static unsigned grab(unsigned max)
 {
@@ -168,53 +175,49 @@ static unsigned grab(unsigned max)
  * and wrote it in the child, and took memory down to nothing. Then root
  * could not grow or fork. Now every page the kernel takes while a user's
  * process runs leaves a sixteenth free, root's reserve (pmm.c,
- * keep_free). */
+ * keep_free).
+ *
+ * A process whose heap reached the floor (or its user's share) cannot
+ * fork at all: each of its lazy pages (the stack's) is promised again to
+ * the child, and a promise is bulk (vm_fork). So an attack grows its heap
+ * short of the floor, forks its writer, and only then fills the rest. */
 static char *heap;
-static unsigned heap_len, stop_at;
+static unsigned heap_len;
 static int small;                       /* t_dos small: at -m 16M */
 static int report[2];
 
-/* Write one byte of every page of the heap (copying each), stopping
- * once free memory is down to stop_at pages; then say so (its pid, for
- * the holder to kill) and sleep. */
+/* Write one byte of every page of the heap (copying each); then say so
+ * (its pid, for the holder to kill) and sleep. */
 static int cow_writer(void)
 {
     unsigned i;
     int me = getpid();
 
-    unsigned f, n;
-
-    for (i = 0; i < heap_len;) {
-        f = stop_at ? free_pages() : ~0u;       /* each write below takes a page */
-        if (f <= stop_at + 4)
-            break;
-        for (n = f - stop_at; n > 0 && i < heap_len; n--, i += PG)
-            heap[i] = 2;
-    }
+    for (i = 0; i < heap_len; i += PG)
+        heap[i] = 2;
     write(report[1], &me, sizeof(me));
     return sleep_for_ever();
 }
 
-/* The heap's owner: heap_len bytes, touched; then a writer child, and
- * sleep. The fork promises a page for each of the owner's lazy stack
- * pages, and a user's promises stop at the floor (pmm_may_store) that
- * may have stopped grab: at 16 MiB it does, and the fork failed (ENOMEM),
- * so no copy was ever written (make shake: at -m 16256K, or with the boot
- * archive 132 KiB bigger, the test saw it). So the owner gives back heap,
- * 16 pages at a time, until the writer's fork fits. */
+/* The heap's owner: heap_len bytes, touched, or fewer if leave_free
+ * pages would not stay free; then a writer child, and sleep. If the fork
+ * fails it says so (pid -1). */
+static unsigned leave_free;
+
 static int heap_owner(void)
 {
-    unsigned i;
+    unsigned i, f = free_pages();
+    int none = -1;
 
+    if (f < leave_free + heap_len / PG)
+        heap_len = f > leave_free ? (f - leave_free) * PG : 0;
     heap = sbrk(0);
     heap_len = grab(heap_len);
     for (i = 0; i < heap_len; i += PG)
         heap[i] = 1;
-    while (kid(cow_writer) < 0) {
-        if (errno != ENOMEM || heap_len < 16 * PG)
-            return 1;
-        heap_len -= 16 * PG;
-        sbrk(-16 * PG);
+    if (kid(cow_writer) < 0) {
+        write(report[1], &none, sizeof(none));
+        return 1;
     }
     close(report[1]);
     return sleep_for_ever();
@@ -222,7 +225,7 @@ static int heap_owner(void)
 
 /* The attack, from the holder (which stays small): 1 once the writer is
  * done, 0 if it died first (killed for memory: the owner or the writer
- * may be chosen, proc_out_of_memory). */
+ * may be chosen, proc_out_of_memory), -3 if the owner could not fork. */
 static int cow_attack(void)
 {
     int pid;
@@ -232,6 +235,8 @@ static int cow_attack(void)
     close(report[1]);
     if (read_full(report[0], &pid, sizeof(pid)) != sizeof(pid))
         return 0;
+    if (pid < 0)
+        return -3;
     kids[nkids++] = pid;                /* the owner's child: killed by its pid */
     close(report[0]);
     return 1;
@@ -270,55 +275,25 @@ static int start_big_root_process(unsigned big)
     return r;
 }
 
-/* One user may hold only half of what users may (user_share, below), so
- * root holds most of memory here (a process R), and the student's heap
- * (192 pages more than the sixteenth between what users keep in bulk and
- * root's reserve: room for the fork) and its copies take what is left
- * down to root's reserve, where the writer's fault kills the heap's
- * owner (which gives back the pages already copied). At 16 MiB (small)
- * the writer stops by itself just above the reserve, so that root has
- * only that: a sixteenth there (1 MiB), or 2 MiB, was too little for
- * root's steps (pmm.c, ROOT_MIN_PAGES: 3 MiB). */
-static void a_users_copy_on_write_copies_leave_memory_for_root(void)
-{
-    unsigned before = free_pages(), total = meminfo("total_pages"), held;
-    unsigned reserve = meminfo("root_reserve"), half = total / 16 + 192;
-    unsigned big = before - reserve - 2 * half;
-    int h, said, ok, r, st = -1;
-
-    CHECK((r = start_big_root_process(big)) > 0, "root's process R: errno %d", errno);
-    heap_len = half * PG;
-    stop_at = small ? reserve + 8 : 16;
-    h = user_holds(cow_attack, NULL, &said);
-    held = free_pages();
-    ok = in_child(root_works);
-    CHECK(user_lets_go(h) == 0, "the student's holder failed");
-    close(gate[1]);
-    CHECK(waitpid(r, &st, 0) == r && st == 0, "root's process R: status %x", st);
-    CHECK(ok == 0, "with the student's copies made (%u pages free of %u), root failed at step %d",
-          held, total, ok);
-    CHECK((small ? said == 1 : said >= 0) && held < before / 2,
-          "the student's attack: %d, %u pages free of %u", said, held, before);
-    CHECK(held + 32 >= reserve, "the student left %u pages free of %u", held, total);
-    CHECK(pages_back(before), "%u pages free before, %u after", before, free_pages());
-    PASS();
-}
-
 /* And whom a fault short of memory kills: the process with the most
  * pages (proc_out_of_memory). A user whose copies took memory down to
  * nothing had root's biggest process killed, when root's was the
- * biggest. Now a user's fault runs short at root's reserve, and the
- * victim is one of that user's. Root's process R holds more pages than
- * either of the student's (45 % of free memory, touched). */
+ * biggest. Now a user's fault runs short at root's reserve (or the
+ * user's share), and the victim is one of that user's. Root's process R
+ * holds more pages than either of the student's (36 % of free memory,
+ * touched); the student's heap leaves 96 pages above what users may keep
+ * in bulk, for the writer's fork, and the writer's copies run short. */
 static void a_users_fault_short_of_memory_kills_none_of_roots(void)
 {
-    unsigned before = free_pages(), total = meminfo("total_pages"), big = before / 100 * 45;
+    unsigned before = free_pages(), total = meminfo("total_pages"), big = before / 100 * 36;
+    unsigned floor = meminfo("root_reserve") + total / 16, share = meminfo("user_share");
     int r, h, said, st = -1, alive;
 
     CHECK((r = start_big_root_process(big)) > 0, "root's process R: errno %d", errno);
-    heap_len = (before - big - total / 8 - 512) * PG;
-    stop_at = 0;                                /* write every page */
+    heap_len = share / 4 * 3 * PG;
+    leave_free = floor + 96;
     h = user_holds(cow_attack, NULL, &said);
+    leave_free = 0;
     alive = waitpid(r, &st, WNOHANG) == 0;
     CHECK(user_lets_go(h) == 0, "the student's holder failed");
     close(gate[1]);
@@ -326,7 +301,7 @@ static void a_users_fault_short_of_memory_kills_none_of_roots(void)
         waitpid(r, &st, 0);
     CHECK(alive && st == 0, "root's process of %u pages died (status %x) of the student's copies",
           big, st);
-    CHECK(said >= 0, "the student's attack: %d", said);
+    CHECK(said >= 0, "the student's attack: %d (-3: the heap's owner could not fork)", said);
     CHECK(pages_back(before), "%u pages free before, %u after", before, free_pages());
     PASS();
 }
@@ -338,24 +313,48 @@ static void a_users_fault_short_of_memory_kills_none_of_roots(void)
  * only a thirty-second free, so they may grow into root's reserve. */
 static const char *fill_name = "/tmp/dos_fill%d";
 
+static unsigned fill_until;             /* pages fill_files leaves free (0: to ENOSPC) */
+
+/* Files of chunk's bytes (a megabyte of them) in /tmp, named fill_name,
+ * until ENOSPC: 0; 50 + errno if a file could not be made for another
+ * reason, 2 if it never refused. With fill_until, one write a file (a
+ * file's buffer doubles as it grows: one write of a power of two takes
+ * just its pages), as big as leaves fill_until pages free, and 0 once
+ * not even a page does. */
+static int fill_files(const char *chunk)
+{
+    char name[64];
+    int i, fd, n = MB, w = 0;
+
+    for (i = 0; i < 100000; i++) {
+        while (fill_until && n >= PG && free_pages() < fill_until + n / PG + 8)
+            n /= 2;
+        if (n < PG)
+            return 0;
+        snprintf(name, sizeof(name), fill_name, i);
+        if ((fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0644)) < 0)
+            return errno == ENOSPC ? 0 : 50 + errno;
+        if (fill_until)
+            w = write(fd, chunk, n) == n;
+        else
+            for (w = MB; w >= PG; w /= 2)
+                while (write(fd, chunk, w) == w)
+                    ;
+        close(fd);
+        if (fill_until && !w)
+            return 0;                   /* refused: the share's end */
+    }
+    return 2;                           /* it never refused */
+}
+
 static int fill_tmp(void)
 {
-    char name[64], *chunk = sbrk(MB);   /* not bss: every fork would promise it */
-    int i, fd, n;
+    char *chunk = sbrk(MB);             /* not bss: every fork would promise it */
 
     if (chunk == (void *)-1)
         return 3;
     memset(chunk, 'f', MB);
-    for (i = 0; i < 100000; i++) {
-        snprintf(name, sizeof(name), fill_name, i);
-        if ((fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0644)) < 0)
-            return errno == ENOSPC ? 0 : 50 + errno;
-        for (n = MB; n >= PG; n /= 2)
-            while (write(fd, chunk, n) == n)
-                ;
-        close(fd);
-    }
-    return 2;                           /* it never refused */
+    return fill_files(chunk);
 }
 
 static void unfill_tmp(void)
@@ -495,18 +494,126 @@ static void a_user_holds_at_most_the_user_share(void)
     PASS();
 }
 
+/* ---- copies a system call makes -------------------------------------
+ * A copy-on-write copy made by the CPU's write is a fault: short of
+ * memory it kills the user's biggest process, which gives pages back, so
+ * memory is at the limit only for a moment. A copy made by a system call
+ * writing into the page (read) is refused with ENOMEM and kills nobody:
+ * memory stays at the limit while root and other users are asked to
+ * work. The student's holder grows a heap of route_pages, touched, and
+ * forks the copier; with route_all it also takes everything users may
+ * keep in bulk, by every route (below); then the copier copies the heap
+ * page by page until the kernel says no. */
+static unsigned route_pages;
+static int route_all, zero_fd, go[2];
+static char *stack_top;                 /* main's frame: above every holder's */
+
+/* Copy now every page the holder writes once the copier has begun: the
+ * stack from 8 KiB below this frame up to main's, and errno's. After a
+ * fork each page is shared until written, and once the copies have
+ * taken all the student may, the holder's next copy-on-write fault would
+ * find no page and kill the student's biggest process: the holder. */
+static void copy_own_pages(void)
+{
+    volatile char deep[2 * PG], *p;
+
+    for (p = deep; p < (volatile char *)stack_top; p += PG)
+        *p = *p;
+    *(volatile char *)stack_top = *stack_top;
+    errno = 0;
+}
+
+/* Copy every page of the heap (shared with the holder) by reading a byte
+ * of /dev/zero into it, once the holder says go, until a read fails:
+ * report how many and the errno, then sleep. */
+static int copier(void)
+{
+    int said[2] = { 0, 0 };
+    unsigned i;
+    char c;
+
+    errno = 0;                          /* its page copied now, not short of memory */
+    if (read(go[0], &c, 1) != 1)
+        return 1;
+    for (i = 0; i < heap_len && read(zero_fd, heap + i, 1) == 1; i += PG)
+        said[0]++;
+    said[1] = i < heap_len ? errno : 0;
+    write(report[1], said, sizeof(said));
+    return sleep_for_ever();
+}
+
+/* Every route to what users may keep in bulk, each to its end: two
+ * sleeping processes (their page tables, kernel stacks and promised stack
+ * pages), four pipes (their rings), files in /tmp (from the heap) until
+ * ENOSPC; then the heap and a pipe are refused (ENOMEM). 0, or -(step). */
+static int bulk_routes(void)
+{
+    int i, p[2];
+
+    for (i = 0; i < 2; i++)
+        if (kid(sleep_for_ever) < 0) {
+            return -4;
+        }
+    for (i = 0; i < 4; i++)
+        if (pipe(p) < 0 || write(p[1], heap, PG) != PG)
+            return -5;
+    fill_name = "/tmp/dos_fill%d";
+    if (fill_files(heap) != 0)
+        return -6;
+    if (grab(MB) >= MB || errno != ENOMEM)  /* a few pages the kernel's heap gave back */
+        return -7;
+    for (i = 0; i < 8 && pipe(p) == 0; i++)
+        ;
+    if (i == 8 || errno != ENOMEM)
+        return -8;
+    return 0;
+}
+
+/* The attack: how many copies the copier made before ENOMEM, or -(step
+ * that failed). With route_all, the student's next fork must fail too. */
+static int copy_routes(void)
+{
+    int said[2], r;
+
+    heap = sbrk(0);
+    heap_len = grab(route_pages * PG);
+    if (heap_len != route_pages * PG)
+        return -1;
+    memset(heap, 1, heap_len);
+    if (pipe(go) < 0 || pipe(report) < 0 || (zero_fd = open("/dev/zero", O_RDONLY)) < 0)
+        return -2;
+    if (kid(copier) < 0)
+        return -3;
+    if (route_all && (r = bulk_routes()) != 0)
+        return r;
+    copy_own_pages();
+    if (write(go[1], "g", 1) != 1 || read_full(report[0], said, sizeof(said)) != sizeof(said))
+        return -9;
+    if (said[1] != ENOMEM)
+        return -10;
+    errno = 0;
+    if (route_all && (kid(exit_now) >= 0 || (errno != ENOMEM && errno != EAGAIN)))
+        return -11;
+    return said[0];
+}
+
+/* The student's heap of half its share, and its copies up to the share:
+ * the student holds its whole share, and another user still works. */
 static void a_users_copy_on_write_copies_leave_another_user_room(void)
 {
-    unsigned before = free_pages(), total = meminfo("total_pages"), held;
+    unsigned before = free_pages(), share = meminfo("user_share"), held;
     int h, said, ok;
 
-    heap_len = (before - total / 8 - 512) * PG;
-    stop_at = total / 16 + 64;                  /* just above root's reserve */
-    h = user_holds(cow_attack, NULL, &said);
+    route_pages = share / 2 + 64;
+    route_all = 0;
+    h = user_holds(copy_routes, NULL, &said);
     held = free_pages();
     ok = in_child(other_user_works);
     CHECK(user_lets_go(h) == 0, "the student's holder failed");
-    CHECK(said >= 0, "the student's attack: %d", said);
+    CHECK(said > 0, "the student's copies: %d (< 0: the step that failed)", said);
+    CHECK(before - held + 64 >= share,
+          "the student's heap and %d copies took %u pages (its share: %u)", said, before - held,
+          share);
     CHECK(ok == 0,
           "with the student's copies made (%u pages free), the other user failed at step %d", held,
           ok);
@@ -565,6 +672,58 @@ static void three_users_filling_tmp_leave_root_room_for_files(void)
           floor);
     CHECK(ok == 0, "with /tmp filled by three users (%u pages free), root failed at step %d", held,
           ok);
+    CHECK(pages_back(before), "%u pages free before, %u after", before, free_pages());
+    PASS();
+}
+
+/* Users take all that users may, by every route, and root still has its
+ * reserve: OTHER fills /tmp to its share; a third user fills it to just
+ * short of what the student needs; the student's holder grows a heap
+ * (an eighth of memory, or 5/16 of its share at 16 MiB: room for its
+ * copies within the share), forks its copier, then takes the rest of
+ * users' bulk by every route (processes, pipes, files; bulk_routes), and
+ * the copier's copies take memory from there down to root's reserve,
+ * where the kernel refuses the next copy (ENOMEM) and the next fork.
+ * Memory stays there while root grows a heap of a megabyte, forks,
+ * execs a shell and makes a file (root_works). Without the reserve
+ * against users' pages (pmm.c, keep_free) the copies took memory below
+ * it (at 128 MiB to nothing); with a reserve of only a sixteenth
+ * (ROOT_MIN_PAGES), at 16 MiB root's steps failed in what was left. */
+static void users_taking_every_route_leave_root_its_reserve(void)
+{
+    static const char *names[] = { "/tmp/dos_other%d", "/tmp/dos_third%d" };
+    unsigned before = free_pages(), total = meminfo("total_pages"), share = meminfo("user_share");
+    unsigned reserve = meminfo("root_reserve"), floor = reserve + total / 16, held;
+    int a, b = 0, h, said, ok, let, i;
+
+    route_pages = total / 8 < share / 16 * 5 ? total / 8 : share / 16 * 5;
+    route_all = 1;
+    a = in_child(fill_as_other);
+    /* what the third leaves: the student's heap and 352 pages (its own
+     * 40, its processes' 180, its pipes' 68, files), less the third's
+     * megabyte of heap, given back when it exits */
+    fill_until = floor + route_pages + 352 - MB / PG;
+    b = in_child(fill_as_third);
+    fill_until = 0;
+    h = user_holds(copy_routes, unfill_tmp, &said);
+    held = free_pages();
+    ok = in_child(root_works);
+    let = user_lets_go(h);
+    for (i = 0; i < 2; i++) {
+        fill_name = names[i];
+        unfill_tmp();
+    }
+    fill_name = "/tmp/dos_fill%d";
+    CHECK(a == 0 && b == 0, "the other users' fills ended with %d and %d (50 + errno)", a, b);
+    CHECK(held + 8 >= reserve, "users left %u pages free, root's reserve is %u (the student: %d)",
+          held, reserve, said);
+    CHECK(ok == 0, "with users at root's reserve (%u pages free), root failed at step %d", held,
+          ok);
+    CHECK(said + 64 >= (int)(total / 16) && held <= reserve + 64,
+          "the student's copies: %d, a sixteenth of memory wanted (< 0: the step that failed); "
+          "%u pages free, root's reserve %u",
+          said, held, reserve);
+    CHECK(let == 0, "the student's holder failed");
     CHECK(pages_back(before), "%u pages free before, %u after", before, free_pages());
     PASS();
 }
@@ -657,11 +816,6 @@ static int heap_hog(void)
     return sleep_for_ever();
 }
 
-static int exit_now(void)
-{
-    return 0;
-}
-
 static int many_processes(void)
 {
     int i, made = 0;
@@ -744,12 +898,13 @@ int main(int argc, char **argv)
 {
     /* `t_dos small`: at -m 16M (tools/test.py), all but the one whose
      * numbers need more memory (the student's 29 processes) */
+    stack_top = (char *)&argc;
     small = argc > 1 && strcmp(argv[1], "small") == 0;
     t_only = argc > 1 && !small ? argv[1] : NULL;
-    T_RUN(a_users_copy_on_write_copies_leave_memory_for_root);
     T_RUN(a_users_fault_short_of_memory_kills_none_of_roots);
     T_RUN(a_user_filling_tmp_leaves_root_room_for_files);
     T_RUN(three_users_filling_tmp_leave_root_room_for_files);
+    T_RUN(users_taking_every_route_leave_root_its_reserve);
     T_RUN(a_user_taking_every_inode_leaves_root_some);
     T_RUN(a_users_heap_leaves_another_user_room);
     T_RUN(a_user_holds_at_most_the_user_share);

@@ -718,6 +718,43 @@ static void a_full_fd_table_fails_before_anything_changes(void)
     PASS();
 }
 
+/* A FIFO's ring (64 KiB) is made by the first ready() and goes with the
+ * last end: it was kept until the FIFO was removed, charged to whoever
+ * opened it first, so a user's FIFOs could leave another user (or root)
+ * paying 17 pages each that it could not give back. */
+static int open_and_close_a_fifo(void)
+{
+    unsigned before, opened, after;
+    int p, r, w;
+
+    if (setgid(1000) < 0 || setuid(1000) < 0)
+        return 1;
+    if ((p = create(AT_CWD, "/tmp/rg6", S_IFIFO, 0600, 0)) < 0)
+        return 2;
+    before = meminfo("user_pages");
+    if ((r = ready(p, R_READ | R_NONBLOCK)) < 0 || (w = ready(p, R_WRITE)) < 0)
+        return 3;
+    opened = meminfo("user_pages");
+    close(w);
+    close(r);
+    after = meminfo("user_pages");
+    close(p);
+    unlink("/tmp/rg6");
+    printf("  user 1000's pages: %u before, %u open, %u after its last end\n", before, opened,
+           after);
+    return opened < before + 16 ? 4 : after + 16 > opened ? 5 : 0;
+}
+
+static void a_fifos_ring_goes_with_its_last_end(void)
+{
+    int code = in_child(open_and_close_a_fifo);
+
+    CHECK(code != 4, "the ring was not charged to its opener");
+    CHECK(code != 5, "the ring stayed after the last end closed");
+    CHECK(code == 0, "step %d failed", code);
+    PASS();
+}
+
 static void a_fifo_serves_one_conversation_after_another(void)
 {
     char c;
@@ -1050,6 +1087,7 @@ int main(void)
     a_root_made_by_fchroot_goes_with_its_last_user();
     a_full_fd_table_fails_before_anything_changes();
     a_fifo_serves_one_conversation_after_another();
+    a_fifos_ring_goes_with_its_last_end();
     lseek_rewinds_a_directory_and_finds_a_devices_end();
     a_trailing_slash_names_only_directories();
     a_jail_holds_across_unshare();
