@@ -710,9 +710,118 @@ def dotdot_counts_agree(img):
     img.inode(2, "links_count", img.inode(2, "links_count") + 1)
 
 
+def dotdot_in_second_block(img):
+    """/sub/deeper's first block holds "." and "file"; its ".." (to /sub,
+    the right parent) is alone in a second block, taken in the bitmap and
+    counted in i_blocks: only where ".." stands is wrong (e2fsck wants it
+    second in the first block, where the mount's check reads it)."""
+    d, sub = img.lookup("/sub/deeper"), img.lookup("/sub")
+    f, b0, b1 = img.lookup("/sub/deeper/file"), img.iblock(d, 0), img.alloc_block()
+    out = struct.pack("<IHBB", d, 12, 1, 2) + b".\0\0\0"
+    out += struct.pack("<IHBB", f, img.bsize - 12, 4, 1) + b"file"
+    img.put_block(b0, out + bytes(img.bsize - len(out)))
+    out = struct.pack("<IHBB", sub, img.bsize, 2, 2) + b"..\0\0"
+    img.put_block(b1, out + bytes(img.bsize - len(out)))
+    img.iblock(d, 1, b1)
+    img.inode(d, "size", 2 * img.bsize)
+    img.inode(d, "blocks", img.inode(d, "blocks") + img.bsize // 512)
+
+
+def dotdot_twice(img):
+    """/dir holds a second ".." (to the root, the right parent) after its
+    files; the root's link count counts it: only the entry is wrong."""
+    add_entry(img, "/dir", "..", 2, 2)
+    img.inode(2, "links_count", img.inode(2, "links_count") + 1)
+
+
+def dir_two_names_one_parent(img):
+    """/sub/alias is a second name for /sub/deeper in the same parent, so
+    its ".." is right for both names; its link count says 3: every count
+    adds up, only a directory has two names (rmdir through one leaves the
+    other naming a free inode)."""
+    d = img.lookup("/sub/deeper")
+    add_entry(img, "/sub", "alias", d, 2)
+    img.inode(d, "links_count", img.inode(d, "links_count") + 1)
+
+
+def root_named_in_root(img):
+    """/self is a name for the root, in the root (its ".." right for it),
+    the root's link count one more: only the root has a name."""
+    add_entry(img, "/", "self", 2, 2)
+    img.inode(2, "links_count", img.inode(2, "links_count") + 1)
+
+
+def root_dotdot_elsewhere(img):
+    """The root's ".." names /dir, the link counts moved with it (the root
+    one fewer, /dir one more): only the root's parent is wrong."""
+    d = img.lookup("/dir")
+    set_entry(img, "/", "..", ino=d)
+    img.inode(2, "links_count", img.inode(2, "links_count") - 1)
+    img.inode(d, "links_count", img.inode(d, "links_count") + 1)
+
+
+def dir_without_blocks(img):
+    """/sub/deeper is empty of blocks: size 0, i_blocks 0, its one block
+    free in the bitmap (counts to match), so no "." and no ".."; the
+    counts add up as far as the mount's check counts them (its file's
+    only name is gone: a leak, more links than names)."""
+    d = img.lookup("/sub/deeper")
+    blk, first = img.iblock(d, 0), img.sb("first_data_block")
+    img.iblock(d, 0, 0)
+    img.inode(d, "size", 0)
+    img.inode(d, "blocks", 0)
+    img.bitmap_bit(img.gd(0, "block_bitmap"), blk - first, 0)
+    img.gd(0, "free_blocks_count", img.gd(0, "free_blocks_count") + 1)
+    img.sb("free_blocks_count", img.sb("free_blocks_count") + 1)
+
+
+def dir_size_not_whole_blocks(img):
+    """/sub/deeper's size is a block and 4 bytes (its one block; i_blocks
+    says one): iget refuses it, the mount's count of blocks (size / block
+    size) did not see it."""
+    d = img.lookup("/sub/deeper")
+    img.inode(d, "size", img.bsize + 4)
+
+
+def reserved_inode_free(img):
+    """Reserved inode 9's bitmap bit is clear, the lowest clear bit (the
+    next create's), and the free counts count it: only the bit is wrong."""
+    img.bitmap_bit(img.gd(0, "inode_bitmap"), 9 - 1, 0)
+    img.gd(0, "free_inodes_count", img.gd(0, "free_inodes_count") + 1)
+    img.sb("free_inodes_count", img.sb("free_inodes_count") + 1)
+
+
+def file_blocks_past_size(img):
+    """/big's size says 5 bytes; its map still names 20 blocks (through the
+    indirect one), i_blocks counts them: a truncation up (which only sets
+    the size) reads their old bytes back."""
+    img.inode(img.lookup("/big"), "size", 5)
+
+
+def fast_symlink_too_long(img):
+    """/sub/deeper/file becomes a fast symlink (its text in i_block[], no
+    block: its one block freed, counts to match) of size 200, and its
+    entry says symlink: unlike fast_symlink_size_lies, whose entry still
+    says file, only the size is wrong."""
+    f, first = img.lookup("/sub/deeper/file"), img.sb("first_data_block")
+    blk = img.iblock(f, 0)
+    img.bitmap_bit(img.gd(0, "block_bitmap"), blk - first, 0)
+    img.gd(0, "free_blocks_count", img.gd(0, "free_blocks_count") + 1)
+    img.sb("free_blocks_count", img.sb("free_blocks_count") + 1)
+    img.inode(f, "mode", 0o120777)
+    img.inode(f, "blocks", 0)
+    text = b"../../hello.txt"
+    img.d[img.inode_off(f) + 40:img.inode_off(f) + 100] = text + bytes(60 - len(text))
+    img.inode(f, "size", 200)
+    set_entry(img, "/sub/deeper", "file", ftype=7)
+
+
 WHOLE_DISK = (blocks_shared, block_free_in_bitmap, dirent_names_free_inode, links_below_names,
               dirent_type_disagrees, i_blocks_too_large, dir_hole_counts_agree,
-              dotdot_counts_agree)
+              dotdot_counts_agree, dotdot_in_second_block, dotdot_twice, dir_two_names_one_parent,
+              root_named_in_root, root_dotdot_elsewhere, dir_without_blocks,
+              dir_size_not_whole_blocks, reserved_inode_free, file_blocks_past_size,
+              fast_symlink_too_long)
 
 
 def check_says(name):
@@ -736,6 +845,18 @@ def check_says(name):
             evil, 3 * img.bsize // 512, img.bsize // 512),
         "dir_hole_counts_agree": "directory %d has a hole at block 1" % sub,
         "dotdot_counts_agree": "'..' of directory %d names 2, its name is in %d" % (deeper, sub),
+        "dotdot_in_second_block": "directory %d does not begin with '.' and '..'" % deeper,
+        "dotdot_twice": "directory %d has another '..'" % d,
+        "dir_two_names_one_parent": "'alias' in directory %d is a second name for directory %d" % (
+            sub, deeper),
+        "root_named_in_root": "'self' in directory 2 is a second name for directory 2",
+        "root_dotdot_elsewhere": "'..' of the root names %d" % d,
+        "dir_without_blocks": "directory %d does not begin with '.' and '..'" % deeper,
+        "dir_size_not_whole_blocks": "directory %d has size %d, not whole blocks" % (
+            deeper, img.bsize + 4),
+        "reserved_inode_free": "reserved inode 9 is free in the bitmap",
+        "file_blocks_past_size": "inode %d has size 5 and block 19" % img.lookup("/big"),
+        "fast_symlink_too_long": "fast symlink %d has size 200" % img.lookup("/sub/deeper/file"),
     }[name]
     return says + ": read-only; run e2fsck"
 
@@ -773,6 +894,7 @@ SPOILS = {
     "dirent_inode_one": ("dir/c",), "dirent_inode_one_past": ("dir/c",),
     "dir_links_lie": ("sub/deeper/file",), "i_blocks_too_small": ("big",),
     "dotdot_counts_agree": ("sub/deeper/file",), "dir_hole_counts_agree": ("sub/deeper/file",),
+    "dir_without_blocks": ("sub/deeper/file",), "fast_symlink_too_long": ("sub/deeper/file",),
 }
 SB_MAY_CHANGE = ((12, 20), (48, 52))    # free block and inode counts, s_wtime
 GD_MAY_CHANGE = (12, 18)                # free blocks, free inodes, directories

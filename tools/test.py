@@ -443,6 +443,11 @@ def ext2_damage_suite():
                           f.__name__, re.escape(e2craft.check_says(f.__name__))), b.output, re.M)]
             res.append((name + "/the_mount_check_names_each_contradiction", not unsaid,
                         "not said: " + "; ".join(unsaid) + "\n" + tail(b.output, 30)))
+            # ... and e2fsck agrees that each is damaged (exit 4: errors left).
+            clean = [f.__name__ for f in e2craft.WHOLE_DISK if e2tool(
+                "e2fsck", "-fn", os.path.join(imgs, f.__name__ + ".img")).returncode != 4]
+            res.append((name + "/e2fsck_calls_each_damaged", not clean,
+                        "e2fsck -fn did not exit 4 for: " + " ".join(clean)))
             res.append(fsck_result(name + "/e2fsck_clean_carrier", carrier))
             for img in sorted(f[:-4] for f in os.listdir(imgs) if f.startswith("healthy_")):
                 out = os.path.join(tmp, img + ".out")
@@ -1136,12 +1141,16 @@ def tty_flow_suite():
 
 def ps2_keyboard_suite():
     """The same editing keys typed on the PS/2 keyboard (QEMU's sendkey):
-    the driver turns the gray keys into the serial terminal's sequences."""
+    the driver turns the gray keys into the serial terminal's sequences.
+    This boot has a VGA card (SeaBIOS sets its text mode; qboot would not),
+    and the screen, read through the monitor, must show what was typed: the
+    console draws only when it finds a card (vga.c)."""
     def run():
         with tempfile.TemporaryDirectory() as tmp:
             sock = os.path.join(tmp, "monitor")
-            args = qemu.kernel_args("panic=exit")
+            args = qemu.kernel_args("panic=exit", firmware=[])
             args[args.index("-monitor") + 1] = "unix:%s,server=on,wait=off" % sock
+            args[args.index("-vga") + 1] = "std"
             with qemu.Session(args, timeout=60) as s:
                 if not s.expect(r"\$ $", timeout=30):
                     return [("shell/ps2/prompt_appears", False, tail(s.output))]
@@ -1159,9 +1168,28 @@ def ps2_keyboard_suite():
                 s.expect(r"^ac$", timeout=10)
                 press("up", "left", "b", "end", "d", "ret")
                 m = s.expect(r"^abcd$", timeout=10)
+                res = [("shell/ps2/arrow_and_end_keys_recall_and_edit_a_line", m is not None,
+                        "" if m else tail(s.output))]
+                # The text screen: 80 x 25 cells of (attribute << 8 | character).
+                mon.sendall(b"xp /2000hx 0xb8000\n")
+                got, deadline = b"", time.monotonic() + 10
+                while got.count(b"0x000b8f98:") + got.count(b"00000000000b8f98:") == 0 and \
+                        time.monotonic() < deadline:
+                    try:
+                        got += mon.recv(65536)
+                    except socket.timeout:
+                        break
                 mon.close()
-                return [("shell/ps2/arrow_and_end_keys_recall_and_edit_a_line", m is not None,
-                         "" if m else tail(s.output))]
+                cells = []
+                for line in re.finditer(rb"^[0-9a-f]{8,16}: ((?:0x[0-9a-f]{4} ?)+)", got, re.M):
+                    cells += [int(w, 16) for w in re.findall(rb"0x([0-9a-f]{4})", line.group(1))]
+                rows = ["".join(chr(c & 0xFF) for c in cells[i:i + 80]).rstrip()
+                        for i in range(0, len(cells), 80)]
+                ok = len(cells) == 2000 and "abcd" in rows and \
+                    any(r.endswith("$ echo abcd") for r in rows)
+                res.append(("shell/vga/the_screen_shows_the_console", ok,
+                            "" if ok else "%d cells; rows: %r" % (len(cells), rows[-6:])))
+                return res
     return "shell/ps2", run
 
 

@@ -13,10 +13,13 @@
  * and an image that contradicts itself is made read-only, with
  * one line naming the first contradiction. On the way it also holds each
  * inode to what the operations would find later, one at a time: i_blocks
- * that is not what the map names, a hole in a directory, a ".." that is
- * not the directory holding the name (e2fsck's passes 1, 2 and 3). Cost:
- * the inode table blocks of inodes in use, their indirect blocks, every
- * directory block and the bitmaps. */
+ * that is not what the map names, a hole in a directory, a directory
+ * that does not begin with "." and "..", or whose size is not whole
+ * blocks, a block past a file's size, a ".." that is not the directory
+ * holding the name, a second name for a directory, a reserved inode
+ * free in its bitmap (e2fsck's passes 1, 2, 3 and 5). Cost: the inode table blocks of inodes in
+ * use, their indirect blocks, every directory block, each directory's inode and first block once
+ * more (dotdot_of) and the bitmaps. */
 #include "fs/ext2fs.h"
 #include "fs/vfs.h"
 #include "include/uapi/errno.h"
@@ -30,9 +33,11 @@ struct check {
     uint8_t *owned;                     /* bit b - first_data_block: metadata or some map's */
     uint16_t *names;                    /* [ino]: entries naming it, "." and ".." too */
     uint8_t *type;                      /* [ino]: its dirent type if in use, else 0 */
+    uint8_t *named;                     /* bit ino: a directory whose name was met */
     uint32_t ino;                       /* the inode being walked */
     uint32_t target;                    /* owner_of: the block looked for */
     uint32_t claimed;                   /* pass_inode: blocks its map named */
+    uint32_t end_lbn;                   /* pass_inode: its last data block's lbn + 1 */
     uint32_t dir_blocks;                /* pass_dir: the directory's size in blocks */
     uint32_t next_lbn;                  /* pass_dir: its first block not met yet */
     char *dirbuf;                       /* the directory block being read */
@@ -54,6 +59,13 @@ static int owned_bit(struct check *c, uint32_t b, int set)
     return was;
 }
 
+/* A symlink whose text is in i_block[] (no block but its extended
+ * attributes'), as the operations tell it (check_inode). */
+static int fast_symlink(struct ext2_fs *e, const struct ext2_inode *raw)
+{
+    return (raw->mode & S_IFMT) == S_IFLNK && raw->blocks == (raw->file_acl ? SECTORS(e) : 0);
+}
+
 /* Visit every block inode c->ino's map names, each table before what it
  * maps (map_walk, ext2.c's). Only maps of block numbers: not a device's,
  * a FIFO's or a fast symlink's i_block[]; of the reserved inodes (the
@@ -71,8 +83,7 @@ static int inode_walk(struct check *c, const struct ext2_inode *raw, map_visit v
                 return r;
         return 0;
     }
-    if (type != S_IFREG && type != S_IFDIR &&
-        !(type == S_IFLNK && raw->blocks != (raw->file_acl ? SECTORS(e) : 0)))
+    if (type != S_IFREG && type != S_IFDIR && (type != S_IFLNK || fast_symlink(e, raw)))
         return 0;
     return map_walk_inode(e, raw->block, visit, c);
 }
@@ -133,6 +144,8 @@ static int claim(void *arg, uint32_t blk, int level, uint32_t lbn, uint32_t up)
     if (!data_block(c->e, blk))
         return INCONSISTENT(c, "inode %u names block %u, which no file may own", me, blk);
     c->claimed++;
+    if (level == 0 && lbn >= c->end_lbn)
+        c->end_lbn = lbn + 1;
     if (!owned_bit(c, blk, 1))
         return 0;
     if ((first = owner_of(c, blk)) == me)
@@ -140,13 +153,32 @@ static int claim(void *arg, uint32_t blk, int level, uint32_t lbn, uint32_t up)
     return INCONSISTENT(c, "block %u is in inodes %u and %u", blk, first, me);
 }
 
+/* Does c->ino's map name a data block past its size? e2fsck's rule: a
+ * directory none past its size (but for prealloc_dir_blocks), any other
+ * file none that begins past it. (Such a block leaks, and a truncation
+ * up to it reads its old bytes back.) */
+static int past_size(struct check *c, const struct ext2_inode *raw)
+{
+    struct ext2_fs *e = c->e;
+    uint64_t size = raw->size, last = c->end_lbn - 1;
+
+    if (!c->end_lbn)
+        return 0;
+    if ((raw->mode & S_IFMT) == S_IFDIR)
+        return last >= raw->size / e->bsize + e->sb.prealloc_dir_blocks;
+    if ((raw->mode & S_IFMT) == S_IFREG)
+        size |= (uint64_t)raw->size_high << 32;
+    return last * e->bsize > size;
+}
+
 /* Pass 1, an inode marked in use: in use if it has links too (then a
  * type ext2 knows, and its map's blocks claimed). Its i_blocks counts,
  * in sectors, what its map names and its extended-attribute block: the
  * operations trust it to bound a walk over the map (too small, and the
  * file can never be truncated or freed), a directory's size, and to tell
- * a fast symlink from a slow one. (Not asked of the reserved inodes,
- * whose maps the check does not walk whole.) */
+ * a fast symlink from a slow one. And its map names no block past its
+ * size (past_size). (Neither is asked of the reserved inodes, whose maps
+ * the check does not walk whole.) */
 static int pass_inode(struct check *c, struct ext2_inode *raw)
 {
     struct ext2_fs *e = c->e;
@@ -159,13 +191,18 @@ static int pass_inode(struct check *c, struct ext2_inode *raw)
     if (!t)
         return INCONSISTENT(c, "inode %u has mode 0%o, no file type", c->ino, raw->mode);
     c->type[c->ino] = t;
-    c->claimed = 0;
+    c->claimed = c->end_lbn = 0;
     if ((r = inode_walk(c, raw, claim)) != 0 || (c->ino < e->first_ino && c->ino != EXT2_ROOT_INO))
         return r;
     want = (c->claimed + !!raw->file_acl) * SECTORS(e);
     if (raw->blocks != want)
         return INCONSISTENT(c, "inode %u has i_blocks %u, its map names %u", c->ino, raw->blocks,
                             want);
+    if (past_size(c, raw))
+        return INCONSISTENT(c, "inode %u has size %u and block %u", c->ino, raw->size,
+                            c->end_lbn - 1);
+    if (fast_symlink(e, raw) && raw->size >= sizeof(raw->block)) /* (iget refuses it: EUCLEAN) */
+        return INCONSISTENT(c, "fast symlink %u has size %u", c->ino, raw->size);
     return 0;
 }
 
@@ -178,8 +215,8 @@ static int dots(const struct ext2_dirent *d)
 }
 
 /* What directory dir's ".." names, read from its first block: 0 if the
- * check sees none (a hole there or a broken entry, which the walk of dir
- * itself reports; no ".." at all is left to the operations). */
+ * check sees none there (a hole, a broken entry, no ".." second: the
+ * walk of dir itself reports each, pass_dir). */
 static uint32_t dotdot_of(struct check *c, uint32_t dir)
 {
     struct ext2_fs *e = c->e;
@@ -198,20 +235,32 @@ static uint32_t dotdot_of(struct check *c, uint32_t dir)
     return 0;
 }
 
+static int named_bit(struct check *c, uint32_t ino)
+{
+    int was = c->named[ino / 8] >> (ino % 8) & 1;
+
+    c->named[ino / 8] |= 1 << (ino % 8);
+    return was;
+}
+
 /* Pass 2's visitor: each entry of a directory block names an inode in
- * use, with its type, and is counted. A name for a directory is where
- * its ".." leads (e2fsck's pass 3), even with the link counts adding up:
- * else a climb through ".." (a cwd's, rename's "is it below itself?")
- * goes where the directory is not, and moving or removing it is refused
- * (EUCLEAN); a second name for a directory in another parent is caught
- * here too. And (pass_dir) a directory's blocks up to its size have no
- * hole: every operation that scans it would find it (EUCLEAN). */
+ * use, with its type, and is counted. A directory begins with "." (itself)
+ * and ".." and holds no other: where dotdot_of reads its parent, and
+ * e2fsck's layout (the operations find a ".." anywhere, and take the
+ * first). A directory has one name (the root none: its bit is set from
+ * the start), and that name is where its ".." leads (e2fsck's pass 3),
+ * even with the link counts adding up: else a climb through ".." (a
+ * cwd's, rename's "is it below itself?") goes where the directory is
+ * not, and moving or removing it is refused (EUCLEAN); removing one of
+ * two names would leave the other naming a free inode. And (pass_dir) a
+ * directory's blocks up to its size have no hole: every operation that
+ * scans it would find it (EUCLEAN). */
 static int count_names(void *arg, uint32_t blk, int level, uint32_t lbn, uint32_t up)
 {
     struct check *c = arg;
     struct ext2_fs *e = c->e;
     struct ext2_dirent *d;
-    uint32_t off, ino, dd;
+    uint32_t off, ino, dd, k = lbn ? 2 : 0; /* k: the entry's place in the directory, to 2 */
 
     if (level > 0 || lbn >= c->dir_blocks)
         return 0;                       /* (what lies past its size is never read) */
@@ -219,8 +268,14 @@ static int count_names(void *arg, uint32_t blk, int level, uint32_t lbn, uint32_
         c->next_lbn++;
     if (bread(e, blk, c->dirbuf) < 0 || !dir_block_ok(e, c->dirbuf))
         return INCONSISTENT(c, "block %u of directory %u holds a broken entry", blk, c->ino);
-    for (off = 0; off < e->bsize; off += d->rec_len) {
+    for (off = 0; off < e->bsize; off += d->rec_len, k += k < 2) {
         d = (struct ext2_dirent *)(c->dirbuf + off);
+        if (k < 2 && (!d->inode || dots(d) != (int)k + 1 || (k == 0 && d->inode != c->ino)))
+            return INCONSISTENT(c, "directory %u does not begin with '.' and '..'", c->ino);
+        if (k == 1 && c->ino == EXT2_ROOT_INO && d->inode != EXT2_ROOT_INO)
+            return INCONSISTENT(c, "'..' of the root names %u", d->inode);
+        if (k == 2 && d->inode && dots(d))
+            return INCONSISTENT(c, "directory %u has another '%.*s'", c->ino, d->name_len, d->name);
         if (!(ino = d->inode))
             continue;
         if (!c->type[ino])
@@ -231,10 +286,17 @@ static int count_names(void *arg, uint32_t blk, int level, uint32_t lbn, uint32_
                                 d->name_len, d->name, c->ino, d->file_type, ino, c->type[ino]);
         if (c->names[ino] < 0xFFFF)
             c->names[ino]++;
-        if (!dots(d) && c->type[ino] == EXT2_FT_DIR && (dd = dotdot_of(c, ino)) && dd != c->ino)
+        if (k < 2 || c->type[ino] != EXT2_FT_DIR)
+            continue;
+        if (named_bit(c, ino))
+            return INCONSISTENT(c, "'%.*s' in directory %u is a second name for directory %u",
+                                d->name_len, d->name, c->ino, ino);
+        if ((dd = dotdot_of(c, ino)) && dd != c->ino)
             return INCONSISTENT(c, "'..' of directory %u names %u, its name is in %u", ino, dd,
                                 c->ino);
     }
+    if (k < 2) /* "." alone in the block */
+        return INCONSISTENT(c, "directory %u does not begin with '.' and '..'", c->ino);
     return 0;
 }
 
@@ -244,11 +306,17 @@ static int pass_dir(struct check *c, struct ext2_inode *raw)
 
     if (!c->type[c->ino] || (raw->mode & S_IFMT) != S_IFDIR)
         return 0;
+    if (raw->size % c->e->bsize) /* (what iget refuses: EUCLEAN) */
+        return INCONSISTENT(c, "directory %u has size %u, not whole blocks", c->ino, raw->size);
     c->dir_blocks = raw->size / c->e->bsize;
     c->next_lbn = 0;
-    if ((r = inode_walk(c, raw, count_names)) == 0 && c->next_lbn < c->dir_blocks)
+    if ((r = inode_walk(c, raw, count_names)) != 0)
+        return r;
+    if (c->next_lbn < c->dir_blocks)
         return INCONSISTENT(c, "directory %u has a hole at block %u", c->ino, c->next_lbn);
-    return r;
+    if (!c->dir_blocks) /* (else block 0 was walked, and began with "." and "..") */
+        return INCONSISTENT(c, "directory %u does not begin with '.' and '..'", c->ino);
+    return 0;
 }
 
 /* Pass 4: no inode has fewer links than names (unlink would free it while
@@ -258,6 +326,28 @@ static int pass_links(struct check *c, struct ext2_inode *raw)
     if (c->type[c->ino] && c->names[c->ino] > raw->links_count)
         return INCONSISTENT(c, "inode %u has %u links and %u names", c->ino, raw->links_count,
                             c->names[c->ino]);
+    return 0;
+}
+
+/* Pass 5 for inodes: each reserved inode is in use in its bitmap (a
+ * clear bit there is what the allocator would hand out next: it refuses,
+ * EUCLEAN, when it meets one). An inode in use past them whose bit is
+ * clear is found where a name reaches it (count_names); with no name
+ * nothing reaches it, and its taker loses nothing. */
+static int pass_reserved(struct check *c)
+{
+    struct ext2_fs *e = c->e;
+    uint8_t *bits = (uint8_t *)e->scratch;
+    uint32_t ino, g = 0, i;
+    int r;
+
+    for (ino = 1; ino < e->first_ino; ino++) {
+        i = (ino - 1) % e->sb.inodes_per_group;
+        if (i == 0 && (r = bread(e, e->groups[g++].inode_bitmap, bits)) < 0)
+            return r; /* (the first_ino - 1 reserved inodes may span groups) */
+        if (!(bits[i / 8] >> (i % 8) & 1))
+            return INCONSISTENT(c, "reserved inode %u is free in the bitmap", ino);
+    }
     return 0;
 }
 
@@ -310,13 +400,14 @@ static void claim_metadata(struct check *c)
 }
 
 /* The whole-disk check: 0 consistent, 1 damage found (and said), or
- * -errno. Its memory is sized to the image: a bit per block, 3 bytes per
- * inode, at most CHECK_MAX (past it: too big to check, read-only too). */
+ * -errno. Its memory is sized to the image: a bit per block, 3 bytes and
+ * a bit per inode, at most CHECK_MAX (past it: too big to check,
+ * read-only too). */
 int ext2_check(struct ext2_fs *e)
 {
     struct check c = { .e = e };
     uint32_t bits = ((e->sb.blocks_count - e->sb.first_data_block + 7) / 8 + 1) & ~1u;
-    uint64_t size = bits + 3 * ((uint64_t)e->sb.inodes_count + 1);
+    uint64_t size = bits + 3 * ((uint64_t)e->sb.inodes_count + 1) + e->sb.inodes_count / 8 + 1;
     int r;
 
     if (size > CHECK_MAX) {
@@ -333,9 +424,11 @@ int ext2_check(struct ext2_fs *e)
     }
     c.names = (uint16_t *)(c.owned + bits);
     c.type = (uint8_t *)(c.names + e->sb.inodes_count + 1);
+    c.named = c.type + e->sb.inodes_count + 1;
+    named_bit(&c, EXT2_ROOT_INO);
     claim_metadata(&c);
-    if ((r = each_inode(&c, pass_inode)) == 0 && (r = each_inode(&c, pass_dir)) == 0 &&
-        (r = each_inode(&c, pass_links)) == 0)
+    if ((r = pass_reserved(&c)) == 0 && (r = each_inode(&c, pass_inode)) == 0 &&
+        (r = each_inode(&c, pass_dir)) == 0 && (r = each_inode(&c, pass_links)) == 0)
         r = pass_bitmaps(&c);
 out:
     kfree(c.dotbuf);

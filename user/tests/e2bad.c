@@ -977,6 +977,16 @@ static void every_use_of_an_attack_image_works_or_is_euclean(void)
         { "i_blocks_too_large", "00RRRNRR", "" },
         { "dir_hole_counts_agree", "00RRRNRR", "" },
         { "dotdot_counts_agree", "00RRRNRR", "" },
+        { "dotdot_in_second_block", "00RRRNRR", "" },
+        { "dotdot_twice", "00RRRNRR", "" },
+        { "dir_two_names_one_parent", "00RRRNRR", "" },
+        { "root_named_in_root", "00RRRNRR", "" },
+        { "root_dotdot_elsewhere", "00RRRNRR", "" },
+        { "dir_without_blocks", "E0RRRNRR", "" }, /* (listing sub/deeper: EUCLEAN) */
+        { "dir_size_not_whole_blocks", "E0RRRNRR", "" },
+        { "reserved_inode_free", "00RRRNRR", "" },
+        { "file_blocks_past_size", "00RRRNRR", "" },
+        { "fast_symlink_too_long", "00RRRNRR", "" },
         /* the rest without the mount's check, for what each operation sees:
          * big's map loops: reading it; otherwise a healthy image */
         { "ind_self_loop", "E0000000", NOCHECK },
@@ -1057,7 +1067,17 @@ static int probe_writable(int root)
  * three the operations find one at a time: i_blocks that is not what the
  * map names (i_blocks_too_large), a hole in a directory
  * (dir_hole_counts_agree), a ".." that names another parent with the
- * counts right (dotdot_counts_agree). fsopen
+ * counts right (dotdot_counts_agree); and, each with the counts right, a
+ * ".." that is not its directory's second entry (dotdot_in_second_block),
+ * a second ".." (dotdot_twice), a second name for a directory in its own
+ * parent (dir_two_names_one_parent) and a name for the root in the root
+ * (root_named_in_root), which its ".." cannot show, and the root's ".."
+ * naming another directory (root_dotdot_elsewhere), a directory of no
+ * blocks, so without either (dir_without_blocks), a directory's size
+ * that is not whole blocks (dir_size_not_whole_blocks) and a reserved
+ * inode free in the bitmap (reserved_inode_free), a file's blocks past
+ * its size (file_blocks_past_size), a fast symlink longer than its
+ * inode holds, its entry's type right (fast_symlink_too_long). fsopen
  * finds each and the instance is read-only: every change EROFS, reading
  * as before, so a user can copy their files off; the image stays byte
  * for byte as it was. Without the check a write to evil.txt rewrote
@@ -1066,10 +1086,14 @@ static int probe_writable(int root)
  * inode and block. (tools/test.py checks the console line for each.) */
 static void whole_disk_damage_makes_the_instance_read_only(void)
 {
-    static const char *imgs[] = { "blocks_shared",           "block_free_in_bitmap",
-                                  "dirent_names_free_inode", "links_below_names",
-                                  "dirent_type_disagrees",   "i_blocks_too_large",
-                                  "dir_hole_counts_agree",   "dotdot_counts_agree" };
+    static const char *imgs[] = {
+        "blocks_shared",         "block_free_in_bitmap",     "dirent_names_free_inode",
+        "links_below_names",     "dirent_type_disagrees",    "i_blocks_too_large",
+        "dir_hole_counts_agree", "dotdot_counts_agree",      "dotdot_in_second_block",
+        "dotdot_twice",          "dir_two_names_one_parent", "root_named_in_root",
+        "root_dotdot_elsewhere", "dir_without_blocks",       "dir_size_not_whole_blocks",
+        "reserved_inode_free",   "file_blocks_past_size",    "fast_symlink_too_long"
+    };
     unsigned i, crc;
     int root, f;
 
