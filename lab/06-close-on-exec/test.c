@@ -246,13 +246,15 @@ static const char *kept_and_unmarked(void)
     const char *r;
     int pid;
 
-    if (report_and_file("/tmp/l6a") < 0 || at(walk(AT_CWD, "/tmp", 0), 14) != 14)
+    /* 14 a path fd, not kept; 15 a path fd, kept: a kept slot survives whatever it holds */
+    if (report_and_file("/tmp/l6a") < 0 || at(walk(AT_CWD, "/tmp", 0), 14) != 14 ||
+        at(walk(AT_CWD, "/tmp", 0), 15) != 15 || keep(15) < 0)
         return "setup failed";
     if (fcntl(13, F_GETFD, 0) != 0)
         return "dup2 of a kept fd must start unmarked";
     if ((pid = start_probe(0, "9", NULL, NULL)) < 0)
         return "fork failed";
-    r = expect_report("fds 9k 12k", "after exec");
+    r = expect_report("fds 9k 12k 15k", "after exec");
     waitpid(pid, NULL, 0);
     return r;
 }
@@ -484,11 +486,34 @@ static const char *sharer_keeps_fds(void)
     return r;
 }
 
+/* No slot of the shared table marked at all: the new program gets no fd,
+ * and the sharer still loses none. */
+static const char *sharer_keeps_fds_when_nothing_is_kept(void)
+{
+    int before[PROG], pid, fd;
+
+    only_fds(0);
+    if (file_at("/tmp/l6n", "sharer\n", 10) != 10 || at(walk(AT_CWD, "/tmp", 0), 11) != 11 ||
+        pipe_at(12, 13) < 0)
+        return "setup failed";
+    snapshot(before);
+    for (fd = 0; fd < PROG; fd++)
+        if (before[fd] > 0)
+            return why("setup: fd %d is marked", fd);
+    if ((pid = start_probe(1, "9", NULL, NULL)) < 0)
+        return "rfork failed";
+    if (waitpid(pid, NULL, 0) != pid)
+        return "waitpid failed";
+    return sharer_intact(before);
+}
+
 static void the_sharer_keeps_every_fd_when_the_other_execs(void)
 {
     const char *r;
 
     r = scenario(sharer_keeps_fds);
+    CHECK_VERDICT(r);
+    r = scenario(sharer_keeps_fds_when_nothing_is_kept);
     CHECK_VERDICT(r);
     PASS();
 }

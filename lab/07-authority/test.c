@@ -15,6 +15,8 @@
 #include "array_size.h"
 
 #define STUDENT 1000
+/* a uid below 1000: on Unix a "system" one, here a user like any other */
+#define SYSTEM_UID 1
 
 /* Act for the student from now on; 0 or -1. */
 static int become_student(void)
@@ -111,11 +113,19 @@ static void a_user_cannot_change_the_boot_namespace(void)
           "as uid %d in root's group (gid 0), step %d: a change of the boot namespace was not "
           "EPERM (the uid decides, not the group)",
           STUDENT, code);
-    /* every user, not only the student */
+    /* every user, not only the student: uid 1 too (no uid but 0 is special) */
     code = shared_as(4242, user_binds, 0);
     CHECK(code == EPERM,
           "as uid 4242, a bind in the boot namespace: %s (want EPERM: only root "
           "and the namespace's owner may change it)",
+          code > 0    ? strerror(code)
+          : code == 0 ? "it worked"
+                      : "did not run");
+    code = shared_as(SYSTEM_UID, user_binds, 0);
+    CHECK(code == EPERM,
+          "as uid %d, a bind in the boot namespace: %s (want EPERM: only uid 0 is root, "
+          "a uid below 1000 is a user like any other)",
+          SYSTEM_UID,
           code > 0    ? strerror(code)
           : code == 0 ? "it worked"
                       : "did not run");
@@ -131,14 +141,20 @@ static void a_user_cannot_change_the_boot_namespace(void)
 }
 
 /* The student in root's group may revoke nothing of root's: not even a
- * ramfs root made, attached nowhere (a wrong "yes" breaks nothing else). */
-static int roots_group_revokes_nothing(void)
+ * ramfs root made, attached nowhere (a wrong "yes" breaks nothing else);
+ * but a ramfs of their own, bound in a namespace of their own, is theirs
+ * (the uid decides where it may be attached, not the group). */
+static int roots_group_revokes_only_its_own(void)
 {
-    int fs;
+    int fs, mine;
 
     if ((fs = fsopen("ramfs", -1, "")) < 0 || become_student_in_roots_group() < 0)
         return 1;
-    return revoke(fs) < 0 && errno == EPERM ? 0 : 2;
+    if (revoke(fs) == 0 || errno != EPERM)
+        return 2;
+    if ((mine = fsopen("ramfs", -1, "")) < 0 || unshare() < 0 || bind(mine, AT_CWD, "/tmp", 0) < 0)
+        return 3;
+    return revoke(mine) == 0 ? 0 : 4;
 }
 
 static void a_user_binds_unbinds_and_chroots_in_a_namespace_of_their_own(void)
@@ -188,12 +204,27 @@ static void a_namespace_root_unshared_is_still_roots(void)
 static void a_user_cannot_revoke_what_root_made(void)
 {
     static const char *const roots[] = { "/", "/dev", "/proc", "/tmp" };
-    int i, fd, c, detached, code;
+    int i, fd, c, detached, gone, code;
 
     CHECK((detached = fsopen("ramfs", -1, "")) >= 0, "root's ramfs, attached nowhere");
-    CHECK((code = in_child(roots_group_revokes_nothing)) == 0,
-          "as uid %d in root's group (gid 0), step %d: the revoke of root's ramfs was not EPERM",
-          STUDENT, code);
+    CHECK((gone = fsopen("ramfs", -1, "")) >= 0 && revoke(gone) == 0, "root's revoked ramfs");
+    CHECK((code = in_child(roots_group_revokes_only_its_own)) == 0,
+          "as uid %d in root's group (gid 0), step %d: %s", STUDENT, code,
+          code == 2   ? "the revoke of root's ramfs was not EPERM"
+          : code == 4 ? "the revoke of one's own ramfs, bound in one's own namespace, failed"
+                      : "setup");
+    /* every user, not only the student: uid 4242, and uid 1 (no uid but 0 is special) */
+    CHECK((code = shared_as(4242, student_revoke, detached)) == EPERM,
+          "as uid 4242, the revoke of root's ramfs: %s",
+          code > 0    ? strerror(code)
+          : code == 0 ? "it worked"
+                      : "did not run");
+    CHECK((code = shared_as(SYSTEM_UID, student_revoke, detached)) == EPERM,
+          "as uid %d, the revoke of root's ramfs: %s (a uid below 1000 is a user like any other)",
+          SYSTEM_UID,
+          code > 0    ? strerror(code)
+          : code == 0 ? "it worked"
+                      : "did not run");
     CHECK(become_student() == 0, "setuid");
     for (i = 0; i < (int)ARRAY_SIZE(roots); i++) {
         CHECK((fd = walk(AT_CWD, roots[i], 0)) >= 0, "walk %s", roots[i]);
@@ -201,7 +232,12 @@ static void a_user_cannot_revoke_what_root_made(void)
         close(fd);
     }
     CHECK_ERR(revoke(detached), EPERM);
+    CHECK_ERR(revoke(gone), EPERM);     /* EPERM is checked first, before EIO (revoke(2)) */
     CHECK(unshare() == 0, "unshare");
+    /* bound in the student's own namespace only, root's ramfs is still root's */
+    CHECK(mkdir("/tmp/l7h", 0755) == 0 && bind(detached, AT_CWD, "/tmp/l7h", 0) == 0,
+          "the student binds root's ramfs in their own namespace");
+    CHECK_ERR(revoke(detached), EPERM); /* only what one made oneself, wherever it is */
     CHECK(mkdir("/tmp/l7d", 0755) == 0 && mount("ramfs", "none", "/tmp/l7d", "") == 0 &&
               mkdir("/tmp/l7d/old", 0755) == 0 && pivot_root("/tmp/l7d", "/old") == 0,
           "a pivot in one's own namespace");
@@ -248,6 +284,9 @@ static void a_user_revokes_their_own_filesystem(void)
           errno);
     CHECK_ERR(walk(fs, ".", 0), EIO);
     close(fs);
+    /* one's own ramfs as one's root: allowed here, fs_revoke says EBUSY (revoke(2)) */
+    CHECK((fs = fsopen("ramfs", -1, "")) >= 0 && fchroot(fs) == 0, "fchroot to one's own ramfs");
+    CHECK_ERR(revoke(fs), EBUSY);
     PASS();
 }
 

@@ -64,6 +64,35 @@ static const char *holds(const char *path)
     return buf;
 }
 
+/* Grow the file `name` in directory fd dir by `pages` pages of zeros: 0 or -1. */
+static int fill(int dir, const char *name, int pages)
+{
+    static char page[4096];
+    int f, w, i;
+
+    if ((f = walk(dir, name, 0)) < 0 || (w = ready(f, R_WRITE)) < 0)
+        return -1;
+    for (i = 0; i < pages; i++)
+        if (write(w, page, sizeof(page)) != sizeof(page))
+            return -1;
+    close(w);
+    close(f);
+    return 0;
+}
+
+/* Unlink the file `name` (64 pages or more) in directory fd dir: 1 if its
+ * 64 pages came back (nothing else held it), else 0; *before and *after
+ * get the free pages around the unlink. */
+static int unlink_frees_64_pages(int dir, const char *name, unsigned *before, unsigned *after)
+{
+    int r;
+
+    *before = free_pages();
+    r = unlinkat(dir, name, 0);
+    *after = free_pages();
+    return r == 0 && *after >= *before + 64;
+}
+
 #define HOLDS(path, want) \
     CHECK(strcmp(holds(path), want) == 0, "%s holds '%s', want '%s'", path, holds(path), want)
 
@@ -93,9 +122,12 @@ static int listed(const char *dir, const char *name, int *total, uint32_t *ino)
 
 /* ------------------------------------------------------------ lookup */
 
+#define MAX_MEMBERS 16                 /* bind(2): a union holds at most 16 members */
+
 static void lookup_finds_names_in_every_member(void)
 {
-    int a, b, c, d;
+    char tag[8], path[32];
+    int a, b, c, d, i, m;
 
     CHECK(unshare() == 0, "unshare");
     CHECK(plain_dir("/tmp/l8a", "base", (const char *const[]){ "base", NULL }) == 0, "setup");
@@ -117,12 +149,26 @@ static void lookup_finds_names_in_every_member(void)
           "/tmp/l8a/c holds '%s', /tmp/l8a/d '%s', want 'C' and 'D': a union has any number of "
           "members, and a name only in the fourth or the fifth of five must be found",
           holds("/tmp/l8a/c"), holds("/tmp/l8a/d"));
+    /* up to the most a union may have (bind(2): 16): a name only in the last is found */
+    for (i = 5; i < MAX_MEMBERS; i++) {
+        snprintf(tag, sizeof(tag), "M%d", i);
+        CHECK((m = member(tag, (const char *const[]){ tag, NULL }, 0)) >= 0, "member %s", tag);
+        CHECK(bind(m, AT_CWD, "/tmp/l8a", BIND_AFTER) == 0, "bind -a %s (member %d of %d)", tag,
+              i + 1, MAX_MEMBERS);
+        close(m);
+    }
+    snprintf(tag, sizeof(tag), "M%d", MAX_MEMBERS - 1);
+    snprintf(path, sizeof(path), "/tmp/l8a/%s", tag);
+    CHECK(strcmp(holds(path), tag) == 0,
+          "%s holds '%s', want '%s': a name only in the last of %d members must be found", path,
+          holds(path), tag, MAX_MEMBERS);
     PASS();
 }
 
 static void lookup_takes_the_first_member_that_has_the_name(void)
 {
-    int a, b, c;
+    unsigned before, after;
+    int a, b, c, i;
 
     CHECK(unshare() == 0, "unshare");
     CHECK(plain_dir("/tmp/l8b", "base", (const char *const[]){ "both", "ab", NULL }) == 0, "setup");
@@ -136,6 +182,15 @@ static void lookup_takes_the_first_member_that_has_the_name(void)
     CHECK(bind(b, AT_CWD, "/tmp/l8b", BIND_BEFORE) == 0, "bind -b B");
     HOLDS("/tmp/l8b/both", "B");                /* B, base, A, C */
     HOLDS("/tmp/l8b/ab", "base");
+    /* a lookup holds nothing of the later members that have the name too: A's "both",
+     * grown to 64 pages, gives them back once unlinked after many lookups of the union's */
+    CHECK(fill(a, "both", 64) == 0, "fill A's both");
+    for (i = 0; i < 3; i++)
+        HOLDS("/tmp/l8b/both", "B");
+    CHECK(unlink_frees_64_pages(a, "both", &before, &after),
+          "%u free pages before A's 64-page both was unlinked, %u after: the lookups of "
+          "/tmp/l8b/both, which B's both wins, still hold A's",
+          before, after);
     PASS();
 }
 
@@ -155,6 +210,10 @@ static int student_finds_x(void)
      * read, so no x is listed at all */
     if (listed("/tmp/l8c", "x", &total, &ino) != 0)
         return 4;
+    /* Y (0744) may be read: its names are listed, as ls lists a directory it cannot search;
+     * only hiding asks for search permission */
+    if (listed("/tmp/l8c", "y", &total, &ino) != 1)
+        return 5;
     return 0;
 }
 
@@ -178,6 +237,8 @@ static void a_member_is_searched_by_its_search_permission(void)
           : code == 3 ? "y found in a member with mode 0744 (read without search)"
           : code == 4 ? "getdents lists x from Z, but X (0711, searchable) has x first and "
                         "hides it: the entry listed must be the one a lookup finds"
+          : code == 5 ? "getdents does not list y once: Y (0744) may be read, and y is in no "
+                        "earlier member"
                       : "setuid");
     PASS();
 }
@@ -233,7 +294,7 @@ static int dead_server_member(int *server)
  * like one the caller may not search; it does not end the search. */
 static const char *a_failing_member_is_passed_over(void)
 {
-    int srv, last, server = -1, status, total;
+    int srv, last, server = -1, status, total, fd;
     uint32_t ino;
 
     if (plain_dir("/tmp/l8h", "base", (const char *const[]){ "base", NULL }) < 0)
@@ -256,6 +317,15 @@ static const char *a_failing_member_is_passed_over(void)
     if (listed("/tmp/l8h", "last", &total, &ino) != 1)
         return "/tmp/l8h/last, found by lookup, is not listed once by getdents once the served "
                "member's lookups fail: a member whose lookup fails has no name, so it hides none";
+    /* L unbound, the failing member is the last: a name no member has is still ENOENT */
+    if ((fd = unbind(AT_CWD, "/tmp/l8h")) < 0)
+        return "setup: unbind L";
+    close(fd);
+    if (strcmp(holds("/tmp/l8h/base"), "base") != 0)
+        return "/tmp/l8h/base not found once L was unbound";
+    if (walk(AT_CWD, "/tmp/l8h/none", 0) >= 0 || errno != ENOENT)
+        return "a name no member has is not ENOENT when the last member's lookup fails (EIO): "
+               "a failing member is passed over, so no member has it";
     return NULL;
 }
 
@@ -310,15 +380,16 @@ static void a_name_is_reached_through_its_members_attachment(void)
 
 static void getdents_lists_each_name_once(void)
 {
-    const char *names[] = { ".", "..", "base", "both", "a", "ab", "b", ".a", ".ab" };
+    const char *names[] = { ".", "..", "base", "both", "a", "ab", "b", ".a", ".ab", "..a" };
     int a, b, total = 0, i, n;
     uint32_t ino;
 
     CHECK(unshare() == 0, "unshare");
     CHECK(plain_dir("/tmp/l8f", "base", (const char *const[]){ "base", "both", NULL }) == 0,
           "setup");
-    /* names that start with a dot are names like any other: only . and .. are special */
-    CHECK((a = member("A", (const char *const[]){ "a", "both", "ab", ".a", ".ab", NULL }, 0)) >= 0,
+    /* names that start with a dot, or two, are names like any other: only . and .. are special */
+    CHECK((a = member("A", (const char *const[]){ "a", "both", "ab", ".a", ".ab", "..a", NULL },
+                      0)) >= 0,
           "A");
     CHECK((b = member("B", (const char *const[]){ "b", "both", "ab", ".ab", NULL }, 0)) >= 0, "B");
     CHECK(bind(a, AT_CWD, "/tmp/l8f", BIND_AFTER) == 0, "bind -a A");
@@ -334,38 +405,39 @@ static void getdents_lists_each_name_once(void)
 
 static void getdents_lists_a_shared_name_from_the_first_member(void)
 {
-    static char page[4096];
     struct stat st;
-    int a, b, total, f, w, i;
+    int a, b, c, total, i;
     uint32_t ino = 0;
     unsigned before, after;
 
     CHECK(unshare() == 0, "unshare");
     CHECK(mkdir("/tmp/l8g", 0755) == 0, "setup");
-    CHECK((a = member("A", (const char *const[]){ "shared", NULL }, 0)) >= 0, "A");
+    CHECK((a = member("A", (const char *const[]){ "shared", "later", NULL }, 0)) >= 0, "A");
     CHECK((b = member("B", (const char *const[]){ "x", "y", "shared", NULL }, 0)) >= 0, "B");
+    CHECK((c = member("C", (const char *const[]){ "later", NULL }, 0)) >= 0, "C");
     CHECK(bind(a, AT_CWD, "/tmp/l8g", BIND_AFTER) == 0, "bind -a A");
     CHECK(bind(b, AT_CWD, "/tmp/l8g", BIND_BEFORE) == 0, "bind -b B");
+    CHECK(bind(c, AT_CWD, "/tmp/l8g", BIND_AFTER) == 0, "bind -a C"); /* B, base, A, C */
     HOLDS("/tmp/l8g/shared", "B");
     CHECK(stat("/tmp/l8g/shared", &st) == 0, "stat");
     CHECK(listed("/tmp/l8g", "shared", &total, &ino) == 1, "listed once");
     CHECK(ino == st.st_ino, "listed with ino %u, but the name is B's, ino %u", (unsigned)ino,
           (unsigned)st.st_ino);
-    /* hiding A's "shared" looked the name up in B: that reference was dropped again, so B's
-     * file, once unlinked, gives its pages back */
-    CHECK((f = walk(b, "shared", 0)) >= 0 && (w = ready(f, R_WRITE)) >= 0, "open B's shared");
-    for (i = 0; i < 64; i++)
-        CHECK(write(w, page, sizeof(page)) == sizeof(page), "fill B's shared");
-    close(w);
-    close(f);
+    /* hiding A's "shared" looked the name up in B, and hiding C's "later" looked it up in A
+     * (a member after the first): each reference was dropped again, so B's shared and A's
+     * later, once unlinked, give their pages back */
+    CHECK(fill(b, "shared", 64) == 0 && fill(a, "later", 64) == 0, "fill B's shared, A's later");
     for (i = 0; i < 3; i++)
-        CHECK(listed("/tmp/l8g", "shared", &total, &ino) == 1, "listed once");
-    before = free_pages();
-    CHECK(unlinkat(b, "shared", 0) == 0, "unlink B's shared");
-    after = free_pages();
-    CHECK(after >= before + 64,
+        CHECK(listed("/tmp/l8g", "shared", &total, &ino) == 1 &&
+                  listed("/tmp/l8g", "later", &total, &ino) == 1,
+              "listed once");
+    CHECK(unlink_frees_64_pages(b, "shared", &before, &after),
           "%u free pages before B's 64-page shared was unlinked, %u after: the listings, "
           "which hid A's shared behind it, still hold it",
+          before, after);
+    CHECK(unlink_frees_64_pages(a, "later", &before, &after),
+          "%u free pages before A's 64-page later was unlinked, %u after: the listings, "
+          "which hid C's later behind it (A is the third member), still hold it",
           before, after);
     PASS();
 }
