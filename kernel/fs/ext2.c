@@ -27,7 +27,8 @@
 #include "mm/page.h"
 #include "proc/proc.h"
 
-#define WALK_YIELD 64                  /* blocks a long walk handles between two yields */
+#define WALK_YIELD    64               /* blocks a long walk handles between two yields */
+#define LOG_BSIZE_MAX 2                /* blocks of 1, 2 or 4 KiB (ext2_mount) */
 
 struct ext2_node {
     struct ext2_inode raw;
@@ -189,16 +190,15 @@ static int bwrite(struct ext2_fs *e, uint32_t blk, const void *buf)
     return bwrite_part(e, blk, 0, buf, e->bsize);
 }
 
+/* A new block's zeros (a data block's bytes around a write's, an
+ * indirect block), written from here, not from a buffer allocated after
+ * the block was taken: out of memory there, write_data left the block
+ * mapped with a deleted file's bytes for the file's owner to read. */
+static const char zero_block[1024u << LOG_BSIZE_MAX];
+
 static int bzero_block(struct ext2_fs *e, uint32_t blk)
 {
-    void *z = kzalloc(e->bsize);
-    int err;
-
-    if (!z)
-        return -ENOMEM;
-    err = bwrite(e, blk, z);
-    kfree(z);
-    return err;
+    return bwrite(e, blk, zero_block);
 }
 
 static int write_super(struct ext2_fs *e)
@@ -482,6 +482,13 @@ static int write_inode(struct ext2_fs *e, struct ext2_node *n)
     return dev_write(e, inode_offset(e, n->ino), &n->raw, sizeof(n->raw));
 }
 
+/* A fast symlink keeps its text in i_block[] and owns no block (Linux's
+ * test: i_blocks counts nothing but an extended-attribute block). */
+int fast_symlink(struct ext2_fs *e, const struct ext2_inode *raw)
+{
+    return (raw->mode & S_IFMT) == S_IFLNK && raw->blocks == (raw->file_acl ? SECTORS(e) : 0);
+}
+
 /* Is inode ino, as read from disk, fit to use? A type ext2 knows, a name
  * (links), for a fast symlink a size its 60 bytes hold, and for a
  * directory a size of whole blocks that the inode can own (which bounds
@@ -497,8 +504,7 @@ static int check_inode(struct ext2_fs *e, uint32_t ino, const struct ext2_inode 
         return damaged(e, "a name for the free inode", ino);
     if (type == S_IFREG && raw->size_high)
         return -EFBIG; /* 4 GiB or more: offsets are 32-bit here */
-    if (type == S_IFLNK && raw->blocks == (raw->file_acl ? SECTORS(e) : 0) &&
-        raw->size >= sizeof(raw->block))
+    if (fast_symlink(e, raw) && raw->size >= sizeof(raw->block))
         return damaged(e, "size of fast symlink", ino); /* its text is i_block[] */
     if (type == S_IFDIR && (raw->size % e->bsize || nblocks == 0 || nblocks > e->sb.blocks_count ||
                             nblocks > raw->blocks / SECTORS(e)))
@@ -558,13 +564,6 @@ static int iget(struct ext2_fs *e, uint32_t ino, struct vnode **out)
         (err = check_inode(e, ino, &raw)) < 0)
         return err;
     return node_new(e, ino, &raw, out);
-}
-
-/* A fast symlink keeps its text in i_block[] and owns no block (Linux's
- * test: i_blocks counts nothing but an extended-attribute block). */
-static int fast_symlink(struct ext2_fs *e, struct ext2_node *n)
-{
-    return S_ISLNK(n->raw.mode) && n->raw.blocks == (n->raw.file_acl ? SECTORS(e) : 0);
 }
 
 /* ---------------------------------------------------------------- block map */
@@ -1660,7 +1659,7 @@ static int ext2_readlink(struct vnode *v, char *buf, uint32_t n)
     if (n > v->size)
         n = v->size;
     fs_enter(e);
-    if (fast_symlink(e, N(v))) {
+    if (fast_symlink(e, &N(v)->raw)) {
         if (n > sizeof(N(v)->raw.block))
             n = sizeof(N(v)->raw.block);
         memcpy(buf, N(v)->raw.block, n);
@@ -1680,7 +1679,7 @@ static void free_inode(struct ext2_fs *e, struct ext2_node *n)
     struct vnode *v = n->v;
     int err = 0;
 
-    if (S_ISREG(v->mode) || S_ISDIR(v->mode) || (S_ISLNK(v->mode) && !fast_symlink(e, n)))
+    if (S_ISREG(v->mode) || S_ISDIR(v->mode) || (S_ISLNK(v->mode) && !fast_symlink(e, &n->raw)))
         if ((err = map_sound(e, n)) == 0)
             err = free_blocks_from(e, n, 0);
     if (err < 0)
@@ -1746,7 +1745,7 @@ static int check_super(struct ext2_fs *e, uint32_t size)
     uint64_t groups;
     uint32_t n;
 
-    if (s->rev_level > EXT2_DYNAMIC_REV || s->log_block_size > 2)
+    if (s->rev_level > EXT2_DYNAMIC_REV || s->log_block_size > LOG_BSIZE_MAX)
         return -EINVAL;
     e->bsize = 1024u << s->log_block_size;
     e->ppb = e->bsize / 4;

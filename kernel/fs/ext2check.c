@@ -59,13 +59,6 @@ static int owned_bit(struct check *c, uint32_t b, int set)
     return was;
 }
 
-/* A symlink whose text is in i_block[] (no block but its extended
- * attributes'), as the operations tell it (check_inode). */
-static int fast_symlink(struct ext2_fs *e, const struct ext2_inode *raw)
-{
-    return (raw->mode & S_IFMT) == S_IFLNK && raw->blocks == (raw->file_acl ? SECTORS(e) : 0);
-}
-
 /* Visit every block inode c->ino's map names, each table before what it
  * maps (map_walk, ext2.c's). Only maps of block numbers: not a device's,
  * a FIFO's or a fast symlink's i_block[]; of the reserved inodes (the

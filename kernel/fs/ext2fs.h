@@ -45,6 +45,7 @@ uint32_t group_meta(struct ext2_fs *e, uint32_t g);
 int data_block(struct ext2_fs *e, uint32_t b);
 uint32_t inode_offset(struct ext2_fs *e, uint32_t ino);
 int dir_block_ok(struct ext2_fs *e, const char *buf);
+int fast_symlink(struct ext2_fs *e, const struct ext2_inode *raw);
 uint8_t file_type(uint32_t mode);
 void walk_step(struct ext2_fs *e);
 

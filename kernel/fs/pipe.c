@@ -80,7 +80,8 @@ int pipe_open(struct vnode *v, int access)
  * makes a fresh one. (Kept until the FIFO's vnode went, the ring stayed
  * charged to the user who first opened it, maybe another user's FIFO, for
  * as long as the FIFO had a name.) No one waits on it: a waiter holds an
- * end open. */
+ * end open. (On a revoked filesystem the ends close without coming here,
+ * file_put: the ring then goes with the vnode, vnode_release.) */
 void pipe_close(struct vnode *v, int access)
 {
     struct pipe *p = v->pipe;

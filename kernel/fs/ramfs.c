@@ -371,13 +371,8 @@ static void ramfs_inactive(struct vnode *v)
             kfree(node->data);
         kfree(v);                       /* the node too: it is in v's block */
         v = NULL;
-        if (parent && --parent->refs == 0) {
-            if (parent->pipe) {
-                pipe_free(parent->pipe);
-                parent->pipe = NULL;
-            }
+        if (parent && --parent->refs == 0)
             v = parent;                 /* its last reference: free it next */
-        }
     }
 }
 

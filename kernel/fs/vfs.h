@@ -66,7 +66,7 @@ struct vnode {
     int mounted;                    /* mounts (any namespace's) with it as their place */
     struct fs *fs;
     const struct vnode_ops *ops;
-    struct pipe *pipe;              /* FIFOs: the buffer, made on first use */
+    struct pipe *pipe;              /* FIFOs: the ring (pipe_open, pipe_close) */
     void *priv;                     /* the filesystem's own per-node data */
     int appending;                  /* an R_APPEND write is under way (file_write) */
 };
