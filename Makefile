@@ -447,6 +447,14 @@ FUZZ_S ?= 60
 fuzz: all
 	FUZZ_S=$(FUZZ_S) FUZZ=$(FUZZ) SEED=$(SEED) $(PYTHON) tools/fuzz.py
 
+# make shake [SHAKE_N=n] [SHAKE_SEED=s] [SHAKE_S=seconds] [SHIFT="mem-520K,pad44K ..."]
+# [SUITES="usertests t_dos"|all]: make test's booting suites at shifted memory layouts
+# (-m a few KiB/MiB either side, a padded boot archive): tools/shake.py.
+.PHONY: shake
+shake: all
+	SHAKE_N=$(SHAKE_N) SHAKE_SEED=$(SHAKE_SEED) SHAKE_S=$(SHAKE_S) $(PYTHON) tools/shake.py \
+		$(foreach s,$(SHIFT),--shift $(s)) $(SUITES)
+
 # ---------------------------------------------------------------- coverage
 # make coverage [COV=tests|fuzz|all] [COV_TESTS="t_fs shell"] [FUZZ_S=s]:
 # which kernel code the tests (COV=tests, the default: the suites of make
@@ -524,6 +532,7 @@ help:
 	@echo "make grade-batch LAB=NN SUBMISSIONS=dir  grade a folder of submissions (CSV)"
 	@echo "make bench      boot timings and guest benchmarks (RUNS=n, BASE=commit to compare)"
 	@echo "make fuzz       every fuzzer, 60 s each (FUZZ=sys|elf|ext2|srv|race|perm|oom, FUZZ_S=s, SEED=n)"
+	@echo "make shake      make test's boots at shifted memory layouts (SHAKE_N=n, SHIFT=..., SUITES=...)"
 	@echo "make coverage   kernel coverage of make test's boots (COV=fuzz|all, COV_TESTS=...)"
 	@echo "make mutants    every lab's wrong solutions lose points (LAB=NN: one lab)"
 	@echo "make kmutants   every wrong kernel of tools/kmutants.txt fails a test"

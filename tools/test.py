@@ -56,6 +56,7 @@ import e2craft  # noqa: E402
 import handout  # noqa: E402
 import kmutants  # noqa: E402
 import qemu  # noqa: E402
+import shake  # noqa: E402
 
 RESULT = re.compile(r"^(PASS|FAIL) (\S+)(?::\s*(.*))?$", re.M)
 
@@ -3921,6 +3922,7 @@ def all_suites():
                       glob.glob(os.path.join(qemu.ROOT, "user", "tests", "usertests.c"))):
         suites.append(guest_suite(os.path.splitext(os.path.basename(src))[0]))
     suites.append(dos_small_suite())
+    suites.append(shake.selfcheck_suite())   # make shake's shifts move memory
     suites += [ext2_write_suite(), ext2_write_suite(4096), ext2_read_suite(1024), ext2_read_suite(2048),
                ext2_read_suite(4096), ext2_full_suite()]
     suites.append(ext2_damage_suite())
