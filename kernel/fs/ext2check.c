@@ -17,9 +17,10 @@
  * that does not begin with "." and "..", or whose size is not whole
  * blocks, a block past a file's size, a ".." that is not the directory
  * holding the name, a second name for a directory, a reserved inode
- * free in its bitmap (e2fsck's passes 1, 2, 3 and 5). Cost: the inode table blocks of inodes in
- * use, their indirect blocks, every directory block, each directory's inode and first block once
- * more (dotdot_of) and the bitmaps. */
+ * free in its bitmap (e2fsck's passes 1, 2, 3 and 5). Cost: the inode
+ * table blocks of inodes in use, their indirect blocks, every directory
+ * block, each directory's inode and first block once more (dotdot_of)
+ * and the bitmaps. */
 #include "fs/ext2fs.h"
 #include "fs/vfs.h"
 #include "include/uapi/errno.h"
