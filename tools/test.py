@@ -406,6 +406,37 @@ def ext2_full_suite():
     return name, run
 
 
+def ext2_eio_suite():
+    """e2eio: each ext2 operation that takes a block or an inode, with each
+    of its writes to the disk failing in turn (failnth(FAILNTH_WRITES | n)),
+    on images in the guest's /tmp; it keeps each image a failure left on a
+    carrier disk (/mnt/eio), and e2fsck -fn must find every one clean: no
+    block or inode leaked, no count wrong, no block past a size."""
+    name = "ext2_eio"
+
+    def run():
+        with tempfile.TemporaryDirectory() as tmp:
+            carrier, out = os.path.join(tmp, "carrier.img"), os.path.join(tmp, "out")
+            mkfs(carrier, 48, 1024)
+            b, res = boot_with_disk("e2eio", carrier, timeout=300)
+            res = [(n.replace("e2eio/", name + "/"), ok, d) for n, ok, d in res]
+            res.append(mount_check_quiet(name, b.output))
+            os.makedirs(out)
+            e2tool("debugfs", "-R", "rdump /eio %s" % out, carrier)
+            imgs = sorted(glob.glob(os.path.join(out, "eio", "*.img")))
+            unclean = []
+            for img in imgs:
+                r = e2tool("e2fsck", "-fn", img)
+                if r.returncode != 0:
+                    unclean.append("%s:\n%s" % (os.path.basename(img),
+                                                tail((r.stdout + r.stderr).decode(), 8)))
+            res.append((name + "/e2fsck_clean_after_each_failed_write", bool(imgs) and not unclean,
+                        "no image kept" if not imgs else "\n".join(unclean[:5])))
+            res.append(fsck_result(name + "/e2fsck_clean_carrier", carrier))
+            return res
+    return name, run
+
+
 # ---------------------------------------------------------------- ext2: damaged images
 # (the ext2 engineer's block: issue 9, findings 6-11)
 E2CRAFT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "e2craft.py")
@@ -3924,7 +3955,7 @@ def all_suites():
     suites.append(dos_small_suite())
     suites.append(shake.selfcheck_suite())   # make shake's shifts move memory
     suites += [ext2_write_suite(), ext2_write_suite(4096), ext2_read_suite(1024), ext2_read_suite(2048),
-               ext2_read_suite(4096), ext2_full_suite()]
+               ext2_read_suite(4096), ext2_full_suite(), ext2_eio_suite()]
     suites.append(ext2_damage_suite())
     suites.append(shell_suite())
     suites += robust_suites()

@@ -22,6 +22,7 @@
 #include "fs/ext2fs.h"
 #include "fs/vfs.h"
 #include "include/uapi/errno.h"
+#include "lib/fault.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
 #include "mm/page.h"
@@ -143,7 +144,10 @@ static int writable(struct ext2_fs *e)
 
 /* Every disk access of an instance goes through these two. After revoke()
  * the source is gone (dropped by revoke), so they answer -EIO. A read-only
- * or damaged instance never writes a byte: dev_write refuses. */
+ * or damaged instance never writes a byte: dev_write refuses. A write the
+ * disk fails is no damage: the operation gives back what it took and
+ * returns the error, the image as it was (bfree in balloc, unmap_fresh);
+ * only when undoing fails too does the instance stop writing. */
 int dev_read(struct ext2_fs *e, uint32_t off, void *buf, uint32_t n)
 {
     int r = e->fs->revoked ? -EIO : file_read_at(e->dev, buf, off, n);
@@ -155,6 +159,8 @@ static int dev_write(struct ext2_fs *e, uint32_t off, const void *buf, uint32_t 
 {
     int r = writable(e);
 
+    if (r == 0 && fault_inject_write("disk write"))
+        r = -EIO; /* failnth(FAILNTH_WRITES | n): the disk fails this one, writing nothing */
     if (r == 0)
         r = file_write_at(e->dev, buf, off, n);
     return r == (int)n ? 0 : r < 0 ? r : -EIO;
@@ -340,6 +346,8 @@ static int may_take_reserved(const struct ext2_fs *e)
     return !p || p->uid == 0 || p->uid == e->sb.def_resuid || p->gid == e->sb.def_resgid;
 }
 
+static int bfree(struct ext2_fs *e, uint32_t b);
+
 /* A free block, preferably in group `goal`; not zeroed. */
 static int balloc(struct ext2_fs *e, uint32_t goal, uint32_t *blk)
 {
@@ -363,8 +371,10 @@ static int balloc(struct ext2_fs *e, uint32_t goal, uint32_t *blk)
         e->groups[g].free_blocks_count--;
         e->sb.free_blocks_count--;
         *blk = group_start(e, g) + bit;
-        if ((err = write_group(e, g)) < 0 || (err = write_super(e)) < 0)
+        if ((err = write_group(e, g)) < 0 || (err = write_super(e)) < 0) {
+            bfree(e, *blk); /* the disk failed: the bit and the counts as they were */
             return err;
+        }
         return 0;
     }
     return -ENOSPC;
@@ -417,6 +427,8 @@ static int inode_in_use(struct ext2_fs *e, uint32_t g, uint32_t bit)
     return raw.links_count ? damaged(e, "inode with links marked free", ino) : 0;
 }
 
+static int ifree(struct ext2_fs *e, uint32_t ino, int dir);
+
 static int ialloc(struct ext2_fs *e, uint32_t goal, int dir, uint32_t *ino)
 {
     uint32_t i, g, bit;
@@ -442,8 +454,10 @@ static int ialloc(struct ext2_fs *e, uint32_t goal, int dir, uint32_t *ino)
         e->groups[g].free_inodes_count--;
         e->groups[g].used_dirs_count += dir;
         e->sb.free_inodes_count--;
-        if ((err = write_group(e, g)) < 0 || (err = write_super(e)) < 0)
+        if ((err = write_group(e, g)) < 0 || (err = write_super(e)) < 0) {
+            ifree(e, *ino, dir); /* the disk failed: the bit and the counts as they were */
             return err;
+        }
         return 0;
     }
     return -ENOSPC;
@@ -586,20 +600,68 @@ static int map_repeats(const struct ext2_node *n, uint32_t b, const uint32_t *pa
     return 0;
 }
 
+/* What one bmap took (struct fresh): the new blocks, the one nearest the
+ * inode first, and where that one is named - i_block[root], or word idx
+ * of an older table tbl - so that unmap_fresh can give them all back (below
+ * the first, each is named only by the one before it). */
+struct fresh {
+    uint32_t blk[4];
+    int n;                              /* 0: nothing was taken, the data block is old */
+    int root;
+    uint32_t tbl, idx;
+};
+
+/* Give back what one bmap took: unname the first new block (a word of an
+ * old table, or i_block[] with the inode written), then free them all and
+ * write i_blocks. So a data block the disk failed to fill goes back, and
+ * the file's map, i_blocks and the free counts are as before: no block
+ * with another file's old bytes stays in the file, none leaks, none lies
+ * past the size. If undoing fails too (the disk fails for good), nothing
+ * is freed that a map may still name, and the instance writes no more. */
+static void unmap_fresh(struct ext2_fs *e, struct ext2_node *n, struct fresh *fr)
+{
+    static const uint32_t none;
+    int i, err = 0;
+
+    if (fr->n == 0)
+        return;
+    n->raw.blocks -= fr->n * SECTORS(e);
+    if (fr->tbl)
+        err = bwrite_part(e, fr->tbl, fr->idx * 4, &none, 4);
+    else
+        n->raw.block[fr->root] = 0;
+    if (err == 0 && (err = write_inode(e, n)) < 0 && fr->tbl)
+        err = 0; /* unnamed: only i_blocks is left to say so */
+    if (err < 0) {
+        n->raw.blocks += fr->n * SECTORS(e);
+        if (!fr->tbl)
+            n->raw.block[fr->root] = fr->blk[0];
+    }
+    for (i = 0; i < fr->n && err == 0; i++)
+        err = bfree(e, fr->blk[i]);
+    fr->n = 0;
+    if (err < 0)
+        damaged(e, "a write failed and so did its undoing: blocks of inode", n->ino);
+}
+
 /* The disk block holding file block `lbn` of n (0 = a hole). With alloc,
- * missing blocks on the way are allocated; *fresh says the data block is
- * new (its old contents are garbage, the caller must fill all of it).
+ * missing blocks on the way are allocated (tables zeroed before they are
+ * named), and *fr (if not NULL) says what was taken: a new data block
+ * holds garbage, the caller must fill all of it or give it back
+ * (unmap_fresh). If any write fails, bmap gives back what it took itself.
  * Every pointer on the way is checked (check_ptr) before it is followed. */
 static int bmap(struct ext2_fs *e, struct ext2_node *n, uint32_t lbn, int alloc, uint32_t *out,
-                int *fresh)
+                struct fresh *fr)
 {
     uint32_t idx[3], path[4], blk, cur, tblk = 0;
     uint32_t goal = (n->ino - 1) / e->sb.inodes_per_group;
     int levels, i, err = 0, root, changed = 0;
+    struct fresh mine;
 
     *out = 0;
-    if (fresh)
-        *fresh = 0;
+    if (!fr)
+        fr = &mine;
+    fr->n = 0;
     if (lbn < EXT2_NDIR) {
         root = lbn;
         levels = 0;
@@ -638,11 +700,15 @@ static int bmap(struct ext2_fs *e, struct ext2_node *n, uint32_t lbn, int alloc,
                 bfree(e, blk);
                 goto out;
             }
+            if (fr->n == 0) { /* the first new block: where it is named */
+                fr->root = root;
+                fr->tbl = i ? tblk : 0;
+                fr->idx = i ? idx[i - 1] : 0;
+            }
+            fr->blk[fr->n++] = blk;
             cur = blk;
             n->raw.blocks += SECTORS(e);
             changed = 1;
-            if (i == levels && fresh)
-                *fresh = 1;
             if (i == 0)
                 n->raw.block[root] = blk;
             else if ((err = bwrite_part(e, tblk, idx[i - 1] * 4, &blk, 4)) < 0)
@@ -656,10 +722,11 @@ static int bmap(struct ext2_fs *e, struct ext2_node *n, uint32_t lbn, int alloc,
     }
     *out = cur;
 out:
-    if (changed) { /* i_block[] or i_blocks moved */
-        int werr = write_inode(e, n);
-        if (!err)
-            err = werr;
+    if (changed && err == 0) /* i_block[] or i_blocks moved */
+        err = write_inode(e, n);
+    if (err < 0) {
+        *out = 0;
+        unmap_fresh(e, n, fr); /* the map as it was */
     }
     return err;
 }
@@ -890,10 +957,19 @@ static int read_data(struct ext2_fs *e, struct vnode *v, void *buf, uint32_t off
     return done ? (int)done : err;
 }
 
+static int truncate_data(struct ext2_fs *e, struct vnode *v, uint32_t len);
+
+/* A new block that cannot be filled (the disk fails the zeros around the
+ * write, or the write) goes back (unmap_fresh): left in the file, it
+ * would hold a deleted file's bytes, or lie past the size. Grown, the
+ * file's new size is written last; if that fails, the file is cut back
+ * to its old size (what it had gained goes, the tail is zeroed), and the
+ * write counts only what it did below that size. */
 static int write_data(struct ext2_fs *e, struct vnode *v, const void *buf, uint32_t off, uint32_t n)
 {
-    uint32_t done = 0, blk;
-    int err, fresh;
+    uint32_t done = 0, blk, old = v->size;
+    struct fresh fr;
+    int err;
 
     if ((err = writable(e)) < 0)
         return err;
@@ -903,19 +979,23 @@ static int write_data(struct ext2_fs *e, struct vnode *v, const void *buf, uint3
         uint32_t in = (off + done) % e->bsize, chunk = e->bsize - in;
         if (chunk > n - done)
             chunk = n - done;
-        if ((err = bmap(e, N(v), (off + done) / e->bsize, 1, &blk, &fresh)) < 0)
+        if ((err = bmap(e, N(v), (off + done) / e->bsize, 1, &blk, &fr)) < 0)
             break;
-        if (fresh && chunk < e->bsize && (err = bzero_block(e, blk)) < 0)
-            break; /* a new block's other bytes are zeros */
-        if ((err = bwrite_part(e, blk, in, (const char *)buf + done, chunk)) < 0)
+        if ((fr.n && chunk < e->bsize && (err = bzero_block(e, blk)) < 0) || /* the rest: zeros */
+            (err = bwrite_part(e, blk, in, (const char *)buf + done, chunk)) < 0) {
+            unmap_fresh(e, N(v), &fr);
             break;
+        }
         done += chunk;
         if (off + done > v->size)
             v->size = off + done;
     }
     if (done) {
         v->mtime = rtc_now();
-        write_inode(e, N(v));
+        if ((err = write_inode(e, N(v))) < 0 && v->size > old) {
+            truncate_data(e, v, old);
+            done = off < old ? (old - off < done ? old - off : done) : 0;
+        }
     }
     return done ? (int)done : err;
 }
@@ -1143,6 +1223,7 @@ static enum scan add_fn(struct ext2_dirent *d, struct ext2_dirent *prev, void *a
 static int dir_add(struct ext2_fs *e, struct vnode *dir, const char *name, struct vnode *v)
 {
     struct add a = { name, strlen(name), v->ino, e->filetype ? file_type(v->mode) : 0, 0 };
+    struct fresh fr = { .n = 0 };
     uint32_t blk;
     char *buf;
     int err;
@@ -1162,13 +1243,16 @@ static int dir_add(struct ext2_fs *e, struct vnode *dir, const char *name, struc
         return -ENOMEM;
     ((struct ext2_dirent *)buf)->rec_len = e->bsize;
     fill_dirent((struct ext2_dirent *)buf, &a);
-    if ((err = bmap(e, N(dir), dir->size / e->bsize, 1, &blk, NULL)) == 0)
-        err = dir_write(e, dir, blk, buf);
+    if ((err = bmap(e, N(dir), dir->size / e->bsize, 1, &blk, &fr)) == 0 &&
+        (err = dir_write(e, dir, blk, buf)) == 0) {
+        dir->size += e->bsize;
+        if ((err = write_inode(e, N(dir))) < 0)
+            dir->size -= e->bsize;
+    }
+    if (err < 0) /* (the disk failed the block or the size: the block goes back) */
+        unmap_fresh(e, N(dir), &fr);
     kfree(buf);
-    if (err < 0)
-        return err;
-    dir->size += e->bsize;
-    return write_inode(e, N(dir));
+    return err;
 }
 
 static enum scan empty_fn(struct ext2_dirent *d, struct ext2_dirent *prev, void *arg)
@@ -1332,7 +1416,8 @@ static int create_node(struct ext2_fs *e, struct vnode *dir, const char *name, u
         v->size = e->bsize;
         v->nlink = 2;
         dir->nlink++;
-        write_inode(e, N(dir));
+        if ((err = write_inode(e, N(dir))) < 0)
+            goto undo;
     } else if (S_ISLNK(mode)) {
         size_t len = strlen(symlink);
         if (len < sizeof(N(v)->raw.block)) {
@@ -1345,8 +1430,7 @@ static int create_node(struct ext2_fs *e, struct vnode *dir, const char *name, u
         N(v)->raw.block[0] = rdev;
         v->rdev = rdev;
     }
-    write_inode(e, N(v));
-    if ((err = dir_add(e, dir, name, v)) < 0)
+    if ((err = write_inode(e, N(v))) < 0 || (err = dir_add(e, dir, name, v)) < 0)
         goto undo;
     *out = v;
     return 0;
@@ -1380,10 +1464,15 @@ static int link_node(struct ext2_fs *e, struct vnode *dir, const char *name, str
         return err == 0 ? -EEXIST : err;
     if (v->nlink >= EXT2_LINK_MAX)
         return -EMLINK;
-    if ((err = dir_add(e, dir, name, v)) < 0)
-        return err;
+    /* The link first, then the name: if the disk fails between, a link
+     * without a name only leaks, a name without its link would be freed
+     * under it. */
     v->nlink++;
-    return write_inode(e, N(v));
+    if ((err = write_inode(e, N(v))) < 0 || (err = dir_add(e, dir, name, v)) < 0) {
+        v->nlink--;
+        write_inode(e, N(v));
+    }
+    return err;
 }
 
 static int ext2_link(struct vnode *dir, const char *name, struct vnode *v)

@@ -7,10 +7,13 @@
  * failnth(0) disarms and says whether it fired (0) or how many points
  * were still to go, so a test knows when N went past the last point.
  * The count is the process's own: a child does not inherit it, and only
- * the points passed in its own system calls and faults count.
+ * the points passed in its own system calls and faults count. Armed with
+ * FAILNTH_WRITES, the points are instead the writes a filesystem makes
+ * to its source (ext2's dev_write): the Nth fails with EIO.
  * doc/decisions.md ("fault injection") says why a system call. */
 #include "boot.h"
 #include "include/uapi/errno.h"
+#include "include/uapi/proc.h"
 #include "lib/fault.h"
 #include "lib/kprintf.h"
 #include "proc/proc.h"
@@ -19,15 +22,16 @@
 unsigned fault_armed;
 static int fault_log = -1;              /* boot argument `faultlog`: say where each fires */
 
-/* The slow half of fault_inject(): some process is armed; is it this one,
- * and is this its Nth point? */
-int fault_fire(const char *where, uint32_t caller)
+/* The slow half of fault_inject() and fault_inject_write(): some process
+ * is armed; is it this one, armed for this kind of point (`write`: a
+ * filesystem's write to its source), and is this its Nth point? */
+int fault_fire(const char *where, int write, uint32_t caller)
 {
     struct proc *p = curproc();
     uint32_t off;
     const char *fn;
 
-    if (!p || p->fail_nth == 0 || --p->fail_nth > 0)
+    if (!p || p->fail_nth == 0 || p->fail_writes != write || --p->fail_nth > 0)
         return 0;
     fault_armed--;
     if (fault_log < 0)
@@ -47,19 +51,21 @@ void fault_disarm(struct proc *p)
     p->fail_nth = 0;
 }
 
-/* failnth(n): arm the count at n (0 disarms). Returns what the count was:
- * 0 if it fired (or was never armed), else the points it still had to go.
- * Arming is root's; disarming and reading back are anyone's. */
+/* failnth(n): arm the count at n (0 disarms); FAILNTH_WRITES in n arms
+ * it for source writes instead of allocations. Returns what the count
+ * was: 0 if it fired (or was never armed), else the points it still had
+ * to go. Arming is root's; disarming and reading back are anyone's. */
 int sys_failnth(const uint32_t *arg)
 {
     struct proc *p = curproc();
-    int n = (int)arg[0], old = p->fail_nth;
+    int n = (int)arg[0] & ~FAILNTH_WRITES, old = p->fail_nth;
 
-    if (n < 0)
+    if ((int)arg[0] < 0)
         return -EINVAL;
     if (n > 0 && p->uid != 0)
         return -EPERM;
     fault_disarm(p);
+    p->fail_writes = (arg[0] & FAILNTH_WRITES) != 0;
     p->fail_nth = n;
     fault_armed += n > 0;
     return old;

@@ -3,7 +3,9 @@
  * page allocator, the process and file tables - asks fault_inject()
  * first and, when it says yes, fails just as if memory or the table
  * were exhausted. So the error paths behind it can be run on purpose,
- * one at a time, by user/tests/fuzz_oom.c. */
+ * one at a time, by user/tests/fuzz_oom.c. A count armed for writes
+ * (FAILNTH_WRITES) counts only the writes a filesystem makes to its
+ * source instead: user/tests/t_ext2io.c. */
 #ifndef LIB_FAULT_H
 #define LIB_FAULT_H
 
@@ -14,7 +16,7 @@
  * Changed only by fault.c, with the kernel never preempted. */
 extern unsigned fault_armed;
 
-int fault_fire(const char *where, uint32_t caller);
+int fault_fire(const char *where, int write, uint32_t caller);
 
 /* Should this allocation fail? `where` names the point (for the
  * `faultlog` boot argument); true for the current process's Nth point
@@ -22,7 +24,13 @@ int fault_fire(const char *where, uint32_t caller);
  * is the one of the function the point is in. */
 #define fault_inject(where) \
     (__builtin_expect(fault_armed != 0, 0) && \
-     fault_fire((where), (uint32_t)(uintptr_t)__builtin_return_address(0)))
+     fault_fire((where), 0, (uint32_t)(uintptr_t)__builtin_return_address(0)))
+
+/* Should this write of a filesystem to its source fail (EIO)? The points
+ * of a count armed with FAILNTH_WRITES: a disk that fails once. */
+#define fault_inject_write(where) \
+    (__builtin_expect(fault_armed != 0, 0) && \
+     fault_fire((where), 1, (uint32_t)(uintptr_t)__builtin_return_address(0)))
 
 struct proc;
 void fault_disarm(struct proc *p);      /* p's slot is freed: its count goes */

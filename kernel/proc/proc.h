@@ -54,6 +54,7 @@ struct proc {
     struct fdtable *room_table;         /* where a slot is promised, or NULL */
     struct file *room_file;             /* an open file is promised: its memory */
     int fail_nth;                       /* failnth(2): points to go, 0 unarmed (lib/fault.c) */
+    int fail_writes;                    /* ... and they are source writes (FAILNTH_WRITES) */
 };
 
 extern struct proc proc_table[NPROC];

@@ -27,7 +27,7 @@ unsigned kheap_trim(void)
 /* Nor fault injection (kernel/lib/fault.c): nothing is ever armed. */
 unsigned fault_armed;
 
-int fault_fire(const char *where, uint32_t caller)
+int fault_fire(const char *where, int write, uint32_t caller)
 {
     return 0;
 }

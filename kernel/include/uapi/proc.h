@@ -30,6 +30,11 @@
  * fork bomb leaves another user as many. fork is EAGAIN past it. */
 #define CHILD_MAX 30
 
+/* failnth(FAILNTH_WRITES | n): count only the writes a filesystem makes
+ * to its source (ext2's), and fail the nth with EIO, writing nothing: a
+ * disk that fails once (doc/man/failnth.2.md). */
+#define FAILNTH_WRITES 0x40000000
+
 #define WAIT_ANY (-1)
 #define WNOHANG  1   /* wait(): return 0 at once if no child has exited */
 
