@@ -816,12 +816,79 @@ def fast_symlink_too_long(img):
     set_entry(img, "/sub/deeper", "file", ftype=7)
 
 
+def dir_duplicate_name(img):
+    """/dir holds a second entry "a", in the same block, naming /hello.txt
+    (whose link count counts it): a lookup finds the first, and the
+    second shows when the first goes."""
+    hello = img.lookup("/hello.txt")
+    add_entry(img, "/dir", "a", hello, 1)
+    img.inode(hello, "links_count", img.inode(hello, "links_count") + 1)
+
+
+def as_symlink(img, path, text, size, slow):
+    """The file at path becomes a symlink to text whose size says `size`:
+    fast (its text in i_block[], its one block freed, counts to match) or
+    slow (its text in its one block), its entry's type right."""
+    f, first = img.lookup(path), img.sb("first_data_block")
+    blk = img.iblock(f, 0)
+    img.inode(f, "mode", 0o120777)
+    if slow:
+        img.put_block(blk, text + bytes(img.bsize - len(text)))
+    else:
+        img.bitmap_bit(img.gd(0, "block_bitmap"), blk - first, 0)
+        img.gd(0, "free_blocks_count", img.gd(0, "free_blocks_count") + 1)
+        img.sb("free_blocks_count", img.sb("free_blocks_count") + 1)
+        img.inode(f, "blocks", 0)
+        img.d[img.inode_off(f) + 40:img.inode_off(f) + 100] = text + bytes(60 - len(text))
+    img.inode(f, "size", size)
+    set_entry(img, path.rsplit("/", 1)[0], path.rsplit("/", 1)[1], ftype=7)
+
+
+def fast_symlink_size_not_text(img):
+    """/sub/deeper/file becomes a fast symlink whose text is 15 bytes and
+    whose size says 12: readlink gives 12 of them, another name."""
+    as_symlink(img, "/sub/deeper/file", b"../../hello.txt", 12, slow=False)
+
+
+def slow_symlink_size_not_text(img):
+    """/sub/deeper/file becomes a slow symlink (its text in its one block)
+    of 15 bytes whose size says 40: readlink gives the text and 25 NULs."""
+    as_symlink(img, "/sub/deeper/file", b"../../hello.txt", 40, slow=True)
+
+
+def dir_loop_unreachable(img):
+    """/sub and /sub/deeper name each other ("deeper" in /sub, a new "up"
+    in /sub/deeper) and each one's ".." names the other; the root's "sub"
+    is gone. Each has one name and the right "..", the link counts add up
+    (/sub/deeper one more, the root one fewer): only a walk from the root
+    shows that neither is reachable."""
+    sub, deeper = img.lookup("/sub"), img.lookup("/sub/deeper")
+    add_entry(img, "/sub/deeper", "up", sub, 2)
+    set_entry(img, "/sub", "..", ino=deeper)
+    set_entry(img, "/", "sub", ino=0)
+    img.inode(2, "links_count", img.inode(2, "links_count") - 1)
+    img.inode(deeper, "links_count", img.inode(deeper, "links_count") + 1)
+
+
+def dir_unnamed(img):
+    """/sub's entry "deeper" is gone (its inode 0): /sub/deeper, its link
+    count and its ".." as they were, has no name, and nothing reaches it
+    or the file below it."""
+    set_entry(img, "/sub", "deeper", ino=0)
+
+
 WHOLE_DISK = (blocks_shared, block_free_in_bitmap, dirent_names_free_inode, links_below_names,
               dirent_type_disagrees, i_blocks_too_large, dir_hole_counts_agree,
               dotdot_counts_agree, dotdot_in_second_block, dotdot_twice, dir_two_names_one_parent,
               root_named_in_root, root_dotdot_elsewhere, dir_without_blocks,
               dir_size_not_whole_blocks, reserved_inode_free, file_blocks_past_size,
-              fast_symlink_too_long)
+              fast_symlink_too_long, dir_duplicate_name, fast_symlink_size_not_text,
+              slow_symlink_size_not_text, dir_unnamed)
+
+# Damage the mount's check finds and e2fsck -fn (1.47) calls clean: its
+# pass 3 marks each directory done as it climbs, so a climb around a loop
+# of directories meets its own start, done, and stops as if connected.
+E2FSCK_MISSES = (dir_loop_unreachable,)
 
 
 def check_says(name):
@@ -857,10 +924,17 @@ def check_says(name):
         "reserved_inode_free": "reserved inode 9 is free in the bitmap",
         "file_blocks_past_size": "inode %d has size 5 and block 19" % img.lookup("/big"),
         "fast_symlink_too_long": "fast symlink %d has size 200" % img.lookup("/sub/deeper/file"),
+        "dir_duplicate_name": "'a' is twice in directory %d" % d,
+        "fast_symlink_size_not_text": "symlink %d has size 12, its text 15 bytes" % img.lookup(
+            "/sub/deeper/file"),
+        "slow_symlink_size_not_text": "symlink %d has size 40, its text 15 bytes" % img.lookup(
+            "/sub/deeper/file"),
+        "dir_loop_unreachable": "directory %d is not reachable from the root" % sub,
+        "dir_unnamed": "directory %d is not reachable from the root" % deeper,
     }[name]
     return says + ": read-only; run e2fsck"
 
-ATTACKS = WHOLE_DISK + (ind_self_loop, dind_self_loop, tind_inner_loop, direct_is_indirect, dotdot_is_a_file,
+ATTACKS = WHOLE_DISK + E2FSCK_MISSES + (ind_self_loop, dind_self_loop, tind_inner_loop, direct_is_indirect, dotdot_is_a_file,
            dir_without_dotdot, dir_alias, fast_symlink_size_lies, pointers_into_metadata,
            bitmap_frees_inode_table, inode_bitmap_frees_reserved, group_free_count_lies,
            super_free_count_lies,
@@ -895,6 +969,9 @@ SPOILS = {
     "dir_links_lie": ("sub/deeper/file",), "i_blocks_too_small": ("big",),
     "dotdot_counts_agree": ("sub/deeper/file",), "dir_hole_counts_agree": ("sub/deeper/file",),
     "dir_without_blocks": ("sub/deeper/file",), "fast_symlink_too_long": ("sub/deeper/file",),
+    "fast_symlink_size_not_text": ("sub/deeper/file",),
+    "slow_symlink_size_not_text": ("sub/deeper/file",), "dir_loop_unreachable": ("sub/deeper/file",),
+    "dir_duplicate_name": ("hello.txt",), "dir_unnamed": ("sub/deeper/file",),
 }
 SB_MAY_CHANGE = ((12, 20), (48, 52))    # free block and inode counts, s_wtime
 GD_MAY_CHANGE = (12, 18)                # free blocks, free inodes, directories

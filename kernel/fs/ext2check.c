@@ -17,17 +17,31 @@
  * that does not begin with "." and "..", or whose size is not whole
  * blocks, a block past a file's size, a ".." that is not the directory
  * holding the name, a second name for a directory, a reserved inode
- * free in its bitmap (e2fsck's passes 1, 2, 3 and 5). Cost: the inode
- * table blocks of inodes in use, their indirect blocks, every directory
- * block, each directory's inode and first block once more (dotdot_of)
- * and the bitmaps. */
+ * free in its bitmap, a symlink whose size is not its text's length, a
+ * name twice in one directory, a directory the root does not reach
+ * (e2fsck's passes 1, 2, 3 and 5). Cost: the inode table blocks of
+ * inodes in use, their indirect blocks, every directory block, each
+ * directory's inode and first block once more (dotdot_of; a third time
+ * for one met before its parent), each slow symlink's block, and the
+ * bitmaps. */
 #include "fs/ext2fs.h"
 #include "fs/vfs.h"
 #include "include/uapi/errno.h"
 #include "lib/kprintf.h"
+#include "lib/string.h"
 #include "mm/page.h"
 
-#define CHECK_MAX (4u << 20) /* bookkeeping bytes: a 4 GiB image of 1 KiB blocks */
+#define CHECK_MAX  (4u << 20) /* bookkeeping bytes: a 4 GiB image of 1 KiB blocks */
+#define SEEN_FIRST 256        /* name_seen's table at first: a directory of 192 names */
+#define SEEN_MAX   (2u << 20) /* ... and its most bytes: 98,304 names in one directory */
+
+/* A name met in the directory pass 2 is walking (name_seen): where it
+ * is, to compare it again when another has its hash. */
+struct seen {
+    uint32_t dir;                       /* whose: a slot of another directory is free */
+    uint32_t hash, blk;
+    uint32_t off;
+};
 
 struct check {
     struct ext2_fs *e;
@@ -35,6 +49,10 @@ struct check {
     uint16_t *names;                    /* [ino]: entries naming it, "." and ".." too */
     uint8_t *type;                      /* [ino]: its dirent type if in use, else 0 */
     uint8_t *named;                     /* bit ino: a directory whose name was met */
+    uint8_t *reached;                   /* bit ino: a directory the root reaches (pass 3) */
+    uint32_t dirs;                      /* directories in use: a climb's bound */
+    struct seen *seen;                  /* pass 2: the names of the directory walked */
+    uint32_t seen_size, seen_used;      /* its slots (a power of 2), those of this directory */
     uint32_t ino;                       /* the inode being walked */
     uint32_t target;                    /* owner_of: the block looked for */
     uint32_t claimed;                   /* pass_inode: blocks its map named */
@@ -165,6 +183,35 @@ static int past_size(struct check *c, const struct ext2_inode *raw)
     return last * e->bsize > size;
 }
 
+/* A symlink's size is its text's length (e2fsck's rule): readlink gives
+ * `size` bytes, and the text ends at its first NUL, so a size past it
+ * hands NULs to a path walk and a size short of it another name. A fast
+ * symlink's text is in i_block[]; a slow one's in its one block, which
+ * holds it and its end (the driver makes none longer: ENAMETOOLONG).
+ * Reads each slow symlink's block (from the cache, or the disk). */
+static int symlink_text(struct check *c, const struct ext2_inode *raw)
+{
+    struct ext2_fs *e = c->e;
+    const char *text = (const char *)raw->block;
+    uint32_t max = sizeof(raw->block), len;
+    int r;
+
+    if (!fast_symlink(e, raw)) {
+        if (raw->size >= e->bsize || !raw->block[0])
+            return INCONSISTENT(c, "symlink %u has size %u, no block 0 to hold it", c->ino,
+                                raw->size);
+        if ((r = bread(e, raw->block[0], c->dirbuf)) < 0)
+            return r;
+        text = c->dirbuf;
+        max = e->bsize;
+    }
+    for (len = 0; len < max && text[len]; len++)
+        ;
+    if (len != raw->size)
+        return INCONSISTENT(c, "symlink %u has size %u, its text %u bytes", c->ino, raw->size, len);
+    return 0;
+}
+
 /* Pass 1, an inode marked in use: in use if it has links too (then a
  * type ext2 knows, and its map's blocks claimed). Its i_blocks counts,
  * in sectors, what its map names and its extended-attribute block: the
@@ -197,6 +244,9 @@ static int pass_inode(struct check *c, struct ext2_inode *raw)
                             c->end_lbn - 1);
     if (fast_symlink(e, raw) && raw->size >= sizeof(raw->block)) /* (iget refuses it: EUCLEAN) */
         return INCONSISTENT(c, "fast symlink %u has size %u", c->ino, raw->size);
+    if ((raw->mode & S_IFMT) == S_IFLNK)
+        return symlink_text(c, raw);
+    c->dirs += t == EXT2_FT_DIR;
     return 0;
 }
 
@@ -229,12 +279,95 @@ static uint32_t dotdot_of(struct check *c, uint32_t dir)
     return 0;
 }
 
-static int named_bit(struct check *c, uint32_t ino)
+/* Bit ino of a bit per inode (named, reached): what it was; set too
+ * with set. */
+static int ino_bit(uint8_t *map, uint32_t ino, int set)
 {
-    int was = c->named[ino / 8] >> (ino % 8) & 1;
+    int was = map[ino / 8] >> (ino % 8) & 1;
 
-    c->named[ino / 8] |= 1 << (ino % 8);
+    if (set)
+        map[ino / 8] |= 1 << (ino % 8);
     return was;
+}
+
+static uint32_t name_hash(const char *name, uint32_t n)
+{
+    uint32_t h = 2166136261u;           /* FNV-1a */
+
+    while (n--)
+        h = (h ^ (uint8_t)*name++) * 16777619u;
+    return h;
+}
+
+/* Is name (n bytes) the one at byte off of block blk? (blk is either the
+ * block being walked, in dirbuf, or an earlier one, read into dotbuf.) */
+static int same_name(struct check *c, const char *name, uint32_t n, uint32_t blk, uint32_t off,
+                     uint32_t now)
+{
+    const struct ext2_dirent *d;
+    const char *buf = c->dirbuf;
+
+    if (blk != now) {
+        if (bread(c->e, blk, c->dotbuf) < 0)
+            return 0;                   /* (read before: dir_block_ok vouched for it) */
+        buf = c->dotbuf;
+    }
+    d = (const struct ext2_dirent *)(buf + off);
+    return d->name_len == n && memcmp(d->name, name, n) == 0;
+}
+
+/* Twice the slots, the directory's names moved over (the others' slots
+ * are free anyway). 0, 1 (too big to check: said), or -ENOMEM. */
+static int seen_grow(struct check *c)
+{
+    uint32_t size = 2 * c->seen_size, i, j;
+    struct seen *to, *old = c->seen;
+
+    if (size * sizeof(*to) > SEEN_MAX) {
+        kprintf("ext2: %s: directory %u has too many names to check: read-only\n",
+                c->e->fs->source_name, c->ino);
+        return 1;
+    }
+    if (!(to = kzalloc(size * sizeof(*to))))
+        return -ENOMEM;
+    for (i = 0; i < c->seen_size; i++) {
+        if (old[i].dir != c->ino)
+            continue;
+        for (j = old[i].hash & (size - 1); to[j].dir; j = (j + 1) & (size - 1))
+            ;
+        to[j] = old[i];
+    }
+    kfree(old);
+    c->seen = to;
+    c->seen_size = size;
+    return 0;
+}
+
+/* Pass 2: has the directory being walked (c->ino) an earlier entry of
+ * d's name, at byte off of block blk? A lookup finds the first, and the
+ * second shows when the first goes (e2fsck's pass 2 asks the same).
+ * Names are kept by hash in c->seen, a slot taken by another directory
+ * free; only names of equal hashes are compared, the earlier read again
+ * (from the cache). No I/O for a directory of distinct names. */
+static int name_seen(struct check *c, const struct ext2_dirent *d, uint32_t blk, uint32_t off)
+{
+    uint32_t h = name_hash(d->name, d->name_len), i, mask;
+    struct seen *s;
+    int r;
+
+    if (4 * (c->seen_used + 1) > 3 * c->seen_size && (r = seen_grow(c)) != 0)
+        return r;
+    mask = c->seen_size - 1;
+    for (i = h & mask; (s = &c->seen[i])->dir == c->ino; i = (i + 1) & mask)
+        if (s->hash == h && same_name(c, d->name, d->name_len, s->blk, s->off, blk))
+            return INCONSISTENT(c, "'%.*s' is twice in directory %u", d->name_len, d->name,
+                                c->ino);
+    s->dir = c->ino;
+    s->hash = h;
+    s->blk = blk;
+    s->off = off;
+    c->seen_used++;
+    return 0;
 }
 
 /* Pass 2's visitor: each entry of a directory block names an inode in
@@ -255,6 +388,7 @@ static int count_names(void *arg, uint32_t blk, int level, uint32_t lbn, uint32_
     struct ext2_fs *e = c->e;
     struct ext2_dirent *d;
     uint32_t off, ino, dd, k = lbn ? 2 : 0; /* k: the entry's place in the directory, to 2 */
+    int r;
 
     if (level > 0 || lbn >= c->dir_blocks)
         return 0;                       /* (what lies past its size is never read) */
@@ -272,6 +406,8 @@ static int count_names(void *arg, uint32_t blk, int level, uint32_t lbn, uint32_
             return INCONSISTENT(c, "directory %u has another '%.*s'", c->ino, d->name_len, d->name);
         if (!(ino = d->inode))
             continue;
+        if ((r = name_seen(c, d, blk, off)) != 0)
+            return r;
         if (!c->type[ino])
             return INCONSISTENT(c, "'%.*s' in directory %u names inode %u, which is free",
                                 d->name_len, d->name, c->ino, ino);
@@ -282,12 +418,14 @@ static int count_names(void *arg, uint32_t blk, int level, uint32_t lbn, uint32_
             c->names[ino]++;
         if (k < 2 || c->type[ino] != EXT2_FT_DIR)
             continue;
-        if (named_bit(c, ino))
+        if (ino_bit(c->named, ino, 1))
             return INCONSISTENT(c, "'%.*s' in directory %u is a second name for directory %u",
                                 d->name_len, d->name, c->ino, ino);
         if ((dd = dotdot_of(c, ino)) && dd != c->ino)
             return INCONSISTENT(c, "'..' of directory %u names %u, its name is in %u", ino, dd,
                                 c->ino);
+        if (ino_bit(c->reached, c->ino, 0))
+            ino_bit(c->reached, ino, 1); /* (named where the root reaches) */
     }
     if (k < 2) /* "." alone in the block */
         return INCONSISTENT(c, "directory %u does not begin with '.' and '..'", c->ino);
@@ -304,6 +442,7 @@ static int pass_dir(struct check *c, struct ext2_inode *raw)
         return INCONSISTENT(c, "directory %u has size %u, not whole blocks", c->ino, raw->size);
     c->dir_blocks = raw->size / c->e->bsize;
     c->next_lbn = 0;
+    c->seen_used = 0;
     if ((r = inode_walk(c, raw, count_names)) != 0)
         return r;
     if (c->next_lbn < c->dir_blocks)
@@ -313,10 +452,41 @@ static int pass_dir(struct check *c, struct ext2_inode *raw)
     return 0;
 }
 
-/* Pass 4: no inode has fewer links than names (unlink would free it while
- * a name still reaches it). Fewer names than links only leaks it. */
+/* Pass 3: does the root reach directory c->ino? Pass 2 marked each
+ * directory named in one the root reaches, as it walked that one; one
+ * it met first (a lower inode number than its parent's: a move makes
+ * that) is found here by a climb, each step to the directory that holds
+ * its one name, which its ".." names (pass 2 made sure of both). A
+ * directory with no name, or a climb longer than there are directories
+ * (a loop of directories that name each other), is not reachable: with
+ * all the counts right, nothing reaches it, and e2fsck would move it to
+ * lost+found. The climb's directories are marked on a second climb, so
+ * each directory is climbed through at most twice. Each step reads an
+ * inode and a first block (dotdot_of), from the cache; none for a
+ * directory made after its parent and never moved. */
+static int reach(struct check *c)
+{
+    uint32_t x = c->ino, steps = 0;
+
+    while (!ino_bit(c->reached, x, 0)) {
+        if (!ino_bit(c->named, x, 0) || ++steps > c->dirs)
+            return INCONSISTENT(c, "directory %u is not reachable from the root", c->ino);
+        x = dotdot_of(c, x);
+    }
+    for (x = c->ino; !ino_bit(c->reached, x, 1); x = dotdot_of(c, x))
+        ;
+    return 0;
+}
+
+/* Pass 4 (with pass 3 for each directory): no inode has fewer links than
+ * names (unlink would free it while a name still reaches it). Fewer
+ * names than links only leaks it. */
 static int pass_links(struct check *c, struct ext2_inode *raw)
 {
+    int r;
+
+    if (c->type[c->ino] == EXT2_FT_DIR && (r = reach(c)) != 0)
+        return r;
     if (c->type[c->ino] && c->names[c->ino] > raw->links_count)
         return INCONSISTENT(c, "inode %u has %u links and %u names", c->ino, raw->links_count,
                             c->names[c->ino]);
@@ -401,7 +571,7 @@ int ext2_check(struct ext2_fs *e)
 {
     struct check c = { .e = e };
     uint32_t bits = ((e->sb.blocks_count - e->sb.first_data_block + 7) / 8 + 1) & ~1u;
-    uint64_t size = bits + 3 * ((uint64_t)e->sb.inodes_count + 1) + e->sb.inodes_count / 8 + 1;
+    uint64_t size = bits + 3 * ((uint64_t)e->sb.inodes_count + 1) + 2 * (e->sb.inodes_count / 8 + 1);
     int r;
 
     if (size > CHECK_MAX) {
@@ -412,19 +582,24 @@ int ext2_check(struct ext2_fs *e)
     c.owned = kzalloc(size);
     c.dirbuf = kmalloc(e->bsize);
     c.dotbuf = kmalloc(e->bsize);
-    if (!c.owned || !c.dirbuf || !c.dotbuf) {
+    c.seen_size = SEEN_FIRST;
+    c.seen = kzalloc(SEEN_FIRST * sizeof(*c.seen));
+    if (!c.owned || !c.dirbuf || !c.dotbuf || !c.seen) {
         r = -ENOMEM;
         goto out;
     }
     c.names = (uint16_t *)(c.owned + bits);
     c.type = (uint8_t *)(c.names + e->sb.inodes_count + 1);
     c.named = c.type + e->sb.inodes_count + 1;
-    named_bit(&c, EXT2_ROOT_INO);
+    c.reached = c.named + e->sb.inodes_count / 8 + 1;
+    ino_bit(c.named, EXT2_ROOT_INO, 1);
+    ino_bit(c.reached, EXT2_ROOT_INO, 1);
     claim_metadata(&c);
     if ((r = pass_reserved(&c)) == 0 && (r = each_inode(&c, pass_inode)) == 0 &&
         (r = each_inode(&c, pass_dir)) == 0 && (r = each_inode(&c, pass_links)) == 0)
         r = pass_bitmaps(&c);
 out:
+    kfree(c.seen);
     kfree(c.dotbuf);
     kfree(c.dirbuf);
     kfree(c.owned);

@@ -987,6 +987,11 @@ static void every_use_of_an_attack_image_works_or_is_euclean(void)
         { "reserved_inode_free", "00RRRNRR", "" },
         { "file_blocks_past_size", "00RRRNRR", "" },
         { "fast_symlink_too_long", "00RRRNRR", "" },
+        { "dir_duplicate_name", "00RRRNRR", "" },
+        { "fast_symlink_size_not_text", "00RRRNRR", "" },
+        { "slow_symlink_size_not_text", "00RRRNRR", "" },
+        { "dir_unnamed", "N0RRRNRR", "" },          /* (sub/deeper has no name) */
+        { "dir_loop_unreachable", "N0RRRNRR", "" }, /* (nor sub: the root's name is gone) */
         /* the rest without the mount's check, for what each operation sees:
          * big's map loops: reading it; otherwise a healthy image */
         { "ind_self_loop", "E0000000", NOCHECK },
@@ -1077,7 +1082,12 @@ static int probe_writable(int root)
  * that is not whole blocks (dir_size_not_whole_blocks) and a reserved
  * inode free in the bitmap (reserved_inode_free), a file's blocks past
  * its size (file_blocks_past_size), a fast symlink longer than its
- * inode holds, its entry's type right (fast_symlink_too_long). fsopen
+ * inode holds, its entry's type right (fast_symlink_too_long), a name
+ * twice in one directory (dir_duplicate_name), a fast or slow symlink
+ * whose size is not its text's length (fast_symlink_size_not_text,
+ * slow_symlink_size_not_text), a directory with no name (dir_unnamed)
+ * and two that name each other, the root reaching neither
+ * (dir_loop_unreachable: e2fsck 1.47 misses this one). fsopen
  * finds each and the instance is read-only: every change EROFS, reading
  * as before, so a user can copy their files off; the image stays byte
  * for byte as it was. Without the check a write to evil.txt rewrote
@@ -1092,7 +1102,9 @@ static void whole_disk_damage_makes_the_instance_read_only(void)
         "dir_hole_counts_agree", "dotdot_counts_agree",      "dotdot_in_second_block",
         "dotdot_twice",          "dir_two_names_one_parent", "root_named_in_root",
         "root_dotdot_elsewhere", "dir_without_blocks",       "dir_size_not_whole_blocks",
-        "reserved_inode_free",   "file_blocks_past_size",    "fast_symlink_too_long"
+        "reserved_inode_free",   "file_blocks_past_size",    "fast_symlink_too_long",
+        "dir_duplicate_name",    "fast_symlink_size_not_text", "slow_symlink_size_not_text",
+        "dir_unnamed",           "dir_loop_unreachable"
     };
     unsigned i, crc;
     int root, f;
