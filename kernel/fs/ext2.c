@@ -1408,8 +1408,6 @@ static int create_node(struct ext2_fs *e, struct vnode *dir, const char *name, u
         return err == 0 ? -EEXIST : err;
     if (S_ISDIR(mode) && dir->nlink >= EXT2_LINK_MAX)
         return -EMLINK;
-    if (S_ISLNK(mode) && strlen(symlink) >= e->bsize)
-        return -ENAMETOOLONG; /* a slow symlink is one block, its text and its end (Linux's) */
     if ((err = new_inode(e, dir, mode, &v)) < 0)
         return err;
     if (S_ISDIR(mode)) {
