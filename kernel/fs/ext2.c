@@ -372,7 +372,8 @@ static int balloc(struct ext2_fs *e, uint32_t goal, uint32_t *blk)
         e->sb.free_blocks_count--;
         *blk = group_start(e, g) + bit;
         if ((err = write_group(e, g)) < 0 || (err = write_super(e)) < 0) {
-            bfree(e, *blk); /* the disk failed: the bit and the counts as they were */
+            if (bfree(e, *blk) < 0) /* the disk failed: the bit and the counts as they were */
+                damaged(e, "a write failed and so did its undoing: block", *blk);
             return err;
         }
         return 0;
@@ -455,7 +456,8 @@ static int ialloc(struct ext2_fs *e, uint32_t goal, int dir, uint32_t *ino)
         e->groups[g].used_dirs_count += dir;
         e->sb.free_inodes_count--;
         if ((err = write_group(e, g)) < 0 || (err = write_super(e)) < 0) {
-            ifree(e, *ino, dir); /* the disk failed: the bit and the counts as they were */
+            if (ifree(e, *ino, dir) < 0) /* the disk failed: the bit and the counts as they were */
+                damaged(e, "a write failed and so did its undoing: inode", *ino);
             return err;
         }
         return 0;
@@ -612,8 +614,8 @@ struct fresh {
 };
 
 /* Give back what one bmap took: unname the first new block (a word of an
- * old table, or i_block[] with the inode written), then free them all and
- * write i_blocks. So a data block the disk failed to fill goes back, and
+ * old table, or i_block[] with the inode written), write i_blocks, then
+ * free them all. So a data block the disk failed to fill goes back, and
  * the file's map, i_blocks and the free counts are as before: no block
  * with another file's old bytes stays in the file, none leaks, none lies
  * past the size. If undoing fails too (the disk fails for good), nothing
@@ -621,7 +623,7 @@ struct fresh {
 static void unmap_fresh(struct ext2_fs *e, struct ext2_node *n, struct fresh *fr)
 {
     static const uint32_t none;
-    int i, err = 0;
+    int i, err = 0, werr;
 
     if (fr->n == 0)
         return;
@@ -630,8 +632,9 @@ static void unmap_fresh(struct ext2_fs *e, struct ext2_node *n, struct fresh *fr
         err = bwrite_part(e, fr->tbl, fr->idx * 4, &none, 4);
     else
         n->raw.block[fr->root] = 0;
-    if (err == 0 && (err = write_inode(e, n)) < 0 && fr->tbl)
-        err = 0; /* unnamed: only i_blocks is left to say so */
+    werr = err ? err : write_inode(e, n);
+    if (werr < 0 && !fr->tbl)
+        err = werr;                     /* still named by the inode on disk */
     if (err < 0) {
         n->raw.blocks += fr->n * SECTORS(e);
         if (!fr->tbl)
@@ -640,7 +643,7 @@ static void unmap_fresh(struct ext2_fs *e, struct ext2_node *n, struct fresh *fr
     for (i = 0; i < fr->n && err == 0; i++)
         err = bfree(e, fr->blk[i]);
     fr->n = 0;
-    if (err < 0)
+    if (err < 0 || werr < 0)
         damaged(e, "a write failed and so did its undoing: blocks of inode", n->ino);
 }
 
