@@ -1003,11 +1003,22 @@ static int write_data(struct ext2_fs *e, struct vnode *v, const void *buf, uint3
     return done ? (int)done : err;
 }
 
+/* The disk failed while a file's blocks were being freed: a table or the
+ * inode on the disk may still name a block its bitmap now calls free,
+ * for the next allocation to hand out to another file. Undoing would need
+ * the disk that just failed; so write nothing more (damaged): the next
+ * mount's check finds what is left, e2fsck repairs it. err is returned. */
+static int freeing_failed(struct ext2_fs *e, uint32_t ino, int err)
+{
+    damaged(e, "the disk failed while freeing blocks of inode", ino);
+    return err;
+}
+
 static int truncate_data(struct ext2_fs *e, struct vnode *v, uint32_t len)
 {
     uint32_t blk = 0;
     char *tmp;
-    int err;
+    int err, freed;
 
     if ((err = writable(e)) < 0)
         return err;
@@ -1031,11 +1042,14 @@ static int truncate_data(struct ext2_fs *e, struct vnode *v, uint32_t len)
                 return err;
         }
         if ((err = free_blocks_from(e, N(v), (len + e->bsize - 1) / e->bsize)) < 0)
-            return err;
+            return freeing_failed(e, v->ino, err);
     }
+    freed = len < v->size;              /* then the inode must stop naming them */
     v->size = len;
     v->mtime = rtc_now();
-    return write_inode(e, N(v));
+    if ((err = write_inode(e, N(v))) < 0 && freed)
+        return freeing_failed(e, v->ino, err);
+    return err;
 }
 
 /* ---------------------------------------------------------------- directories */
@@ -1772,14 +1786,16 @@ static void free_inode(struct ext2_fs *e, struct ext2_node *n)
     int err = 0;
 
     if (S_ISREG(v->mode) || S_ISDIR(v->mode) || (S_ISLNK(v->mode) && !fast_symlink(e, &n->raw)))
-        if ((err = map_sound(e, n)) == 0)
-            err = free_blocks_from(e, n, 0);
+        if ((err = map_sound(e, n)) == 0 && (err = free_blocks_from(e, n, 0)) < 0)
+            freeing_failed(e, n->ino, err);
     if (err < 0)
         return;
     memset(n->raw.block, 0, sizeof(n->raw.block));
     n->raw.dtime = rtc_now();
     v->size = 0;
-    if (write_inode(e, n) == 0)
+    if (write_inode(e, n) < 0)
+        freeing_failed(e, n->ino, -EIO);
+    else
         ifree(e, n->ino, S_ISDIR(v->mode));
 }
 

@@ -70,6 +70,16 @@ static int make_template(void)
     if ((f = create(fs, "full", S_IFDIR, 0755, 0)) < 0)
         return -1;
     close(f);
+    if ((f = create(fs, "tr", S_IFREG, 0644, 0)) < 0 || (w = ready(f, R_WRITE)) < 0)
+        return -1;
+    memset(buf, 't', sizeof(buf));
+    for (i = 0; i < 16; i++)            /* direct blocks and the indirect tree */
+        if (write(w, buf, sizeof(buf)) != (int)sizeof(buf))
+            return -1;
+    if (lseek(w, 300000, SEEK_SET) != 300000 || write(w, buf, 3) != 3)
+        return -1;                      /* and the double-indirect tree */
+    close(w);
+    close(f);
     f = walk(fs, "small", 0);
     for (i = 0; i < 15; i++) {
         long_name(name, i);
@@ -309,8 +319,6 @@ static void each_failed_disk_write_leaves_the_image_as_it_was(void)
         writes += n - 1;
     }
     printf("  %d failing writes tried, %d images kept for e2fsck\n", writes, kept);
-    unlink(WORK);
-    unlink(TEMPLATE);
     PASS();
 }
 
@@ -341,10 +349,93 @@ static void the_longest_symlink_leaves_the_image_healthy(void)
     PASS();
 }
 
+/* ---- freeing, with the disk failing: the blocks freed cannot be named
+ * back, for that needs the disk that just failed. So a free that meets a
+ * failing write leaves the instance writing nothing more (EUCLEAN, one
+ * console line): before, a truncation whose table write failed left the
+ * table on the disk naming blocks the bitmap called free, the instance
+ * went on, and the next file written took them (two files, one block). */
+static int op_truncate(void)
+{
+    int f = walk(fs, "tr", 0), w = f >= 0 ? ready(f, R_WRITE) : -1, r, e;
+
+    r = ftruncate(w, 1500);
+    e = errno;
+    close(w);
+    close(f);
+    errno = e;
+    return r;
+}
+
+static int op_unlink(void)
+{
+    return unlinkat(fs, "tr", 0);       /* (the inode and its blocks go here: no fd) */
+}
+
+/* After the free: a new file of 8 blocks. 0 written, 1 refused (EUCLEAN:
+ * the instance writes no more), -1 another failure. */
+static int write_after(void)
+{
+    int f = create(fs, "after", S_IFREG, 0644, 0), w = f >= 0 ? ready(f, R_WRITE) : -1, i, r = 0;
+
+    if (f < 0)
+        return errno == EUCLEAN ? 1 : -1;
+    memset(buf, 'a', sizeof(buf));
+    for (i = 0; i < 8 && r == 0; i++)
+        if (write(w, buf, sizeof(buf)) != (int)sizeof(buf))
+            r = errno == EUCLEAN ? 1 : -1;
+    close(w);
+    close(f);
+    return r;
+}
+
+static void a_failed_free_shares_no_block(void)
+{
+    static const struct {
+        const char *name;
+        int (*fn)(void);
+    } frees[] = { { "truncate", op_truncate }, { "unlink", op_unlink } };
+    unsigned k;
+    int n, left, after, healthy, refused;
+
+    printf("e2eio: frees (the mount's check may say read-only from here on)\n");
+    for (k = 0; k < sizeof(frees) / sizeof(frees[0]); k++) {
+        refused = 0;
+        for (n = 1; n < 200; n++) {
+            int img;
+            CHECK(copyfile(TEMPLATE, WORK) == 0 && (img = open(WORK, O_RDWR)) >= 0, "copy");
+            fs = fsopen("ext2", img, "");
+            close(img);
+            CHECK(fs >= 0, "mount");
+            failnth(FAILNTH_WRITES | n);
+            frees[k].fn();
+            left = failnth(0);
+            after = write_after();
+            close(fs);
+            healthy = mounts_writable();
+            CHECK(after >= 0, "%s, write %d failing: the next file's write failed otherwise",
+                  frees[k].name, n);
+            CHECK(healthy || after == 1,
+                  "%s, write %d failing: the instance wrote on, and the image mounts read-only",
+                  frees[k].name, n);
+            refused += after == 1;
+            if (left)
+                break;
+        }
+        CHECK(n > 1 && n < 200, "%s: %d writes", frees[k].name, n - 1);
+        printf("  %s: %d writes, %d of them left the instance writing no more\n", frees[k].name,
+               n - 1, refused);
+    }
+    PASS();
+}
+
 int main(void)
 {
     the_longest_symlink_leaves_the_image_healthy();
     each_failed_disk_write_leaves_the_image_as_it_was();
+    a_failed_free_shares_no_block();
+    unlink(WORK);
+    unlink(TEMPLATE);
     sync();
     printf("e2eio: done\n");
     return t_failures != 0;
