@@ -12,7 +12,10 @@
  * /etc/fuzz.ext2 with every free block full of STALE (a deleted file).
  * Each image a failure left is copied to /mnt/eio (the ext2_eio suite
  * attaches a carrier disk there), and the host's e2fsck -fn must find
- * each clean. doc/decisions.md, "ext2 and a failing disk". */
+ * each clean. Then the frees (a truncation, an unlink), whose blocks
+ * cannot be named back once the disk fails: the instance must either
+ * stay healthy or write nothing more. doc/decisions.md, "ext2 and a
+ * failing disk". */
 #include <orthos.h>
 #include "t.h"
 
