@@ -549,7 +549,7 @@ static int node_new(struct ext2_fs *e, uint32_t ino, const struct ext2_inode *ra
     v->size = raw->size;
     v->nlink = raw->links_count;
     v->mtime = raw->mtime;
-    v->uid = raw->uid;                  /* the low 16 bits: ids above 65535 are refused */
+    v->uid = raw->uid; /* the low 16 bits: ids above 65535 are refused */
     v->gid = raw->gid;
     if (S_ISCHR(v->mode) || S_ISBLK(v->mode))
         v->rdev = raw->block[0];
@@ -608,7 +608,7 @@ static int map_repeats(const struct ext2_node *n, uint32_t b, const uint32_t *pa
  * the first, each is named only by the one before it). */
 struct fresh {
     uint32_t blk[4];
-    int n;                              /* 0: nothing was taken, the data block is old */
+    int n; /* 0: nothing was taken, the data block is old */
     int root;
     uint32_t tbl, idx;
 };
@@ -634,7 +634,7 @@ static void unmap_fresh(struct ext2_fs *e, struct ext2_node *n, struct fresh *fr
         n->raw.block[fr->root] = 0;
     werr = err ? err : write_inode(e, n);
     if (werr < 0 && !fr->tbl)
-        err = werr;                     /* still named by the inode on disk */
+        err = werr; /* still named by the inode on disk */
     if (err < 0) {
         n->raw.blocks += fr->n * SECTORS(e);
         if (!fr->tbl)
@@ -1044,7 +1044,7 @@ static int truncate_data(struct ext2_fs *e, struct vnode *v, uint32_t len)
         if ((err = free_blocks_from(e, N(v), (len + e->bsize - 1) / e->bsize)) < 0)
             return freeing_failed(e, v->ino, err);
     }
-    freed = len < v->size;              /* then the inode must stop naming them */
+    freed = len < v->size; /* then the inode must stop naming them */
     v->size = len;
     v->mtime = rtc_now();
     if ((err = write_inode(e, N(v))) < 0 && freed)

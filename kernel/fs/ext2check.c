@@ -360,8 +360,7 @@ static int name_seen(struct check *c, const struct ext2_dirent *d, uint32_t blk,
     mask = c->seen_size - 1;
     for (i = h & mask; (s = &c->seen[i])->dir == c->ino; i = (i + 1) & mask)
         if (s->hash == h && same_name(c, d->name, d->name_len, s->blk, s->off, blk))
-            return INCONSISTENT(c, "'%.*s' is twice in directory %u", d->name_len, d->name,
-                                c->ino);
+            return INCONSISTENT(c, "'%.*s' is twice in directory %u", d->name_len, d->name, c->ino);
     s->dir = c->ino;
     s->hash = h;
     s->blk = blk;
@@ -571,7 +570,8 @@ int ext2_check(struct ext2_fs *e)
 {
     struct check c = { .e = e };
     uint32_t bits = ((e->sb.blocks_count - e->sb.first_data_block + 7) / 8 + 1) & ~1u;
-    uint64_t size = bits + 3 * ((uint64_t)e->sb.inodes_count + 1) + 2 * (e->sb.inodes_count / 8 + 1);
+    uint64_t size =
+        bits + 3 * ((uint64_t)e->sb.inodes_count + 1) + 2 * (e->sb.inodes_count / 8 + 1);
     int r;
 
     if (size > CHECK_MAX) {

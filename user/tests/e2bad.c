@@ -1097,12 +1097,12 @@ static int probe_writable(int root)
 static void whole_disk_damage_makes_the_instance_read_only(void)
 {
     static const char *imgs[] = {
-        "blocks_shared",         "block_free_in_bitmap",     "dirent_names_free_inode",
-        "links_below_names",     "dirent_type_disagrees",    "i_blocks_too_large",
-        "dir_hole_counts_agree", "dotdot_counts_agree",      "dotdot_in_second_block",
-        "dotdot_twice",          "dir_two_names_one_parent", "root_named_in_root",
-        "root_dotdot_elsewhere", "dir_without_blocks",       "dir_size_not_whole_blocks",
-        "reserved_inode_free",   "file_blocks_past_size",    "fast_symlink_too_long",
+        "blocks_shared",         "block_free_in_bitmap",       "dirent_names_free_inode",
+        "links_below_names",     "dirent_type_disagrees",      "i_blocks_too_large",
+        "dir_hole_counts_agree", "dotdot_counts_agree",        "dotdot_in_second_block",
+        "dotdot_twice",          "dir_two_names_one_parent",   "root_named_in_root",
+        "root_dotdot_elsewhere", "dir_without_blocks",         "dir_size_not_whole_blocks",
+        "reserved_inode_free",   "file_blocks_past_size",      "fast_symlink_too_long",
         "dir_duplicate_name",    "fast_symlink_size_not_text", "slow_symlink_size_not_text",
         "dir_unnamed",           "dir_loop_unreachable"
     };

@@ -114,14 +114,38 @@ static int made(int fd)
     return fd < 0 ? -1 : close(fd);
 }
 
-static int op_hole_part(void) { return write_at("hole", 2000, 1, 'x'); }
-static int op_hole_whole(void) { return write_at("hole", 1024, BSIZE, 'w'); }
-static int op_grow(void) { return write_at("small", 5000, 1, 'x'); }
-static int op_ind(void) { return write_at("g_ind", 20 * BSIZE, 3, 'i'); }
-static int op_dind(void) { return write_at("g_dind", 300000, 3, 'd'); }
-static int op_tind(void) { return write_at("g_tind", TIND_AT, 3, 't'); }
-static int op_mkdir(void) { return made(create(fs, "newdir", S_IFDIR, 0755, 0)); }
-static int op_create(void) { return made(create(fs, "newfile", S_IFREG, 0644, 0)); }
+static int op_hole_part(void)
+{
+    return write_at("hole", 2000, 1, 'x');
+}
+static int op_hole_whole(void)
+{
+    return write_at("hole", 1024, BSIZE, 'w');
+}
+static int op_grow(void)
+{
+    return write_at("small", 5000, 1, 'x');
+}
+static int op_ind(void)
+{
+    return write_at("g_ind", 20 * BSIZE, 3, 'i');
+}
+static int op_dind(void)
+{
+    return write_at("g_dind", 300000, 3, 'd');
+}
+static int op_tind(void)
+{
+    return write_at("g_tind", TIND_AT, 3, 't');
+}
+static int op_mkdir(void)
+{
+    return made(create(fs, "newdir", S_IFDIR, 0755, 0));
+}
+static int op_create(void)
+{
+    return made(create(fs, "newfile", S_IFREG, 0644, 0));
+}
 
 static int op_fast_symlink(void)
 {
@@ -199,10 +223,12 @@ static int alloc_state(struct alloc *a)
     int img = open(WORK, O_RDONLY), r;
 
     r = img < 0 || read_at(img, 1024 + 12, a->sb_counts, 8) < 0 ||
-        read_at(img, 2 * BSIZE, gd, sizeof(gd)) < 0 ||
-        read_at(img, 2 * BSIZE + 12, a->gd_counts, 6) < 0 ||
-        read_at(img, gd[0] * BSIZE, a->bmap, BSIZE) < 0 ||
-        read_at(img, gd[1] * BSIZE, a->imap, BSIZE) < 0 ? -1 : 0;
+                read_at(img, 2 * BSIZE, gd, sizeof(gd)) < 0 ||
+                read_at(img, 2 * BSIZE + 12, a->gd_counts, 6) < 0 ||
+                read_at(img, gd[0] * BSIZE, a->bmap, BSIZE) < 0 ||
+                read_at(img, gd[1] * BSIZE, a->imap, BSIZE) < 0
+            ? -1
+            : 0;
     close(img);
     return r;
 }
@@ -302,8 +328,8 @@ static void each_failed_disk_write_leaves_the_image_as_it_was(void)
             }
             if (o->file) {
                 stale = stale_near(o->file, o->off, o->n, o->c, r == 0, &right);
-                CHECK(!stale, "%s, write %d failing: %d bytes of a deleted file in %s", o->name,
-                      n, stale, o->file);
+                CHECK(!stale, "%s, write %d failing: %d bytes of a deleted file in %s", o->name, n,
+                      stale, o->file);
                 CHECK(right, "%s, write %d failing: the write said done, its bytes are not there",
                       o->name, n);
             }
