@@ -59,6 +59,7 @@ static int stop_counter(int s)
 
     if (read(res[0], &turns, sizeof(turns)) != sizeof(turns))
         turns = -1;
+    printf("t_attack9: S had %d turns\n", turns);
     waitpid(s, NULL, 0);
     close(ctl[0]), close(ctl[1]), close(res[0]), close(res[1]);
     return turns;
@@ -218,6 +219,129 @@ static void a_long_walk_lets_other_processes_run(void)
     PASS();
 }
 
+/* ---- naming a namespace holds the CPU */
+
+#define DEPTH 500                       /* "/a" each: the names fit PATH_MAX */
+#define BINDS 60                        /* of the namespace's 256 attachments */
+
+/* The student's namespace: a chain of DEPTH directories and BINDS
+ * attachments at its bottom. /proc/<pid>/ns names each attachment by
+ * climbing to the root. */
+static int read_a_deep_namespace(void)
+{
+    static char buf[4096];
+    int top, d, p, i, fd, n, total = 0;
+    unsigned t0, ms = 0;
+
+    if ((top = create(AT_CWD, "/tmp/a9p", S_IFDIR, 0700, 0)) < 0 ||
+        (d = create(top, "a", S_IFDIR, 0700, 0)) < 0)
+        return 1;
+    for (i = 1; i < DEPTH; i++) {
+        if ((p = create(d, "a", S_IFDIR, 0700, 0)) < 0)
+            return 3;
+        close(d);
+        d = p;
+    }
+    if ((p = fsopen("ramfs", -1, "")) < 0)
+        return 4;
+    for (i = 0; i < BINDS; i++)
+        if (bind(p, d, ".", 0) < 0)
+            return 5;
+    if ((fd = open("/proc/self/ns", O_RDONLY)) < 0)
+        return 6;
+    write(ctl[1], "s", 1);
+    for (;;) {
+        t0 = uptime_ms();
+        n = read(fd, buf, sizeof(buf));
+        if (uptime_ms() - t0 > ms)
+            ms = uptime_ms() - t0;
+        if (n <= 0)
+            break;
+        total += n;
+    }
+    write(ctl[1], "e", 1);
+    printf("t_attack9: /proc/self/ns: %d bytes, the longest read %u ms\n", total, ms);
+    return n == 0 && total > BINDS * 2 * DEPTH ? 0 : 7;
+}
+
+/* /proc/<pid>/ns names every attachment the way getcwd names a
+ * directory: a climb to the root, each step a scan of the parent's
+ * entries for the child. 60 attachments at the bottom of a chain of
+ * 500 directories: 30,000 steps in one read, each also a look at every
+ * attachment (ns_union_root), which held the CPU for 4 s (240
+ * attachments: 19 s; kernel code is never preempted). Now each step
+ * lets others run when the slice is over, and stops for a kill. */
+static void reading_a_deep_namespace_lets_other_processes_run(void)
+{
+    int s, turns, code;
+
+    s = start_counter();
+    CHECK(s > 0, "fork");
+    code = as_student(read_a_deep_namespace);
+    if (code != 0)
+        write(ctl[1], "se", 2);
+    turns = stop_counter(s);
+    CHECK(code == 0, "the student's namespace failed at step %d", code);
+    CHECK(turns >= 16, "S had %d turns while the student read its namespace", turns);
+    PASS();
+}
+
+/* ---- letting go of a big filesystem holds the CPU */
+
+#define DIRS 100                        /* directories of FILES files each */
+#define FILES 300
+
+/* The student fills a ramfs of its own with DIRS x FILES empty files and
+ * closes its one fd: the instance's release frees every node. */
+static int release_a_big_ramfs(void)
+{
+    char name[16];
+    int fs, d, p, i, j;
+    unsigned t0, ms;
+
+    if ((fs = fsopen("ramfs", -1, "")) < 0)
+        return 1;
+    for (i = 0; i < DIRS; i++) {
+        snprintf(name, sizeof(name), "d%03d", i);
+        if ((d = create(fs, name, S_IFDIR, 0700, 0)) < 0)
+            return 2;
+        for (j = 0; j < FILES; j++) {
+            snprintf(name, sizeof(name), "f%03d", j);
+            if ((p = create(d, name, S_IFREG, 0600, 0)) < 0)
+                return 3;
+            close(p);
+        }
+        close(d);
+    }
+    write(ctl[1], "s", 1);
+    t0 = uptime_ms();
+    close(fs);
+    ms = uptime_ms() - t0;
+    write(ctl[1], "e", 1);
+    printf("t_attack9: the release of %d nodes took %u ms\n", DIRS * (FILES + 1), ms);
+    return 0;
+}
+
+/* The last reference to a ramfs frees its whole tree, in the system call
+ * that let go of it: a user's instance of 60,000 empty files took 430 ms
+ * of one close() (30,000 here: 215 ms), in which nobody else ran (kernel
+ * code is never preempted; S had no turn). Now the release lets others
+ * run when the slice is over. */
+static void letting_go_of_a_big_ramfs_lets_other_processes_run(void)
+{
+    int s, turns, code;
+
+    s = start_counter();
+    CHECK(s > 0, "fork");
+    code = as_student(release_a_big_ramfs);
+    if (code != 0)
+        write(ctl[1], "se", 2);
+    turns = stop_counter(s);
+    CHECK(code == 0, "the student's ramfs failed at step %d", code);
+    CHECK(turns >= 8, "S had %d turns while the student's ramfs went", turns);
+    PASS();
+}
+
 /* ---- names that forge lines */
 
 #define FORGED "\nforged ramfs none"
@@ -293,6 +417,8 @@ int main(int argc, char **argv)
     T_RUN(a_users_names_forge_no_lines_in_its_ns);
     T_RUN(a_union_listing_lets_other_processes_run);
     T_RUN(a_long_walk_lets_other_processes_run);
+    T_RUN(reading_a_deep_namespace_lets_other_processes_run);
+    T_RUN(letting_go_of_a_big_ramfs_lets_other_processes_run);
     printf("t_attack9: done\n");
     return t_failures != 0;
 }
