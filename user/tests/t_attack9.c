@@ -288,7 +288,7 @@ static void reading_a_deep_namespace_lets_other_processes_run(void)
 
 /* ---- letting go of a big filesystem holds the CPU */
 
-#define DIRS 100                        /* directories of FILES files each */
+#define DIRS  100                        /* directories of FILES files each */
 #define FILES 300
 
 /* The student fills a ramfs of its own with DIRS x FILES empty files and
@@ -324,9 +324,10 @@ static int release_a_big_ramfs(void)
 
 /* The last reference to a ramfs frees its whole tree, in the system call
  * that let go of it: a user's instance of 60,000 empty files took 430 ms
- * of one close() (30,000 here: 215 ms), in which nobody else ran (kernel
- * code is never preempted; S had no turn). Now the release lets others
- * run when the slice is over. */
+ * of one close() (30,000 here: 160-230 ms), in which nobody else ran
+ * (kernel code is never preempted; S had no turn). Now the release lets
+ * others run when the slice is over (S: 16 turns; 4 asked, as a fast
+ * machine ends fewer slices in it). */
 static void letting_go_of_a_big_ramfs_lets_other_processes_run(void)
 {
     int s, turns, code;
@@ -338,7 +339,7 @@ static void letting_go_of_a_big_ramfs_lets_other_processes_run(void)
         write(ctl[1], "se", 2);
     turns = stop_counter(s);
     CHECK(code == 0, "the student's ramfs failed at step %d", code);
-    CHECK(turns >= 8, "S had %d turns while the student's ramfs went", turns);
+    CHECK(turns >= 4, "S had %d turns while the student's ramfs went", turns);
     PASS();
 }
 
