@@ -473,6 +473,17 @@ static int readdir_here(struct file *f, void *buf, uint32_t n)
         uint32_t cookie = f->dircookie, i = f->dirmember;
         struct vnode *dir = nu ? u[i].vn : f->path.vn;
         size_t len;
+        /* A union's later members are read in this one call until a name
+         * no earlier member has, each name a lookup in every earlier
+         * member: 15 members of 3000 names hidden by the first held the
+         * CPU for 24 s (kernel code is never preempted). Let others run
+         * when the slice is over, and stop for a kill, as tty_write. */
+        if (need_resched)
+            yield();
+        if (curproc()->killed) {
+            fail = used ? 0 : -EINTR;
+            break;
+        }
         if (i > 0 && perm_check(curproc(), dir, MAY_READ) < 0)
             err = 0;
         else

@@ -1041,6 +1041,7 @@ static size_t format_one(struct namespace *ns, struct mount *m, const struct pat
         strlcpy(where, m->name, PATH_MAX);
     else if (vfs_path_name(ns, root, &p, where, PATH_MAX) < 0)
         strlcpy(where, "?", PATH_MAX);
+    str_printable(where);               /* any bytes but '/': one line each, for every reader */
     return snprintf(len < size ? buf + len : NULL, len < size ? size - len : 0,
                     "%s %s %s%s%s%s%s%s%s%s%s\n", where, fs->type->name, fs_source_name(fs),
                     m->root == fs->root ? "" : " bind", m->flags & BIND_RDONLY ? " ro" : "",

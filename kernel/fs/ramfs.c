@@ -411,13 +411,19 @@ int ramfs_mount(struct fs *fs, struct file *src, const char *opts)
 
 /* Free the whole tree below root: every entry's reference, depth first.
  * Iterative (down into a non-empty directory, back up through ".." once it
- * is empty), because a user can make trees deeper than a kernel stack. */
+ * is empty), because a user can make trees deeper than a kernel stack.
+ * Others run when the slice is over: a user's instance of 60,000 nodes
+ * took 430 ms to free in one close(), and kernel code is never
+ * preempted. Nobody else can reach the tree (the instance has no
+ * references left), so it may change hands midway. */
 static void free_tree(struct vnode *root)
 {
     struct vnode *dir = root;
     struct ramfs_dirent *e;
 
     for (;;) {
+        if (need_resched && curproc())
+            yield();
         if ((e = NODE(dir)->entries)) {
             if (S_ISDIR(e->v->mode) && NODE(e->v)->entries) {
                 dir = e->v;             /* empty that one first */

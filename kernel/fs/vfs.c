@@ -311,7 +311,9 @@ int fs_new(const char *type, struct file *src, const char *opts, struct fs **out
     if (src) {
         file_get(src);
         fs->source = src;
-        fs->source_name = kstrdup(src->name ? src->name : file_kind(src));
+        /* a user's file name, printed for others (the console, /proc/<pid>/ns) */
+        if ((fs->source_name = kstrdup(src->name ? src->name : file_kind(src))))
+            str_printable(fs->source_name);
     }
     /* A mount may sleep on the disk (ext2 reads the whole image to check
      * it): meanwhile its source is taken, for fsopen and for writers. */

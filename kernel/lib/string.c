@@ -196,3 +196,18 @@ size_t strlcat(char *dst, const char *src, size_t size)
         return size + strlen(src);
     return dlen + strlcpy(dst + dlen, src, size - dlen);
 }
+
+/* Make s one line of printable text in place: each control character
+ * (a newline above all) becomes '?'. For names a user chose that the
+ * kernel prints for others, one per line: a process's name in
+ * /proc/<pid>/status, an attachment's and an image's in /proc/<pid>/ns
+ * and the console's messages - a newline there forged lines. */
+char *str_printable(char *s)
+{
+    char *c;
+
+    for (c = s; *c; c++)
+        if ((unsigned char)*c < ' ' || *c == 0x7F)
+            *c = '?';
+    return s;
+}

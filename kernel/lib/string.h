@@ -18,5 +18,6 @@ char *strchr(const char *s, int c);
 char *strrchr(const char *s, int c);
 size_t strlcpy(char *dst, const char *src, size_t size);
 size_t strlcat(char *dst, const char *src, size_t size);
+char *str_printable(char *s);
 
 #endif

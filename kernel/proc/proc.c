@@ -28,12 +28,9 @@ static struct proc *init_proc;          /* set once at boot */
 void proc_set_name(struct proc *p, const char *name)
 {
     const char *slash = strrchr(name, '/');
-    char *c;
 
     strlcpy(p->name, slash ? slash + 1 : name, sizeof(p->name));
-    for (c = p->name; *c; c++)
-        if ((unsigned char)*c < ' ' || *c == 0x7F)
-            *c = '?';
+    str_printable(p->name);
 }
 
 /* A new process starts its kernel life in forkret, returning through
