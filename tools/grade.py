@@ -602,9 +602,11 @@ def run_program(build, prog, names, limits, table=None, on_result=None, boot_lim
 
 
 def test_table(source):
-    """The test names a lab.h program lists (LAB_TEST(name)), in order."""
+    """The test names a lab.h program lists (LAB_TEST(name)), in order, each
+    once (a hidden test listed twice ran twice and counted twice)."""
     try:
-        return re.findall(r"\bLAB_TEST\(\s*(\w+)\s*\)", handout.read_text(source))
+        return list(dict.fromkeys(re.findall(r"\bLAB_TEST\(\s*(\w+)\s*\)",
+                                             handout.read_text(source))))
     except OSError:
         return []
 
@@ -1148,7 +1150,12 @@ def safe_extract(archive, dest, wanted=None):
             for info in z.infolist()[:ARCHIVE_FILES]:
                 kind = (info.external_attr >> 16) & 0o170000
                 if not info.is_dir() and kind in (0, 0o100000):
-                    put(info.filename, info.file_size,
+                    # Windows PowerShell 5.1's Compress-Archive (and .NET before
+                    # 4.6.1) writes names like user\lib\open.c, against the zip format:
+                    # taken as one name at the top, every lab file went missing
+                    # and a correct hand-in was graded as the stub. No file of a
+                    # lab has a backslash in its name.
+                    put(info.filename.replace("\\", "/"), info.file_size,
                         lambda: z.open(info).read(FILE_MAX + 1))
         return notes
     with open(archive, "rb") as raw:
@@ -1552,7 +1559,7 @@ class Report:
             "stdout_visibility": "hidden",
             "tests": [{
                 "name": r["name"], "score": r["score"], "max_score": r["max_score"],
-                "status": "passed" if r["score"] == r["max_score"] else "failed",
+                "status": "passed" if r["ok"] else "failed",     # (a 0-point test too)
                 "output": r["output"],
                 "visibility": "after_published" if r["hidden"] else "visible",
             } for r in self.rows],
@@ -1641,15 +1648,15 @@ def result_row(name, o, maxp, hidden):
     if o.output and not o.ok:
         out += ("\n\n" if out else "") + "Console output during the test:\n" + o.output
     return {"name": name, "score": maxp if o.ok else 0, "max_score": maxp, "output": out,
-            "hidden": hidden}
+            "hidden": hidden, "ok": o.ok}
 
 
 def not_built(report, tests, extra, why):
     report.rows += [{"name": "%s/%s" % (report.lab.prog, t[0]), "score": 0, "max_score": t[1],
-                     "output": why, "hidden": False} for t in tests]
+                     "output": why, "hidden": False, "ok": False} for t in tests]
     for prog, prefix, ptests, _, _, _ in hidden_programs(extra) if extra else []:
         report.rows += [{"name": prefix + t[0], "score": 0, "max_score": t[1], "output": why,
-                         "hidden": True} for t in ptests]
+                         "hidden": True, "ok": False} for t in ptests]
 
 
 def build_and_run(report, tree, tests, extra, jobs, log, relaxed=False):
@@ -1667,7 +1674,8 @@ def build_and_run(report, tree, tests, extra, jobs, log, relaxed=False):
         if ccguard.REFUSAL in out:
             report.notes.append("a file of the lab was not compiled: its code reads a file "
                                 "outside the work tree, or its assembly has a directive that "
-                                "can (see the build's output): look at this submission")
+                                "can, or its object is too big (see the build's output): look "
+                                "at this submission")
         not_built(report, tests, extra, "not run: the submission does not build "
                                         "(the compiler's messages are in the output above)")
         return
@@ -1793,6 +1801,8 @@ def main():
         raise SystemExit("grade: no submission %s" % args.submission)
     if args.extra and not os.path.isdir(args.extra):
         raise SystemExit("grade: no hidden-tests folder %s" % args.extra)
+    if args.extra:                      # a bad line stops here, not midway through a grading
+        handout.read_points(os.path.join(args.extra, "points"))
     if (args.submission or args.prepare) and len(args.labs) != 1:
         raise SystemExit("grade: --submission and --prepare take exactly one lab number")
     labs = choose_labs(args.labs)

@@ -2075,7 +2075,10 @@ def hostile_archives(dest):
         info = zipfile.ZipInfo("user/lib/open.c")
         info.external_attr = 0o120777 << 16
         z.writestr(info, solution)
-    return out + [("symlink.zip", os.path.join(dest, "symlink.zip"))]
+    with zipfile.ZipFile(os.path.join(dest, "backslash_dotdot.zip"), "w") as z:
+        z.writestr("..\\..\\user\\lib\\open.c", b"x")    # read as ../../user/lib/open.c
+    return out + [("symlink.zip", os.path.join(dest, "symlink.zip")),
+                  ("backslash_dotdot.zip", os.path.join(dest, "backslash_dotdot.zip"))]
 
 
 def grader_within(code, what, seconds=60):
@@ -2405,8 +2408,112 @@ def grading_units_suite():
                 want = [(q1, "answered")] + ([(q2, "answered")] if q2 else [])
                 res.append(("grading/units/s1_an_answers_md_of_unclosed_comments_is_read_at_once",
                             said.startswith(str(want)[:-1]), said[:500]))
+            res += grader_round_units(tmp)
         return res
     return "grading/units", run
+
+
+def grader_round_units(tmp):
+    """The ninth session's grader round (g1-g6): a careless student's hand-in
+    graded as the stub, a failed test shown as passed, an instructor's typo
+    in a points file, and a build that fills the grading machine's disk."""
+    import io
+    import tarfile
+    import zipfile
+    import ccguard
+    res = []
+    lab = handout.find_lab("01")
+    solution = handout.read_text(os.path.join(qemu.ROOT, "user/lib/open.c"))
+    # G1: Windows PowerShell 5.1's Compress-Archive writes zip names with
+    # backslashes; taken as one name at the top, open.c was missing (the stub)
+    path = os.path.join(tmp, "powershell.zip")
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("lab01\\user\\lib\\open.c", solution)
+        z.writestr("lab01\\answers.md", "## Lab 01, question 1\nmy own words here\n")
+    sub = grade.Submission(lab, path)
+    res.append(("grading/units/g1_a_zip_with_windows_backslashes_is_read",
+                list(sub.files) == ["user/lib/open.c"] and sub.answers is not None,
+                "files %s, answers %r, notes %s" % (list(sub.files), sub.answers, sub.notes)))
+    # G2: make handin packed a symbolic link (an open.c kept elsewhere) as a
+    # link, which the grader never follows: the student handed in the stub
+    tree = os.path.join(tmp, "linked-tree")
+    os.makedirs(os.path.join(tree, "user/lib"))
+    real = os.path.join(tmp, "elsewhere-open.c")
+    with open(real, "w") as f:
+        f.write(solution)
+    os.symlink(real, os.path.join(tree, "user/lib/open.c"))
+    import handin
+    archive = os.path.join(tmp, "linked.tar.gz")
+    with tarfile.open(archive, "w:gz") as t:
+        said = handin.add_file(t, "user/lib/open.c", tree)
+    sub = grade.Submission(lab, archive)
+    res.append(("grading/units/g2_make_handin_packs_a_linked_file_s_bytes",
+                sub.files.get("user/lib/open.c") == solution.encode() and not said,
+                "files %s, notes %s, said %s" % (list(sub.files), sub.notes, said)))
+    with open(os.path.join(tree, "answers.md"), "wb") as f:
+        f.write(b"a\n" * (grade.FILE_MAX // 2 + 1))
+    with tarfile.open(os.path.join(tmp, "big.tar.gz"), "w:gz") as t:
+        said = handin.add_file(t, "answers.md", tree)
+    res.append(("grading/units/g2_make_handin_says_a_file_the_grader_will_not_read",
+                bool(said) and "will not be read" in said[0], repr(said)))
+    # G3: a failed test worth 0 points (a hidden one, say) read "passed" on
+    # Gradescope, whose status came from score == max_score
+    r = grade.Report(lab, True)
+    r.rows = [grade.result_row("extra_x/informative", grade.Outcome(False, "no"), 0, True),
+              grade.result_row("lab01/t", grade.Outcome(True), 0, False)]
+    grade.not_built(r, [("u", 0, 20)], None, "not run")
+    status = [t["status"] for t in r.gradescope()["tests"]]
+    res.append(("grading/units/g3_a_failed_test_worth_0_points_is_failed_on_gradescope",
+                status == ["failed", "passed", "failed"], repr(status)))
+    # G4: a points file is checked line by line: float() took "inf" (a hang
+    # never timed out: the grading waited for ever) and "nan" (every test
+    # timed out at once), int() "-5" (a negative score), a test listed twice
+    # counted twice, and a name alone was silently not graded
+    bad = []
+    for line in ("t 5 inf", "t 5 nan", "t -5", "t 5\nt 5", "t", "t 5 0", "t 5 -1", "t 1e3",
+                 "t 5 20 x"):
+        path = os.path.join(tmp, "points")
+        with open(path, "w") as f:
+            f.write("ok 1\n" + line + "\n")
+        try:
+            got = handout.read_points(path)
+            bad.append("%r read as %r" % (line, got))
+        except SystemExit as e:
+            if "line 2" not in str(e) and "line 3" not in str(e):
+                bad.append("%r: %s" % (line, e))
+        except Exception as e:          # (not naming the file and line)
+            bad.append("%r raised %r" % (line, e))
+    with open(path, "w") as f:
+        f.write("# comment\na 5\nb 0 7.5  # a comment\n\n")
+    good = handout.read_points(path) == [("a", 5, 20), ("b", 0, 7.5)]
+    with open(os.path.join(tmp, "twice.c"), "w") as f:
+        f.write("LAB_TEST(a), LAB_TEST(b), LAB_TEST(a)")
+    table = grade.test_table(os.path.join(tmp, "twice.c"))
+    res.append(("grading/units/g4_a_points_file_s_bad_line_is_refused_naming_it",
+                not bad and good and table == ["a", "b"], "%s; table %s" % (bad, table)))
+    # G5: `char big[200 << 20] = {1};` assembles from a short .zero into a
+    # 200 MiB object (under the 256 MiB a file), which ld copied into every
+    # program linking open.o (54): 11 GB per grading. The guard refuses an
+    # object over OBJECT_MAX (here 8 MiB) and leaves none
+    gtree = os.path.join(tmp, "guard-tree")
+    os.makedirs(gtree)
+    cc = shutil.which(grade.tree_settings(qemu.ROOT).get("CC", "cc")) or "cc"
+    codes, most = {}, getattr(ccguard, "OBJECT_MAX", 4 << 20)
+    for name, text in (("big", "char big[%d] = {1};\nint f(int i) { return big[i]; }\n"
+                        % (most * 2)), ("small", "int f(int i) { return i; }\n")):
+        with open(os.path.join(gtree, name + ".c"), "w") as f:
+            f.write(text)
+        p = subprocess.run([sys.executable, os.path.join(qemu.ROOT, "tools", "ccguard.py"),
+                            "--real", cc, "--tree", gtree, "--", "-m32", "-nostdinc", "-c",
+                            os.path.join(gtree, name + ".c"), "-o",
+                            os.path.join(gtree, name + ".o")],
+                           capture_output=True, text=True, timeout=120)
+        codes[name] = (p.returncode, os.path.exists(os.path.join(gtree, name + ".o")),
+                       p.stderr[-800:])
+    res.append(("grading/units/g5_an_object_of_megabytes_is_refused_by_the_guard",
+                codes["big"][:2] == (ccguard.REFUSED, False) and "object file" in codes["big"][2]
+                and codes["small"][:2] == (0, True), repr(codes)))
+    return res
 
 
 class ZeroReader:
