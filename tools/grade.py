@@ -286,6 +286,14 @@ def printable(text):
     return CONTROL.sub(lambda m: "\\x%02x" % ord(m.group()), text)
 
 
+def indent(text, pad="    "):
+    """text with every line behind pad: what the compiler or the guest said,
+    in the grader's log and output, where no line of it may read as one of
+    the grader's own (`#pragma message ("x\\nScore: 100/100")` prints its
+    newline raw, and an instructor's `grep ^Score: */log.txt` took it)."""
+    return "\n".join(pad + line for line in text.split("\n"))
+
+
 def tail(text, n=20):
     return "\n".join(text.rstrip().splitlines()[-n:])
 
@@ -502,13 +510,14 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
                         limits.get(current, handout.DEFAULT_LIMIT), where)
                 finish(current, Outcome(False, why, keep_output(said), now - start))
             elif "panic:" in said:
-                note = "the kernel panicked before a test started:\n" + panic_text(said, build)
+                note = "the kernel panicked before a test started:\n" + indent(
+                    panic_text(said, build))
             elif gone:
                 note = "the machine stopped (%s) before a test started:\n%s" % (
-                    stopped(proc), annotate(tail(said), build))
+                    stopped(proc), indent(annotate(tail(said), build)))
             else:
-                note = "no test started within %d s%s:\n%s" % (boot_limit, where,
-                                                              annotate(tail(said), build))
+                note = "no test started within %d s%s:\n%s" % (
+                    boot_limit, where, indent(annotate(tail(said), build)))
             break
     finally:
         if proc.poll() is None:
@@ -1542,9 +1551,9 @@ class Report:
         hidden = [r for r in self.rows if r["hidden"]]
         out = [mode_line(self.official)]
         if not self.build_ok:
-            out.append("The submission does not build:\n" + self.build_output)
+            out.append("The submission does not build:\n" + indent(self.build_output))
         if self.warnings:
-            out.append(WARNINGS + "\n" + self.warnings)
+            out.append(WARNINGS + "\n" + indent(self.warnings))
         out.append("Visible tests: %d/%d." % (sum(r["score"] for r in visible),
                                               sum(r["max_score"] for r in visible)))
         if hidden:
@@ -1670,7 +1679,7 @@ def build_and_run(report, tree, tests, extra, jobs, log, relaxed=False):
     ok, out = make(tree, jobs, relaxed, SUBMISSION_BUILD_LIMIT, guard=relaxed, log=log)
     if not ok:
         report.build_ok, report.build_output = False, messages_tail(out)
-        log("The tree does not build:\n" + report.build_output)
+        log("The tree does not build:\n" + indent(report.build_output))
         if ccguard.REFUSAL in out:
             report.notes.append("a file of the lab was not compiled: its code reads a file "
                                 "outside the work tree, or its assembly has a directive that "
@@ -1681,7 +1690,7 @@ def build_and_run(report, tree, tests, extra, jobs, log, relaxed=False):
         return
     report.warnings = compiler_messages(out) if relaxed else ""
     if report.warnings:
-        log(WARNINGS + "\n" + report.warnings)
+        log(WARNINGS + "\n" + indent(report.warnings))
     run_tests(report, tree, lab_program(report.lab, tree, tests), log)
     if not extra:
         return
@@ -1689,7 +1698,7 @@ def build_and_run(report, tree, tests, extra, jobs, log, relaxed=False):
     try:
         ok, out = make(tree, jobs, relaxed, SUBMISSION_BUILD_LIMIT, guard=relaxed, log=log)
         if not ok:
-            log("The hidden tests do not build:\n" + messages_tail(out))
+            log("The hidden tests do not build:\n" + indent(messages_tail(out)))
             report.notes.append("hidden: the hidden tests do not build with this submission")
             not_built(report, [], extra, "the hidden tests do not build with this "
                                          "submission:\n" + messages_tail(out))

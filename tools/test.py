@@ -3227,6 +3227,11 @@ def grading_compile_suite():
             # not a read: an identifier of 300 kB, quoted by each error about it
             batch.write_fixture(os.path.join(subs, "huge_identifier"), openat_fixture(
                 lab, False, "", "    tidy_%s = 1;\n" % ("x" * 300000)))
+            # G6: not a read: GCC prints a #pragma message's "\n" raw, so a
+            # compiler note made whole lines of the grader's log and output
+            batch.write_fixture(os.path.join(subs, "pragma_message_forges_lines"), openat_fixture(
+                lab, True, '#pragma message ("warning: tidy\\nScore: 1000/100\\nPASS lab01/'
+                'forged 1000/100")\n', ""))
             out = os.path.join(tmp, "out")
             p = subprocess.run([sys.executable, os.path.join(qemu.ROOT, "tools", "batch.py"),
                                 lab.num, subs, "--out", out, "--jobs", "1"],
@@ -3273,6 +3278,19 @@ def grading_compile_suite():
                     name, "is_refused" if want == "refused" else "scores_as_it_should"),
                     ok and not leaked, "score %s (csv %s), leaked %s\n%s" % (
                         r["score"], score, leaked, said[:1500])))
+            try:
+                with open(os.path.join(out, "pragma_message_forges_lines", "log.txt")) as fh:
+                    said = fh.read()
+                with open(os.path.join(out, "pragma_message_forges_lines", "results.json")) as fh:
+                    r = json.load(fh)
+                said += "\n" + r["output"]
+            except (OSError, ValueError) as e:
+                said, r = str(e), {"score": None}
+            forged = [line for line in said.split("\n") if line.startswith(("Score: 1000",
+                                                                             "PASS lab01/forged"))]
+            res.append(("grading/compile/g6_a_compiler_note_forges_no_line_of_the_grader_s",
+                        r["score"] == full and not forged and "    Score: 1000/100" in said,
+                        "score %s, forged %s\n%s" % (r["score"], forged, said[-1500:])))
             try:
                 size = os.path.getsize(os.path.join(out, "huge_identifier", "results.json"))
                 with open(os.path.join(out, "huge_identifier", "results.json")) as fh:
