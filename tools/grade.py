@@ -1280,6 +1280,12 @@ class Submission:
                                if os.path.isdir(os.path.join(path, d)) and d != "__MACOSX"
                                and not os.path.islink(os.path.join(path, d))]
         best = max(candidates, key=score)
+        also = [d for d in candidates if d != best and score(d) == score(best) > 0]
+        if also:            # (a folder zipped with an older copy of itself beside it)
+            self.notes.append("the lab's files are in more than one folder of the "
+                              "submission: graded %s; not used: %s" % (
+                                  os.path.relpath(best, path) if best != path else "its top",
+                                  ", ".join(os.path.relpath(d, path) for d in also[:5])))
         if score(best) == 0:
             archives = [os.path.join(path, f) for f in sorted(os.listdir(path))
                         if is_archive(os.path.join(path, f))

@@ -2510,6 +2510,16 @@ def grader_round_units(tmp):
                            capture_output=True, text=True, timeout=120)
         codes[name] = (p.returncode, os.path.exists(os.path.join(gtree, name + ".o")),
                        p.stderr[-800:])
+    # G7: a zip of two copies of the tree (orthos/ and orthos-final/) was
+    # graded from the first in name order, and nothing said the other went unused
+    path = os.path.join(tmp, "two-copies.zip")
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("orthos/user/lib/open.c", "/* old */\n")
+        z.writestr("orthos-final/user/lib/open.c", solution)
+    sub = grade.Submission(lab, path)
+    res.append(("grading/units/g7_two_copies_of_the_lab_s_files_are_named_in_a_note",
+                any("orthos-final" in n and "orthos" in n.split("graded ")[-1] for n in sub.notes),
+                "notes %s" % sub.notes))
     res.append(("grading/units/g5_an_object_of_megabytes_is_refused_by_the_guard",
                 codes["big"][:2] == (ccguard.REFUSED, False) and "object file" in codes["big"][2]
                 and codes["small"][:2] == (0, True), repr(codes)))
