@@ -295,6 +295,12 @@ def guarded_compile(real, tree, sandbox, user, args):
                                             "-o", asm, "-MD", "-MP", "-MF", made, "-MT", obj],
                            tree, sandbox, user=user)
         listed = made
+        if not os.path.exists(made) and b"signal terminated program" in said:
+            # the compiler was killed (the build's rlimits: a macro that
+            # expands for ever): asking again with -M expanded it again, to
+            # the same limit, and a file cost twice the build's 120 s of CPU
+            return refuse(source, "the compiler was stopped before it finished (a compile may "
+                          "use 120 s of CPU and 2 GiB of memory)")
         if not os.path.exists(made):
             # a fatal error stopped the preprocessor before it wrote the list:
             # list what it reads, a missing header being no error (-MG)

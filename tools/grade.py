@@ -1689,8 +1689,8 @@ def build_and_run(report, tree, tests, extra, jobs, log, relaxed=False):
         if ccguard.REFUSAL in out:
             report.notes.append("a file of the lab was not compiled: its code reads a file "
                                 "outside the work tree, or its assembly has a directive that "
-                                "can, or its object is too big (see the build's output): look "
-                                "at this submission")
+                                "can, or its object is too big, or its compile ran out of time "
+                                "or memory (see the build's output): look at this submission")
         not_built(report, tests, extra, "not run: the submission does not build "
                                         "(the compiler's messages are in the output above)")
         return

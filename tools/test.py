@@ -2523,6 +2523,25 @@ def grader_round_units(tmp):
     res.append(("grading/units/g5_an_object_of_megabytes_is_refused_by_the_guard",
                 codes["big"][:2] == (ccguard.REFUSED, False) and "object file" in codes["big"][2]
                 and codes["small"][:2] == (0, True), repr(codes)))
+    # G8: a macro that expands for ever (2**40 empty declarations, in little
+    # memory) runs cc1 to the build's CPU limit; the guard then asked again
+    # with -M -MG, which expanded it again: each lab file cost twice the
+    # limit (here 3 s of CPU for 120). Now it is refused after the first
+    with open(os.path.join(gtree, "bomb.c"), "w") as f:
+        f.write("#define A0 ;\n" + "".join("#define A%d A%d A%d\n" % (i, i - 1, i - 1)
+                                           for i in range(1, 41)) + "A40\n")
+    import resource
+    start = time.monotonic()
+    p = subprocess.run([sys.executable, os.path.join(qemu.ROOT, "tools", "ccguard.py"),
+                        "--real", cc, "--tree", gtree, "--", "-m32", "-nostdinc", "-c",
+                        os.path.join(gtree, "bomb.c"), "-o", os.path.join(gtree, "bomb.o")],
+                       capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, LC_ALL="C"),
+                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CPU, (3, 3)))
+    res.append(("grading/units/g8_a_macro_bomb_costs_the_cpu_limit_once",
+                p.returncode == ccguard.REFUSED and "compiler was stopped" in p.stderr,
+                "status %d after %.0f s\n%s" % (p.returncode, time.monotonic() - start,
+                                                p.stderr[-500:])))
     return res
 
 
