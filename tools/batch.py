@@ -73,7 +73,7 @@ def problems(report):
     """Short notes on what went wrong, for the CSV: one line each."""
     notes = [] if report.build_ok else ["does not build"]
     for r in report.rows:
-        if r["output"].startswith("no result within"):
+        if r["output"].startswith(grade.HUNG):
             notes.append("hangs in %s" % r["name"])
         elif r["output"].startswith("the kernel panicked during"):
             notes.append("panics in %s" % r["name"])

@@ -97,6 +97,9 @@ VOIDED = ("not counted: the key was asked for twice in this boot (the test progr
           "asks once, so code that ran before it or beside it asked first): no result of this "
           "boot counts")
 KEY_BYTES = 16          # a boot's secret SipHash key, typed on the console as hex
+# How a hung test's reason starts (batch.py's CSV says "hangs in" for it: it
+# looked for "no result within", and said nothing once "timed out: " came first).
+HUNG = "timed out: no result within its time limit"
 # "TAG READY", or "TAG MAC VERB name[: reason]", anywhere in a line (bytes).
 LINE = rb"%s (?:(READY)|([0-9a-f]{16}) ((START|PASS|FAIL|DONE) ([\w.-]+)(?:: (.*))?))$"
 
@@ -506,7 +509,7 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
                 elif gone:
                     why = "the machine stopped (%s) before the test reported" % stopped(proc)
                 else:
-                    why = "timed out: no result within its time limit of %g s (a hang)%s" % (
+                    why = HUNG + " of %g s (a hang)%s" % (
                         limits.get(current, handout.DEFAULT_LIMIT), where)
                 finish(current, Outcome(False, why, keep_output(said), now - start))
             elif "panic:" in said:

@@ -1349,6 +1349,14 @@ def grading_runner_suite():
             hang = got.get("t_hang", [True, ""])
             ok = not hang[0] and "(a hang)" in hang[1] and got.get("t_after", [0])[0]
             res.append(("grading/runner/a_hang_fails_only_its_test", bool(ok), json.dumps(got)))
+            # G9: the batch's CSV names a hang and a panic as the runner words them
+            import batch
+            r = grade.Report(harness_lab(), True)
+            r.rows = [grade.result_row("lab/" + n, grade.Outcome(False, got.get(n, [0, ""])[1]),
+                                       1, False) for n in ("t_hang", "t_panic")]
+            said = batch.problems(r)
+            res.append(("grading/runner/g9_the_batch_s_csv_names_a_hang_and_a_panic",
+                        said == ["hangs in lab/t_hang", "panics in lab/t_panic"], repr(said)))
             pan = got.get("t_panic", [True, ""])
             ok = not pan[0] and "panic: fake panic in t_panic" in pan[1] and \
                 "fake_fn+0x1" in pan[1] and got.get("t_last", [0])[0]
