@@ -1221,6 +1221,11 @@ class Submission:
         self.lab, self.files, self.answers, self.notes = lab, {}, None, []
         self.elsewhere = {}         # {path: digest} of the course's other files it holds
         self.want = set(lab.files() + ["answers.md"])
+        # A lab file by its name alone, where no other lab file has that name:
+        # Gradescope lets a student drop open.c itself on the upload page, and
+        # it arrives at the top of the submission, not at user/lib/open.c
+        names = [os.path.basename(rel) for rel in lab.files()]
+        self.by_name = {n: rel for n, rel in zip(names, lab.files()) if names.count(n) == 1}
         with tempfile.TemporaryDirectory() as tmp:
             if is_archive(path):
                 top = os.path.join(tmp, "submission")
@@ -1243,6 +1248,8 @@ class Submission:
             self.elsewhere = self.other_files(base)
             for rel in lab.files() + ["answers.md"]:
                 data = self.read(base, rel)
+                if data is None and rel != "answers.md":
+                    data = self.read_loose(base, rel)
                 if data is not None:
                     data, was = plain_text(data)
                     if was:
@@ -1262,12 +1269,27 @@ class Submission:
 
     def wanted(self, name):
         """Is an archive's member (a normalised path) one the grader reads: a
-        lab file or answers.md, at the top or one folder down, or an
-        archive at the top?"""
+        lab file or answers.md, at the top or one folder down, a lab file's
+        name alone at the top (read_loose), or an archive at the top?"""
         parts = name.split(os.sep)
         return any("/".join(parts[i:]) in self.want or handout.published("/".join(parts[i:]))
                    for i in (0, 1)) or \
-            (len(parts) == 1 and is_archive_name(name))
+            (len(parts) == 1 and (is_archive_name(name) or name in self.by_name))
+
+    def read_loose(self, base, rel):
+        """rel's bytes from a file of its name alone beside the submission's
+        folders (open.c for user/lib/open.c), when nothing is at rel's own
+        path: a student who uploads the file itself, not the tree around
+        it. None if there is none, or the name is not rel's alone."""
+        name = os.path.basename(rel)
+        if self.by_name.get(name) != rel or os.path.lexists(os.path.join(base, rel)) or \
+                not os.path.lexists(os.path.join(base, name)):
+            return None
+        data = self.read(base, name)
+        if data is not None:
+            self.notes.append("%s was not at its path, %s: the %s at the submission's top was "
+                              "taken for it" % (name, rel, name))
+        return data
 
     def find_root(self, path, tmp, nested=False):
         """The folder holding the lab's files: the top, or a folder one below

@@ -2518,6 +2518,23 @@ def grader_round_units(tmp):
                            capture_output=True, text=True, timeout=120)
         codes[name] = (p.returncode, os.path.exists(os.path.join(gtree, name + ".o")),
                        p.stderr[-800:])
+    # G10: Gradescope lets a student drop open.c itself on the upload page:
+    # it arrives at the submission's top, not at user/lib/open.c, and was
+    # graded as the stub
+    loose = os.path.join(tmp, "loose")
+    os.makedirs(loose)
+    for name, text in (("open.c", solution), ("answers.md", "## Lab 01, question 1\nwords\n")):
+        with open(os.path.join(loose, name), "w") as f:
+            f.write(text)
+    sub = grade.Submission(lab, loose)
+    path = os.path.join(tmp, "loose.zip")
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("open.c", solution)
+    zipped = grade.Submission(lab, path)
+    res.append(("grading/units/g10_a_lab_file_handed_in_alone_is_taken_at_its_path",
+                sub.files == zipped.files == {"user/lib/open.c": solution.encode()} and
+                any("taken for it" in n for n in sub.notes),
+                "files %s %s, notes %s" % (list(sub.files), list(zipped.files), sub.notes)))
     # G7: a zip of two copies of the tree (orthos/ and orthos-final/) was
     # graded from the first in name order, and nothing said the other went unused
     path = os.path.join(tmp, "two-copies.zip")
