@@ -1043,12 +1043,32 @@ def base_tree(lab, worker=0, root=ROOT):
     return tree
 
 
+# In a work tree's build/ once its pristine files have been built with the
+# grading's flags (make relaxed). A new tree starts from the full tree's
+# objects, made with -Werror: build/flags differs, so its first build
+# recompiles everything, and inside a submission's build limit (300 s) that
+# took more than 300 s at load 17 on two cores: a correct hand-in scored 0,
+# "does not build", for the grader's own build. It is done first now, under
+# BUILD_LIMIT, as --prepare does.
+PREPARED = "grade-prepared"
+
+
+def build_pristine(tree, jobs=None, log=say):
+    """make the tree's pristine files (no submission in it yet) with the
+    grading's flags: (ok, output); marks the tree PREPARED when it builds."""
+    clear_extra(tree)
+    ok, out = make(tree, jobs, relaxed=True, log=log)
+    if ok:
+        with open(os.path.join(tree, "build", PREPARED), "w") as f:
+            f.write("built with the grading's flags\n")
+    return ok, out
+
+
 def prepare(lab, worker=0, jobs=None, root=ROOT):
     """Build the worker's work tree: (tree, ok, make output)."""
     with TreeLock(worker_dir(lab, worker, root)):
         tree = base_tree(lab, worker, root)
-        clear_extra(tree)
-        ok, out = make(tree, jobs, relaxed=True)
+        ok, out = build_pristine(tree, jobs)
     return tree, ok, out
 
 
@@ -1749,6 +1769,12 @@ def grade_submission(lab, path, extra=None, only=None, worker=0, jobs=None, root
     sub = Submission(lab, path)
     with TreeLock(worker_dir(lab, worker, root), log):
         tree = base_tree(lab, worker, root)
+        if not os.path.exists(os.path.join(tree, "build", PREPARED)):
+            log("building the work tree %s first (its first use)" % tree)
+            ok, out = build_pristine(tree, jobs, log)
+            if not ok:
+                raise RuntimeError("the pristine work tree %s does not build:\n%s" % (
+                    tree, tail(out)))
         files = sub.graded(tree)
         report.notes += sub.notes + sub.unused(tree)
         handout.remove(os.path.join(tree, HANDIN))             # the last submission's

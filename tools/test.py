@@ -2535,6 +2535,40 @@ def grader_round_units(tmp):
                 sub.files == zipped.files == {"user/lib/open.c": solution.encode()} and
                 any("taken for it" in n for n in sub.notes),
                 "files %s %s, notes %s" % (list(sub.files), list(zipped.files), sub.notes)))
+    # G11: a new work tree starts from the full tree's -Werror objects, so
+    # its first relaxed build recompiles everything; that ran inside the
+    # submission's 300 s build limit and, at load 17, took longer: a
+    # correct hand-in scored 0 for the grader's own build. The pristine
+    # build comes first now, under BUILD_LIMIT, once a tree (the make and
+    # the boots stubbed here: what matters is which builds run, and when)
+    wtree = os.path.join(tmp, "fresh-work-tree")
+    ref = handout.course_tree(lab.num, lab.num)["user/lib/open.c"][0]
+    os.makedirs(os.path.join(wtree, "build"))
+    os.makedirs(os.path.join(wtree, "user/lib"))
+    with open(os.path.join(wtree, "user/lib/open.c"), "wb") as f:
+        f.write(ref)
+    calls = []
+
+    def fake_make(tree, jobs=None, relaxed=False, limit=grade.BUILD_LIMIT, guard=False,
+                  log=None):
+        with open(os.path.join(tree, "user/lib/open.c"), "rb") as f:
+            calls.append((limit, guard, f.read() == ref))
+        return True, ""
+    saved = grade.base_tree, grade.make, grade.run_tests
+    grade.base_tree = lambda lab, worker=0, root=None: wtree
+    grade.make = fake_make
+    grade.run_tests = lambda *a: None
+    try:
+        for _ in range(2):
+            grade.grade_submission(lab, loose, worker=99, log=lambda *a: None)
+    except Exception as e:
+        calls.append(repr(e))
+    finally:
+        grade.base_tree, grade.make, grade.run_tests = saved
+    first = (grade.BUILD_LIMIT, False, True)
+    then = (grade.SUBMISSION_BUILD_LIMIT, True, False)
+    res.append(("grading/units/g11_a_new_work_tree_is_built_before_the_submission_goes_in",
+                calls == [first, then, then], repr(calls)))
     # G7: a zip of two copies of the tree (orthos/ and orthos-final/) was
     # graded from the first in name order, and nothing said the other went unused
     path = os.path.join(tmp, "two-copies.zip")
