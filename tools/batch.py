@@ -73,7 +73,7 @@ def problems(report):
     """Short notes on what went wrong, for the CSV: one line each."""
     notes = [] if report.build_ok else ["does not build"]
     for r in report.rows:
-        if r["output"].startswith("no result within"):
+        if r["output"].startswith(grade.HUNG):
             notes.append("hangs in %s" % r["name"])
         elif r["output"].startswith("the kernel panicked during"):
             notes.append("panics in %s" % r["name"])
@@ -258,6 +258,9 @@ def main():
         raise SystemExit("usage: tools/batch.py NN SUBMISSIONS (a folder of submissions)")
     if args.extra and not os.path.isdir(args.extra):
         raise SystemExit("batch: no hidden-tests folder %s" % args.extra)
+    lab.points()                        # a bad line of a points file stops here, saying which
+    if args.extra:
+        handout.read_points(os.path.join(args.extra, "points"))
     entries = submissions(args.submissions)
     if not entries:
         raise SystemExit("batch: no submissions in %s" % args.submissions)

@@ -19,7 +19,9 @@ is); each `CC ... -c FILE.c -o FILE.o` of that build becomes:
  3. its assembly checked: no directive that reads a file (.incbin,
     .include) or makes directives out of text (.macro, .irp, .rept,
     .altmacro, .mri ...: each could spell .incbin where no search sees it);
- 4. only then that same assembly assembled into FILE.o.
+ 4. only then that same assembly assembled into FILE.o, which may have at
+    most OBJECT_MAX bytes (an initialised array is copied into every
+    program that links the file).
 
 A check that fails ends the compile with a message saying which file or
 directive, and nothing the compiler said (it may quote the file). Any other
@@ -58,6 +60,12 @@ DEP_FLAGS = ("-MD", "-MMD", "-MP", "-MG", "-M", "-MM")
 DEP_ARGS = ("-MF", "-MT", "-MQ")
 REFUSED = 90        # the exit status of a refused compile (grade.py says why)
 REFUSAL = ": not compiled: "    # in its message, after the file's name (grade.py looks for it)
+# Bytes of one object file, at most: the course's biggest (build/ksyms1.o) has
+# 140 kB. `char big[200 << 20] = {1};` in lab 01's region assembles from a
+# short `.zero` into a 200 MiB object (under the build's 256 MiB a file),
+# which ld copied into the 54 programs that link open.o: 11 GB written on the
+# grading machine for one submission, again for each in a batch.
+OBJECT_MAX = 4 << 20
 
 
 def split_args(args):
@@ -287,6 +295,12 @@ def guarded_compile(real, tree, sandbox, user, args):
                                             "-o", asm, "-MD", "-MP", "-MF", made, "-MT", obj],
                            tree, sandbox, user=user)
         listed = made
+        if not os.path.exists(made) and b"signal terminated program" in said:
+            # the compiler was killed (the build's rlimits: a macro that
+            # expands for ever): asking again with -M expanded it again, to
+            # the same limit, and a file cost twice the build's 120 s of CPU
+            return refuse(source, "the compiler was stopped before it finished (a compile may "
+                          "use 120 s of CPU and 2 GiB of memory)")
         if not os.path.exists(made):
             # a fatal error stopped the preprocessor before it wrote the list:
             # list what it reads, a missing header being no error (-MG)
@@ -318,6 +332,13 @@ def guarded_compile(real, tree, sandbox, user, args):
         sys.stderr.write(said.decode("utf-8", "replace"))
         sys.stderr.flush()
         p = subprocess.run([real] + base + ["-c", asm, "-o", obj], stdin=subprocess.DEVNULL)
+        if p.returncode == 0 and os.path.getsize(obj) > OBJECT_MAX:
+            size = os.path.getsize(obj)
+            os.unlink(obj)
+            return refuse(source, "its object file has %d MiB, more than the %d MiB the grader "
+                          "takes (an initialised array that big is copied into every program "
+                          "that links the file: some fifty, each up to 256 MiB)" % (
+                              size >> 20, OBJECT_MAX >> 20))
         return p.returncode
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -97,6 +97,9 @@ VOIDED = ("not counted: the key was asked for twice in this boot (the test progr
           "asks once, so code that ran before it or beside it asked first): no result of this "
           "boot counts")
 KEY_BYTES = 16          # a boot's secret SipHash key, typed on the console as hex
+# How a hung test's reason starts (batch.py's CSV says "hangs in" for it: it
+# looked for "no result within", and said nothing once "timed out: " came first).
+HUNG = "timed out: no result within its time limit"
 # "TAG READY", or "TAG MAC VERB name[: reason]", anywhere in a line (bytes).
 LINE = rb"%s (?:(READY)|([0-9a-f]{16}) ((START|PASS|FAIL|DONE) ([\w.-]+)(?:: (.*))?))$"
 
@@ -284,6 +287,14 @@ CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 def printable(text):
     return CONTROL.sub(lambda m: "\\x%02x" % ord(m.group()), text)
+
+
+def indent(text, pad="    "):
+    """text with every line behind pad: what the compiler or the guest said,
+    in the grader's log and output, where no line of it may read as one of
+    the grader's own (`#pragma message ("x\\nScore: 100/100")` prints its
+    newline raw, and an instructor's `grep ^Score: */log.txt` took it)."""
+    return "\n".join(pad + line for line in text.split("\n"))
 
 
 def tail(text, n=20):
@@ -498,17 +509,18 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
                 elif gone:
                     why = "the machine stopped (%s) before the test reported" % stopped(proc)
                 else:
-                    why = "timed out: no result within its time limit of %g s (a hang)%s" % (
+                    why = HUNG + " of %g s (a hang)%s" % (
                         limits.get(current, handout.DEFAULT_LIMIT), where)
                 finish(current, Outcome(False, why, keep_output(said), now - start))
             elif "panic:" in said:
-                note = "the kernel panicked before a test started:\n" + panic_text(said, build)
+                note = "the kernel panicked before a test started:\n" + indent(
+                    panic_text(said, build))
             elif gone:
                 note = "the machine stopped (%s) before a test started:\n%s" % (
-                    stopped(proc), annotate(tail(said), build))
+                    stopped(proc), indent(annotate(tail(said), build)))
             else:
-                note = "no test started within %d s%s:\n%s" % (boot_limit, where,
-                                                              annotate(tail(said), build))
+                note = "no test started within %d s%s:\n%s" % (
+                    boot_limit, where, indent(annotate(tail(said), build)))
             break
     finally:
         if proc.poll() is None:
@@ -602,9 +614,11 @@ def run_program(build, prog, names, limits, table=None, on_result=None, boot_lim
 
 
 def test_table(source):
-    """The test names a lab.h program lists (LAB_TEST(name)), in order."""
+    """The test names a lab.h program lists (LAB_TEST(name)), in order, each
+    once (a hidden test listed twice ran twice and counted twice)."""
     try:
-        return re.findall(r"\bLAB_TEST\(\s*(\w+)\s*\)", handout.read_text(source))
+        return list(dict.fromkeys(re.findall(r"\bLAB_TEST\(\s*(\w+)\s*\)",
+                                             handout.read_text(source))))
     except OSError:
         return []
 
@@ -1029,12 +1043,32 @@ def base_tree(lab, worker=0, root=ROOT):
     return tree
 
 
+# In a work tree's build/ once its pristine files have been built with the
+# grading's flags (make relaxed). A new tree starts from the full tree's
+# objects, made with -Werror: build/flags differs, so its first build
+# recompiles everything, and inside a submission's build limit (300 s) that
+# took more than 300 s at load 17 on two cores: a correct hand-in scored 0,
+# "does not build", for the grader's own build. It is done first now, under
+# BUILD_LIMIT, as --prepare does.
+PREPARED = "grade-prepared"
+
+
+def build_pristine(tree, jobs=None, log=say):
+    """make the tree's pristine files (no submission in it yet) with the
+    grading's flags: (ok, output); marks the tree PREPARED when it builds."""
+    clear_extra(tree)
+    ok, out = make(tree, jobs, relaxed=True, log=log)
+    if ok:
+        with open(os.path.join(tree, "build", PREPARED), "w") as f:
+            f.write("built with the grading's flags\n")
+    return ok, out
+
+
 def prepare(lab, worker=0, jobs=None, root=ROOT):
     """Build the worker's work tree: (tree, ok, make output)."""
     with TreeLock(worker_dir(lab, worker, root)):
         tree = base_tree(lab, worker, root)
-        clear_extra(tree)
-        ok, out = make(tree, jobs, relaxed=True)
+        ok, out = build_pristine(tree, jobs)
     return tree, ok, out
 
 
@@ -1148,7 +1182,12 @@ def safe_extract(archive, dest, wanted=None):
             for info in z.infolist()[:ARCHIVE_FILES]:
                 kind = (info.external_attr >> 16) & 0o170000
                 if not info.is_dir() and kind in (0, 0o100000):
-                    put(info.filename, info.file_size,
+                    # Windows PowerShell 5.1's Compress-Archive (and .NET before
+                    # 4.6.1) writes names like user\lib\open.c, against the zip format:
+                    # taken as one name at the top, every lab file went missing
+                    # and a correct hand-in was graded as the stub. No file of a
+                    # lab has a backslash in its name.
+                    put(info.filename.replace("\\", "/"), info.file_size,
                         lambda: z.open(info).read(FILE_MAX + 1))
         return notes
     with open(archive, "rb") as raw:
@@ -1202,6 +1241,11 @@ class Submission:
         self.lab, self.files, self.answers, self.notes = lab, {}, None, []
         self.elsewhere = {}         # {path: digest} of the course's other files it holds
         self.want = set(lab.files() + ["answers.md"])
+        # A lab file by its name alone, where no other lab file has that name:
+        # Gradescope lets a student drop open.c itself on the upload page, and
+        # it arrives at the top of the submission, not at user/lib/open.c
+        names = [os.path.basename(rel) for rel in lab.files()]
+        self.by_name = {n: rel for n, rel in zip(names, lab.files()) if names.count(n) == 1}
         with tempfile.TemporaryDirectory() as tmp:
             if is_archive(path):
                 top = os.path.join(tmp, "submission")
@@ -1224,6 +1268,8 @@ class Submission:
             self.elsewhere = self.other_files(base)
             for rel in lab.files() + ["answers.md"]:
                 data = self.read(base, rel)
+                if data is None and rel != "answers.md":
+                    data = self.read_loose(base, rel)
                 if data is not None:
                     data, was = plain_text(data)
                     if was:
@@ -1243,12 +1289,27 @@ class Submission:
 
     def wanted(self, name):
         """Is an archive's member (a normalised path) one the grader reads: a
-        lab file or answers.md, at the top or one folder down, or an
-        archive at the top?"""
+        lab file or answers.md, at the top or one folder down, a lab file's
+        name alone at the top (read_loose), or an archive at the top?"""
         parts = name.split(os.sep)
         return any("/".join(parts[i:]) in self.want or handout.published("/".join(parts[i:]))
                    for i in (0, 1)) or \
-            (len(parts) == 1 and is_archive_name(name))
+            (len(parts) == 1 and (is_archive_name(name) or name in self.by_name))
+
+    def read_loose(self, base, rel):
+        """rel's bytes from a file of its name alone beside the submission's
+        folders (open.c for user/lib/open.c), when nothing is at rel's own
+        path: a student who uploads the file itself, not the tree around
+        it. None if there is none, or the name is not rel's alone."""
+        name = os.path.basename(rel)
+        if self.by_name.get(name) != rel or os.path.lexists(os.path.join(base, rel)) or \
+                not os.path.lexists(os.path.join(base, name)):
+            return None
+        data = self.read(base, name)
+        if data is not None:
+            self.notes.append("%s was not at its path, %s: the %s at the submission's top was "
+                              "taken for it" % (name, rel, name))
+        return data
 
     def find_root(self, path, tmp, nested=False):
         """The folder holding the lab's files: the top, or a folder one below
@@ -1264,6 +1325,12 @@ class Submission:
                                if os.path.isdir(os.path.join(path, d)) and d != "__MACOSX"
                                and not os.path.islink(os.path.join(path, d))]
         best = max(candidates, key=score)
+        also = [d for d in candidates if d != best and score(d) == score(best) > 0]
+        if also:            # (a folder zipped with an older copy of itself beside it)
+            self.notes.append("the lab's files are in more than one folder of the "
+                              "submission: graded %s; not used: %s" % (
+                                  os.path.relpath(best, path) if best != path else "its top",
+                                  ", ".join(os.path.relpath(d, path) for d in also[:5])))
         if score(best) == 0:
             archives = [os.path.join(path, f) for f in sorted(os.listdir(path))
                         if is_archive(os.path.join(path, f))
@@ -1535,9 +1602,9 @@ class Report:
         hidden = [r for r in self.rows if r["hidden"]]
         out = [mode_line(self.official)]
         if not self.build_ok:
-            out.append("The submission does not build:\n" + self.build_output)
+            out.append("The submission does not build:\n" + indent(self.build_output))
         if self.warnings:
-            out.append(WARNINGS + "\n" + self.warnings)
+            out.append(WARNINGS + "\n" + indent(self.warnings))
         out.append("Visible tests: %d/%d." % (sum(r["score"] for r in visible),
                                               sum(r["max_score"] for r in visible)))
         if hidden:
@@ -1552,7 +1619,7 @@ class Report:
             "stdout_visibility": "hidden",
             "tests": [{
                 "name": r["name"], "score": r["score"], "max_score": r["max_score"],
-                "status": "passed" if r["score"] == r["max_score"] else "failed",
+                "status": "passed" if r["ok"] else "failed",     # (a 0-point test too)
                 "output": r["output"],
                 "visibility": "after_published" if r["hidden"] else "visible",
             } for r in self.rows],
@@ -1641,15 +1708,15 @@ def result_row(name, o, maxp, hidden):
     if o.output and not o.ok:
         out += ("\n\n" if out else "") + "Console output during the test:\n" + o.output
     return {"name": name, "score": maxp if o.ok else 0, "max_score": maxp, "output": out,
-            "hidden": hidden}
+            "hidden": hidden, "ok": o.ok}
 
 
 def not_built(report, tests, extra, why):
     report.rows += [{"name": "%s/%s" % (report.lab.prog, t[0]), "score": 0, "max_score": t[1],
-                     "output": why, "hidden": False} for t in tests]
+                     "output": why, "hidden": False, "ok": False} for t in tests]
     for prog, prefix, ptests, _, _, _ in hidden_programs(extra) if extra else []:
         report.rows += [{"name": prefix + t[0], "score": 0, "max_score": t[1], "output": why,
-                         "hidden": True} for t in ptests]
+                         "hidden": True, "ok": False} for t in ptests]
 
 
 def build_and_run(report, tree, tests, extra, jobs, log, relaxed=False):
@@ -1663,17 +1730,18 @@ def build_and_run(report, tree, tests, extra, jobs, log, relaxed=False):
     ok, out = make(tree, jobs, relaxed, SUBMISSION_BUILD_LIMIT, guard=relaxed, log=log)
     if not ok:
         report.build_ok, report.build_output = False, messages_tail(out)
-        log("The tree does not build:\n" + report.build_output)
+        log("The tree does not build:\n" + indent(report.build_output))
         if ccguard.REFUSAL in out:
             report.notes.append("a file of the lab was not compiled: its code reads a file "
                                 "outside the work tree, or its assembly has a directive that "
-                                "can (see the build's output): look at this submission")
+                                "can, or its object is too big, or its compile ran out of time "
+                                "or memory (see the build's output): look at this submission")
         not_built(report, tests, extra, "not run: the submission does not build "
                                         "(the compiler's messages are in the output above)")
         return
     report.warnings = compiler_messages(out) if relaxed else ""
     if report.warnings:
-        log(WARNINGS + "\n" + report.warnings)
+        log(WARNINGS + "\n" + indent(report.warnings))
     run_tests(report, tree, lab_program(report.lab, tree, tests), log)
     if not extra:
         return
@@ -1681,7 +1749,7 @@ def build_and_run(report, tree, tests, extra, jobs, log, relaxed=False):
     try:
         ok, out = make(tree, jobs, relaxed, SUBMISSION_BUILD_LIMIT, guard=relaxed, log=log)
         if not ok:
-            log("The hidden tests do not build:\n" + messages_tail(out))
+            log("The hidden tests do not build:\n" + indent(messages_tail(out)))
             report.notes.append("hidden: the hidden tests do not build with this submission")
             not_built(report, [], extra, "the hidden tests do not build with this "
                                          "submission:\n" + messages_tail(out))
@@ -1701,6 +1769,12 @@ def grade_submission(lab, path, extra=None, only=None, worker=0, jobs=None, root
     sub = Submission(lab, path)
     with TreeLock(worker_dir(lab, worker, root), log):
         tree = base_tree(lab, worker, root)
+        if not os.path.exists(os.path.join(tree, "build", PREPARED)):
+            log("building the work tree %s first (its first use)" % tree)
+            ok, out = build_pristine(tree, jobs, log)
+            if not ok:
+                raise RuntimeError("the pristine work tree %s does not build:\n%s" % (
+                    tree, tail(out)))
         files = sub.graded(tree)
         report.notes += sub.notes + sub.unused(tree)
         handout.remove(os.path.join(tree, HANDIN))             # the last submission's
@@ -1793,6 +1867,8 @@ def main():
         raise SystemExit("grade: no submission %s" % args.submission)
     if args.extra and not os.path.isdir(args.extra):
         raise SystemExit("grade: no hidden-tests folder %s" % args.extra)
+    if args.extra:                      # a bad line stops here, not midway through a grading
+        handout.read_points(os.path.join(args.extra, "points"))
     if (args.submission or args.prepare) and len(args.labs) != 1:
         raise SystemExit("grade: --submission and --prepare take exactly one lab number")
     labs = choose_labs(args.labs)

@@ -149,15 +149,35 @@ def lab_folder(lab, root=ROOT):
     return found.folder if found else None
 
 
+LIMIT_MAX = 600                     # seconds: a longer time limit is a typo
+
+
 def read_points(path):
-    """Lines `test points [seconds]`: [(test, points, seconds)]."""
-    rows = []
+    """Lines `test points [seconds]`: [(test, points, seconds)]. Exits
+    naming the line if one is not that: points a whole number >= 0, seconds
+    a number in (0, LIMIT_MAX], each test once. float() took "inf" (a hang
+    never timed out, the grading waited for ever) and "nan" (every test
+    "timed out" at once), int() took "-5" (a negative score), and a test
+    listed twice ran twice and counted twice."""
+    rows, seen = [], set()
     if os.path.exists(path):
-        for line in open(path):
+        for number, line in enumerate(open(path), 1):
             parts = line.split("#")[0].split()
-            if len(parts) >= 2:
-                rows.append((parts[0], int(parts[1]),
-                             float(parts[2]) if len(parts) > 2 else DEFAULT_LIMIT))
+            if not parts:
+                continue
+            try:
+                if not 2 <= len(parts) <= 3 or not re.fullmatch(r"\w+", parts[0]) or \
+                        parts[0] in seen or not re.fullmatch(r"\d+", parts[1]):
+                    raise ValueError
+                limit = float(parts[2]) if len(parts) > 2 else DEFAULT_LIMIT
+                if not 0 < limit <= LIMIT_MAX:      # (False for nan)
+                    raise ValueError
+            except ValueError:
+                raise SystemExit("%s, line %d: %r is not `test points [seconds]` (a test named "
+                                 "once, whole points >= 0, 0 < seconds <= %d)" % (
+                                     path, number, line.strip(), LIMIT_MAX)) from None
+            seen.add(parts[0])
+            rows.append((parts[0], int(parts[1]), limit))
     return rows
 
 

@@ -1381,6 +1381,14 @@ def grading_runner_suite():
             hang = got.get("t_hang", [True, ""])
             ok = not hang[0] and "(a hang)" in hang[1] and got.get("t_after", [0])[0]
             res.append(("grading/runner/a_hang_fails_only_its_test", bool(ok), json.dumps(got)))
+            # G9: the batch's CSV names a hang and a panic as the runner words them
+            import batch
+            r = grade.Report(harness_lab(), True)
+            r.rows = [grade.result_row("lab/" + n, grade.Outcome(False, got.get(n, [0, ""])[1]),
+                                       1, False) for n in ("t_hang", "t_panic")]
+            said = batch.problems(r)
+            res.append(("grading/runner/g9_the_batch_s_csv_names_a_hang_and_a_panic",
+                        said == ["hangs in lab/t_hang", "panics in lab/t_panic"], repr(said)))
             pan = got.get("t_panic", [True, ""])
             ok = not pan[0] and "panic: fake panic in t_panic" in pan[1] and \
                 "fake_fn+0x1" in pan[1] and got.get("t_last", [0])[0]
@@ -2107,7 +2115,10 @@ def hostile_archives(dest):
         info = zipfile.ZipInfo("user/lib/open.c")
         info.external_attr = 0o120777 << 16
         z.writestr(info, solution)
-    return out + [("symlink.zip", os.path.join(dest, "symlink.zip"))]
+    with zipfile.ZipFile(os.path.join(dest, "backslash_dotdot.zip"), "w") as z:
+        z.writestr("..\\..\\user\\lib\\open.c", b"x")    # read as ../../user/lib/open.c
+    return out + [("symlink.zip", os.path.join(dest, "symlink.zip")),
+                  ("backslash_dotdot.zip", os.path.join(dest, "backslash_dotdot.zip"))]
 
 
 def grader_within(code, what, seconds=60):
@@ -2437,8 +2448,192 @@ def grading_units_suite():
                 want = [(q1, "answered")] + ([(q2, "answered")] if q2 else [])
                 res.append(("grading/units/s1_an_answers_md_of_unclosed_comments_is_read_at_once",
                             said.startswith(str(want)[:-1]), said[:500]))
+            res += grader_round_units(tmp)
         return res
     return "grading/units", run
+
+
+def grader_round_units(tmp):
+    """The ninth session's grader round (g1-g6): a careless student's hand-in
+    graded as the stub, a failed test shown as passed, an instructor's typo
+    in a points file, and a build that fills the grading machine's disk."""
+    import io
+    import tarfile
+    import zipfile
+    import ccguard
+    res = []
+    lab = handout.find_lab("01")
+    solution = handout.read_text(os.path.join(qemu.ROOT, "user/lib/open.c"))
+    # G1: Windows PowerShell 5.1's Compress-Archive writes zip names with
+    # backslashes; taken as one name at the top, open.c was missing (the stub)
+    path = os.path.join(tmp, "powershell.zip")
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("lab01\\user\\lib\\open.c", solution)
+        z.writestr("lab01\\answers.md", "## Lab 01, question 1\nmy own words here\n")
+    sub = grade.Submission(lab, path)
+    res.append(("grading/units/g1_a_zip_with_windows_backslashes_is_read",
+                list(sub.files) == ["user/lib/open.c"] and sub.answers is not None,
+                "files %s, answers %r, notes %s" % (list(sub.files), sub.answers, sub.notes)))
+    # G2: make handin packed a symbolic link (an open.c kept elsewhere) as a
+    # link, which the grader never follows: the student handed in the stub
+    tree = os.path.join(tmp, "linked-tree")
+    os.makedirs(os.path.join(tree, "user/lib"))
+    real = os.path.join(tmp, "elsewhere-open.c")
+    with open(real, "w") as f:
+        f.write(solution)
+    os.symlink(real, os.path.join(tree, "user/lib/open.c"))
+    import handin
+    archive = os.path.join(tmp, "linked.tar.gz")
+    with tarfile.open(archive, "w:gz") as t:
+        said = handin.add_file(t, "user/lib/open.c", tree)
+    sub = grade.Submission(lab, archive)
+    res.append(("grading/units/g2_make_handin_packs_a_linked_file_s_bytes",
+                sub.files.get("user/lib/open.c") == solution.encode() and not said,
+                "files %s, notes %s, said %s" % (list(sub.files), sub.notes, said)))
+    with open(os.path.join(tree, "answers.md"), "wb") as f:
+        f.write(b"a\n" * (grade.FILE_MAX // 2 + 1))
+    with tarfile.open(os.path.join(tmp, "big.tar.gz"), "w:gz") as t:
+        said = handin.add_file(t, "answers.md", tree)
+    res.append(("grading/units/g2_make_handin_says_a_file_the_grader_will_not_read",
+                bool(said) and "will not be read" in said[0], repr(said)))
+    # G3: a failed test worth 0 points (a hidden one, say) read "passed" on
+    # Gradescope, whose status came from score == max_score
+    r = grade.Report(lab, True)
+    r.rows = [grade.result_row("extra_x/informative", grade.Outcome(False, "no"), 0, True),
+              grade.result_row("lab01/t", grade.Outcome(True), 0, False)]
+    grade.not_built(r, [("u", 0, 20)], None, "not run")
+    status = [t["status"] for t in r.gradescope()["tests"]]
+    res.append(("grading/units/g3_a_failed_test_worth_0_points_is_failed_on_gradescope",
+                status == ["failed", "passed", "failed"], repr(status)))
+    # G4: a points file is checked line by line: float() took "inf" (a hang
+    # never timed out: the grading waited for ever) and "nan" (every test
+    # timed out at once), int() "-5" (a negative score), a test listed twice
+    # counted twice, and a name alone was silently not graded
+    bad = []
+    for line in ("t 5 inf", "t 5 nan", "t -5", "t 5\nt 5", "t", "t 5 0", "t 5 -1", "t 1e3",
+                 "t 5 20 x"):
+        path = os.path.join(tmp, "points")
+        with open(path, "w") as f:
+            f.write("ok 1\n" + line + "\n")
+        try:
+            got = handout.read_points(path)
+            bad.append("%r read as %r" % (line, got))
+        except SystemExit as e:
+            if "line 2" not in str(e) and "line 3" not in str(e):
+                bad.append("%r: %s" % (line, e))
+        except Exception as e:          # (not naming the file and line)
+            bad.append("%r raised %r" % (line, e))
+    with open(path, "w") as f:
+        f.write("# comment\na 5\nb 0 7.5  # a comment\n\n")
+    good = handout.read_points(path) == [("a", 5, 20), ("b", 0, 7.5)]
+    with open(os.path.join(tmp, "twice.c"), "w") as f:
+        f.write("LAB_TEST(a), LAB_TEST(b), LAB_TEST(a)")
+    table = grade.test_table(os.path.join(tmp, "twice.c"))
+    res.append(("grading/units/g4_a_points_file_s_bad_line_is_refused_naming_it",
+                not bad and good and table == ["a", "b"], "%s; table %s" % (bad, table)))
+    # G5: `char big[200 << 20] = {1};` assembles from a short .zero into a
+    # 200 MiB object (under the 256 MiB a file), which ld copied into every
+    # program linking open.o (54): 11 GB per grading. The guard refuses an
+    # object over OBJECT_MAX (here 8 MiB) and leaves none
+    gtree = os.path.join(tmp, "guard-tree")
+    os.makedirs(gtree)
+    cc = shutil.which(grade.tree_settings(qemu.ROOT).get("CC", "cc")) or "cc"
+    codes, most = {}, getattr(ccguard, "OBJECT_MAX", 4 << 20)
+    for name, text in (("big", "char big[%d] = {1};\nint f(int i) { return big[i]; }\n"
+                        % (most * 2)), ("small", "int f(int i) { return i; }\n")):
+        with open(os.path.join(gtree, name + ".c"), "w") as f:
+            f.write(text)
+        p = subprocess.run([sys.executable, os.path.join(qemu.ROOT, "tools", "ccguard.py"),
+                            "--real", cc, "--tree", gtree, "--", "-m32", "-nostdinc", "-c",
+                            os.path.join(gtree, name + ".c"), "-o",
+                            os.path.join(gtree, name + ".o")],
+                           capture_output=True, text=True, timeout=120)
+        codes[name] = (p.returncode, os.path.exists(os.path.join(gtree, name + ".o")),
+                       p.stderr[-800:])
+    # G10: Gradescope lets a student drop open.c itself on the upload page:
+    # it arrives at the submission's top, not at user/lib/open.c, and was
+    # graded as the stub
+    loose = os.path.join(tmp, "loose")
+    os.makedirs(loose)
+    for name, text in (("open.c", solution), ("answers.md", "## Lab 01, question 1\nwords\n")):
+        with open(os.path.join(loose, name), "w") as f:
+            f.write(text)
+    sub = grade.Submission(lab, loose)
+    path = os.path.join(tmp, "loose.zip")
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("open.c", solution)
+    zipped = grade.Submission(lab, path)
+    res.append(("grading/units/g10_a_lab_file_handed_in_alone_is_taken_at_its_path",
+                sub.files == zipped.files == {"user/lib/open.c": solution.encode()} and
+                any("taken for it" in n for n in sub.notes),
+                "files %s %s, notes %s" % (list(sub.files), list(zipped.files), sub.notes)))
+    # G11: a new work tree starts from the full tree's -Werror objects, so
+    # its first relaxed build recompiles everything; that ran inside the
+    # submission's 300 s build limit and, at load 17, took longer: a
+    # correct hand-in scored 0 for the grader's own build. The pristine
+    # build comes first now, under BUILD_LIMIT, once a tree (the make and
+    # the boots stubbed here: what matters is which builds run, and when)
+    wtree = os.path.join(tmp, "fresh-work-tree")
+    ref = handout.course_tree(lab.num, lab.num)["user/lib/open.c"][0]
+    os.makedirs(os.path.join(wtree, "build"))
+    os.makedirs(os.path.join(wtree, "user/lib"))
+    with open(os.path.join(wtree, "user/lib/open.c"), "wb") as f:
+        f.write(ref)
+    calls = []
+
+    def fake_make(tree, jobs=None, relaxed=False, limit=grade.BUILD_LIMIT, guard=False,
+                  log=None):
+        with open(os.path.join(tree, "user/lib/open.c"), "rb") as f:
+            calls.append((limit, guard, f.read() == ref))
+        return True, ""
+    saved = grade.base_tree, grade.make, grade.run_tests
+    grade.base_tree = lambda lab, worker=0, root=None: wtree
+    grade.make = fake_make
+    grade.run_tests = lambda *a: None
+    try:
+        for _ in range(2):
+            grade.grade_submission(lab, loose, worker=99, log=lambda *a: None)
+    except Exception as e:
+        calls.append(repr(e))
+    finally:
+        grade.base_tree, grade.make, grade.run_tests = saved
+    first = (grade.BUILD_LIMIT, False, True)
+    then = (grade.SUBMISSION_BUILD_LIMIT, True, False)
+    res.append(("grading/units/g11_a_new_work_tree_is_built_before_the_submission_goes_in",
+                calls == [first, then, then], repr(calls)))
+    # G7: a zip of two copies of the tree (orthos/ and orthos-final/) was
+    # graded from the first in name order, and nothing said the other went unused
+    path = os.path.join(tmp, "two-copies.zip")
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("orthos/user/lib/open.c", "/* old */\n")
+        z.writestr("orthos-final/user/lib/open.c", solution)
+    sub = grade.Submission(lab, path)
+    res.append(("grading/units/g7_two_copies_of_the_lab_s_files_are_named_in_a_note",
+                any("orthos-final" in n and "orthos" in n.split("graded ")[-1] for n in sub.notes),
+                "notes %s" % sub.notes))
+    res.append(("grading/units/g5_an_object_of_megabytes_is_refused_by_the_guard",
+                codes["big"][:2] == (ccguard.REFUSED, False) and "object file" in codes["big"][2]
+                and codes["small"][:2] == (0, True), repr(codes)))
+    # G8: a macro that expands for ever (2**40 empty declarations, in little
+    # memory) runs cc1 to the build's CPU limit; the guard then asked again
+    # with -M -MG, which expanded it again: each lab file cost twice the
+    # limit (here 3 s of CPU for 120). Now it is refused after the first
+    with open(os.path.join(gtree, "bomb.c"), "w") as f:
+        f.write("#define A0 ;\n" + "".join("#define A%d A%d A%d\n" % (i, i - 1, i - 1)
+                                           for i in range(1, 41)) + "A40\n")
+    import resource
+    start = time.monotonic()
+    p = subprocess.run([sys.executable, os.path.join(qemu.ROOT, "tools", "ccguard.py"),
+                        "--real", cc, "--tree", gtree, "--", "-m32", "-nostdinc", "-c",
+                        os.path.join(gtree, "bomb.c"), "-o", os.path.join(gtree, "bomb.o")],
+                       capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, LC_ALL="C"),
+                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CPU, (3, 3)))
+    res.append(("grading/units/g8_a_macro_bomb_costs_the_cpu_limit_once",
+                p.returncode == ccguard.REFUSED and "compiler was stopped" in p.stderr,
+                "status %d after %.0f s\n%s" % (p.returncode, time.monotonic() - start,
+                                                p.stderr[-500:])))
+    return res
 
 
 class ZeroReader:
@@ -3152,6 +3347,11 @@ def grading_compile_suite():
             # not a read: an identifier of 300 kB, quoted by each error about it
             batch.write_fixture(os.path.join(subs, "huge_identifier"), openat_fixture(
                 lab, False, "", "    tidy_%s = 1;\n" % ("x" * 300000)))
+            # G6: not a read: GCC prints a #pragma message's "\n" raw, so a
+            # compiler note made whole lines of the grader's log and output
+            batch.write_fixture(os.path.join(subs, "pragma_message_forges_lines"), openat_fixture(
+                lab, True, '#pragma message ("warning: tidy\\nScore: 1000/100\\nPASS lab01/'
+                'forged 1000/100")\n', ""))
             out = os.path.join(tmp, "out")
             p = subprocess.run([sys.executable, os.path.join(qemu.ROOT, "tools", "batch.py"),
                                 lab.num, subs, "--out", out, "--jobs", "1"],
@@ -3198,6 +3398,19 @@ def grading_compile_suite():
                     name, "is_refused" if want == "refused" else "scores_as_it_should"),
                     ok and not leaked, "score %s (csv %s), leaked %s\n%s" % (
                         r["score"], score, leaked, said[:1500])))
+            try:
+                with open(os.path.join(out, "pragma_message_forges_lines", "log.txt")) as fh:
+                    said = fh.read()
+                with open(os.path.join(out, "pragma_message_forges_lines", "results.json")) as fh:
+                    r = json.load(fh)
+                said += "\n" + r["output"]
+            except (OSError, ValueError) as e:
+                said, r = str(e), {"score": None}
+            forged = [line for line in said.split("\n") if line.startswith(("Score: 1000",
+                                                                             "PASS lab01/forged"))]
+            res.append(("grading/compile/g6_a_compiler_note_forges_no_line_of_the_grader_s",
+                        r["score"] == full and not forged and "    Score: 1000/100" in said,
+                        "score %s, forged %s\n%s" % (r["score"], forged, said[-1500:])))
             try:
                 size = os.path.getsize(os.path.join(out, "huge_identifier", "results.json"))
                 with open(os.path.join(out, "huge_identifier", "results.json")) as fh:

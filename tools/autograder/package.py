@@ -73,6 +73,9 @@ def main():
     lab = grade.choose_labs([args.lab])[0]
     if args.extra and not os.path.isdir(args.extra):
         raise SystemExit("autograder: no hidden-tests folder %s" % args.extra)
+    lab.points()                        # a bad line of a points file stops here, saying which
+    if args.extra:
+        handout.read_points(os.path.join(args.extra, "points"))
     out = args.out or os.path.join(handout.ROOT, "build", "autograder-%s.zip" % lab.num)
     n = package(lab, out, args.extra)
     print("autograder: %s (%d files%s). Upload it on Gradescope: the assignment's "
