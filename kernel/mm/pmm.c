@@ -61,13 +61,10 @@ size_t pmm_meta_bytes(uint32_t maxpa)
 
 void pmm_setup(uint32_t maxpa, void *meta)
 {
-    uint32_t i;
-
     refs = meta;
     npages = maxpa / PAGE_SIZE;
     owner = (uint8_t *)(refs + npages); /* zeroed: every page root's */
-    for (i = 0; i < npages; i++)
-        refs[i] = REF_RESERVED;
+    memset(refs, 0xFF, npages * sizeof(*refs)); /* every page REF_RESERVED */
     nfree = nreserved = nhot = nusable = 0;
     memset(users, 0, sizeof(users));
     low = npages;
@@ -81,17 +78,28 @@ static void pool_add(uint32_t p)
         low = p;
 }
 
-/* Make the whole pages inside [start, end) available. */
+/* Make the whole pages inside [start, end) available: each run of
+ * reserved pages at once (at boot the whole of RAM is one or two runs:
+ * a test and a store per page cost some 0.5 ms under QEMU). */
 void pmm_add_range(uint32_t start, uint32_t end)
 {
-    uint32_t p;
+    uint32_t p = PGROUNDUP(start) / PAGE_SIZE, last = end / PAGE_SIZE, run;
 
-    for (p = PGROUNDUP(start) / PAGE_SIZE; p < npages && p < end / PAGE_SIZE; p++) {
-        if (refs[p] == REF_RESERVED) {
-            pool_add(p);
-            nfree++;
-            nusable++;
+    if (last > npages)
+        last = npages;
+    while (p < last) {
+        for (run = 0; p + run < last && refs[p + run] == REF_RESERVED; run++)
+            ;
+        if (run == 0) {
+            p++;                        /* in use or free already */
+            continue;
         }
+        memset(&refs[p], 0, run * sizeof(*refs)); /* free, in the pool */
+        if (p < low)
+            low = p;
+        nfree += run;
+        nusable += run;
+        p += run;
     }
 }
 
