@@ -28,6 +28,7 @@
 #include "boot.h"
 #include "lib/fault.h"
 #include "lib/kprintf.h"
+#include "lib/shake.h"
 #include "lib/string.h"
 #include "mm/kfence.h"
 #include "mm/memlayout.h"
@@ -42,10 +43,11 @@
 
 #define MAGIC_USED           0xA110CA7Eu
 #define MAGIC_FREE           0xF4EEB10Cu
-#define POISON               0x6B                /* a freed block's bytes */
+#define POISON               shake.poison        /* a freed block's bytes: 0x6B, or
+                                                    `shake=heapN`'s (lib/shake.c) */
 #define REDZONE              0xFC                /* the bytes after an allocation */
 #define REDZONE_MIN          4u
-#define QUARANTINE           256                 /* recent frees kept from reuse */
+#define QUARANTINE           256                 /* recent frees kept from reuse (at most) */
 #define QUARANTINE_RUN_PAGES 4          /* bigger runs go straight back */
 #define CHECK_EVERY          1024                /* kfrees between full checks */
 
@@ -93,7 +95,7 @@ void kheap_init(void)
     for (i = 0; i < NBUCKETS; i++)
         free_list[i] = NULL;
     heap_end = KERNBASE + pmm_total_pages() * PAGE_SIZE;
-    kheap_checking = boot_arg("heapcheck") != NULL;
+    kheap_checking = boot_arg("heapcheck") != NULL || shake.heap;
     if (kheap_checking)
         kprintf("heapcheck: red zones, poisoned frees, quarantine of %d\n", QUARANTINE);
 }
@@ -311,6 +313,25 @@ static int bucket_of(size_t need)
     return need <= BLOCK_SIZE(0) ? 0 : 32 - __builtin_clz(need - 1) - MIN_SHIFT;
 }
 
+/* `shake=heapN` (lib/shake.c), with the checker only: the extra bytes
+ * this kmalloc asks for (red zone: the block moves, overflows into them
+ * are still caught), and which of the first blocks of a free list it
+ * takes. Their choices follow the allocations alone, so a seed gives the
+ * same heap on every boot. */
+static uint32_t shake_pad(void)
+{
+    return shake.pad_max ? shake_next(&shake.heap_rng) % (shake.pad_max + 1u) : 0;
+}
+
+static struct block_hdr *shake_pick(struct block_hdr *h)
+{
+    unsigned k = shake_next(&shake.heap_rng) % (shake.depth + 1u);
+
+    while (k-- > 0 && h->u.free.next)
+        h = h->u.free.next;
+    return h;
+}
+
 /* Inlined into kmalloc, kzalloc and kstrdup: one call per allocation,
  * not two (under QEMU a call and its return cost more than their work). */
 static inline __attribute__((always_inline)) void *alloc(size_t n, uint32_t caller)
@@ -318,6 +339,9 @@ static inline __attribute__((always_inline)) void *alloc(size_t n, uint32_t call
     size_t need = n + sizeof(struct block_hdr) + (kheap_checking ? REDZONE_MIN : 0);
     struct block_hdr *h;
     int b;
+
+    if (kheap_checking && shake.heap)
+        need += shake_pad();
 
     if (n == 0 || n > MAX_ALLOC || fault_inject("kmalloc"))
         return NULL;
@@ -336,6 +360,8 @@ static inline __attribute__((always_inline)) void *alloc(size_t n, uint32_t call
         if (!free_list[b] && bucket_refill(b) < 0)
             return NULL;
         h = free_list[b];
+        if (kheap_checking && shake.depth)
+            h = shake_pick(h);
         if (kheap_checking || h->magic != MAGIC_FREE)
             check_free_block(h, 0);     /* else all it would check is the magic */
         list_remove(b, h);
@@ -346,8 +372,11 @@ static inline __attribute__((always_inline)) void *alloc(size_t n, uint32_t call
     h->magic = MAGIC_USED;
     h->u.used.size = n;
     h->u.used.caller = caller;
-    if (kheap_checking)
+    if (kheap_checking) {
+        if (b == RUN && shake.heap)
+            fill(data_of(h), POISON, n);    /* not zeros: as a bucket block's */
         fill(data_of(h) + n, REDZONE, data_room(h) - n);
+    }
     blocks_used++;
     return data_of(h);
 }
@@ -449,7 +478,7 @@ void kfree(void *p)
         release(h);
     } else {
         fill(data_of(h), POISON, data_room(h));
-        if (q_len == QUARANTINE)
+        if (q_len >= shake.quarantine)   /* QUARANTINE, or shake's fewer */
             quarantine_evict();
         quarantine[q_next].h = h;
         quarantine[q_next].freed_by = freed_by;
