@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""tools/shake.py - make test's booting suites at shifted memory layouts
-(`make shake`).
+"""tools/shake.py - make test's booting suites at shifted memory layouts,
+heap layouts and timing (`make shake`).
 
-  make shake [SHAKE_N=n] [SHAKE_SEED=s] [SHAKE_S=seconds] [SHIFT="mem-520K,pad44K ..."]
+  make shake [SHAKE_N=n] [SHAKE_SEED=s] [SHAKE_S=seconds] [SHIFT="mem-520K,pad44K heap7 ..."]
              [SUITES="usertests t_dos ..."|all]
   tools/shake.py [-n N] [--seed S] [--budget S] [--shift SHIFT]... [--no-baseline] [NAME...]
 
@@ -28,12 +28,36 @@ This boots the suites again with the layout moved, two ways:
                   land N/4 pages higher and N/4 fewer pages are free, as
                   when the archive grows, with no file the tests can see.
 
-A shift is written `mem-520K,pad44K` (either part may be missing). The
+Three more move what the kernel does rather than where memory lies:
+
+  heapN           the boot argument shake=heapN (kernel/lib/shake.c), on
+                  every boot with `heapcheck` but the in-kernel tests'
+                  (test=...: they check the checker at its defaults): the
+                  poison byte of freed and fresh blocks (and, with it,
+                  page runs: not zeros), pads per kmalloc site, which free
+                  block of a page is taken, the quarantine's length, which
+                  sites the guarded pool takes; all from seed N, the same
+                  on every boot. A test that reads memory it never wrote,
+                  or leans on one heap layout, sees another.
+  tickN           shake=tickN: 1 to 10 timer interrupts a tick (the clock
+                  still counts HZ), a slice of 1 to 20 ms, the scheduler's
+                  scan from a random slot (after a fork either side may
+                  run first). Races with the timer get other interleavings.
+  icountN         QEMU's -icount shift=N,sleep=off (N <= ICOUNT_MAX): the
+                  guest's clock counts 2^N ns per instruction and skips
+                  idle time, so the timer interrupts land at other
+                  instructions, the same ones on every run (disk and
+                  console input aside).
+
+A shift is written `mem-520K,pad44K,heap7,tick3,icount4` (any part may be
+missing). The
 shifts are the baseline (none, to tell a layout flake from a plain failure;
 --no-baseline skips it), then SHAKE_N shifts: a few small fixed ones, then
 random ones (pad 4 KiB..1 MiB, mem -2..+2 MiB: together more than the 1024
-pages between two page tables' boundaries) from SHAKE_SEED, so the same
-seed gives the same shifts. SHIFT=... runs exactly those instead.
+pages between two page tables' boundaries; heap and tick seeds 1..9999,
+icount 0..8) from SHAKE_SEED, so the same
+seed gives the same shifts (with heap, tick and icount among the kinds).
+SHIFT=... runs exactly those instead.
 
 The suites are tools/test.py's own (its all_suites(): same checks, same
 timeouts, same PASS/FAIL names), run through this module's wrapper of
@@ -42,8 +66,9 @@ running the suite: one guest per core at a time, each killed by its PID at
 its suite's timeout, as in make test. The default suites are the memory-
 sensitive ones (MEMORY_SUITES); SUITES=all is every suite of make test that
 boots with -kernel (not the ones that build trees, grade, or boot GRUB);
-NAME selects suites as tools/test.py NAME does. A suite that booted no
-guest under a shift is reported (its shift did not apply). SHAKE_S stops
+NAME selects suites as tools/test.py NAME does. A suite none of whose
+guests the shift changed is reported (its shift did not apply: a heap
+seed on the in-kernel tests). SHAKE_S stops
 starting new shifts after that many seconds.
 
 Each (shift, suite) prints PASS or FAIL; a FAIL names the failing tests,
@@ -208,9 +233,10 @@ _kernel_args = qemu.kernel_args
 
 def shifted(argv, shift):
     """QEMU's arguments argv (qemu.kernel_args') moved by shift. The heap
-    seed goes to every boot but the in-kernel tests' (test=...: they check
-    the heap checker itself, at its defaults: exact page counts, the
-    guarded pool taking every block, 0x6B in a message)."""
+    seed goes to every boot with the heap checker (it moves the checker's
+    heap) but the in-kernel tests' (test=...: they check the checker
+    itself, at its defaults: exact page counts, the guarded pool taking
+    every block, 0x6B in a message)."""
     argv = list(argv)
     i = argv.index("-m")
     argv[i + 1] = shift.memory(argv[i + 1])
@@ -219,7 +245,8 @@ def shifted(argv, shift):
     i = argv.index("-append")
     words = argv[i + 1].split()
     seeds = []
-    if shift.heap is not None and not any(w.startswith("test=") for w in words):
+    if (shift.heap is not None and "heapcheck" in words
+            and not any(w.startswith("test=") for w in words)):
         seeds.append("heap%d" % shift.heap)
     if shift.tick is not None:
         seeds.append("tick%d" % shift.tick)
@@ -403,7 +430,7 @@ def main():
             bad = [r for r in res if r[1] is False]
             if not boots:
                 counts["noboot"] += 1
-                print("NOBOOT %-22s %-24s (booted no guest: the shift did not apply)"
+                print("NOBOOT %-22s %-24s (no guest the shift changed: it did not apply)"
                       % (shift, name))
             elif not bad:
                 counts["pass"] += 1

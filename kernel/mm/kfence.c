@@ -311,8 +311,8 @@ void *kfence_alloc(size_t n, uint32_t caller)
         pmm_free_pages() < pmm_total_pages() / 4 + PGROUNDUP(n) / PAGE_SIZE)
         return NULL; /* see the top of the file for the last */
     if (shake.fence_one_in != 1 &&
-        (!shake.fence_one_in || shake_next(&shake.heap_rng) % shake.fence_one_in))
-        return NULL; /* `shake=heapN`: this one to the heap (lib/shake.c) */
+        (!shake.fence_one_in || (shake_site(caller, 0) >> 8) % shake.fence_one_in))
+        return NULL; /* `shake=heapN`: this site's blocks go to the heap (lib/shake.c) */
     if (c->len == 0) {
         if (!c->said_full++)
             kprintf("heapcheck: guarded pool's %u-page slots full: blocks of that size go to "

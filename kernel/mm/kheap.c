@@ -95,7 +95,7 @@ void kheap_init(void)
     for (i = 0; i < NBUCKETS; i++)
         free_list[i] = NULL;
     heap_end = KERNBASE + pmm_total_pages() * PAGE_SIZE;
-    kheap_checking = boot_arg("heapcheck") != NULL || shake.heap;
+    kheap_checking = boot_arg("heapcheck") != NULL;
     if (kheap_checking)
         kprintf("heapcheck: red zones, poisoned frees, quarantine of %d\n", QUARANTINE);
 }
@@ -315,33 +315,39 @@ static int bucket_of(size_t need)
 
 /* `shake=heapN` (lib/shake.c), with the checker only: the extra bytes
  * this kmalloc asks for (red zone: the block moves, overflows into them
- * are still caught), and which of the first blocks of a free list it
- * takes. Their choices follow the allocations alone, so a seed gives the
- * same heap on every boot. */
-static uint32_t shake_pad(void)
+ * are still caught), the seed's for its site and size, so a site's blocks
+ * are alike on every call: a measurement repeated (a test's free pages
+ * before and after) costs the same; and which of the first blocks of a
+ * free list it takes: one of those on the same page as the last freed,
+ * so the pages fill and empty exactly as without it (a page left in use
+ * by a block taken from another one would move the free-page counts that
+ * the tests' leak checks compare). Their choices follow the allocations
+ * alone, so a seed gives the same heap on every boot. */
+static uint32_t shake_pad(size_t n, uint32_t caller)
 {
-    return shake.pad_max ? shake_next(&shake.heap_rng) % (shake.pad_max + 1u) : 0;
+    return shake.pad_max ? shake_site(caller, n) % (shake.pad_max + 1u) : 0;
 }
 
 static struct block_hdr *shake_pick(struct block_hdr *h)
 {
-    unsigned k = shake_next(&shake.heap_rng) % (shake.depth + 1u);
+    struct block_hdr *page = page_head(h), *pick = h, *f = h;
+    unsigned k = shake_next(&shake.heap_rng) % (shake.depth + 1u), seen = 0, steps = 0;
 
-    while (k-- > 0 && h->u.free.next)
-        h = h->u.free.next;
-    return h;
+    while (seen < k && steps++ < 64 && (f = f->u.free.next) != NULL)
+        if (page_head(f) == page) {
+            pick = f;
+            seen++;
+        }
+    return pick;
 }
 
 /* Inlined into kmalloc, kzalloc and kstrdup: one call per allocation,
  * not two (under QEMU a call and its return cost more than their work). */
 static inline __attribute__((always_inline)) void *alloc(size_t n, uint32_t caller)
 {
-    size_t need = n + sizeof(struct block_hdr) + (kheap_checking ? REDZONE_MIN : 0);
+    size_t need = n + sizeof(struct block_hdr);
     struct block_hdr *h;
     int b;
-
-    if (kheap_checking && shake.heap)
-        need += shake_pad();
 
     if (n == 0 || n > MAX_ALLOC || fault_inject("kmalloc"))
         return NULL;
@@ -349,6 +355,8 @@ static inline __attribute__((always_inline)) void *alloc(size_t n, uint32_t call
         blocks_used++;
         return h;                       /* not a header: the pool's block itself */
     }
+    if (kheap_checking)                 /* `shake=heapN`'s pad: 0 without */
+        need += REDZONE_MIN + shake_pad(n, caller);
     if ((b = bucket_of(need)) >= RUN) {
         unsigned np = PGROUNDUP(need) / PAGE_SIZE;
         if (!(h = pages_alloc_uninjected(np)))
@@ -360,10 +368,13 @@ static inline __attribute__((always_inline)) void *alloc(size_t n, uint32_t call
         if (!free_list[b] && bucket_refill(b) < 0)
             return NULL;
         h = free_list[b];
-        if (kheap_checking && shake.depth)
-            h = shake_pick(h);
-        if (kheap_checking || h->magic != MAGIC_FREE)
-            check_free_block(h, 0);     /* else all it would check is the magic */
+        if (kheap_checking) {
+            if (shake.depth)
+                h = shake_pick(h);      /* `shake=heapN` only */
+            check_free_block(h, 0);
+        } else if (h->magic != MAGIC_FREE) {
+            check_free_block(h, 0);     /* all it would check is the magic */
+        }
         list_remove(b, h);
         if (page_head(h)->count++ == 0 && (char *)page_head(h) == spare[b])
             spare[b] = NULL;            /* in use again: no longer spare */
