@@ -112,8 +112,7 @@ static void tick_seed(uint32_t seed)
     shake.shuffle = pick(seed, 12) % 2;
     shake.tick_rng = pick(seed, 13) | 1;
     kprintf("shake: tick%u: %u timer interrupts a tick, a slice of %u (%u us), %s\n", seed,
-            shake.tick_parts, shake.slice_parts,
-            shake.slice_parts * 10000 / shake.tick_parts,
+            shake.tick_parts, shake.slice_parts, shake.slice_parts * 10000 / shake.tick_parts,
             shake.shuffle ? "the scheduler starts at a random slot" : "round robin");
 }
 

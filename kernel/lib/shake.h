@@ -13,19 +13,19 @@ struct shake {
     uint16_t pad_max;       /* each kmalloc asks for up to this many bytes more */
     uint8_t depth;          /* a block is taken up to this far down its page's free blocks */
     unsigned quarantine;    /* frees kept from reuse (QUARANTINE without) */
-    unsigned fence_one_in;  /* the guarded pool takes 1 site's blocks in this many: 1 or 0 (none) */
-    uint32_t heap_rng;      /* the seed's salt for shake_site; and a generator */
+    unsigned fence_one_in; /* the guarded pool takes 1 site's blocks in this many: 1 or 0 (none) */
+    uint32_t heap_rng; /* the seed's salt for shake_site; and a generator */
     /* tickN (sched.c, main.c): */
     int tick;
-    unsigned tick_parts;    /* timer interrupts per tick: the PIT runs at HZ * this */
-    unsigned slice_parts;   /* a slice ends after this many interrupts */
-    unsigned shuffle;       /* the scheduler starts its scan at a random slot */
+    unsigned tick_parts; /* timer interrupts per tick: the PIT runs at HZ * this */
+    unsigned slice_parts; /* a slice ends after this many interrupts */
+    unsigned shuffle; /* the scheduler starts its scan at a random slot */
     uint32_t tick_rng;
 };
 
 extern struct shake shake;
 
-void shake_init(void);      /* from the command line: kmain, before kheap_init */
+void shake_init(void); /* from the command line: kmain, before kheap_init */
 
 /* The seed's choice for one kmalloc site (its return address) and what
  * it asks: murmur3's finalizer, so a site's blocks are treated alike on

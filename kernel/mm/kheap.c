@@ -43,8 +43,7 @@
 
 #define MAGIC_USED           0xA110CA7Eu
 #define MAGIC_FREE           0xF4EEB10Cu
-#define POISON               shake.poison        /* a freed block's bytes: 0x6B, or
-                                                    `shake=heapN`'s (lib/shake.c) */
+#define POISON               shake.poison        /* a freed block's bytes (0x6B: lib/shake.c) */
 #define REDZONE              0xFC                /* the bytes after an allocation */
 #define REDZONE_MIN          4u
 #define QUARANTINE           256                 /* recent frees kept from reuse (at most) */

@@ -163,8 +163,8 @@ static void test_fresh_blocks_hold_the_seeds_poison(void)
         CHECK(p && q, "kmalloc failed");
         first[round] = (uintptr_t)p;
         for (i = 0; i < 100; i++)
-            CHECK(p[i] == shake.poison, "byte %u of a fresh block is %02x, not the poison %02x",
-                  i, p[i], shake.poison);
+            CHECK(p[i] == shake.poison, "byte %u of a fresh block is %02x, not the poison %02x", i,
+                  p[i], shake.poison);
         for (i = 0; shake.heap && i < 3 * PAGE_SIZE; i++)
             CHECK(q[i] == shake.poison, "byte %u of a fresh 3-page block is %02x, not %02x", i,
                   q[i], shake.poison);
