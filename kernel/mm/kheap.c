@@ -15,8 +15,9 @@
  *     the block (at least REDZONE_MIN) hold REDZONE; kfree checks them;
  *   - the magic word sits right before the data, so an underflow breaks it;
  *   - a freed block is filled with POISON and waits in a quarantine of the
- *     last QUARANTINE frees before anyone can have it again; its poison is
- *     checked when it leaves, when it is handed out, and by kheap_check();
+ *     last QUARANTINE frees before anyone can have it again (or until
+ *     memory runs short: kheap_trim); its poison is checked when it
+ *     leaves, when it is handed out, and by kheap_check();
  *   - a second kfree of a block, or kfree of something that is not a
  *     block, is caught by the magic words and the block's alignment;
  *   - once the kernel is up, a block of at most KFENCE_MAX bytes gets
@@ -275,13 +276,24 @@ static inline __attribute__((always_inline)) void release(struct block_hdr *h)
         bucket_page_free(b, page);
 }
 
+static void quarantine_evict(void);
+
 /* The spare pages (and the guarded pool's cached frames) go back to the
  * page allocator: how many. pmm calls it
- * when memory runs short, kheap_check (and so /proc/meminfo) always. */
+ * when memory runs short, kheap_check (and so /proc/meminfo) always.
+ * The checker's quarantine goes first: the pages its freed blocks hold
+ * are free memory the kernel without the checker would have, so a call
+ * refused for want of memory (ENOSPC at ramfs's eighth) is refused alike
+ * however many frees wait there (make shake SHIFT=heap6 found a create
+ * refused and the next one, a moment later, let through). */
 unsigned kheap_trim(void)
 {
-    unsigned n = 0;
+    unsigned n = 0, free_before = pmm_free_pages();
     int b;
+
+    while (q_len > 0)
+        quarantine_evict();
+    n = pmm_free_pages() - free_before;
 
     for (b = 0; b < NBUCKETS; b++) {
         if (spare[b]) {

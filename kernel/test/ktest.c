@@ -177,6 +177,25 @@ static void test_fresh_blocks_hold_the_seeds_poison(void)
     PASS();
 }
 
+/* When memory runs short (kheap_trim, from the page allocator), the
+ * heap checker's quarantine gives back the pages its freed blocks hold:
+ * without the checker they would be free, and a call refused for want of
+ * them must be refused alike whatever waits there. */
+static void test_trim_empties_the_quarantine(void)
+{
+    unsigned before;
+    void *p;
+
+    kheap_check();
+    before = pmm_free_pages();
+    CHECK((p = kmalloc(3 * PAGE_SIZE)) != NULL, "kmalloc failed");
+    kfree(p);                               /* with the checker: into the quarantine */
+    kheap_trim();
+    CHECK(pmm_free_pages() == before, "%u pages free before, %u after the trim", before,
+          pmm_free_pages());
+    PASS();
+}
+
 /* The guarded pool (kfence.c), started here as kmain does once the boot
  * is done (so the tests after this one run with it): a site's first
  * small block ends at its page's end, aligned as its size allows, its
@@ -511,6 +530,7 @@ static const struct ktest tests[] = {
     { "snprintf", test_snprintf_formats },
     { "initrd", test_boot_archive_is_readable },
     { "poison", test_fresh_blocks_hold_the_seeds_poison },
+    { "trim", test_trim_empties_the_quarantine },
     { "kfence", test_kfence_pool_fills_then_falls_back },  /* last: it starts the pool */
 };
 
