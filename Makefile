@@ -447,9 +447,10 @@ FUZZ_S ?= 60
 fuzz: all
 	FUZZ_S=$(FUZZ_S) FUZZ=$(FUZZ) SEED=$(SEED) $(PYTHON) tools/fuzz.py
 
-# make shake [SHAKE_N=n] [SHAKE_SEED=s] [SHAKE_S=seconds] [SHIFT="mem-520K,pad44K ..."]
+# make shake [SHAKE_N=n] [SHAKE_SEED=s] [SHAKE_S=seconds] [SHIFT="mem-520K,pad44K heap7 ..."]
 # [SUITES="usertests t_dos"|all]: make test's booting suites at shifted memory layouts
-# (-m a few KiB/MiB either side, a padded boot archive): tools/shake.py.
+# (-m a few KiB/MiB either side, a padded boot archive), heap layouts and timing
+# (shake=heapN,tickN on the kernel's command line, QEMU's -icount): tools/shake.py.
 .PHONY: shake
 shake: all
 	SHAKE_N=$(SHAKE_N) SHAKE_SEED=$(SHAKE_SEED) SHAKE_S=$(SHAKE_S) $(PYTHON) tools/shake.py \
@@ -532,7 +533,7 @@ help:
 	@echo "make grade-batch LAB=NN SUBMISSIONS=dir  grade a folder of submissions (CSV)"
 	@echo "make bench      boot timings and guest benchmarks (RUNS=n, BASE=commit to compare)"
 	@echo "make fuzz       every fuzzer, 60 s each (FUZZ=sys|elf|ext2|srv|race|perm|oom, FUZZ_S=s, SEED=n)"
-	@echo "make shake      make test's boots at shifted memory layouts (SHAKE_N=n, SHIFT=..., SUITES=...)"
+	@echo "make shake      make test's boots at shifted memory, heap and timing (SHAKE_N=n, SHIFT=..., SUITES=...)"
 	@echo "make coverage   kernel coverage of make test's boots (COV=fuzz|all, COV_TESTS=...)"
 	@echo "make mutants    every lab's wrong solutions lose points (LAB=NN: one lab)"
 	@echo "make kmutants   every wrong kernel of tools/kmutants.txt fails a test"

@@ -14,6 +14,7 @@
 #include "fs/vfs.h"
 #include "lib/kprintf.h"
 #include "lib/prof.h"
+#include "lib/shake.h"
 #include "lib/string.h"
 #include "mm/kfence.h"
 #include "mm/memlayout.h"
@@ -183,10 +184,11 @@ void kmain(uint32_t magic, uint32_t mbi_pa)
     pic_init();
     mem_init(mbi);
     pmm_set_reclaim(reclaim_caches);        /* shared text, spare kernel stacks */
+    shake_init();                           /* `shake=heapN,tickN`: lib/shake.c */
     kheap_init();
     rtc_init();
     prof_init();                            /* boot argument `prof`: lib/prof.c */
-    pit_init(HZ);
+    pit_init(HZ * shake.tick_parts);        /* 1 part, or `shake=tickN`'s */
     console_enable_input();
     clock_init();
     dev_init();

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""tools/shake.py - make test's booting suites at shifted memory layouts
-(`make shake`).
+"""tools/shake.py - make test's booting suites at shifted memory layouts,
+heap layouts and timing (`make shake`).
 
-  make shake [SHAKE_N=n] [SHAKE_SEED=s] [SHAKE_S=seconds] [SHIFT="mem-520K,pad44K ..."]
+  make shake [SHAKE_N=n] [SHAKE_SEED=s] [SHAKE_S=seconds] [SHIFT="mem-520K,pad44K heap7 ..."]
              [SUITES="usertests t_dos ..."|all]
   tools/shake.py [-n N] [--seed S] [--budget S] [--shift SHIFT]... [--no-baseline] [NAME...]
 
@@ -28,12 +28,36 @@ This boots the suites again with the layout moved, two ways:
                   land N/4 pages higher and N/4 fewer pages are free, as
                   when the archive grows, with no file the tests can see.
 
-A shift is written `mem-520K,pad44K` (either part may be missing). The
+Three more move what the kernel does rather than where memory lies:
+
+  heapN           the boot argument shake=heapN (kernel/lib/shake.c), on
+                  every boot with `heapcheck` but the in-kernel tests'
+                  (test=...: they check the checker at its defaults): the
+                  poison byte of freed and fresh blocks (and, with it,
+                  page runs: not zeros), pads per kmalloc site, which free
+                  block of a page is taken, the quarantine's length, which
+                  sites the guarded pool takes; all from seed N, the same
+                  on every boot. A test that reads memory it never wrote,
+                  or leans on one heap layout, sees another.
+  tickN           shake=tickN: 1 to 10 timer interrupts a tick (the clock
+                  still counts HZ), a slice of 1 to 20 ms, the scheduler's
+                  scan from a random slot (after a fork either side may
+                  run first). Races with the timer get other interleavings.
+  icountN         QEMU's -icount shift=N,sleep=off (N <= ICOUNT_MAX): the
+                  guest's clock counts 2^N ns per instruction and skips
+                  idle time, so the timer interrupts land at other
+                  instructions, the same ones on every run (disk and
+                  console input aside).
+
+A shift is written `mem-520K,pad44K,heap7,tick3,icount4` (any part may be
+missing). The
 shifts are the baseline (none, to tell a layout flake from a plain failure;
 --no-baseline skips it), then SHAKE_N shifts: a few small fixed ones, then
 random ones (pad 4 KiB..1 MiB, mem -2..+2 MiB: together more than the 1024
-pages between two page tables' boundaries) from SHAKE_SEED, so the same
-seed gives the same shifts. SHIFT=... runs exactly those instead.
+pages between two page tables' boundaries; heap and tick seeds 1..9999,
+icount 0..8) from SHAKE_SEED, so the same
+seed gives the same shifts (with heap, tick and icount among the kinds).
+SHIFT=... runs exactly those instead.
 
 The suites are tools/test.py's own (its all_suites(): same checks, same
 timeouts, same PASS/FAIL names), run through this module's wrapper of
@@ -42,8 +66,9 @@ running the suite: one guest per core at a time, each killed by its PID at
 its suite's timeout, as in make test. The default suites are the memory-
 sensitive ones (MEMORY_SUITES); SUITES=all is every suite of make test that
 boots with -kernel (not the ones that build trees, grade, or boot GRUB);
-NAME selects suites as tools/test.py NAME does. A suite that booted no
-guest under a shift is reported (its shift did not apply). SHAKE_S stops
+NAME selects suites as tools/test.py NAME does. A suite none of whose
+guests the shift changed is reported (its shift did not apply: a heap
+seed on the in-kernel tests). SHAKE_S stops
 starting new shifts after that many seconds.
 
 Each (shift, suite) prints PASS or FAIL; a FAIL names the failing tests,
@@ -76,15 +101,19 @@ NOT_BOOTING = ("mutants/", "kmutants", "toolchain/", "build/", "panic/file_line"
                "labs/", "shake/")
 PAD_TYPE = b"V"                 # a ustar entry the kernel's unpacker skips
 MEM_STEP_K = 8                  # the guest sees -m in 8 KiB steps
-FIXED = ["pad4K", "mem-8K", "pad20K", "mem+8K", "mem-1M", "pad8K,mem+1M"]
+FIXED = ["pad4K", "mem-8K", "pad20K", "mem+8K", "mem-1M", "pad8K,mem+1M", "heap1", "tick1,icount4"]
+ICOUNT_MAX = 10                 # -icount shift=N: 2^N ns of guest time per instruction
 SHAKE_DIR = os.path.join(qemu.BUILD, "shake")
 
 
 class Shift:
-    """How far one run moves memory: mem_k KiB of -m, pad_k KiB of archive."""
+    """How far one run moves memory: mem_k KiB of -m, pad_k KiB of archive;
+    and the kernel's heap and timing: the seeds heap and tick of the boot
+    argument shake= (None: not given), QEMU's -icount shift (None: none)."""
 
-    def __init__(self, mem_k=0, pad_k=0):
+    def __init__(self, mem_k=0, pad_k=0, heap=None, tick=None, icount=None):
         self.mem_k, self.pad_k = mem_k, pad_k
+        self.heap, self.tick, self.icount = heap, tick, icount
 
     def __str__(self):
         parts = []
@@ -94,18 +123,29 @@ class Shift:
         if self.pad_k:
             parts.append("pad%d%s" % ((self.pad_k // 1024, "M") if self.pad_k % 1024 == 0
                                       else (self.pad_k, "K")))
+        for name in ("heap", "tick", "icount"):
+            if getattr(self, name) is not None:
+                parts.append("%s%d" % (name, getattr(self, name)))
         return ",".join(parts) or "none"
 
     @staticmethod
     def parse(text):
-        """`mem-520K,pad44K`, `pad1M`, `none`: a Shift, or ValueError."""
+        """`mem-520K,pad44K`, `pad1M`, `heap7,tick3`, `icount4`, `none`: a
+        Shift, or ValueError."""
         shift = Shift()
         if text == "none":
             return shift
         for part in text.split(","):
             m = re.fullmatch(r"(mem)([+-]\d+)([KM])|(pad)(\d+)([KM])", part)
+            k = re.fullmatch(r"(heap|tick|icount)(\d+)", part)
+            if k:
+                if int(k.group(2)) > (ICOUNT_MAX if k.group(1) == "icount" else 99999999):
+                    raise ValueError("%r: icount's shift is at most %d" % (text, ICOUNT_MAX))
+                setattr(shift, k.group(1), int(k.group(2)))
+                continue
             if not m:
-                raise ValueError("%r: want mem+NK, mem-NM, padNK, joined by ','" % text)
+                raise ValueError("%r: want mem+NK, mem-NM, padNK, heapN, tickN, icountN, "
+                                 "joined by ','" % text)
             if m.group(1):
                 shift.mem_k = int(m.group(2)) * (1024 if m.group(3) == "M" else 1)
             else:
@@ -165,10 +205,17 @@ def make_shifts(n, seed):
     rng = random.Random(seed)
     seen = {str(s) for s in shifts}
     while len(shifts) < n:
-        kind = rng.choice(("pad", "mem", "both"))
-        s = Shift(mem_k=0 if kind == "pad" else rng.choice([-1, 1]) * MEM_STEP_K *
+        kind = rng.choice(("pad", "mem", "both", "heap", "heap", "tick", "icount",
+                           "heap,tick", "heap,icount", "tick,icount"))
+        s = Shift(mem_k=0 if kind not in ("mem", "both") else rng.choice([-1, 1]) * MEM_STEP_K *
                   rng.randint(1, 2048 // MEM_STEP_K),
-                  pad_k=0 if kind == "mem" else 4 * rng.randint(1, 256))
+                  pad_k=0 if kind not in ("pad", "both") else 4 * rng.randint(1, 256))
+        if "heap" in kind:
+            s.heap = rng.randint(1, 9999)
+        if "tick" in kind:
+            s.tick = rng.randint(1, 9999)
+        if "icount" in kind:
+            s.icount = rng.randint(0, 8)
         if str(s) not in seen:
             seen.add(str(s))
             shifts.append(s)
@@ -185,12 +232,28 @@ _kernel_args = qemu.kernel_args
 
 
 def shifted(argv, shift):
-    """QEMU's arguments argv (qemu.kernel_args') moved by shift."""
+    """QEMU's arguments argv (qemu.kernel_args') moved by shift. The heap
+    seed goes to every boot with the heap checker (it moves the checker's
+    heap) but the in-kernel tests' (test=...: they check the checker
+    itself, at its defaults: exact page counts, the guarded pool taking
+    every block, 0x6B in a message)."""
     argv = list(argv)
     i = argv.index("-m")
     argv[i + 1] = shift.memory(argv[i + 1])
     i = argv.index("-initrd")
     argv[i + 1] = shift.initrd(argv[i + 1])
+    i = argv.index("-append")
+    words = argv[i + 1].split()
+    seeds = []
+    if (shift.heap is not None and "heapcheck" in words
+            and not any(w.startswith("test=") for w in words)):
+        seeds.append("heap%d" % shift.heap)
+    if shift.tick is not None:
+        seeds.append("tick%d" % shift.tick)
+    if seeds:                           # before run=, which takes the rest of the line
+        argv[i + 1] = "shake=%s %s" % (",".join(seeds), argv[i + 1])
+    if shift.icount is not None:
+        argv[i:i] = ["-icount", "shift=%d,sleep=off" % shift.icount]
     return argv
 
 
@@ -199,9 +262,10 @@ def _shifted_kernel_args(*args, **kw):
     shift = getattr(_local, "shift", None)
     if shift is None:
         return argv
-    argv = shifted(argv, shift)
-    _local.boots.append((argv[argv.index("-m") + 1], argv[argv.index("-initrd") + 1]))
-    return argv
+    moved = shifted(argv, shift)
+    if moved != argv:                   # else the shift did not apply to this boot
+        _local.boots.append((moved[moved.index("-m") + 1], moved[moved.index("-initrd") + 1]))
+    return moved
 
 
 def run_shifted(shift, fn):
@@ -259,8 +323,40 @@ def selfcheck_suite():
         res.append(("shake/smaller_memory_takes_its_pages", ok, "" if ok else
                     "(free, entries): %s at 128 MiB, %s at 8 KiB less\n%s"
                     % (base, mem, out[-2000:])))
+        res.append(seeds_reach_the_kernel())
+        res.append(heap_seed_poisons_fresh_blocks())
         return res
     return "shake/self", run
+
+
+def seeds_reach_the_kernel():
+    """heapN,tickN,icountN: the kernel says it took both seeds (a boot of
+    /bin/true under them ends well), QEMU gets -icount; a test= boot gets
+    the tick seed but not the heap seed."""
+    shift = Shift.parse("heap5,tick2,icount3")
+    argv = shifted(qemu.kernel_args("heapcheck panic=exit run=/bin/true"), shift)
+    b = qemu.run(argv, timeout=60)
+    ktest = shifted(qemu.kernel_args("test=all heapcheck"), shift)
+    ok = (b.guest_code == 0 and re.search(r"shake: heap5: poison [0-9a-f]{2}, ", b.output)
+          and re.search(r"shake: tick2: \d+ timer interrupts a tick", b.output)
+          and argv[argv.index("-icount") + 1] == "shift=3,sleep=off"
+          and ktest[ktest.index("-append") + 1] == "shake=tick2 test=all heapcheck")
+    return ("shake/heap_tick_and_icount_seeds_reach_the_kernel_and_qemu", bool(ok), "" if ok else
+            "%s\n%s\nguest code %s\n%s" % (" ".join(argv[-6:]), ktest[-1], b.guest_code,
+                                            b.output[-2000:]))
+
+
+def heap_seed_poisons_fresh_blocks():
+    """The kernel test `poison` (a fresh block's bytes are the poison; the
+    same seed gives the same block twice) at the checker's default 0x6B,
+    then under a seed whose poison is another byte."""
+    outs, ok = [], True
+    for extra, want in (("", "6b"), ("shake=heap1 ", "80")):
+        b = qemu.run(qemu.kernel_args("%stest=poison heapcheck panic=exit" % extra), timeout=60)
+        outs.append(b.output[-1500:])
+        ok = ok and b.guest_code == 0 and ("ktest: fresh blocks hold %s" % want) in b.output
+    return ("shake/heap_seed_fills_fresh_blocks_with_its_own_poison", ok, "" if ok else
+            "\n".join(outs))
 
 
 def repro(shift, suite):
@@ -334,7 +430,7 @@ def main():
             bad = [r for r in res if r[1] is False]
             if not boots:
                 counts["noboot"] += 1
-                print("NOBOOT %-22s %-24s (booted no guest: the shift did not apply)"
+                print("NOBOOT %-22s %-24s (no guest the shift changed: it did not apply)"
                       % (shift, name))
             elif not bad:
                 counts["pass"] += 1

@@ -65,6 +65,7 @@
 #include "arch/x86/x86.h"
 #include "lib/fmt.h"
 #include "lib/kprintf.h"
+#include "lib/shake.h"
 #include "lib/string.h"
 #include "mm/kfence.h"
 #include "mm/memlayout.h"
@@ -74,7 +75,7 @@
 #define SMALL_MAX   8192u /* one-page slots, at most (and a quarter of memory's pages) */
 #define BIG_SLOTS   128u
 #define BIG_PAGES   (KFENCE_MAX / PAGE_SIZE)
-#define POISON      0x6B /* as kheap.c: a block's first bytes */
+#define POISON      shake.poison /* as kheap.c: a block's first bytes (0x6B) */
 #define REDZONE     0xFC /* as kheap.c: the bytes next to a block */
 #define REDZONE_MAX 16u /* that many on each side, or the slack if it is smaller */
 #define ALIGN_MAX   16u
@@ -309,6 +310,9 @@ void *kfence_alloc(size_t n, uint32_t caller)
     if (!kfence_on || n > KFENCE_MAX ||
         pmm_free_pages() < pmm_total_pages() / 4 + PGROUNDUP(n) / PAGE_SIZE)
         return NULL; /* see the top of the file for the last */
+    if (shake.fence_one_in != 1 &&
+        (!shake.fence_one_in || (shake_site(caller, 0) >> 8) % shake.fence_one_in))
+        return NULL; /* `shake=heapN`: this site's blocks go to the heap (lib/shake.c) */
     if (c->len == 0) {
         if (!c->said_full++)
             kprintf("heapcheck: guarded pool's %u-page slots full: blocks of that size go to "

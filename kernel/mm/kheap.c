@@ -15,8 +15,9 @@
  *     the block (at least REDZONE_MIN) hold REDZONE; kfree checks them;
  *   - the magic word sits right before the data, so an underflow breaks it;
  *   - a freed block is filled with POISON and waits in a quarantine of the
- *     last QUARANTINE frees before anyone can have it again; its poison is
- *     checked when it leaves, when it is handed out, and by kheap_check();
+ *     last QUARANTINE frees before anyone can have it again (or until
+ *     memory runs short: kheap_trim); its poison is checked when it
+ *     leaves, when it is handed out, and by kheap_check();
  *   - a second kfree of a block, or kfree of something that is not a
  *     block, is caught by the magic words and the block's alignment;
  *   - once the kernel is up, a block of at most KFENCE_MAX bytes gets
@@ -28,6 +29,7 @@
 #include "boot.h"
 #include "lib/fault.h"
 #include "lib/kprintf.h"
+#include "lib/shake.h"
 #include "lib/string.h"
 #include "mm/kfence.h"
 #include "mm/memlayout.h"
@@ -42,10 +44,10 @@
 
 #define MAGIC_USED           0xA110CA7Eu
 #define MAGIC_FREE           0xF4EEB10Cu
-#define POISON               0x6B                /* a freed block's bytes */
+#define POISON               shake.poison        /* a freed block's bytes (0x6B: lib/shake.c) */
 #define REDZONE              0xFC                /* the bytes after an allocation */
 #define REDZONE_MIN          4u
-#define QUARANTINE           256                 /* recent frees kept from reuse */
+#define QUARANTINE           256                 /* recent frees kept from reuse (at most) */
 #define QUARANTINE_RUN_PAGES 4          /* bigger runs go straight back */
 #define CHECK_EVERY          1024                /* kfrees between full checks */
 
@@ -274,13 +276,24 @@ static inline __attribute__((always_inline)) void release(struct block_hdr *h)
         bucket_page_free(b, page);
 }
 
+static void quarantine_evict(void);
+
 /* The spare pages (and the guarded pool's cached frames) go back to the
  * page allocator: how many. pmm calls it
- * when memory runs short, kheap_check (and so /proc/meminfo) always. */
+ * when memory runs short, kheap_check (and so /proc/meminfo) always.
+ * The checker's quarantine goes first: the pages its freed blocks hold
+ * are free memory the kernel without the checker would have, so a call
+ * refused for want of memory (ENOSPC at ramfs's eighth) is refused alike
+ * however many frees wait there (make shake SHIFT=heap6 found a create
+ * refused and the next one, a moment later, let through). */
 unsigned kheap_trim(void)
 {
-    unsigned n = 0;
+    unsigned n = 0, free_before = pmm_free_pages();
     int b;
+
+    while (q_len > 0)
+        quarantine_evict();
+    n = pmm_free_pages() - free_before;
 
     for (b = 0; b < NBUCKETS; b++) {
         if (spare[b]) {
@@ -311,11 +324,39 @@ static int bucket_of(size_t need)
     return need <= BLOCK_SIZE(0) ? 0 : 32 - __builtin_clz(need - 1) - MIN_SHIFT;
 }
 
+/* `shake=heapN` (lib/shake.c), with the checker only: the extra bytes
+ * this kmalloc asks for (red zone: the block moves, overflows into them
+ * are still caught), the seed's for its site and size, so a site's blocks
+ * are alike on every call: a measurement repeated (a test's free pages
+ * before and after) costs the same; and which of the first blocks of a
+ * free list it takes: one of those on the same page as the last freed,
+ * so the pages fill and empty exactly as without it (a page left in use
+ * by a block taken from another one would move the free-page counts that
+ * the tests' leak checks compare). Their choices follow the allocations
+ * alone, so a seed gives the same heap on every boot. */
+static uint32_t shake_pad(size_t n, uint32_t caller)
+{
+    return shake.pad_max ? shake_site(caller, n) % (shake.pad_max + 1u) : 0;
+}
+
+static struct block_hdr *shake_pick(struct block_hdr *h)
+{
+    struct block_hdr *page = page_head(h), *pick = h, *f = h;
+    unsigned k = shake_next(&shake.heap_rng) % (shake.depth + 1u), seen = 0, steps = 0;
+
+    while (seen < k && steps++ < 64 && (f = f->u.free.next) != NULL)
+        if (page_head(f) == page) {
+            pick = f;
+            seen++;
+        }
+    return pick;
+}
+
 /* Inlined into kmalloc, kzalloc and kstrdup: one call per allocation,
  * not two (under QEMU a call and its return cost more than their work). */
 static inline __attribute__((always_inline)) void *alloc(size_t n, uint32_t caller)
 {
-    size_t need = n + sizeof(struct block_hdr) + (kheap_checking ? REDZONE_MIN : 0);
+    size_t need = n + sizeof(struct block_hdr);
     struct block_hdr *h;
     int b;
 
@@ -325,6 +366,8 @@ static inline __attribute__((always_inline)) void *alloc(size_t n, uint32_t call
         blocks_used++;
         return h;                       /* not a header: the pool's block itself */
     }
+    if (kheap_checking)                 /* `shake=heapN`'s pad: 0 without */
+        need += REDZONE_MIN + shake_pad(n, caller);
     if ((b = bucket_of(need)) >= RUN) {
         unsigned np = PGROUNDUP(need) / PAGE_SIZE;
         if (!(h = pages_alloc_uninjected(np)))
@@ -336,8 +379,13 @@ static inline __attribute__((always_inline)) void *alloc(size_t n, uint32_t call
         if (!free_list[b] && bucket_refill(b) < 0)
             return NULL;
         h = free_list[b];
-        if (kheap_checking || h->magic != MAGIC_FREE)
-            check_free_block(h, 0);     /* else all it would check is the magic */
+        if (kheap_checking) {
+            if (shake.depth)
+                h = shake_pick(h);      /* `shake=heapN` only */
+            check_free_block(h, 0);
+        } else if (h->magic != MAGIC_FREE) {
+            check_free_block(h, 0);     /* all it would check is the magic */
+        }
         list_remove(b, h);
         if (page_head(h)->count++ == 0 && (char *)page_head(h) == spare[b])
             spare[b] = NULL;            /* in use again: no longer spare */
@@ -346,8 +394,11 @@ static inline __attribute__((always_inline)) void *alloc(size_t n, uint32_t call
     h->magic = MAGIC_USED;
     h->u.used.size = n;
     h->u.used.caller = caller;
-    if (kheap_checking)
+    if (kheap_checking) {
+        if (b == RUN && shake.heap)
+            fill(data_of(h), POISON, n);    /* not zeros: as a bucket block's */
         fill(data_of(h) + n, REDZONE, data_room(h) - n);
+    }
     blocks_used++;
     return data_of(h);
 }
@@ -449,7 +500,7 @@ void kfree(void *p)
         release(h);
     } else {
         fill(data_of(h), POISON, data_room(h));
-        if (q_len == QUARANTINE)
+        if (q_len >= shake.quarantine)   /* QUARANTINE, or shake's fewer */
             quarantine_evict();
         quarantine[q_next].h = h;
         quarantine[q_next].freed_by = freed_by;

@@ -7,6 +7,7 @@
 #include "dev/tty.h"
 #include "include/uapi/errno.h"
 #include "include/uapi/proc.h"
+#include "lib/shake.h"
 #include "mm/memlayout.h"
 #include "mm/vm.h"
 #include "proc/proc.h"
@@ -42,6 +43,8 @@ SWITCH_PATH void scheduler(void)
          * with interrupts off) must not keep the clock and the keyboard
          * out. The nop matters: sti takes effect one instruction late. */
         __asm__ volatile("sti; nop; cli" ::: "memory");
+        if (shake.shuffle && nslots)    /* `shake=tickN`: lib/shake.c */
+            last = shake_next(&shake.tick_rng) % nslots;
         for (i = 1; i <= nslots; i++) {
             struct proc *q = &proc_table[(last + i) % nslots];
             if (q->state == P_RUNNABLE) {
@@ -124,6 +127,21 @@ void wakeup_all(void)
  * give the tty its tick (input it holds back waits only so long). */
 static void timer_intr(void)
 {
+    static unsigned part, slice;
+
+    if (shake.tick) {                   /* `shake=tickN`: interrupts between ticks */
+        if (++slice >= shake.slice_parts) {
+            slice = 0;
+            need_resched = 1;
+        }
+        if (++part < shake.tick_parts)
+            return;
+        part = 0;
+        ticks++;
+        wakeup((void *)&ticks);
+        tty_tick();
+        return;
+    }
     ticks++;
     wakeup((void *)&ticks);
     need_resched = 1;

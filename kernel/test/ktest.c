@@ -13,6 +13,7 @@
 #include "lib/fault.h"
 #include "lib/fmt.h"
 #include "lib/kprintf.h"
+#include "lib/shake.h"
 #include "lib/string.h"
 #include "lib/ustar.h"
 #include "mm/kfence.h"
@@ -134,6 +135,64 @@ static void test_kmalloc_gives_every_page_back(void)
     CHECK(pmm_free_pages() == before, "%d pages not given back", (int)(before - pmm_free_pages()));
     CHECK(kheap_pages() == held && kheap_blocks() == blocks, "heap holds %u pages, %u blocks",
           kheap_pages(), kheap_blocks());
+    PASS();
+}
+
+/* With the heap checker, a fresh block's bytes are the poison, never
+ * zeros, so a read of what was never written is not hidden: 0x6B, or the
+ * seed's with `shake=heapN` (lib/shake.c), which poisons a fresh run of
+ * pages too and takes its pads and free blocks from the seed: the same
+ * seed twice gives the same blocks. (tools/shake.py's self-check boots
+ * it with and without a seed.) */
+static void test_fresh_blocks_hold_the_seeds_poison(void)
+{
+    unsigned char *p, *q;
+    uintptr_t first[2];
+    unsigned i, round;
+    uint32_t rng = shake.heap_rng;
+
+    if (!kheap_checking) {
+        PASS();                             /* zeros or anything: nothing promised */
+        return;
+    }
+    for (round = 0; round < 2; round++) {
+        kheap_check();                      /* the same heap both rounds */
+        shake.heap_rng = rng;
+        p = kmalloc(100);
+        q = kmalloc(3 * PAGE_SIZE);
+        CHECK(p && q, "kmalloc failed");
+        first[round] = (uintptr_t)p;
+        for (i = 0; i < 100; i++)
+            CHECK(p[i] == shake.poison, "byte %u of a fresh block is %02x, not the poison %02x", i,
+                  p[i], shake.poison);
+        for (i = 0; shake.heap && i < 3 * PAGE_SIZE; i++)
+            CHECK(q[i] == shake.poison, "byte %u of a fresh 3-page block is %02x, not %02x", i,
+                  q[i], shake.poison);
+        kfree(p);
+        kfree(q);
+    }
+    CHECK(first[0] == first[1], "one seed, two blocks: %p then %p", (void *)first[0],
+          (void *)first[1]);
+    kprintf("ktest: fresh blocks hold %02x\n", shake.poison);
+    PASS();
+}
+
+/* When memory runs short (kheap_trim, from the page allocator), the
+ * heap checker's quarantine gives back the pages its freed blocks hold:
+ * without the checker they would be free, and a call refused for want of
+ * them must be refused alike whatever waits there. */
+static void test_trim_empties_the_quarantine(void)
+{
+    unsigned before;
+    void *p;
+
+    kheap_check();
+    before = pmm_free_pages();
+    CHECK((p = kmalloc(3 * PAGE_SIZE)) != NULL, "kmalloc failed");
+    kfree(p);                               /* with the checker: into the quarantine */
+    kheap_trim();
+    CHECK(pmm_free_pages() == before, "%u pages free before, %u after the trim", before,
+          pmm_free_pages());
     PASS();
 }
 
@@ -470,6 +529,8 @@ static const struct ktest tests[] = {
     { "timer", test_timer_ticks_advance },
     { "snprintf", test_snprintf_formats },
     { "initrd", test_boot_archive_is_readable },
+    { "poison", test_fresh_blocks_hold_the_seeds_poison },
+    { "trim", test_trim_empties_the_quarantine },
     { "kfence", test_kfence_pool_fills_then_falls_back },  /* last: it starts the pool */
 };
 
