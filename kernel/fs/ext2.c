@@ -1649,8 +1649,17 @@ static int rename_node(struct ext2_fs *e, struct vnode *odir, const char *oname,
     } else if (err != -ENOENT) {
         goto out;
     }
-    if ((err = dir_add(e, ndir, nname, v)) < 0 || (err = dir_find(e, odir, oname, 1, &ino)) < 0)
+    if ((err = dir_add(e, ndir, nname, v)) < 0)
         goto out;
+    if ((err = dir_find(e, odir, oname, 1, &ino)) < 0) {
+        /* The disk failed the old name's removal: two names and one link,
+         * and unlinking either would free the inode under the other. The
+         * new name goes again (the rename did not happen); if the disk
+         * fails that too, the instance writes no more. */
+        if (dir_find(e, ndir, nname, 1, &nino) < 0)
+            damaged(e, "a write failed and so did its undoing: a second name for inode", v->ino);
+        goto out;
+    }
     if (S_ISDIR(v->mode) && odir != ndir) {
         uint32_t parent = ndir->ino;
         if ((err = dir_scan(e, v, dotdot_fn, &parent)) < 0)

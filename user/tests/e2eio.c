@@ -378,6 +378,43 @@ static void the_longest_symlink_leaves_the_image_healthy(void)
     PASS();
 }
 
+/* A rename whose writes fail in turn: the new name is written first, then
+ * the old one removed. The old code left both names when the disk failed
+ * the removal, for a file of one link: unlinking either freed the inode
+ * (and its blocks) under the other name. A failed rename leaves the old
+ * name alone, a done one the new name alone, and the image healthy. */
+static void a_failed_rename_leaves_one_name(void)
+{
+    int n, r, err, left, had_old, had_new, img;
+
+    for (n = 1; n < 100; n++) {
+        CHECK(copyfile(TEMPLATE, WORK) == 0 && (img = open(WORK, O_RDWR)) >= 0, "copy");
+        fs = fsopen("ext2", img, "");
+        close(img);
+        CHECK(fs >= 0, "mount");
+        failnth(FAILNTH_WRITES | n);
+        r = renameat(fs, "hole", fs, "renamed", 0);
+        err = errno;
+        left = failnth(0);
+        had_old = file_size("hole") >= 0;
+        had_new = file_size("renamed") >= 0;
+        if (r < 0)
+            CHECK(err == EIO, "rename, write %d failing: errno %d, not EIO", n, err);
+        CHECK(!(had_old && had_new), "rename, write %d failing: both names, for one link", n);
+        CHECK(r < 0 ? had_old && !had_new : had_new && !had_old,
+              "rename, write %d failing (%s): old name %d, new name %d", n,
+              r < 0 ? "failed" : "done", had_old, had_new);
+        close(fs);
+        CHECK(mounts_writable(), "rename, write %d failing (%s): the image mounts read-only", n,
+              r < 0 ? "failed" : "done");
+        if (left)
+            break;
+    }
+    CHECK(n > 1 && n < 100, "rename: %d writes", n - 1);
+    printf("  rename: %d writes\n", n - 1);
+    PASS();
+}
+
 /* ---- freeing, with the disk failing: the blocks freed cannot be named
  * back, for that needs the disk that just failed. So a free that meets a
  * failing write leaves the instance writing nothing more (EUCLEAN, one
@@ -462,6 +499,7 @@ int main(void)
 {
     the_longest_symlink_leaves_the_image_healthy();
     each_failed_disk_write_leaves_the_image_as_it_was();
+    a_failed_rename_leaves_one_name();
     a_failed_free_shares_no_block();
     unlink(WORK);
     unlink(TEMPLATE);
