@@ -115,6 +115,21 @@ static int ran_along(int turns, int ms)
     return turns >= 0 && turns * 40 >= ms && (ms < 80 || turns >= 2);
 }
 
+/* Run attack as the student while S counts its turns: the attack's exit
+ * code (0: fine), S's turns in *turns and the attack's window in *ms. */
+static int count_turns_during(int (*attack)(void), int *turns, int *ms)
+{
+    int s, code;
+
+    *turns = -1, *ms = 0;
+    if ((s = start_counter()) <= 0)
+        return -1;
+    if ((code = as_student(attack)) != 0)
+        write(ctl[1], NO_WINDOW, 6);
+    *turns = stop_counter(s, ms);
+    return code;
+}
+
 /* The student's directory of NAMES files, bound after itself 15 times: a
  * union of 16 members with the same names. Listing it reads member 0's
  * names, then every later member's, each hidden by member 0 (a lookup
@@ -170,14 +185,9 @@ static int list_a_big_union(void)
  * up when the timer says the slice is over (and stops for a kill). */
 static void a_union_listing_lets_other_processes_run(void)
 {
-    int s, turns, ms = 0, code;
+    int turns, ms, code = count_turns_during(list_a_big_union, &turns, &ms);
 
-    s = start_counter();
-    CHECK(s > 0, "fork");
-    code = as_student(list_a_big_union);
-    if (code != 0)
-        write(ctl[1], NO_WINDOW, 6);
-    turns = stop_counter(s, &ms);
+    CHECK(code >= 0, "fork");
     rmdir("/tmp/a9u");
     CHECK(code == 0, "the student's listing failed at step %d", code);
     CHECK(ran_along(turns, ms), "S had %d turns in %d ms while the student listed the union", turns,
@@ -256,14 +266,9 @@ static int walk_a_long_way(void)
  * between names when the slice is over, and stops for a kill. */
 static void a_long_walk_lets_other_processes_run(void)
 {
-    int s, turns = -1, ms = 0, code;
+    int turns, ms, code = count_turns_during(walk_a_long_way, &turns, &ms);
 
-    s = start_counter();
-    CHECK(s > 0, "fork");
-    code = as_student(walk_a_long_way);
-    if (code != 0)
-        write(ctl[1], NO_WINDOW, 6);
-    turns = stop_counter(s, &ms);
+    CHECK(code >= 0, "fork");
     rmdir("/tmp/a9w");
     CHECK(code == 0, "the student's walk failed at step %d", code);
     CHECK(ran_along(turns, ms), "S had %d turns in %d ms while the student walked", turns, ms);
@@ -324,14 +329,9 @@ static int read_a_deep_namespace(void)
  * lets others run when the slice is over, and stops for a kill. */
 static void reading_a_deep_namespace_lets_other_processes_run(void)
 {
-    int s, turns, ms = 0, code;
+    int turns, ms, code = count_turns_during(read_a_deep_namespace, &turns, &ms);
 
-    s = start_counter();
-    CHECK(s > 0, "fork");
-    code = as_student(read_a_deep_namespace);
-    if (code != 0)
-        write(ctl[1], NO_WINDOW, 6);
-    turns = stop_counter(s, &ms);
+    CHECK(code >= 0, "fork");
     CHECK(code == 0, "the student's namespace failed at step %d", code);
     CHECK(ran_along(turns, ms), "S had %d turns in %d ms while the student read its namespace",
           turns, ms);
@@ -384,14 +384,9 @@ static int release_a_big_ramfs(void)
  * and kmutants.txt leaves its mutant out. */
 static void letting_go_of_a_big_ramfs_lets_other_processes_run(void)
 {
-    int s, turns, ms = 0, code;
+    int turns, ms, code = count_turns_during(release_a_big_ramfs, &turns, &ms);
 
-    s = start_counter();
-    CHECK(s > 0, "fork");
-    code = as_student(release_a_big_ramfs);
-    if (code != 0)
-        write(ctl[1], NO_WINDOW, 6);
-    turns = stop_counter(s, &ms);
+    CHECK(code >= 0, "fork");
     CHECK(code == 0, "the student's ramfs failed at step %d", code);
     CHECK(ran_along(turns, ms), "S had %d turns in %d ms while the student's ramfs went", turns,
           ms);
