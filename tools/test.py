@@ -4132,6 +4132,26 @@ def docs_suite(root=qemu.ROOT):
     return "docs", run
 
 
+def errno_reach_suite(root=qemu.ROOT):
+    """tools/errnoreach.py, no boot: every errno a call's own code can
+    return (a static reach from sys_CALL) is on its page's ERRORS or said
+    to be seen by no caller; and every call number has a page, every page
+    a call. t_errno checks the pages the other way, by making each error
+    happen."""
+    def run():
+        import errnoreach
+        res = []
+        for name, fn in (("docs/every_call_number_has_a_page_and_every_page_a_call", errnoreach.numbers_check),
+                         ("docs/every_errno_a_call_returns_is_on_its_page", errnoreach.check)):
+            try:
+                bad = fn(root)
+            except Exception as e:      # a tree the parser cannot read fails, it is not skipped
+                bad = ["errnoreach: %r" % e]
+            res.append((name, not bad, "\n".join(bad)))
+        return res
+    return "docs/errnoreach", run
+
+
 def coverage_parser_suite():
     """tools/coverage.py's parsers and report on a made-up ELF and boot (no
     boot: make coverage itself is not part of make test)."""
@@ -4183,6 +4203,7 @@ def all_suites():
     suites += [nosep_suite(), oldcpu_suite()]
     suites.append(lab_harness_suite())
     suites.append(docs_suite())
+    suites.append(errno_reach_suite())
     suites.append(coverage_parser_suite())
     suites.append(cover_prof_suite())
     suites += grading_suites() + [handout_and_handin_suite()]
