@@ -448,6 +448,7 @@ static void descriptor_calls(void)
     EXPECT(chan, EAGAIN, nothing_queued, read(c[0], buf, 1));
     close(c[1]);
     EXPECT(chan, EPIPE, peer_closed, write(c[0], "x", 1));
+    EXPECT(write, EPIPE, channel_peer_closed, write(c[0], "x", 1));
     close(c[0]);
 
     EXPECT(fstat, EBADF, not_open, fstat(OPEN_MAX - 1, &st));
@@ -879,6 +880,8 @@ static void served_channel(void)
     EXPECT(fsopen, EBUSY, srv_channel_serving, fsopen("srv", end, NULL));
     EXPECT(chan, EBUSY, read_of_a_serving_end, read(end, buf, sizeof(buf)));
     EXPECT(chan, EBUSY, write_to_a_serving_end, write(end, "x", 1));
+    EXPECT(read, EBUSY, a_serving_channel_end, read(end, buf, sizeof(buf)));
+    EXPECT(write, EBUSY, a_serving_channel_end, write(end, "x", 1));
     close(end);
     close(root);
     kill(pid, SIGKILL);
