@@ -3951,11 +3951,13 @@ def docs_suite(root=qemu.ROOT):
     def errno_checks(bad):
         """Each errno a page's ERRORS section lists is an errno, and each
         (page, errno) pair is made to happen in user/tests/t_errno.c
-        (EXPECT) or named there, with its reason, among those it cannot
-        produce; and each pair t_errno.c names is on its page."""
+        (EXPECT), or in e2man.c (an ext2 image's errors: man_ext2), or
+        named in t_errno.c, with its reason, among those neither can
+        produce; and each pair they name is on its page."""
         errnos = set(re.findall(r"^#define (E[A-Z0-9]+)\s", read("kernel/include/uapi/errno.h"), re.M))
         src = read("user/tests/t_errno.c")
-        tested = set((page, err) for page, err, _ in expected_errors(src))
+        tested = set((page, err) for page, err, _ in expected_errors(src) +
+                     expected_errors(read("user/tests/e2man.c")))
         skipped = set(re.findall(r"^ \*   (\w+) (E[A-Z0-9]+): \S", src, re.M))
         listed = set()
         for path in sorted(glob.glob(os.path.join(root, "doc", "man", "*.[23].md"))):
@@ -3966,10 +3968,11 @@ def docs_suite(root=qemu.ROOT):
                 if err not in errnos:
                     bad.append("%s: [%s] is no errno (kernel/include/uapi/errno.h)" % (page, err))
                 elif (page, err) not in tested | skipped:
-                    bad.append("%s: [%s] is listed, but t_errno.c neither EXPECTs it nor says why not"
+                    bad.append("%s: [%s] is listed, but neither t_errno.c nor e2man.c EXPECTs it, "
+                               "and t_errno.c does not say why not"
                                % (page, err))
         for page, err in sorted((tested | skipped) - listed):
-            bad.append("t_errno.c: %s %s is not on the page's ERRORS list" % (page, err))
+            bad.append("t_errno.c or e2man.c: %s %s is not on the page's ERRORS list" % (page, err))
         for page, err in sorted(tested & skipped):
             bad.append("t_errno.c: %s %s is EXPECTed and said not to be produced" % (page, err))
 
@@ -4132,6 +4135,64 @@ def docs_suite(root=qemu.ROOT):
     return "docs", run
 
 
+def two_segment_elf():
+    """An ELF32 program of two PT_LOAD segments, the second alone in the
+    file's fifth KiB (offset 4096), so that exec's first read there starts
+    at that block: damage under it is EUCLEAN, not a short read (ENOEXEC).
+    Its code is _exit(0), never reached while the block is damaged."""
+    code = bytes.fromhex("b801000000" "31db" "cd80")          # mov $1,%eax; xor %ebx,%ebx; int $0x80
+    head = struct.pack("<4sBBBB8xHHIIIIIHHHHHH", b"\x7fELF", 1, 1, 1, 0, 2, 3, 1, 0x400080, 52, 0, 0,
+                       52, 32, 2, 0, 0, 0)
+    ph = [struct.pack("<8I", 1, 0, 0x400000, 0x400000, 0x100, 0x100, 5, 0x1000),
+          struct.pack("<8I", 1, 0x1000, 0x401000, 0x401000, 0x100, 0x100, 6, 0x1000)]
+    text = (head + b"".join(ph)).ljust(0x80, b"\0") + code
+    return text.ljust(0x1000, b"\0") + b"\x11" * 0x100
+
+
+def man_ext2_suite():
+    """The errors the manual gives for what only an ext2 image holds
+    (user/tests/e2man.c): a file of 4 GiB (EFBIG to every call that walks
+    to it or through it) and a damaged block map (EUCLEAN to read, write,
+    exec, and then to every change: ftruncate, fchmod, fchown). man.img is
+    made here with mke2fs and debugfs, as a file on a carrier disk; every
+    EXPECT of e2man.c must report."""
+    name = "man_ext2"
+
+    def run():
+        with tempfile.TemporaryDirectory() as tmp:
+            tree, carrier = os.path.join(tmp, "tree"), os.path.join(tmp, "carrier.img")
+            img, files = os.path.join(tmp, "man.img"), os.path.join(tmp, "files")
+            os.makedirs(files)
+            for rel, data in (("big", b"big\n"), ("healthy", b"hello\n"),
+                              ("badmap", bytes(range(256)) * 12)):
+                with open(os.path.join(files, rel), "wb") as f:
+                    f.write(data[:3000])
+            with open(os.path.join(files, "prog"), "wb") as f:
+                f.write(two_segment_elf())
+            os.chmod(os.path.join(files, "prog"), 0o755)
+            mkfs(img, 1, 1024, files)
+            table = re.search(r"inode table at (\d+)", e2tool("debugfs", "-R", "stats", img).stdout.decode())
+            for cmd in ("sif /big size 0x100000004", "sif /badmap block[0] %s" % (table and table.group(1)),
+                        "sif /prog block[4] %s" % (table and table.group(1))):
+                r = e2tool("debugfs", "-w", "-R", cmd, img)
+                if not table or r.returncode != 0 or b"sif:" in r.stderr:
+                    return [(name + "/debugfs_makes_the_image", False, cmd + ": " + r.stderr.decode())]
+            os.makedirs(tree)
+            shutil.copy(img, os.path.join(tree, "man.img"))
+            mkfs(carrier, 4, 1024, tree)
+            b, res = boot_with_disk("e2man", carrier, timeout=60)
+            res = [(n.replace("e2man/", name + "/"), ok, d) for n, ok, d in res]
+            seen = {n.split("/", 1)[1] for n, _, _ in res}
+            with open(os.path.join(qemu.ROOT, "user", "tests", "e2man.c")) as f:
+                for t in ["%s_%s_%s" % e for e in expected_errors(f.read())]:
+                    if t not in seen:
+                        res.append(("%s/%s" % (name, t), False, "never reported a result\n" + tail(b.output)))
+            if "panic:" in b.output:
+                res.append((name + "/kernel_did_not_panic", False, tail(b.output, 25)))
+            return res
+    return name, run
+
+
 def errno_reach_suite(root=qemu.ROOT):
     """tools/errnoreach.py, no boot: every errno a call's own code can
     return (a static reach from sys_CALL) is on its page's ERRORS or said
@@ -4204,6 +4265,7 @@ def all_suites():
     suites.append(lab_harness_suite())
     suites.append(docs_suite())
     suites.append(errno_reach_suite())
+    suites.append(man_ext2_suite())
     suites.append(coverage_parser_suite())
     suites.append(cover_prof_suite())
     suites += grading_suites() + [handout_and_handin_suite()]

@@ -13,7 +13,10 @@
  * runs in a child acting for uid USER (setuid). The boot namespace is the
  * test's own after unshare(), so its binds change nothing for init.
  *
- * Not produced here (page errno: why):
+ * Not produced here (page errno: why). An ext2 image's own errors, EFBIG
+ * for a file of 4 GiB and EUCLEAN for a damaged block map, are made by
+ * e2man.c, which boots with a disk (tools/test.py man_ext2).
+ * Not produced here or there:
  *   fork ENOMEM: only when memory runs out (tools/fuzz.py's fault injection)
  *   rfork ENOMEM: only when memory runs out
  *   exec ENOMEM: only when memory runs out
@@ -62,6 +65,7 @@
  *   write EINTR: killed while waiting: the process then exits
  *   lseek EINTR: killed while waiting: the process then exits
  *   dup2 EMFILE: only while a process sharing the table (rfork) is in a call
+ *   ftruncate ENOMEM: only when memory runs out (ext2's block buffer)
  *
  * Produced here for one of the causes a page gives, not all:
  *   - fork, rfork EAGAIN: a user's CHILD_MAX; the 64 slots are t_users'
