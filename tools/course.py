@@ -100,6 +100,9 @@ def make_course(out, root=ROOT):
 
 
 def main():
+    if len(sys.argv) > 2 or (len(sys.argv) > 1 and sys.argv[1].startswith("-")):
+        print(__doc__.split("\n\n")[1])   # `course.py --help` wrote a course repository to ./--help
+        sys.exit(0 if sys.argv[1:] in (["-h"], ["--help"]) else 2)
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "course")
     branches = make_course(out)
     print("course: %s with branches %s (checked out: %s)" % (out, " ".join(branches),
