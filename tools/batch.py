@@ -77,6 +77,8 @@ def problems(report):
             notes.append("hangs in %s" % r["name"])
         elif r["output"].startswith("the kernel panicked during"):
             notes.append("panics in %s" % r["name"])
+        if r.get("flaky"):
+            notes.append("flaky in %s" % r["name"])
     if report.out_of_time:
         notes.append("time budget ran out: %d tests not run (their cells say so)" %
                      len(report.out_of_time))

@@ -335,10 +335,13 @@ def keep_output(text):
 
 # ---------------------------------------------------------------- one test program
 class Outcome:
-    """One test's result."""
+    """One test's result. again: a failure worth running again (a FAIL
+    line, a panic: not a hang, whose rerun costs its whole limit). flaky:
+    it failed, then passed when run again."""
 
-    def __init__(self, ok, reason="", output="", seconds=0.0):
+    def __init__(self, ok, reason="", output="", seconds=0.0, again=False):
         self.ok, self.reason, self.output, self.seconds = ok, reason, output, seconds
+        self.again, self.flaky = again, False
 
 
 def unescape(reason):
@@ -477,7 +480,7 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
         elif what in ("PASS", "FAIL") and name == current:
             reason = (m.group(6) or b"").decode("utf-8", "replace")
             finish(name, Outcome(what == "PASS", printable(unescape(reason)),
-                                 keep_output(console.take()), now - start))
+                                 keep_output(console.take()), now - start, what == "FAIL"))
             current, deadline = None, now + boot_limit
             return what == "FAIL" and stop_at_failure
         elif what == "DONE":
@@ -535,7 +538,8 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
                 else:
                     why = HUNG + " of %g s (a hang)%s" % (
                         limits.get(current, handout.DEFAULT_LIMIT), where)
-                finish(current, Outcome(False, why, keep_output(said), now - start))
+                finish(current, Outcome(False, why, keep_output(said), now - start,
+                                        gone and "panic:" in said))
             elif "panic:" in said:
                 note = "the kernel panicked before a test started:\n" + indent(
                     panic_text(said, build))
@@ -652,7 +656,40 @@ def run_program(build, prog, names, limits, table=None, on_result=None, boot_lim
                 remaining = missing
                 fail_rest("not run: the test program has no such test, or skipped it")
                 break
+    if not stop_at_failure:
+        notes += run_again(build, prog, names, results, limits, boot_limit, until)
     return results, notes
+
+
+# Said of a test that failed, then passed when run again (Outcome.flaky).
+FLAKY = "Run again in a new boot, this test passed"
+RERUN_MAX = 20          # failed tests run again, at most (one boot, one command line)
+
+
+def run_again(build, prog, names, results, limits, boot_limit, until):
+    """Run the tests that failed with a FAIL line or a panic once more,
+    together, in a new boot, when some test of the program passed (a stub
+    fails everything, every time: no boot for it); those that pass are
+    marked flaky. The first result stands: a failure a test saw is a bug
+    it saw (a race), and a pass that comes on the second try does not
+    undo it; what the rerun gives is the word "flaky" in the output, the
+    notes and the batch's CSV, so that a grade that flips between two
+    gradings of one submission is explained, not a mystery. Returns notes."""
+    again = [n for n in names if n in results and results[n].again][:RERUN_MAX]
+    if not again or not any(o.ok for o in results.values()) or (
+            until is not None and time.monotonic() >= until):
+        return []
+    got, _, _, warnings = boot_once(build, prog, name_batches(again, prog, None)[0], limits,
+                                    None, boot_limit, False, until)
+    flaky = [n for n in again if n in got and got[n].ok]
+    for n in flaky:
+        o = results[n]
+        o.flaky = True
+        o.reason += ("\n\n" if o.reason else "") + FLAKY + (
+            " (%.1f s): its result depends on timing, a race? The failure above stands: a test "
+            "that saw a wrong result once has found a bug." % got[n].seconds)
+    return warnings + (["flaky: %s failed, then passed when run again in a new boot (the "
+                        "failure stands)" % ", ".join(flaky)] if flaky else [])
 
 
 def test_table(source):
@@ -1775,7 +1812,7 @@ def result_row(name, o, maxp, hidden):
     if o.output and not o.ok:
         out += ("\n\n" if out else "") + "Console output during the test:\n" + o.output
     return {"name": name, "score": maxp if o.ok else 0, "max_score": maxp, "output": out,
-            "hidden": hidden, "ok": o.ok}
+            "hidden": hidden, "ok": o.ok, "flaky": o.flaky}
 
 
 def not_built(report, tests, extra, why):
