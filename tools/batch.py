@@ -156,8 +156,8 @@ def write_csv(path, lab, reports):
         w.writerow(["student", "score", "max"] + names + ["answers", "notes"])
         for student in sorted(reports):
             r = reports[student]
-            got = {row["name"]: NOT_RUN if row["output"].startswith(grade.OUT_OF_TIME)
-                   else row["score"] for row in r.rows}
+            got = {row["name"]: NOT_RUN if row.get("not_run") else row["score"]
+                   for row in r.rows}
             asked = len(r.answers)
             w.writerow([csv_cell(student), r.score, r.max_score] +
                        [got.get(n, "") for n in names] +

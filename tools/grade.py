@@ -337,11 +337,13 @@ def keep_output(text):
 class Outcome:
     """One test's result. again: a failure worth running again (a FAIL
     line, a panic: not a hang, whose rerun costs its whole limit). flaky:
-    it failed, then passed when run again."""
+    it failed, then passed when run again. not_run: the time budget cut it
+    short or left it no time (a flag, not the reason's words: a test's
+    reason can quote what the code under test wrote)."""
 
-    def __init__(self, ok, reason="", output="", seconds=0.0, again=False):
+    def __init__(self, ok, reason="", output="", seconds=0.0, again=False, not_run=False):
         self.ok, self.reason, self.output, self.seconds = ok, reason, output, seconds
-        self.again, self.flaky = again, False
+        self.again, self.flaky, self.not_run = again, False, not_run
 
 
 def unescape(reason):
@@ -525,7 +527,8 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
                 note = OUT_OF_TIME
                 if current:
                     finish(current, Outcome(False, budget_cut(now - start, limits.get(
-                        current, handout.DEFAULT_LIMIT)), keep_output(said), now - start))
+                        current, handout.DEFAULT_LIMIT)), keep_output(said), now - start,
+                        not_run=True))
                     current = None
                 break
             where = "" if gone else cpu_samples(sock, build, prog)
@@ -618,7 +621,8 @@ def run_program(build, prog, names, limits, table=None, on_result=None, boot_lim
         for n in remaining:
             if n not in results:
                 results[n] = Outcome(False, why if first is None or each else
-                                     "%s (see %s)" % (why.split(":\n")[0], first))
+                                     "%s (see %s)" % (why.split(":\n")[0], first),
+                                     not_run=why.startswith(OUT_OF_TIME))
                 first = first or n
                 if on_result:
                     on_result(n, results[n])
@@ -1677,7 +1681,7 @@ class Report:
     @property
     def out_of_time(self):
         """The rows the time budget left unrun or cut short."""
-        return [r for r in self.rows if r["output"].startswith(OUT_OF_TIME)]
+        return [r for r in self.rows if r.get("not_run")]
 
     def budget_line(self, visible_only=False):
         """What the budget cost, in one sentence, or "" (hidden tests are
@@ -1788,8 +1792,8 @@ def run_tests(report, tree, programs, log, until=None, budget=None):
         def show(name, o, prefix=prefix, points=points, hidden=hidden):
             maxp = points.get(name, 1 if hidden else 0)
             report.partial[prefix + name] = result_row(prefix + name, o, maxp, hidden)
-            log("%s %-64s %3d/%-3d %5.1fs" % ("PASS" if o.ok else "SKIP" if o.reason.startswith(
-                OUT_OF_TIME) else "FAIL", prefix + name,
+            log("%s %-64s %3d/%-3d %5.1fs" % ("PASS" if o.ok else "SKIP" if o.not_run else "FAIL",
+                                              prefix + name,
                                               maxp if o.ok else 0, maxp, o.seconds))
             if not o.ok and o.reason:
                 log("      " + o.reason.replace("\n", "\n      "))
@@ -1812,15 +1816,19 @@ def result_row(name, o, maxp, hidden):
     if o.output and not o.ok:
         out += ("\n\n" if out else "") + "Console output during the test:\n" + o.output
     return {"name": name, "score": maxp if o.ok else 0, "max_score": maxp, "output": out,
-            "hidden": hidden, "ok": o.ok, "flaky": o.flaky}
+            "hidden": hidden, "ok": o.ok, "flaky": o.flaky, "not_run": o.not_run}
 
 
 def not_built(report, tests, extra, why):
+    """A row for each test, none of which ran, saying why (the grader's
+    words: a reason starting OUT_OF_TIME is the time budget's)."""
+    left = why.startswith(OUT_OF_TIME)
     report.rows += [{"name": "%s/%s" % (report.lab.prog, t[0]), "score": 0, "max_score": t[1],
-                     "output": why, "hidden": False, "ok": False} for t in tests]
+                     "output": why, "hidden": False, "ok": False, "not_run": left}
+                    for t in tests]
     for prog, prefix, ptests, _, _, _ in hidden_programs(extra) if extra else []:
         report.rows += [{"name": prefix + t[0], "score": 0, "max_score": t[1], "output": why,
-                         "hidden": True, "ok": False} for t in ptests]
+                         "hidden": True, "ok": False, "not_run": left} for t in ptests]
 
 
 def build_and_run(report, tree, tests, extra, jobs, log, relaxed=False, until=None, budget=None):

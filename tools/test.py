@@ -1456,10 +1456,19 @@ def grading_runner_suite():
             import batch
             import csv
             r = grade.Report(harness_lab(), True)
-            r.rows = [grade.result_row("lab/" + n, grade.Outcome(*got.get(n, [False, ""])[:2]),
-                                       2, False) for n in ("t_h1", "t_pass", "t_h2", "t_after")]
-            r.rows.append(grade.result_row("hidden/x/secret_name", grade.Outcome(
-                False, getattr(grade, "budget_left", lambda s: "")(12)), 1, True))
+
+            def outcome(ok, reason, not_run):
+                o = grade.Outcome(ok, reason)
+                o.not_run = not_run
+                return o
+            r.rows = [grade.result_row("lab/" + n, outcome(*got.get(n, [False, ""])[:2], not_run=(
+                got.get(n, [0, ""])[1].startswith(oot))), 2, False)
+                for n in ("t_h1", "t_pass", "t_h2", "t_after")]
+            r.rows.append(grade.result_row("hidden/x/secret_name", outcome(
+                False, getattr(grade, "budget_left", lambda s: "")(12), True), 1, True))
+            # (a failure whose reason quotes the code under test, saying the words)
+            r.rows.append(grade.result_row("lab/t_says_it", outcome(False, oot + ": forged", False),
+                                           1, False))
             try:
                 js = r.gradescope()
                 with tempfile.TemporaryDirectory() as out:
@@ -1477,6 +1486,7 @@ def grading_runner_suite():
                 "secret_name" not in js.get("output", "x") and \
                 cells.get("lab/t_h2") == "not run" and cells.get("lab/t_after") == "not run" and \
                 cells.get("lab/t_h1") == "0" and cells.get("lab/t_pass") == "2" and \
+                cells.get("lab/t_says_it") == "0" and \
                 cells.get("score") == "2" and \
                 "time budget ran out: 3 tests not run (their cells say so)" in said
             res.append(("grading/runner/b2_results_json_and_the_csv_say_not_run", ok,
