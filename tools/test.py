@@ -3103,6 +3103,29 @@ def autograder_suite():
                 isinstance(r.get("tests"), list)
             res.append(("grading/autograder/c4_a_grading_past_its_time_still_writes_results_json",
                         ok, json.dumps(r)[:1500] + "\n" + tail(out, 10)))
+            # B2: the package's BUDGET (make autograder GRADE_BUDGET=1: less than the
+            # build) reaches the grader: every test "not run", hidden ones counted
+            handout.remove(os.path.join(ag, "submission"))
+            batch.write_fixture(os.path.join(ag, "submission"), batch.fixture_files(lab, "correct"))
+            with open(os.path.join(ag, "source", "BUDGET"), "w") as f:
+                f.write("1\n")
+            p = subprocess.run(like + [os.path.join(ag, "run_autograder")], cwd=ag, env=env,
+                               capture_output=True, text=True, timeout=900)
+            os.unlink(os.path.join(ag, "source", "BUDGET"))
+            try:
+                with open(os.path.join(ag, "results", "results.json")) as f:
+                    r = json.load(f)
+            except (OSError, ValueError) as e:
+                r = {"output": str(e)}
+            rows = r.get("tests") or [{"output": ""}]
+            extra = r.get("extra_data", {})
+            ok = r.get("score") == 0 and all(t["output"].startswith("not run: the time budget")
+                                             for t in rows) and \
+                extra.get("not_run") == ["%s/%s" % (lab.prog, n) for n in names] and \
+                extra.get("hidden_not_run") == len(names) and not check_results_json(r) and \
+                "zz_secret" not in r.get("output", "") + json.dumps(extra)
+            res.append(("grading/autograder/b2_the_package_s_budget_reaches_the_grader", ok,
+                        json.dumps(r)[:1500] + "\n" + tail(p.stdout + p.stderr, 10)))
         return res
     return "grading/autograder", run
 
