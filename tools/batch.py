@@ -77,10 +77,15 @@ def problems(report):
             notes.append("hangs in %s" % r["name"])
         elif r["output"].startswith("the kernel panicked during"):
             notes.append("panics in %s" % r["name"])
+        if r.get("flaky"):
+            notes.append("flaky in %s" % r["name"])
+    if report.out_of_time:
+        notes.append("time budget ran out: %d tests not run (their cells say so)" %
+                     len(report.out_of_time))
     return notes + [n.split("\n")[0].rstrip(":") for n in report.notes]
 
 
-def grade_all(lab, entries, out, jobs, extra, log=grade.say):
+def grade_all(lab, entries, out, jobs, extra, log=grade.say, budget=grade.BUDGET):
     """Grade every (student, path) with jobs workers; returns the reports."""
     tree, ok, msg = grade.prepare(lab, 0)
     if not ok:
@@ -98,7 +103,7 @@ def grade_all(lab, entries, out, jobs, extra, log=grade.say):
         lines = []
         try:
             report = grade.grade_submission(lab, path, extra, worker=w, jobs=1,
-                                            log=lines.append)
+                                            log=lines.append, budget=budget)
         except Exception as e:      # the grader's own failure costs this submission only
             report = grade.failed_report(lab, None, e)
             lines.append(traceback.format_exc())
@@ -137,6 +142,11 @@ def csv_cell(text):
     return "'" + text if text[:1] in ("=", "+", "-", "@") else text
 
 
+# A test's cell when the time budget left it unrun: not a 0 the code earned
+# (the row's score counts it as 0; a spreadsheet's SUM skips the text).
+NOT_RUN = "not run"
+
+
 def write_csv(path, lab, reports):
     names = []
     for r in (reports[s] for s in sorted(reports)):     # not in the order they finished
@@ -146,7 +156,8 @@ def write_csv(path, lab, reports):
         w.writerow(["student", "score", "max"] + names + ["answers", "notes"])
         for student in sorted(reports):
             r = reports[student]
-            got = {row["name"]: row["score"] for row in r.rows}
+            got = {row["name"]: NOT_RUN if row.get("not_run") else row["score"]
+                   for row in r.rows}
             asked = len(r.answers)
             w.writerow([csv_cell(student), r.score, r.max_score] +
                        [got.get(n, "") for n in names] +
@@ -245,6 +256,10 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="workers (one per core)")
     ap.add_argument("--extra", default=os.environ.get("GRADE_EXTRA") or None,
                     help="hidden tests folder (default: $GRADE_EXTRA)")
+    ap.add_argument("--budget", type=grade.budget_arg,
+                    default=os.environ.get("GRADE_BUDGET") or grade.BUDGET,
+                    help="seconds one submission's grading may take (default $GRADE_BUDGET or "
+                    "%d; 0: no limit)" % grade.BUDGET)
     ap.add_argument("--fixtures", help="write made-up submissions to this folder, and stop")
     ap.add_argument("--count", type=int, default=20, help="how many fixtures")
     args = ap.parse_args()
@@ -268,7 +283,7 @@ def main():
     handout.remove(out)
     os.makedirs(out)
     start = time.monotonic()
-    reports = grade_all(lab, entries, out, max(1, args.jobs), args.extra)
+    reports = grade_all(lab, entries, out, max(1, args.jobs), args.extra, budget=args.budget)
     write_csv(os.path.join(out, "grades.csv"), lab, reports)
     print("batch: %d submissions of lab %s graded in %.0f s with %d workers; %s" % (
         len(reports), lab.num, time.monotonic() - start, args.jobs,

@@ -27,9 +27,13 @@ wherever they appear in a line; a line whose MAC does not hold fails its
 test. Each test has its own time limit (points' third field, default 20 s)
 counted from its START line; a hang or a kernel panic fails that test only
 (with the panic text, or where the CPU was spinning, in its output): QEMU
-is killed and booted again with the tests that had not run, at most
-MAX_REBOOTS times. A process killed by a fault has its eip named in the
-program's own symbols.
+is killed and booted again with the tests that had not run, as often as
+it takes (each boot settles at least one test). The whole grading of a
+submission has a time budget (--budget, GRADE_BUDGET, default BUDGET s,
+from when its work tree is taken): a test the budget cuts short, and every
+test it leaves no time for, is "not run: the time budget ran out", never
+a failure of the code. A process killed by a fault has its eip named in
+the program's own symbols.
 
 Hidden tests: GRADE_EXTRA=dir (or --extra dir) holding *.c test programs
 on lab.h, built as /bin/extra_NAME into a boot archive of their own, after
@@ -78,7 +82,16 @@ SUBMISSION_BUILD_LIMIT = 300    # once the work tree is built: a submission's fi
 # frees): a kernel lab's use after free or overflow then panics at once,
 # naming the block, instead of passing while nobody reuses the memory.
 BOOT_ARGS = "heapcheck panic=exit"
-MAX_REBOOTS = 5         # after a hang or panic; then the remaining tests fail unrun
+# Seconds a submission's whole grading may take, from when it has its work
+# tree (the build, every boot, the hidden tests): a test the budget cuts
+# short, and every test it leaves no time for, is reported "not run"
+# (OUT_OF_TIME), not failed. 480 s lets every test of the longest lab (lab
+# 04: 18 tests, 360 s of limits) hang and reboot, under run_autograder's
+# 540 s; it replaced a cap of 6 boots, after which the tests not yet run
+# scored 0 untried (a pipe lab whose reads block hung 7 of 14).
+BUDGET = 480
+# How a test the budget left unrun (or cut short) reads, first words.
+OUT_OF_TIME = "not run: the time budget ran out"
 CMDLINE_MAX = 1000      # the kernel keeps 1023 bytes of its command line
 ARGS_MAX = 60           # and init passes at most 63 argv entries
 OUTPUT_MAX = 4000       # characters of a test's console output kept in its result
@@ -322,10 +335,15 @@ def keep_output(text):
 
 # ---------------------------------------------------------------- one test program
 class Outcome:
-    """One test's result."""
+    """One test's result. again: a failure worth running again (a FAIL
+    line, a panic: not a hang, whose rerun costs its whole limit). flaky:
+    it failed, then passed when run again. not_run: the time budget cut it
+    short or left it no time (a flag, not the reason's words: a test's
+    reason can quote what the code under test wrote)."""
 
-    def __init__(self, ok, reason="", output="", seconds=0.0):
+    def __init__(self, ok, reason="", output="", seconds=0.0, again=False, not_run=False):
         self.ok, self.reason, self.output, self.seconds = ok, reason, output, seconds
+        self.again, self.flaky, self.not_run = again, False, not_run
 
 
 def unescape(reason):
@@ -377,15 +395,17 @@ def orphan_guard():
 
 
 def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
-              stop_at_failure=False):
+              stop_at_failure=False, until=None):
     """Boot build/ running prog with a fresh tag and key, naming `names`
     (None: the program's whole table), reading the console line by line as
     it comes. Returns (results {test: Outcome}, done, note, warnings): done
     when the program said DONE; note says why a boot ended with no test
-    running; warnings are things an instructor should look at (lines whose
-    MAC does not hold, the key asked for twice). stop_at_failure: end the
-    boot at the first failed test (a FAIL line, a hang or a panic), for a
-    check that needs only one."""
+    running (OUT_OF_TIME: the budget ran out); warnings are things an
+    instructor should look at (lines whose MAC does not hold, the key asked
+    for twice). stop_at_failure: end the boot at the first failed test (a
+    FAIL line, a hang or a panic), for a check that needs only one. until:
+    the grading's budget ends then (time.monotonic()): the boot ends there,
+    and a test it cuts short before its own limit is not run, not hung."""
     tag, key = secrets.token_hex(TAG_DIGITS // 2), secrets.token_bytes(KEY_BYTES)
     cmd = "%s run=/bin/%s --graded %s%s" % (BOOT_ARGS, prog, tag,
                                                   "".join(" " + n for n in names or []))
@@ -462,7 +482,7 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
         elif what in ("PASS", "FAIL") and name == current:
             reason = (m.group(6) or b"").decode("utf-8", "replace")
             finish(name, Outcome(what == "PASS", printable(unescape(reason)),
-                                 keep_output(console.take()), now - start))
+                                 keep_output(console.take()), now - start, what == "FAIL"))
             current, deadline = None, now + boot_limit
             return what == "FAIL" and stop_at_failure
         elif what == "DONE":
@@ -478,7 +498,8 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
         stop = False
         while not stop:
             now = time.monotonic()
-            ready, _, _ = select.select([fd], [], [], max(0, min(deadline - now, 0.2)))
+            end = deadline if until is None else min(deadline, until)
+            ready, _, _ = select.select([fd], [], [], max(0, min(end - now, 0.2)))
             chunk = os.read(fd, 65536) if ready else b""
             now = time.monotonic()
             if ready and chunk:
@@ -492,15 +513,24 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
                         stop = True
                         break
                 now = time.monotonic()
-                if stop or now < deadline:      # a flood never pauses: look at the clock
+                end = deadline if until is None else min(deadline, until)
+                if stop or now < end:           # a flood never pauses: look at the clock
                     continue
             gone = (ready and not chunk) or proc.poll() is not None
-            if not gone and now < deadline:
+            if not gone and now < end:
                 continue
             if voided:
                 break
             console.add(partial.decode("utf-8", "replace"))
             said = console.take()
+            if not gone and now < deadline:     # the budget's end, before the test's own
+                note = OUT_OF_TIME
+                if current:
+                    finish(current, Outcome(False, budget_cut(now - start, limits.get(
+                        current, handout.DEFAULT_LIMIT)), keep_output(said), now - start,
+                        not_run=True))
+                    current = None
+                break
             where = "" if gone else cpu_samples(sock, build, prog)
             where = "\nWhen the grader stopped the machine its CPU was " + where if where else ""
             if current:
@@ -511,7 +541,8 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
                 else:
                     why = HUNG + " of %g s (a hang)%s" % (
                         limits.get(current, handout.DEFAULT_LIMIT), where)
-                finish(current, Outcome(False, why, keep_output(said), now - start))
+                finish(current, Outcome(False, why, keep_output(said), now - start,
+                                        gone and "panic:" in said))
             elif "panic:" in said:
                 note = "the kernel panicked before a test started:\n" + indent(
                     panic_text(said, build))
@@ -535,6 +566,21 @@ def boot_once(build, prog, names, limits, on_result=None, boot_limit=BOOT_LIMIT,
     return results, done and not voided, note, list(dict.fromkeys(warnings))
 
 
+def budget_cut(ran, limit):
+    """The reason of a test the grading's time budget stopped before its
+    own limit: it was not given its time, so it did not fail."""
+    return ("%s: this test had run %.1f s of its %g s limit when the grading's time for this "
+            "submission ended; it scores 0, but it did not fail (tests that hung before it "
+            "took the time)" % (OUT_OF_TIME, ran, limit))
+
+
+def budget_left(seconds):
+    """The reason of a test the grading's time budget left no time for."""
+    return ("%s before this test could start: it scores 0, but it did not fail (the grading "
+            "of a submission may take %s; tests that hung took the time)" % (
+                OUT_OF_TIME, "%g s" % seconds if seconds else "only so long"))
+
+
 def name_batches(names, prog, table):
     """Split names into boots whose command lines fit; [None] when names
     are the program's whole table (it then runs them all by itself)."""
@@ -552,50 +598,61 @@ def name_batches(names, prog, table):
 
 
 def run_program(build, prog, names, limits, table=None, on_result=None, boot_limit=BOOT_LIMIT,
-                stop_at_failure=False):
+                stop_at_failure=False, until=None, budget=None):
     """Run the tests `names` of guest program prog, booting as often as
-    needed: again after a hang or a panic (with the tests not yet run, at
-    most MAX_REBOOTS times), and in batches when the names do not fit one
-    command line. names None: whatever the program runs (no reboots).
-    stop_at_failure: stop at the first test that fails, leaving the rest
-    out of the results (tools/mutants.py: one failure catches a mutant).
-    Returns ({test: Outcome}, notes)."""
-    results, notes, reboots = {}, [], 0
+    needed: again after a hang or a panic, with the tests not yet run (each
+    boot settles at least one test, so there are at most as many boots as
+    tests), and in batches when the names do not fit one command line.
+    names None: whatever the program runs (no reboots). stop_at_failure:
+    stop at the first test that fails, leaving the rest out of the results
+    (tools/mutants.py: one failure catches a mutant). until: when the
+    grading's time budget (of `budget` seconds) ends (time.monotonic()); a
+    test it cuts short or leaves no time for is OUT_OF_TIME. Returns
+    ({test: Outcome}, notes)."""
+    results, notes = {}, []
     if names is None:
         got, done, note, warnings = boot_once(build, prog, None, limits, on_result, boot_limit,
-                                              stop_at_failure)
+                                              stop_at_failure, until)
         return got, ([note] if note else []) + warnings
     remaining = list(names)
 
-    def fail_rest(why):
+    def fail_rest(why, each=False):
         first = None
         for n in remaining:
             if n not in results:
-                results[n] = Outcome(False, why if first is None else
-                                     "%s (see %s)" % (why.split(":\n")[0], first))
+                results[n] = Outcome(False, why if first is None or each else
+                                     "%s (see %s)" % (why.split(":\n")[0], first),
+                                     not_run=why.startswith(OUT_OF_TIME))
                 first = first or n
                 if on_result:
                     on_result(n, results[n])
 
     while remaining:
+        if until is not None and time.monotonic() >= until:
+            fail_rest(budget_left(budget), each=True)
+            break
         batch = name_batches(remaining, prog, table)[0]
         got, done, note, warnings = boot_once(build, prog, batch, limits, on_result, boot_limit,
-                                              stop_at_failure)
+                                              stop_at_failure, until)
         notes += [w for w in warnings if w not in notes]
-        results.update((n, o) for n, o in got.items() if n in remaining)
+        settled = [n for n in got if n in remaining]
+        results.update((n, got[n]) for n in settled)
         if stop_at_failure and not all(o.ok for o in got.values()):
             break
         if note == VOIDED:                      # booting again would only repeat it
             notes.append(note)
             fail_rest(VOIDED)
             break
+        if note == OUT_OF_TIME:
+            fail_rest(budget_left(budget), each=True)
+            break
         asked = remaining if batch is None else batch
         remaining = [n for n in remaining if n not in results]
         if not remaining:
             break
-        if not got:
+        if not settled:                         # (booting again would only repeat it)
             notes.append(note or "the test program ran no test")
-            fail_rest("not run: " + (note or "the test program ran no test"))
+            fail_rest("not run: " + (note or "the test program ran none of these tests"))
             break
         if done:
             missing = [n for n in asked if n not in results]
@@ -603,14 +660,40 @@ def run_program(build, prog, names, limits, table=None, on_result=None, boot_lim
                 remaining = missing
                 fail_rest("not run: the test program has no such test, or skipped it")
                 break
-            continue
-        reboots += 1
-        if reboots > MAX_REBOOTS:
-            notes.append("gave up after %d reboots" % MAX_REBOOTS)
-            fail_rest("not run: the machine hung or panicked %d times; the grader stops "
-                      "rebooting then" % (MAX_REBOOTS + 1))
-            break
+    if not stop_at_failure:
+        notes += run_again(build, prog, names, results, limits, boot_limit, until)
     return results, notes
+
+
+# Said of a test that failed, then passed when run again (Outcome.flaky).
+FLAKY = "Run again in a new boot, this test passed"
+RERUN_MAX = 20          # failed tests run again, at most (one boot, one command line)
+
+
+def run_again(build, prog, names, results, limits, boot_limit, until):
+    """Run the tests that failed with a FAIL line or a panic once more,
+    together, in a new boot, when some test of the program passed (a stub
+    fails everything, every time: no boot for it); those that pass are
+    marked flaky. The first result stands: a failure a test saw is a bug
+    it saw (a race), and a pass that comes on the second try does not
+    undo it; what the rerun gives is the word "flaky" in the output, the
+    notes and the batch's CSV, so that a grade that flips between two
+    gradings of one submission is explained, not a mystery. Returns notes."""
+    again = [n for n in names if n in results and results[n].again][:RERUN_MAX]
+    if not again or not any(o.ok for o in results.values()) or (
+            until is not None and time.monotonic() >= until):
+        return []
+    got, _, _, warnings = boot_once(build, prog, name_batches(again, prog, None)[0], limits,
+                                    None, boot_limit, False, until)
+    flaky = [n for n in again if n in got and got[n].ok]
+    for n in flaky:
+        o = results[n]
+        o.flaky = True
+        o.reason += ("\n\n" if o.reason else "") + FLAKY + (
+            " (%.1f s): its result depends on timing, a race? The failure above stands: a test "
+            "that saw a wrong result once has found a bug." % got[n].seconds)
+    return warnings + (["flaky: %s failed, then passed when run again in a new boot (the "
+                        "failure stands)" % ", ".join(flaky)] if flaky else [])
 
 
 def test_table(source):
@@ -1595,6 +1678,24 @@ class Report:
     def max_score(self):
         return sum(r["max_score"] for r in self.rows)
 
+    @property
+    def out_of_time(self):
+        """The rows the time budget left unrun or cut short."""
+        return [r for r in self.rows if r.get("not_run")]
+
+    def budget_line(self, visible_only=False):
+        """What the budget cost, in one sentence, or "" (hidden tests are
+        counted, never named, where visible_only)."""
+        rows = self.out_of_time
+        if not rows:
+            return ""
+        named = [r["name"] for r in rows if not (visible_only and r["hidden"])]
+        hidden = len(rows) - len(named)
+        return ("%d test%s not run: the time budget for grading this submission ran out (tests "
+                "that hung took it); they score 0 but did not fail: %s%s" % (
+                    len(rows), "s were" if len(rows) > 1 else " was", ", ".join(named),
+                    "%s%d hidden" % (", " if named else "", hidden) if hidden else ""))
+
     def gradescope(self):
         """Gradescope's results.json (its autograder specification): hidden
         tests after_published, and no visible field naming them."""
@@ -1612,6 +1713,8 @@ class Report:
         out.append(answers_summary(self.lab, self.answers))
         notes = [n for n in self.notes if not n.startswith("hidden:")]
         out += ["Note: " + n for n in notes]
+        if self.out_of_time:
+            out.append("Not run: " + self.budget_line(visible_only=True))
         return {
             "score": self.score,
             "execution_time": int(round(self.seconds)),
@@ -1625,7 +1728,10 @@ class Report:
             } for r in self.rows],
             "extra_data": {"lab": self.lab.num, "answers": {str(q): s for q, s in self.answers},
                            "notes": notes, "build_ok": self.build_ok,
-                           "warnings": bool(self.warnings)},
+                           "warnings": bool(self.warnings),
+                           # (Gradescope knows only "passed" and "failed")
+                           "not_run": [r["name"] for r in self.out_of_time if not r["hidden"]],
+                           "hidden_not_run": sum(r["hidden"] for r in self.out_of_time)},
         }
 
 
@@ -1672,7 +1778,7 @@ def hidden_programs(extra):
     return out
 
 
-def run_tests(report, tree, programs, log):
+def run_tests(report, tree, programs, log, until=None, budget=None):
     """Boot each program in tree; fill report.rows. Printed as they come:
     each test, and under a failure its reason and the end of the console
     output during it. A passed test's console output is kept nowhere (what
@@ -1686,7 +1792,8 @@ def run_tests(report, tree, programs, log):
         def show(name, o, prefix=prefix, points=points, hidden=hidden):
             maxp = points.get(name, 1 if hidden else 0)
             report.partial[prefix + name] = result_row(prefix + name, o, maxp, hidden)
-            log("%s %-64s %3d/%-3d %5.1fs" % ("PASS" if o.ok else "FAIL", prefix + name,
+            log("%s %-64s %3d/%-3d %5.1fs" % ("PASS" if o.ok else "SKIP" if o.not_run else "FAIL",
+                                              prefix + name,
                                               maxp if o.ok else 0, maxp, o.seconds))
             if not o.ok and o.reason:
                 log("      " + o.reason.replace("\n", "\n      "))
@@ -1694,7 +1801,8 @@ def run_tests(report, tree, programs, log):
                 log("      console output during the test (its end):\n        " +
                     tail(o.output, SHOW_LINES).replace("\n", "\n        "))
 
-        results, notes = run_program(build, prog, names, limits, table, show)
+        results, notes = run_program(build, prog, names, limits, table, show, until=until,
+                                     budget=budget)
         report.notes += [("hidden: " if hidden else "") + n for n in notes]
         report.rows += [result_row(prefix + name, results.get(name, Outcome(False, "no result")),
                                    points.get(name, 1 if hidden else 0), hidden)
@@ -1708,18 +1816,22 @@ def result_row(name, o, maxp, hidden):
     if o.output and not o.ok:
         out += ("\n\n" if out else "") + "Console output during the test:\n" + o.output
     return {"name": name, "score": maxp if o.ok else 0, "max_score": maxp, "output": out,
-            "hidden": hidden, "ok": o.ok}
+            "hidden": hidden, "ok": o.ok, "flaky": o.flaky, "not_run": o.not_run}
 
 
 def not_built(report, tests, extra, why):
+    """A row for each test, none of which ran, saying why (the grader's
+    words: a reason starting OUT_OF_TIME is the time budget's)."""
+    left = why.startswith(OUT_OF_TIME)
     report.rows += [{"name": "%s/%s" % (report.lab.prog, t[0]), "score": 0, "max_score": t[1],
-                     "output": why, "hidden": False, "ok": False} for t in tests]
+                     "output": why, "hidden": False, "ok": False, "not_run": left}
+                    for t in tests]
     for prog, prefix, ptests, _, _, _ in hidden_programs(extra) if extra else []:
         report.rows += [{"name": prefix + t[0], "score": 0, "max_score": t[1], "output": why,
-                         "hidden": True, "ok": False} for t in ptests]
+                         "hidden": True, "ok": False, "not_run": left} for t in ptests]
 
 
-def build_and_run(report, tree, tests, extra, jobs, log, relaxed=False):
+def build_and_run(report, tree, tests, extra, jobs, log, relaxed=False, until=None, budget=None):
     """Build tree and run the lab's tests; then, if there are hidden tests,
     build them into a boot archive of their own and run them, and take
     every trace of them out of the tree again. The lab's boot never holds
@@ -1742,11 +1854,14 @@ def build_and_run(report, tree, tests, extra, jobs, log, relaxed=False):
     report.warnings = compiler_messages(out) if relaxed else ""
     if report.warnings:
         log(WARNINGS + "\n" + indent(report.warnings))
-    run_tests(report, tree, lab_program(report.lab, tree, tests), log)
+    run_tests(report, tree, lab_program(report.lab, tree, tests), log, until, budget)
     if not extra:
         return
     add_extra(tree, extra)
     try:
+        if until is not None and time.monotonic() >= until:
+            not_built(report, [], extra, budget_left(budget))
+            return
         ok, out = make(tree, jobs, relaxed, SUBMISSION_BUILD_LIMIT, guard=relaxed, log=log)
         if not ok:
             log("The hidden tests do not build:\n" + indent(messages_tail(out)))
@@ -1754,14 +1869,16 @@ def build_and_run(report, tree, tests, extra, jobs, log, relaxed=False):
             not_built(report, [], extra, "the hidden tests do not build with this "
                                          "submission:\n" + messages_tail(out))
             return
-        run_tests(report, tree, hidden_programs(extra), log)
+        run_tests(report, tree, hidden_programs(extra), log, until, budget)
     finally:
         clear_extra(tree)
 
 
 def grade_submission(lab, path, extra=None, only=None, worker=0, jobs=None, root=ROOT,
-                     log=say):
-    """Grade the submission at path in the worker's work tree: a Report."""
+                     log=say, budget=BUDGET):
+    """Grade the submission at path in the worker's work tree: a Report.
+    budget: seconds its grading may take from when it has the work tree
+    (0: no limit)."""
     start = time.monotonic()
     report = Report(lab, True)
     tests = lab_tests(lab, only)
@@ -1783,7 +1900,8 @@ def grade_submission(lab, path, extra=None, only=None, worker=0, jobs=None, root
             with open(os.path.join(tree, rel), "wb") as f:     # always a new mtime
                 f.write(data)
         log(mode_line(True))
-        build_and_run(report, tree, tests, extra, jobs, log, relaxed=True)
+        build_and_run(report, tree, tests, extra, jobs, log, relaxed=True,
+                      until=budget_end(budget), budget=budget)
     report.answers = check_answers(lab, sub.answers)
     report.seconds = time.monotonic() - start
     GRADING["now"] = None
@@ -1802,13 +1920,19 @@ def failed_report(lab, only, error):
     return report
 
 
-def grade_tree(lab, tree, extra=None, only=None, jobs=None, log=say):
+def budget_end(budget):
+    """When a grading given `budget` seconds from now must end (for
+    time.monotonic()), or None for no limit (0)."""
+    return time.monotonic() + budget if budget else None
+
+
+def grade_tree(lab, tree, extra=None, only=None, jobs=None, log=say, budget=BUDGET):
     """Grade tree as it is (a student's own tree): a Report."""
     start = time.monotonic()
     report = Report(lab, False)
     tests = lab_tests(lab, only)
     GRADING["now"] = (report, tests, extra, start)
-    build_and_run(report, tree, tests, extra, jobs, log)
+    build_and_run(report, tree, tests, extra, jobs, log, until=budget_end(budget), budget=budget)
     path = os.path.join(tree, "answers.md")
     report.answers = check_answers(lab, handout.read_text(path) if os.path.exists(path) else None)
     report.seconds = time.monotonic() - start
@@ -1822,6 +1946,8 @@ def print_summary(reports, log=say):
         if r.notes:
             log("Notes on lab %s: %s" % (r.lab.num, "; ".join(r.notes)))
         log(answers_summary(r.lab, r.answers))
+        if r.out_of_time:
+            log("Not run on lab %s: %s" % (r.lab.num, r.budget_line()))
     log("Score: %d/%d" % (sum(r.score for r in reports), sum(r.max_score for r in reports)))
 
 
@@ -1849,6 +1975,19 @@ def choose_labs(nums, root=ROOT):
     return chosen
 
 
+def budget_arg(text):
+    """--budget's value: whole seconds >= 0 (0: no limit); argparse's error
+    otherwise (an instructor's typo: "inf", "-5", "8m")."""
+    try:
+        value = int(text)
+    except (TypeError, ValueError):
+        raise argparse.ArgumentTypeError("a time budget is whole seconds (0: none), not %r" %
+                                         (text,))
+    if value < 0:
+        raise argparse.ArgumentTypeError("a time budget is whole seconds >= 0, not %d" % value)
+    return value
+
+
 def main():
     ap = argparse.ArgumentParser(description="grade an Orthos lab")
     ap.add_argument("labs", nargs="*", help="lab numbers (default: every lab, this tree only)")
@@ -1860,6 +1999,9 @@ def main():
     ap.add_argument("--worker", type=int, default=0, help="which prebuilt pristine tree")
     ap.add_argument("--jobs", type=int, help="make -j (default: every core)")
     ap.add_argument("--prepare", action="store_true", help="build the pristine tree and stop")
+    ap.add_argument("--budget", type=budget_arg, default=os.environ.get("GRADE_BUDGET") or BUDGET,
+                    help="seconds a submission's grading may take, build and boots (default "
+                    "$GRADE_BUDGET or %d; 0: no limit)" % BUDGET)
     args = ap.parse_args()
     GRADING["json"] = args.json
     signal.signal(signal.SIGTERM, on_sigterm)
@@ -1883,14 +2025,15 @@ def main():
     if args.submission:
         try:
             reports = [grade_submission(labs[0], args.submission, args.extra, args.test,
-                                        args.worker, args.jobs)]
+                                        args.worker, args.jobs, budget=args.budget)]
         except Exception as e:          # still a results.json, saying so; then the traceback
             if args.json:
                 write_json(args.json, [failed_report(labs[0], args.test, e)])
             raise
     else:
         say(mode_line(False))
-        reports = [grade_tree(lab, ROOT, args.extra, args.test, args.jobs) for lab in labs]
+        reports = [grade_tree(lab, ROOT, args.extra, args.test, args.jobs, budget=args.budget)
+                   for lab in labs]
     print_summary(reports)
     if args.json:
         write_json(args.json, reports)

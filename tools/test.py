@@ -1296,6 +1296,8 @@ for n in names or plan["fake_table"]:
     elif kind == "flood-forever":           # never a pause: the grader always has input
         while True:
             say("z\n" * 65536)
+    elif kind == "flaky" and boots == 1:    # fails in the first boot, passes after
+        say(signed("FAIL %s: lost the race" % n) + "\n")
     elif kind == "panic" or (kind == "panic-once" and boots == 1):
         say("\npanic: fake panic in %s\nbacktrace:\n  0xc0100000 fake_fn+0x1\nkernel halted.\n" % n)
         sys.exit(0xff)
@@ -1306,22 +1308,25 @@ sys.exit(1)
 '''
 
 RUNNER = r'''
-import json, sys
+import json, sys, time
 sys.path.insert(0, sys.argv[1])
 import grade
 plan = json.load(open(sys.argv[2]))
+budget = plan.get("budget")
+more = {"until": time.monotonic() + budget, "budget": budget} if budget else {}
 results, notes = grade.run_program("/nonexistent", "labzz", plan["names"], plan["limits"],
                                    plan["table"], boot_limit=plan["boot_limit"],
-                                   stop_at_failure=plan["stop"])
+                                   stop_at_failure=plan["stop"], **more)
 print(json.dumps({n: [o.ok, o.reason] + ([o.output] if plan.get("output") else [])
                   for n, o in results.items()}))
 '''
 
 
 def fake_runner(tmp, names, kinds, table=None, limits=None, silent=False, boot_limit=5,
-                stop=False, timeout=300, output=False):
+                stop=False, timeout=300, output=False, budget=None):
     """Run grade.run_program against the fake QEMU: ({test: [ok, reason]
-    (and its console output, if output)}, boots, [command lines])."""
+    (and its console output, if output)}, boots, [command lines]). budget:
+    the grading's time budget in seconds, from the runner's start."""
     fake = os.path.join(tmp, "bin")
     os.makedirs(fake, exist_ok=True)
     with open(os.path.join(fake, qemu.QEMU), "w") as f:
@@ -1333,7 +1338,7 @@ def fake_runner(tmp, names, kinds, table=None, limits=None, silent=False, boot_l
             os.unlink(p)
     plan = {"names": names, "kinds": kinds, "table": table, "fake_table": table or names,
             "limits": limits or {}, "silent": silent, "boot_limit": boot_limit, "state": state,
-            "stop": stop, "output": output}
+            "stop": stop, "output": output, "budget": budget}
     with open(os.path.join(tmp, "plan.json"), "w") as f:
         json.dump(plan, f)
     env = dict(os.environ, PATH=fake + os.pathsep + os.environ["PATH"],
@@ -1397,24 +1402,100 @@ def grading_runner_suite():
             def tag_of(cmd):
                 words = cmd.split()
                 return words[words.index("--graded") + 1]
-            ok = boots == 3 and len(cmds) == 3 and cmds[0].split()[-2] == "--graded" and \
+            # (the fourth boot runs the tests that failed with a FAIL line or a
+            # panic again, to tell a flaky one: B3 below)
+            ok = boots == 4 and len(cmds) == 4 and cmds[0].split()[-2] == "--graded" and \
                 cmds[1].split()[-3:] == ["t_after", "t_panic", "t_last"] and \
-                cmds[2].split()[-1] == "t_last" and len(set(tag_of(c) for c in cmds)) == 3
+                cmds[2].split()[-1] == "t_last" and len(set(tag_of(c) for c in cmds)) == 4 and \
+                cmds[3].split()[-3:] == ["t_unsigned", "t_multi", "t_panic"]
             res.append(("grading/runner/reboots_with_the_tests_not_yet_run_and_a_new_tag", ok,
                         "%d boots:\n%s" % (boots, "\n".join(cmds))))
-            ok = len(cmds) == 3 and all("heapcheck" in c.split() for c in cmds)
+            ok = len(cmds) == 4 and all("heapcheck" in c.split() for c in cmds)
             res.append(("grading/runner/every_boot_has_the_heap_checker_on", ok, "\n".join(cmds)))
 
-            got, boots, _ = fake_runner(tmp, names, {n: "panic" for n in names}, table=names)
+            # Reboots are bounded by the tests (each boot settles one at least),
+            # not by a count: after the sixth hang or panic the tests not yet run
+            # scored 0 untried ("the grader stops rebooting then").
+            got, boots, _ = fake_runner(tmp, names, {n: "panic" for n in names}, table=names,
+                                        boot_limit=30)
             panicked = [n for n in names if "panic: fake" in got.get(n, [0, ""])[1]]
-            gave_up = [n for n in names if "stops rebooting" in got.get(n, [0, ""])[1]]
-            ok = boots == 6 and len(panicked) == 6 and len(gave_up) == len(names) - 6
-            res.append(("grading/runner/reboots_are_bounded", ok,
-                        "%d boots, %d panicked, %d given up" % (boots, len(panicked),
-                                                                 len(gave_up))))
+            ok = boots == len(names) and len(panicked) == len(names)
+            res.append(("grading/runner/b1_every_test_panicking_is_tried_one_boot_each", ok,
+                        "%d boots, %d of %d panicked: %s" % (boots, len(panicked), len(names),
+                                                            json.dumps(got)[:1500])))
+            many = ["t_h%d" % i for i in range(8)]
+            order = many[:7] + ["t_mid"] + many[7:] + ["t_last"]
+            got, boots, _ = fake_runner(tmp, order, {n: "hang" for n in many}, table=order,
+                                        limits={n: 1 for n in many}, boot_limit=30)
+            hung = [n for n in many if "(a hang)" in got.get(n, [0, ""])[1]]
+            ok = hung == many and got.get("t_mid", [0])[0] is True and \
+                got.get("t_last", [0])[0] is True and boots == 9
+            res.append(("grading/runner/b1_eight_hangs_are_each_a_hang_and_the_tests_after_"
+                        "them_run", ok, "%d boots: %s" % (boots, json.dumps(got)[:2000])))
+            # B2: a budget for the whole grading: the test it cuts short and those
+            # it leaves no time for are "not run", not hangs or failures
+            oot = getattr(grade, "OUT_OF_TIME", "(this grader has no budget)")
+            t0 = time.monotonic()
+            try:
+                got, boots, _ = fake_runner(tmp, ["t_h1", "t_pass", "t_h2", "t_after"],
+                                            {"t_h1": "hang", "t_h2": "hang"}, budget=25,
+                                            limits={"t_h1": 1, "t_h2": 120}, timeout=100,
+                                            boot_limit=30)
+            except (RuntimeError, subprocess.TimeoutExpired) as e:
+                got, boots = {"error": [False, str(e)[-600:]]}, 0
+            took = time.monotonic() - t0
+            cut, left = got.get("t_h2", [1, ""]), got.get("t_after", [1, ""])
+            ok = "(a hang)" in got.get("t_h1", [0, ""])[1] and got.get("t_pass", [0])[0] is True \
+                and cut[0] is False and cut[1].startswith(oot) and \
+                "of its 120 s limit" in cut[1] and left[0] is False and \
+                left[1].startswith(oot) and "before this test could start" in \
+                left[1] and "25 s" in left[1] and boots == 2 and took < 80
+            res.append(("grading/runner/b2_the_budget_ends_the_grading_and_says_not_run", ok,
+                        "%.0f s, %d boots: %s" % (took, boots, json.dumps(got))))
+            # ... and results.json and the batch's CSV say so
+            import batch
+            import csv
+            r = grade.Report(harness_lab(), True)
 
-            got, boots, _ = fake_runner(tmp, names[:3], {}, silent=True, boot_limit=3)
-            ok = boots == 1 and all(not got[n][0] and "no test started within 3 s" in got[n][1]
+            def outcome(ok, reason, not_run):
+                o = grade.Outcome(ok, reason)
+                o.not_run = not_run
+                return o
+            r.rows = [grade.result_row("lab/" + n, outcome(*got.get(n, [False, ""])[:2], not_run=(
+                got.get(n, [0, ""])[1].startswith(oot))), 2, False)
+                for n in ("t_h1", "t_pass", "t_h2", "t_after")]
+            r.rows.append(grade.result_row("hidden/x/secret_name", outcome(
+                False, getattr(grade, "budget_left", lambda s: "")(12), True), 1, True))
+            # (a failure whose reason quotes the code under test, saying the words)
+            r.rows.append(grade.result_row("lab/t_says_it", outcome(False, oot + ": forged", False),
+                                           1, False))
+            try:
+                js = r.gradescope()
+                with tempfile.TemporaryDirectory() as out:
+                    batch.write_csv(os.path.join(out, "g.csv"), r.lab, {"s1": r})
+                    with open(os.path.join(out, "g.csv")) as f:
+                        table = list(csv.reader(f))
+                said = batch.problems(r)
+            except Exception as e:          # (the old code: no OUT_OF_TIME, no out_of_time)
+                js, table, said = {"error": repr(e)}, [], []
+            cells = dict(zip(table[0], table[1])) if len(table) == 2 else {}
+            extra = js.get("extra_data", {})
+            ok = js.get("score") == 2 and extra.get("not_run") == ["lab/t_h2", "lab/t_after"] \
+                and extra.get("hidden_not_run") == 1 and \
+                "3 tests were not run: the time budget" in js.get("output", "") and \
+                "secret_name" not in js.get("output", "x") and \
+                cells.get("lab/t_h2") == "not run" and cells.get("lab/t_after") == "not run" and \
+                cells.get("lab/t_h1") == "0" and cells.get("lab/t_pass") == "2" and \
+                cells.get("lab/t_says_it") == "0" and \
+                cells.get("score") == "2" and \
+                "time budget ran out: 3 tests not run (their cells say so)" in said
+            res.append(("grading/runner/b2_results_json_and_the_csv_say_not_run", ok,
+                        "%s\n%s\n%s" % (json.dumps(js)[:2000], table, said)))
+
+            # (3 s was too short at load 13: the fake QEMU was killed before its
+            # Python had counted the boot)
+            got, boots, _ = fake_runner(tmp, names[:3], {}, silent=True, boot_limit=10)
+            ok = boots == 1 and all(not got[n][0] and "no test started within 10 s" in got[n][1]
                                     for n in names[:3])
             res.append(("grading/runner/a_boot_that_starts_no_test_fails_all_once", ok,
                         "%d boots: %s" % (boots, json.dumps(got))))
@@ -1507,6 +1588,34 @@ def grading_runner_suite():
             res.append(("grading/runner/stop_at_failure_ends_at_the_first_failed_test", ok,
                         "%d boots %s; %d boots %s" % (boots, json.dumps(got), boots2,
                                                        json.dumps(got2))))
+            # B3: a test that fails, then passes when run again: the same submission
+            # graded twice flips its grade, and nothing said why. Failed tests are
+            # run again once, together, in a new boot; the first failure stands,
+            # and the flaky one is named (the output, the notes, the CSV)
+            try:
+                fgot, fboots, fcmds = fake_runner(tmp, ["t_pass", "t_flaky", "t_multi", "t_hang"],
+                                               {"t_flaky": "flaky", "t_multi": "multi",
+                                                "t_hang": "hang"}, limits={"t_hang": 1})
+                stub, sboots, _ = fake_runner(tmp, ["t_multi", "t_multi2"], {
+                    "t_multi": "multi", "t_multi2": "multi"})
+            except RuntimeError as e:
+                fgot, fboots, fcmds, stub, sboots = {"error": [False, str(e)[-600:]]}, 0, [], {}, 0
+            flaky = fgot.get("t_flaky", [True, ""])
+            ok = flaky[0] is False and flaky[1].startswith("lost the race") and \
+                "Run again in a new boot, this test passed" in flaky[1] and \
+                "passed" not in fgot.get("t_multi", [0, "passed"])[1] and fboots == 2 and \
+                fcmds[1].split()[-2:] == ["t_flaky", "t_multi"] and sboots == 1
+            res.append(("grading/runner/b3_a_test_failing_then_passing_is_run_again_and_named_"
+                        "flaky", ok, "%d boots %s; a stub %d boots\n%s" % (
+                            fboots, json.dumps(fgot), sboots, "\n".join(fcmds))))
+            r = grade.Report(harness_lab(), True)
+            o = grade.Outcome(False, flaky[1])
+            o.flaky = "this test passed" in flaky[1]
+            r.rows = [grade.result_row("lab/t_flaky", o, 2, False)]
+            said = batch.problems(r)
+            res.append(("grading/runner/b3_the_batch_s_csv_says_flaky", said == [
+                "flaky in lab/t_flaky"], repr(said)))
+
         return res
     return "grading/runner", run
 
@@ -1547,6 +1656,48 @@ int main(int argc, char **argv)
     return lab_main("fixture", tests, sizeof(tests) / sizeof(tests[0]), argc, argv);
 }
 '''
+
+
+# B1's hidden tests: eight open a path with a doubled slash (which B1's
+# hand-in spins on), two between and after them do not.
+HANG_MANY = r'''#include <fcntl.h>
+#include "lab.h"
+
+#define DOUBLED(n) static void doubled_slash_##n(void) \
+    { CHECK(open("/tmp//no-" #n, O_RDONLY) < 0, "opened a file that is not there"); PASS(); }
+DOUBLED(1) DOUBLED(2) DOUBLED(3) DOUBLED(4) DOUBLED(5) DOUBLED(6) DOUBLED(7) DOUBLED(8)
+
+static void single_slash(void)
+{
+    CHECK(open("/tmp/none-here", O_RDONLY) < 0, "opened a file that is not there");
+    PASS();
+}
+
+static void single_slash_last(void)
+{
+    CHECK(open("/tmp/none-here-either", O_RDONLY) < 0, "opened a file that is not there");
+    PASS();
+}
+
+static const struct lab_test tests[] = {
+    LAB_TEST(doubled_slash_1), LAB_TEST(doubled_slash_2), LAB_TEST(doubled_slash_3),
+    LAB_TEST(doubled_slash_4), LAB_TEST(doubled_slash_5), LAB_TEST(doubled_slash_6),
+    LAB_TEST(doubled_slash_7), LAB_TEST(single_slash), LAB_TEST(doubled_slash_8),
+    LAB_TEST(single_slash_last),
+};
+
+int main(int argc, char **argv)
+{
+    return lab_main("spin", tests, sizeof(tests) / sizeof(tests[0]), argc, argv);
+}
+'''
+
+# A correct lab 01 whose openat spins on a doubled slash: meant to skip the
+# second one, it never moves.
+SPIN_ON_DOUBLED = """    for (const char *p = path; *p; p++)
+        while (p[0] == '/' && p[1] == '/')
+            ;
+"""
 
 
 def harness_lab():
@@ -1990,6 +2141,26 @@ def grading_submissions_suite():
                 check("d4_a_warning_keeps_full_marks_and_is_shown", sub(
                     "warning", files=openat_fixture(lab, True, inside="    int unused;\n")),
                     full, pred=lambda r: "unused variable" in r["output"])
+                # B1: a hand-in hanging 8 tests: after the sixth hang the grader
+                # stopped booting, and the tests not yet run scored 0 untried (the
+                # two that pass among them too); now each is tried in a new boot
+                spin = os.path.join(tmp, "hidden-spin")
+                os.makedirs(spin)
+                with open(os.path.join(spin, "spin.c"), "w") as f:
+                    f.write(HANG_MANY)
+                with open(os.path.join(spin, "points"), "w") as f:
+                    f.write("".join("doubled_slash_%d 1 1\n" % i for i in range(1, 9)) +
+                            "single_slash 2 5\nsingle_slash_last 3 5\n")
+                r = check("b1_a_hand_in_hanging_eight_tests_has_each_tried_and_the_rest_scored",
+                          sub("spin", files=openat_fixture(lab, True, inside=SPIN_ON_DOUBLED)),
+                          full + 5, "--extra", spin)
+                rows = {t["name"]: t for t in r["tests"]}
+                hung = [n for n, t in rows.items() if "doubled_slash" in n and
+                        t["output"].startswith(grade.HUNG)]
+                res.append(("grading/submissions/b1_each_of_the_eight_is_a_hang_not_given_up",
+                            len(hung) == 8 and r["extra_data"].get("not_run") == [] and
+                            r["extra_data"].get("hidden_not_run") == 0,
+                            json.dumps(r, indent=1)[:3000]))
 
             hidden = os.path.join(tmp, "hidden")
             os.makedirs(hidden)
@@ -2932,6 +3103,29 @@ def autograder_suite():
                 isinstance(r.get("tests"), list)
             res.append(("grading/autograder/c4_a_grading_past_its_time_still_writes_results_json",
                         ok, json.dumps(r)[:1500] + "\n" + tail(out, 10)))
+            # B2: the package's BUDGET (make autograder GRADE_BUDGET=1: less than the
+            # build) reaches the grader: every test "not run", hidden ones counted
+            handout.remove(os.path.join(ag, "submission"))
+            batch.write_fixture(os.path.join(ag, "submission"), batch.fixture_files(lab, "correct"))
+            with open(os.path.join(ag, "source", "BUDGET"), "w") as f:
+                f.write("1\n")
+            p = subprocess.run(like + [os.path.join(ag, "run_autograder")], cwd=ag, env=env,
+                               capture_output=True, text=True, timeout=900)
+            os.unlink(os.path.join(ag, "source", "BUDGET"))
+            try:
+                with open(os.path.join(ag, "results", "results.json")) as f:
+                    r = json.load(f)
+            except (OSError, ValueError) as e:
+                r = {"output": str(e)}
+            rows = r.get("tests") or [{"output": ""}]
+            extra = r.get("extra_data", {})
+            ok = r.get("score") == 0 and all(t["output"].startswith("not run: the time budget")
+                                             for t in rows) and \
+                extra.get("not_run") == ["%s/%s" % (lab.prog, n) for n in names] and \
+                extra.get("hidden_not_run") == len(names) and not check_results_json(r) and \
+                "zz_secret" not in r.get("output", "") + json.dumps(extra)
+            res.append(("grading/autograder/b2_the_package_s_budget_reaches_the_grader", ok,
+                        json.dumps(r)[:1500] + "\n" + tail(p.stdout + p.stderr, 10)))
         return res
     return "grading/autograder", run
 
@@ -3241,6 +3435,35 @@ def grading_batch_suite():
             res.append(("grading/batch/c3_two_gradings_at_once_take_turns_in_the_work_tree", ok,
                         "scores %s (want %s)\n%s" % (scores, [full, 0],
                                                       "\n".join(tail(x, 8) for x in said))))
+
+            # B2: an instructor's budget (here 1 s: less than the build) spent
+            # before the tests: every cell says "not run", and so do the notes
+            one = os.path.join(tmp, "one")
+            shutil.copytree(os.path.join(subs, "alice"), os.path.join(one, "alice"))
+            out = os.path.join(tmp, "out-budget")
+            p = subprocess.run([sys.executable, os.path.join(qemu.ROOT, "tools", "batch.py"),
+                                lab.num, one, "--out", out, "--jobs", "1", "--budget", "1"],
+                               capture_output=True, text=True, errors="replace", timeout=600,
+                               env=dict(os.environ, GRADE_EXTRA=""))
+            try:
+                with open(os.path.join(out, "grades.csv"), newline="", encoding="utf-8") as f:
+                    rows = list(csv.reader(f))
+                with open(os.path.join(out, "alice", "results.json")) as f:
+                    js = json.load(f)
+            except (OSError, ValueError) as e:
+                rows, js = [["no CSV: %s" % e]], {}
+            cells = dict(zip(rows[0], rows[1])) if len(rows) == 2 else {}
+            names = ["%s/%s" % (lab.prog, t[0]) for t in lab.points()]
+            ok = p.returncode == 0 and cells.get("score") == "0" and \
+                all(cells.get(n) == "not run" for n in names) and \
+                "time budget ran out: %d tests not run" % len(names) in cells.get("notes", "") \
+                and js.get("extra_data", {}).get("not_run") == names and \
+                all(t["output"].startswith("not run: the time budget ran out before this test "
+                                           "could start") and "1 s;" in t["output"]
+                    for t in js.get("tests", [{"output": ""}]))
+            res.append(("grading/batch/b2_a_budget_spent_before_the_tests_is_not_run_in_the_csv",
+                        ok, "%s\n%s\n%s" % (rows, json.dumps(js)[:1500],
+                                             tail(p.stdout + p.stderr, 10))))
             return res
     return "grading/batch", run
 
