@@ -139,6 +139,10 @@ static int op_grow_in_block(void)
 {
     return write_at("small", 100, 1, 'x'); /* (block 0 holds it already: no block taken) */
 }
+static int op_hole_in_table(void)
+{
+    return write_at("tr", 20 * BSIZE, 3, 'h'); /* a hole in tr's indirect table, which is there */
+}
 static int op_ind(void)
 {
     return write_at("g_ind", 20 * BSIZE, 3, 'i');
@@ -204,6 +208,8 @@ static const struct op {
     { "fill a hole's whole block", op_hole_whole, "hole", BSIZE, BSIZE, 'w', NULL },
     { "grow past the end", op_grow, "small", 5000, 1, 'x', NULL },
     { "grow inside the last block", op_grow_in_block, "small", 100, 1, 'x', NULL },
+    { "fill a hole named by an old indirect table", op_hole_in_table, "tr", 20 * BSIZE, 3, 'h',
+      NULL },
     { "grow through an indirect block", op_ind, "g_ind", 20 * BSIZE, 3, 'i', NULL },
     { "grow through a double-indirect block", op_dind, "g_dind", 300000, 3, 'd', NULL },
     { "grow through a triple-indirect block", op_tind, "g_tind", TIND_AT, 3, 't', NULL },
