@@ -12,10 +12,13 @@
  * /etc/fuzz.ext2 with every free block full of STALE (a deleted file).
  * Each image a failure left is copied to /mnt/eio (the ext2_eio suite
  * attaches a carrier disk there), and the host's e2fsck -fn must find
- * each clean. Then the frees (a truncation, an unlink), whose blocks
- * cannot be named back once the disk fails: the instance must either
- * stay healthy or write nothing more. doc/decisions.md, "ext2 and a
- * failing disk". */
+ * each clean. Then renames (a file to a new name and over another's, a
+ * directory), undone or done; the frees (two truncations, an unlink),
+ * undone or done with a leak, the instance writing on; and every one of
+ * them on a disk that fails for good (FAILNTH_FROM): the old image, a
+ * damaged instance, or a free's leak, and e2fsck finding nothing but
+ * leaks. doc/decisions.md, "ext2 and a failing disk" and its second
+ * part. */
 #include <orthos.h>
 #include "t.h"
 
