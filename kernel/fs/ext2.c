@@ -92,11 +92,11 @@ static int fs_leave(struct ext2_fs *e, int ret)
  * process at a time is inside the instance (fs_enter), and none of the
  * three calls another while it holds the buffer, which this checks.
  * Freeing a file's blocks is the same: a tree of indirect blocks half
- * freed and still pointed at is freed twice later, so free_tree,
- * trim_tree and map_sound (which comes first, and must not fail for want
- * of memory either: inactive would leave a nameless file allocated) read
- * the tables of level L into level_tbl[L - 1], also taken
- * at mount (they recurse from one level to the one below, never across). */
+ * freed and still pointed at is freed twice later, so cut_map,
+ * release_tree and map_sound (which comes first, and must not fail for
+ * want of memory either: inactive would leave a nameless file allocated)
+ * read the tables of level L into level_tbl[L - 1], also taken at mount
+ * (they go from one level to the one below, never across). */
 static char *scratch_take(struct ext2_fs *e)
 {
     if (e->scratch_busy)
