@@ -692,6 +692,10 @@ static int op_rename(void)
 {
     return renameat(fs, "hole", fs, "renamed", 0);
 }
+static int op_rename_over(void)
+{
+    return renameat(fs, "hole", fs, "g_ind", 0);
+}
 
 static void a_disk_failing_for_good_leaves_the_old_image_or_a_damaged_one(void)
 {
@@ -700,12 +704,14 @@ static void a_disk_failing_for_good_leaves_the_old_image_or_a_damaged_one(void)
         const char *name;
         int (*fn)(void);
         int frees;
-    } more[] = { { "rename", op_rename, 0 },
-                 { "truncate", op_truncate, 1 },
-                 { "truncate into the double-indirect tree", op_truncate_dind, 1 },
-                 { "unlink", op_unlink, 1 } };
+        const char *from, *to; /* a rename's names: each keeps its inode if not done */
+    } more[] = { { "rename", op_rename, 0, "hole", "renamed" },
+                 { "rename over a name", op_rename_over, 0, "hole", "g_ind" },
+                 { "truncate", op_truncate, 1, NULL, NULL },
+                 { "truncate into the double-indirect tree", op_truncate_dind, 1, NULL, NULL },
+                 { "unlink", op_unlink, 1, NULL, NULL } };
     unsigned k, nops = sizeof(ops) / sizeof(ops[0]), nmore = sizeof(more) / sizeof(more[0]);
-    int n, r, err, left, size, probe, damage, old, tries = 0, stopped = 0, kept = 0;
+    int n, r, err, left, size, probe, damage, old, tries = 0, stopped = 0, kept = 0, src, dst;
 
     no_instance_left();
     CHECK_ERR(failnth(FAILNTH_FROM | 1), EINVAL); /* (FAILNTH_WRITES' only) */
@@ -727,6 +733,7 @@ static void a_disk_failing_for_good_leaves_the_old_image_or_a_damaged_one(void)
     for (k = 0; k < nops + nmore; k++) {
         const struct op *o = k < nops ? &ops[k] : NULL;
         const char *name = o ? o->name : more[k - nops].name;
+        const char *from = o ? NULL : more[k - nops].from, *to = o ? NULL : more[k - nops].to;
         for (n = 1; n < 200; n++) {
             int img;
             CHECK(copyfile(TEMPLATE, WORK) == 0 && (img = open(WORK, O_RDWR)) >= 0, "copy");
@@ -734,6 +741,8 @@ static void a_disk_failing_for_good_leaves_the_old_image_or_a_damaged_one(void)
             close(img);
             CHECK(fs >= 0 && alloc_state(&before) == 0, "mount");
             size = o && o->file ? file_size(o->file) : 0;
+            src = from ? ino_of(from) : 0;
+            dst = to ? ino_of(to) : 0;
             failnth(FAILNTH_WRITES | FAILNTH_FROM | n);
             r = o ? o->fn() : more[k - nops].fn();
             err = errno;
@@ -756,7 +765,7 @@ static void a_disk_failing_for_good_leaves_the_old_image_or_a_damaged_one(void)
             old = memcmp(&before, &after, sizeof(before)) == 0 &&
                   (!o || !o->file || file_size(o->file) == size) &&
                   (!o || !o->made || file_size(o->made) < 0) &&
-                  (o || k - nops != 0 || file_size("renamed") < 0);
+                  (!from || (ino_of(from) == src && ino_of(to) == dst));
             if (!damage)
                 CHECK(counts_agree(&after),
                       "%s, every write failing from %d on: the instance writes on, and the free "
