@@ -92,11 +92,11 @@ static int fs_leave(struct ext2_fs *e, int ret)
  * process at a time is inside the instance (fs_enter), and none of the
  * three calls another while it holds the buffer, which this checks.
  * Freeing a file's blocks is the same: a tree of indirect blocks half
- * freed and still pointed at is freed twice later, so free_tree,
- * trim_tree and map_sound (which comes first, and must not fail for want
- * of memory either: inactive would leave a nameless file allocated) read
- * the tables of level L into level_tbl[L - 1], also taken
- * at mount (they recurse from one level to the one below, never across). */
+ * freed and still pointed at is freed twice later, so cut_map,
+ * release_tree and map_sound (which comes first, and must not fail for
+ * want of memory either: inactive would leave a nameless file allocated)
+ * read the tables of level L into level_tbl[L - 1], also taken at mount
+ * (they go from one level to the one below, never across). */
 static char *scratch_take(struct ext2_fs *e)
 {
     if (e->scratch_busy)
@@ -327,6 +327,21 @@ static int clear_bit(struct ext2_fs *e, uint32_t map, uint32_t bit, const char *
     return err;
 }
 
+/* Set bit `bit` of bitmap block map again: a free whose descriptor the
+ * disk refused is undone (bfree, ifree). */
+static int set_bit_again(struct ext2_fs *e, uint32_t map, uint32_t bit)
+{
+    uint8_t *buf = (uint8_t *)scratch_take(e);
+    int err;
+
+    if ((err = bread(e, map, buf)) == 0) {
+        buf[bit / 8] |= 1 << (bit % 8);
+        err = bwrite_part(e, map, bit / 8, &buf[bit / 8], 1);
+    }
+    scratch_give(e);
+    return err;
+}
+
 static int block_in_use(struct ext2_fs *e, uint32_t g, uint32_t bit)
 {
     uint32_t b = group_start(e, g) + bit;
@@ -383,7 +398,13 @@ static int balloc(struct ext2_fs *e, uint32_t goal, uint32_t *blk)
 
 /* Give block b back. Only a data block that is in use can go: freeing a
  * bitmap or inode-table block, or a block twice, is refused as damage -
- * the next balloc would hand it out and wreck a healthy file. */
+ * the next balloc would hand it out and wreck a healthy file. If the disk
+ * fails the group's descriptor, the bit is set again: the block stays
+ * taken (named by nothing, when a file's blocks are freed: a leak), not
+ * free with a count that says otherwise (e2fsck: "Free blocks count wrong
+ * for group"). The superblock's count is a sum of the groups' that
+ * e2fsck recomputes without complaint, and the next write_super sets it
+ * right: a failure there is not the free's. */
 static int bfree(struct ext2_fs *e, uint32_t b)
 {
     uint32_t g, bit;
@@ -396,10 +417,15 @@ static int bfree(struct ext2_fs *e, uint32_t b)
     if ((err = clear_bit(e, e->groups[g].block_bitmap, bit, "block freed twice", b)) < 0)
         return err;
     e->groups[g].free_blocks_count++;
-    e->sb.free_blocks_count++;
-    if ((err = write_group(e, g)) < 0)
+    if ((err = write_group(e, g)) < 0) {
+        e->groups[g].free_blocks_count--;
+        if (set_bit_again(e, e->groups[g].block_bitmap, bit) < 0)
+            damaged(e, "a write failed and so did its undoing: the count of block", b);
         return err;
-    return write_super(e);
+    }
+    e->sb.free_blocks_count++;
+    write_super(e);
+    return 0;
 }
 
 uint32_t inode_offset(struct ext2_fs *e, uint32_t ino)
@@ -465,22 +491,27 @@ static int ialloc(struct ext2_fs *e, uint32_t goal, int dir, uint32_t *ino)
     return -ENOSPC;
 }
 
-/* Give inode ino back; one that is free already is damage. */
+/* Give inode ino back; one that is free already is damage. A descriptor
+ * the disk fails takes the bit back, as in bfree. */
 static int ifree(struct ext2_fs *e, uint32_t ino, int dir)
 {
-    uint32_t g = (ino - 1) / e->sb.inodes_per_group;
+    uint32_t g = (ino - 1) / e->sb.inodes_per_group, bit = (ino - 1) % e->sb.inodes_per_group;
     int err;
 
-    err = clear_bit(e, e->groups[g].inode_bitmap, (ino - 1) % e->sb.inodes_per_group,
-                    "inode freed twice", ino);
-    if (err < 0)
+    if ((err = clear_bit(e, e->groups[g].inode_bitmap, bit, "inode freed twice", ino)) < 0)
         return err;
     e->groups[g].free_inodes_count++;
     e->groups[g].used_dirs_count -= dir;
-    e->sb.free_inodes_count++;
-    if ((err = write_group(e, g)) < 0)
+    if ((err = write_group(e, g)) < 0) {
+        e->groups[g].free_inodes_count--;
+        e->groups[g].used_dirs_count += dir;
+        if (set_bit_again(e, e->groups[g].inode_bitmap, bit) < 0)
+            damaged(e, "a write failed and so did its undoing: the count of inode", ino);
         return err;
-    return write_super(e);
+    }
+    e->sb.free_inodes_count++;
+    write_super(e);
+    return 0;
 }
 
 /* ---------------------------------------------------------------- inodes */
@@ -605,12 +636,17 @@ static int map_repeats(const struct ext2_node *n, uint32_t b, const uint32_t *pa
 /* What one bmap took (struct fresh): the new blocks, the one nearest the
  * inode first, and where that one is named - i_block[root], or word idx
  * of an older table tbl - so that unmap_fresh can give them all back (below
- * the first, each is named only by the one before it). */
+ * the first, each is named only by the one before it). With `defer` (the
+ * caller's), a new data block is not named by bmap (`unnamed`: the last
+ * of blk[], to be named at word didx of dtbl, or i_block[root], by
+ * name_fresh once the caller has filled it). */
 struct fresh {
     uint32_t blk[4];
     int n; /* 0: nothing was taken, the data block is old */
     int root;
     uint32_t tbl, idx;
+    int defer, unnamed;
+    uint32_t dtbl, didx;
 };
 
 /* Give back what one bmap took: unname the first new block (a word of an
@@ -623,28 +659,66 @@ struct fresh {
 static void unmap_fresh(struct ext2_fs *e, struct ext2_node *n, struct fresh *fr)
 {
     static const uint32_t none;
-    int i, err = 0, werr;
+    int i, err = 0, werr = 0, named = fr->n - fr->unnamed;
 
     if (fr->n == 0)
         return;
-    n->raw.blocks -= fr->n * SECTORS(e);
-    if (fr->tbl)
-        err = bwrite_part(e, fr->tbl, fr->idx * 4, &none, 4);
-    else
-        n->raw.block[fr->root] = 0;
-    werr = err ? err : write_inode(e, n);
-    if (werr < 0 && !fr->tbl)
-        err = werr; /* still named by the inode on disk */
-    if (err < 0) {
-        n->raw.blocks += fr->n * SECTORS(e);
-        if (!fr->tbl)
-            n->raw.block[fr->root] = fr->blk[0];
+    if (named) {
+        n->raw.blocks -= named * SECTORS(e);
+        if (fr->tbl)
+            err = bwrite_part(e, fr->tbl, fr->idx * 4, &none, 4);
+        else
+            n->raw.block[fr->root] = 0;
+        werr = err ? err : write_inode(e, n);
+        if (werr < 0 && !fr->tbl)
+            err = werr; /* still named by the inode on disk */
+        if (err < 0) {
+            n->raw.blocks += named * SECTORS(e);
+            if (!fr->tbl)
+                n->raw.block[fr->root] = fr->blk[0];
+        }
     }
     for (i = 0; i < fr->n && err == 0; i++)
         err = bfree(e, fr->blk[i]);
-    fr->n = 0;
+    fr->n = fr->unnamed = 0;
     if (err < 0 || werr < 0)
         damaged(e, "a write failed and so did its undoing: blocks of inode", n->ino);
+}
+
+/* Name the new data block bmap left unnamed (fr->unnamed), now that the
+ * caller has filled it: the inode first - its i_blocks, and the size the
+ * caller set in memory (`was`: the size before), in one write that names
+ * a direct block too - then an indirect table's word. So a disk that
+ * fails for good leaves at worst an i_blocks too large and a size over a
+ * hole (zeros), never a named block it did not fill: bmap used to name
+ * it first, and a failed write and its failed undoing left a deleted
+ * file's bytes past a file's size (e2fsck extends the size to them) or a
+ * directory block never written. On failure the inode is as it was in
+ * memory and on the disk (or the instance writes no more), and the caller
+ * gives the blocks back (unmap_fresh). */
+static int name_fresh(struct ext2_fs *e, struct ext2_node *n, struct fresh *fr, uint32_t was)
+{
+    uint32_t blk = fr->blk[fr->n - 1];
+    int err, wrote;
+
+    n->raw.blocks += SECTORS(e);
+    if (!fr->dtbl)
+        n->raw.block[fr->root] = blk;
+    err = write_inode(e, n);
+    wrote = err == 0;
+    if (err == 0 && fr->dtbl)
+        err = bwrite_part(e, fr->dtbl, fr->didx * 4, &blk, 4);
+    if (err == 0) {
+        fr->unnamed = 0;
+        return 0;
+    }
+    n->raw.blocks -= SECTORS(e);
+    if (!fr->dtbl)
+        n->raw.block[fr->root] = 0;
+    n->v->size = was;
+    if (wrote && write_inode(e, n) < 0)
+        damaged(e, "a write failed and so did its undoing: the size of inode", n->ino);
+    return err;
 }
 
 /* The disk block holding file block `lbn` of n (0 = a hole). With alloc,
@@ -662,9 +736,11 @@ static int bmap(struct ext2_fs *e, struct ext2_node *n, uint32_t lbn, int alloc,
     struct fresh mine;
 
     *out = 0;
-    if (!fr)
+    if (!fr) {
         fr = &mine;
-    fr->n = 0;
+        fr->defer = 0;
+    }
+    fr->n = fr->unnamed = 0;
     if (lbn < EXT2_NDIR) {
         root = lbn;
         levels = 0;
@@ -700,7 +776,8 @@ static int bmap(struct ext2_fs *e, struct ext2_node *n, uint32_t lbn, int alloc,
             if ((err = balloc(e, goal, &blk)) < 0)
                 goto out;
             if (i < levels && (err = bzero_block(e, blk)) < 0) {
-                bfree(e, blk);
+                if (bfree(e, blk) < 0)
+                    damaged(e, "a write failed and so did its undoing: block", blk);
                 goto out;
             }
             if (fr->n == 0) { /* the first new block: where it is named */
@@ -710,6 +787,12 @@ static int bmap(struct ext2_fs *e, struct ext2_node *n, uint32_t lbn, int alloc,
             }
             fr->blk[fr->n++] = blk;
             cur = blk;
+            if (i == levels && fr->defer) { /* the caller fills it, then names it */
+                fr->unnamed = 1;
+                fr->dtbl = i ? tblk : 0;
+                fr->didx = i ? idx[i - 1] : 0;
+                break;
+            }
             n->raw.blocks += SECTORS(e);
             changed = 1;
             if (i == 0)
@@ -736,81 +819,42 @@ out:
 
 /* ---------------------------------------------------------------- truncation */
 
-/* Block b of n's goes back to the free pool and out of its i_blocks. */
-static int forget_block(struct ext2_fs *e, struct ext2_node *n, uint32_t b)
-{
-    int err;
+/* Freeing a file's blocks goes in the order a failing disk leaves safe
+ * (cut_map): first nothing on the disk names them - the tables on the way
+ * to the cut lose their later words, then the inode is written with its
+ * new size, roots and i_blocks - and only then do they go back to the
+ * bitmap (release_tree). A write the disk fails in the first part is
+ * undone from memory, and the image is as it was; one it fails in the
+ * second leaves that block taken and named by nothing: a leak, which
+ * e2fsck gives back. Never the other way round: a block the bitmap calls
+ * free while a map still names it is handed to the next file written,
+ * and two files share it. */
 
-    if (n->raw.blocks < SECTORS(e))
-        return damaged(e, "i_blocks too small in inode", n->ino);
-    if ((err = bfree(e, b)) < 0)
-        return err;
-    n->raw.blocks -= SECTORS(e);
-    walk_step(e);
-    return 0;
-}
-
-/* Free a whole tree of `level` levels of indirection rooted at blk. A
- * block can be freed only once (bfree refuses the second time), so even a
- * tree that points back at itself ends within one pass over the blocks
- * (map_sound has refused such a tree before any of it is freed). */
-static int free_tree(struct ext2_fs *e, struct ext2_node *n, uint32_t blk, int level)
+/* Give back the tree of `level` levels of indirection at blk (level 0: a
+ * data block), which nothing names any more. Its tables of level L are
+ * read into level_tbl[L - 1]. A block the disk fails to free leaks, and
+ * the rest go on: the first error is returned. A block can be freed only
+ * once (bfree refuses the second time, as damage, and then nothing more
+ * is written), so a tree that names a block twice ends too (map_sound has
+ * refused one that loops before any of it is freed). */
+static int release_tree(struct ext2_fs *e, uint32_t blk, int level)
 {
     uint32_t *tbl, i;
-    int err;
+    int err = 0, r;
 
     if (!blk)
         return 0;
     if (level > 0) {
-        if ((err = check_ptr(e, blk)) < 0)
-            return err;
         tbl = e->level_tbl[level - 1];
-        if ((err = bread(e, blk, tbl)) == 0)
-            for (i = 0; i < e->ppb && err == 0; i++)
-                err = free_tree(e, n, tbl[i], level - 1);
-        if (err < 0)
-            return err;
+        if ((err = bread(e, blk, tbl)) < 0)
+            return err; /* the tree leaks */
+        for (i = 0; i < e->ppb && !e->damaged; i++)
+            if ((r = release_tree(e, tbl[i], level - 1)) < 0 && !err)
+                err = r;
     }
-    return forget_block(e, n, blk);
-}
-
-/* In the tree at *slot covering `span` file blocks per entry at this
- * level, keep the first `keep` file blocks and free the rest. */
-static int trim_tree(struct ext2_fs *e, struct ext2_node *n, uint32_t *slot, int level,
-                     uint32_t keep)
-{
-    uint32_t *tbl, i, span = 1;
-    int j, err, changed = 0;
-
-    if (!*slot)
-        return 0;
-    if (keep == 0) {
-        if ((err = free_tree(e, n, *slot, level)) == 0)
-            *slot = 0;
-        return err;
-    }
-    if (level == 0)
-        return 0;
-    if ((err = check_ptr(e, *slot)) < 0)
-        return err;
-    tbl = e->level_tbl[level - 1];
-    for (j = 1; j < level; j++)
-        span *= e->ppb;
-    if ((err = bread(e, *slot, tbl)) == 0) {
-        for (i = 0; i < e->ppb && err == 0; i++) {
-            uint32_t start = i * span, was = tbl[i];
-            if (keep <= start)
-                err = trim_tree(e, n, &tbl[i], level - 1, 0);
-            else if (keep - start < span)
-                err = trim_tree(e, n, &tbl[i], level - 1, keep - start);
-            changed |= tbl[i] != was;
-        }
-        if (changed) { /* what was freed, even if not all of it */
-            int werr = bwrite(e, *slot, tbl);
-            if (!err)
-                err = werr;
-        }
-    }
+    if ((r = bfree(e, blk)) < 0 && !err)
+        err = r;
+    walk_step(e);
     return err;
 }
 
@@ -864,16 +908,20 @@ struct sound {
     struct ext2_fs *e;
     struct ext2_node *n;
     uint32_t left; /* blocks i_blocks has yet to count */
+    uint32_t keep; /* a cut after this many file blocks ... */
+    uint32_t going; /* ... frees this many blocks: those that map only file blocks past it */
 };
 
 /* map_sound's visitor: a pointer that is a data block, not a table above
  * it or one of the inode's roots (a direct block neither), and no more
- * blocks named than i_blocks counts, which bounds the walk. */
+ * blocks named than i_blocks counts, which bounds the walk. A block whose
+ * first file block is past the cut maps nothing before it: it goes. */
 static int sound_visit(void *arg, uint32_t blk, int level, uint32_t lbn, uint32_t up)
 {
     struct sound *s = arg;
     int err;
 
+    (void)level;
     if ((up || level == 0) && map_repeats(s->n, blk, &up, up != 0))
         return damaged(s->e, "block map loops in inode", s->n->ino);
     if ((err = check_ptr(s->e, blk)) < 0)
@@ -881,6 +929,7 @@ static int sound_visit(void *arg, uint32_t blk, int level, uint32_t lbn, uint32_
     if (s->left == 0)
         return damaged(s->e, "map larger than i_blocks in inode", s->n->ino);
     s->left--;
+    s->going += lbn >= s->keep;
     return 0;
 }
 
@@ -888,39 +937,112 @@ static int sound_visit(void *arg, uint32_t blk, int level, uint32_t lbn, uint32_
  * Asked before anything of it is freed or written: freeing stops at the
  * first damage, and what it had freed would stay named by the inode on
  * disk (a damaged instance writes nothing more), for the next file
- * allocated on a new mount to take. 0 or -EUCLEAN. */
-static int map_sound(struct ext2_fs *e, struct ext2_node *n)
+ * allocated on a new mount to take. *going: how many blocks a cut after
+ * the first `keep` file blocks frees (cut_map's new i_blocks). 0 or
+ * -EUCLEAN. */
+static int map_sound(struct ext2_fs *e, struct ext2_node *n, uint32_t keep, uint32_t *going)
 {
-    struct sound s = { e, n, n->raw.blocks / SECTORS(e) };
+    struct sound s = { e, n, n->raw.blocks / SECTORS(e), keep, 0 };
+    int err;
 
     if (s.left > e->sb.blocks_count)
         s.left = e->sb.blocks_count;
-    return map_walk_inode(e, n->raw.block, sound_visit, &s);
+    err = map_walk_inode(e, n->raw.block, sound_visit, &s);
+    *going = s.going;
+    return err;
 }
 
-/* Keep the first `keep` blocks of n's data, free every other block. The
- * caller has asked map_sound first. */
-static int free_blocks_from(struct ext2_fs *e, struct ext2_node *n, uint32_t keep)
-{
-    uint32_t i, base = EXT2_NDIR, span = e->ppb;
-    int level, err;
+/* A table on the way down to a cut: its words from `first` on go. */
+struct cut {
+    uint32_t blk, first;
+    int written;
+};
 
-    for (i = keep; i < EXT2_NDIR; i++) {
-        if (n->raw.block[i]) {
-            if ((err = forget_block(e, n, n->raw.block[i])) < 0)
-                return err;
-            n->raw.block[i] = 0;
+/* Keep the first `keep` blocks of n's data and free every other block,
+ * `going` of them (map_sound, asked first), writing the inode on the way
+ * with what the caller changed in memory (size, dtime; `size` and `dtime`
+ * are what they were, for a failure to put back). First the tables on
+ * the way to the cut are read (at[L], level L's in level_tbl[L - 1],
+ * where it stays) and their later words zeroed on the disk, from the
+ * deepest up; then the inode is written, its later roots cleared and
+ * i_blocks less `going`. If the disk fails one of those writes, the
+ * tables are written back from memory: nothing changed (if that fails
+ * too, the instance writes no more; the image has blocks that nothing
+ * names, and an i_blocks too large). Then the blocks are freed, the
+ * deepest table's first (a table of level L is read into level_tbl[L -
+ * 1] no more once those below it are done). One the disk fails to free
+ * leaks, and the others go on. Returns 0; or an error with the node and
+ * the image as they were (*done 0); or an error with the cut made and
+ * some blocks leaked (*done 1). */
+static int cut_map(struct ext2_fs *e, struct ext2_node *n, uint32_t keep, uint32_t going,
+                   uint32_t size, uint32_t dtime, int *done)
+{
+    struct cut at[4] = { { 0, 0, 0 } };
+    uint32_t roots[EXT2_NBLOCKS], base = EXT2_NDIR, span = e->ppb, k, s, blk, i, *tbl;
+    int level, L, err = 0, r;
+
+    *done = 0;
+    memcpy(roots, n->raw.block, sizeof(roots));
+    for (i = keep; i < EXT2_NDIR; i++)
+        n->raw.block[i] = 0;
+    for (level = 1; level <= 3 && err == 0; level++, base += span, span *= e->ppb) {
+        uint32_t *slot = &n->raw.block[EXT2_IND + level - 1];
+        if (keep <= base) {
+            *slot = 0;
+            continue;
+        }
+        if (keep - base >= span || !*slot)
+            continue;
+        /* The cut is inside this tree: the tables on the way to it. */
+        for (L = level, k = keep - base, blk = *slot, s = span / e->ppb; L >= 1 && blk;
+             L--, s /= e->ppb) {
+            if ((err = bread(e, blk, e->level_tbl[L - 1])) < 0)
+                break;
+            at[L].blk = blk;
+            at[L].first = (k + s - 1) / s; /* the first word that maps nothing kept */
+            if (k % s == 0)
+                break; /* no table below the cut is kept */
+            blk = e->level_tbl[L - 1][k / s];
+            k %= s;
         }
     }
-    for (level = 1; level <= 3; level++) {
-        err = trim_tree(e, n, &n->raw.block[EXT2_IND + level - 1], level,
-                        keep > base ? keep - base : 0);
-        if (err < 0)
-            return err;
-        base += span;
-        span *= e->ppb;
+    for (L = 1; L <= 3 && err == 0; L++) {
+        tbl = e->level_tbl[L - 1];
+        for (i = at[L].first; at[L].blk && i < e->ppb && !tbl[i]; i++)
+            ;
+        if (!at[L].blk || i == e->ppb)
+            continue; /* nothing named there past the cut */
+        err = bwrite_part(e, at[L].blk, at[L].first * 4, zero_block, (e->ppb - at[L].first) * 4);
+        at[L].written = err == 0;
     }
-    return 0;
+    n->raw.blocks -= going * SECTORS(e);
+    if (err == 0)
+        err = write_inode(e, n);
+    if (err < 0) { /* nothing freed yet: everything as it was */
+        for (L = 1; L <= 3; L++)
+            if (at[L].written &&
+                bwrite_part(e, at[L].blk, at[L].first * 4, e->level_tbl[L - 1] + at[L].first,
+                            (e->ppb - at[L].first) * 4) < 0)
+                damaged(e, "a write failed and so did its undoing: the map of inode", n->ino);
+        memcpy(n->raw.block, roots, sizeof(roots));
+        n->raw.blocks += going * SECTORS(e);
+        n->v->size = size;
+        n->raw.dtime = dtime;
+        return err;
+    }
+    *done = 1; /* nothing names them now: free them */
+    for (i = keep; i < EXT2_NDIR && !e->damaged; i++)
+        if ((r = release_tree(e, roots[i], 0)) < 0 && !err)
+            err = r;
+    for (L = 1; L <= 3; L++)
+        for (i = at[L].first; at[L].blk && i < e->ppb && !e->damaged; i++)
+            if ((r = release_tree(e, e->level_tbl[L - 1][i], L - 1)) < 0 && !err)
+                err = r;
+    for (level = 1, base = EXT2_NDIR, span = e->ppb; level <= 3 && !e->damaged;
+         level++, base += span, span *= e->ppb)
+        if (keep <= base && (r = release_tree(e, roots[EXT2_IND + level - 1], level)) < 0 && !err)
+            err = r;
+    return err;
 }
 
 /* ---------------------------------------------------------------- file data */
@@ -964,14 +1086,16 @@ static int truncate_data(struct ext2_fs *e, struct vnode *v, uint32_t len);
 
 /* A new block that cannot be filled (the disk fails the zeros around the
  * write, or the write) goes back (unmap_fresh): left in the file, it
- * would hold a deleted file's bytes, or lie past the size. Grown, the
- * file's new size is written last; if that fails, the file is cut back
- * to its old size (what it had gained goes, the tail is zeroed), and the
- * write counts only what it did below that size. */
+ * would hold a deleted file's bytes, or lie past the size. A new block is
+ * named once it is filled, with the size it brings (name_fresh). Grown,
+ * the file's new size is written last; if that fails, the file is cut
+ * back to its old size (what it had gained goes, the tail is zeroed), and
+ * the write counts only what it did below that size; if the cut fails
+ * too, the instance writes no more. */
 static int write_data(struct ext2_fs *e, struct vnode *v, const void *buf, uint32_t off, uint32_t n)
 {
-    uint32_t done = 0, blk, old = v->size;
-    struct fresh fr;
+    uint32_t done = 0, blk, old = v->size, was;
+    struct fresh fr = { .defer = 1 };
     int err;
 
     if ((err = writable(e)) < 0)
@@ -984,71 +1108,69 @@ static int write_data(struct ext2_fs *e, struct vnode *v, const void *buf, uint3
             chunk = n - done;
         if ((err = bmap(e, N(v), (off + done) / e->bsize, 1, &blk, &fr)) < 0)
             break;
+        was = v->size;
+        if (off + done + chunk > v->size)
+            v->size = off + done + chunk;
         if ((fr.n && chunk < e->bsize && (err = bzero_block(e, blk)) < 0) || /* the rest: zeros */
-            (err = bwrite_part(e, blk, in, (const char *)buf + done, chunk)) < 0) {
+            (err = bwrite_part(e, blk, in, (const char *)buf + done, chunk)) < 0 ||
+            (fr.unnamed && (err = name_fresh(e, N(v), &fr, was)) < 0)) {
+            v->size = was;
             unmap_fresh(e, N(v), &fr);
             break;
         }
         done += chunk;
-        if (off + done > v->size)
-            v->size = off + done;
     }
     if (done) {
         v->mtime = rtc_now();
         if ((err = write_inode(e, N(v))) < 0 && v->size > old) {
-            truncate_data(e, v, old);
+            if (truncate_data(e, v, old) < 0 && v->size != old) /* the disk failing for good */
+                damaged(e, "a write failed and so did its undoing: the size of inode", v->ino);
             done = off < old ? (old - off < done ? old - off : done) : 0;
         }
     }
     return done ? (int)done : err;
 }
 
-/* The disk failed while a file's blocks were being freed: a table or the
- * inode on the disk may still name a block its bitmap now calls free,
- * for the next allocation to hand out to another file. Undoing would need
- * the disk that just failed; so write nothing more (damaged): the next
- * mount's check finds what is left, e2fsck repairs it. err is returned. */
-static int freeing_failed(struct ext2_fs *e, uint32_t ino, int err)
-{
-    damaged(e, "the disk failed while freeing blocks of inode", ino);
-    return err;
-}
-
 static int truncate_data(struct ext2_fs *e, struct vnode *v, uint32_t len)
 {
-    uint32_t blk = 0;
-    char *tmp;
-    int err, freed;
+    uint32_t blk = 0, going, was = v->size, in = len % e->bsize;
+    char *tail = NULL;
+    int err, done;
 
     if ((err = writable(e)) < 0)
         return err;
     if (len < v->size) {
         /* Zero the tail of the last block, so growing again reads zeros:
          * after the map is known sound and before freeing, for it may run
-         * out of memory, and freeing may not. */
-        if ((err = map_sound(e, N(v))) < 0)
+         * out of memory (the tail is kept, to be put back if the cut is
+         * not made: a truncation that failed loses no byte), and freeing
+         * may not. */
+        if ((err = map_sound(e, N(v), (len + e->bsize - 1) / e->bsize, &going)) < 0)
             return err;
-        if (len % e->bsize && (err = bmap(e, N(v), len / e->bsize, 0, &blk, NULL)) < 0)
+        if (in && (err = bmap(e, N(v), len / e->bsize, 0, &blk, NULL)) < 0)
             return err;
-        if (len % e->bsize && blk) {
-            if (!(tmp = kmalloc(e->bsize)))
+        if (in && blk) {
+            if (!(tail = kmalloc(e->bsize)))
                 return -ENOMEM;
-            if ((err = bread(e, blk, tmp)) == 0) {
-                memset(tmp + len % e->bsize, 0, e->bsize - len % e->bsize);
-                err = bwrite(e, blk, tmp);
-            }
-            kfree(tmp);
-            if (err < 0)
+            if ((err = bread_part(e, blk, in, tail, e->bsize - in)) == 0)
+                err = bwrite_part(e, blk, in, zero_block, e->bsize - in);
+            if (err < 0) {
+                kfree(tail);
                 return err;
+            }
         }
-        if ((err = free_blocks_from(e, N(v), (len + e->bsize - 1) / e->bsize)) < 0)
-            return freeing_failed(e, v->ino, err);
+        v->size = len;
+        v->mtime = rtc_now();
+        err = cut_map(e, N(v), (len + e->bsize - 1) / e->bsize, going, was, N(v)->raw.dtime, &done);
+        if (err < 0 && !done && tail)
+            bwrite_part(e, blk, in, tail, e->bsize - in); /* (the disk failing for good: lost) */
+        kfree(tail);
+        return err;
     }
-    freed = len < v->size; /* then the inode must stop naming them */
     v->size = len;
     v->mtime = rtc_now();
-    if ((err = write_inode(e, N(v))) < 0 && freed)
-        return freeing_failed(e, v->ino, err);
+    if ((err = write_inode(e, N(v))) < 0)
+        v->size = was; /* as the disk has it */
     return err;
 }
 
@@ -1186,6 +1308,31 @@ static int dir_find(struct ext2_fs *e, struct vnode *dir, const char *name, int 
     return 0;
 }
 
+struct set {
+    const char *name;
+    size_t len;
+    uint32_t ino;
+    uint8_t type;
+    int done;
+};
+
+static enum scan set_fn(struct ext2_dirent *d, struct ext2_dirent *prev, void *arg)
+{
+    struct set *s = arg;
+
+    (void)prev;
+    if (!d->inode || d->name_len != s->len || memcmp(d->name, s->name, s->len) != 0)
+        return SCAN_ON;
+    d->inode = s->ino;
+    d->file_type = s->type;
+    s->done = 1;
+    return SCAN_WRITE_STOP;
+}
+
+/* Make `name` in dir name v instead (its entry changed in place: one
+ * write). 0, -ENOENT, or the error that stopped the scan. */
+static int dir_set(struct ext2_fs *e, struct vnode *dir, const char *name, struct vnode *v);
+
 /* The dirent type of an inode of this mode; 0 for none ext2 knows. */
 uint8_t file_type(uint32_t mode)
 {
@@ -1199,6 +1346,14 @@ uint8_t file_type(uint32_t mode)
     case EXT2_S_IFSOCK: return EXT2_FT_SOCK;
     }
     return 0;
+}
+
+static int dir_set(struct ext2_fs *e, struct vnode *dir, const char *name, struct vnode *v)
+{
+    struct set st = { name, strlen(name), v->ino, e->filetype ? file_type(v->mode) : 0, 0 };
+    int err = dir_scan(e, dir, set_fn, &st);
+
+    return err < 0 ? err : st.done ? 0 : -ENOENT;
 }
 
 struct add {
@@ -1240,8 +1395,8 @@ static enum scan add_fn(struct ext2_dirent *d, struct ext2_dirent *prev, void *a
 static int dir_add(struct ext2_fs *e, struct vnode *dir, const char *name, struct vnode *v)
 {
     struct add a = { name, strlen(name), v->ino, e->filetype ? file_type(v->mode) : 0, 0 };
-    struct fresh fr = { .n = 0 };
-    uint32_t blk;
+    struct fresh fr = { .defer = 1 };
+    uint32_t blk, was = dir->size;
     char *buf;
     int err;
 
@@ -1262,9 +1417,9 @@ static int dir_add(struct ext2_fs *e, struct vnode *dir, const char *name, struc
     fill_dirent((struct ext2_dirent *)buf, &a);
     if ((err = bmap(e, N(dir), dir->size / e->bsize, 1, &blk, &fr)) == 0 &&
         (err = dir_write(e, dir, blk, buf)) == 0) {
-        dir->size += e->bsize;
-        if ((err = write_inode(e, N(dir))) < 0)
-            dir->size -= e->bsize;
+        dir->size += e->bsize; /* the block and the size in one inode write (name_fresh) */
+        if ((err = fr.unnamed ? name_fresh(e, N(dir), &fr, was) : write_inode(e, N(dir))) < 0)
+            dir->size = was;
     }
     if (err < 0) /* (the disk failed the block or the size: the block goes back) */
         unmap_fresh(e, N(dir), &fr);
@@ -1355,6 +1510,21 @@ static int ext2_lookup(struct vnode *dir, const char *name, struct vnode **out)
     return fs_leave(e, err);
 }
 
+/* A new node that is not to be, when a write failed: no links, and its
+ * last reference gives back its blocks and inode (free_inode). If the
+ * disk fails that too (something is left taken), the instance writes no
+ * more, as after any undoing the disk failed. */
+static void give_back(struct ext2_fs *e, struct vnode *v)
+{
+    uint32_t ino = v->ino;
+
+    v->nlink = 0;
+    e->free_failed = 0;
+    vnode_put(v);
+    if (e->free_failed)
+        damaged(e, "a write failed and so did its undoing: inode", ino);
+}
+
 /* A new inode of `mode`, its vnode returned with one reference. */
 static int new_inode(struct ext2_fs *e, struct vnode *dir, uint32_t mode, struct vnode **out)
 {
@@ -1367,7 +1537,7 @@ static int new_inode(struct ext2_fs *e, struct vnode *dir, uint32_t mode, struct
         return err;
     memset(&raw, 0, sizeof(raw));
     raw.mode = mode;
-    raw.links_count = 1;
+    raw.links_count = 0; /* until create_node has made it whole (see there) */
     raw.atime = raw.ctime = raw.mtime = rtc_now();
     if (!(zero = kzalloc(e->inode_size))) {
         err = -ENOMEM;
@@ -1377,13 +1547,12 @@ static int new_inode(struct ext2_fs *e, struct vnode *dir, uint32_t mode, struct
     kfree(zero);
     if (err < 0 || (err = node_new(e, ino, &raw, out)) < 0)
         goto undo;
-    if ((err = write_inode(e, N(*out))) < 0) {
-        (*out)->nlink = 0; /* inactive gives it back */
-        vnode_put(*out);
-    }
+    if ((err = write_inode(e, N(*out))) < 0)
+        give_back(e, *out);
     return err;
 undo:
-    ifree(e, ino, S_ISDIR(mode));
+    if (ifree(e, ino, S_ISDIR(mode)) < 0)
+        damaged(e, "a write failed and so did its undoing: inode", ino);
     return err;
 }
 
@@ -1415,7 +1584,7 @@ static int create_node(struct ext2_fs *e, struct vnode *dir, const char *name, u
 {
     struct vnode *v;
     uint32_t ino;
-    int err;
+    int err, counted = 0;
 
     if ((err = writable(e)) < 0)
         return err;
@@ -1431,8 +1600,8 @@ static int create_node(struct ext2_fs *e, struct vnode *dir, const char *name, u
         if ((err = make_dir_block(e, dir, v)) < 0)
             goto undo;
         v->size = e->bsize;
-        v->nlink = 2;
         dir->nlink++;
+        counted = 1;
         if ((err = write_inode(e, N(dir))) < 0)
             goto undo;
     } else if (S_ISLNK(mode)) {
@@ -1447,17 +1616,21 @@ static int create_node(struct ext2_fs *e, struct vnode *dir, const char *name, u
         N(v)->raw.block[0] = rdev;
         v->rdev = rdev;
     }
+    /* Whole now: its links (0 until here, so that a disk failing for good
+     * half way leaves a deleted inode, a leak, not a half-made file that
+     * e2fsck would call invalid or put in lost+found), then its name. */
+    v->nlink = S_ISDIR(mode) ? 2 : 1;
     if ((err = write_inode(e, N(v))) < 0 || (err = dir_add(e, dir, name, v)) < 0)
         goto undo;
     *out = v;
     return 0;
 undo:
-    if (S_ISDIR(mode) && v->nlink == 2) {
+    if (counted) {
         dir->nlink--;
-        write_inode(e, N(dir));
+        if (write_inode(e, N(dir)) < 0)
+            damaged(e, "a write failed and so did its undoing: the links of inode", dir->ino);
     }
-    v->nlink = 0; /* inactive frees blocks and inode */
-    vnode_put(v);
+    give_back(e, v); /* its blocks and inode */
     return err;
 }
 
@@ -1622,6 +1795,69 @@ static int is_above(struct ext2_fs *e, struct vnode *anc, struct vnode *d, int *
     return ino == anc->ino;
 }
 
+/* A file's rename (not a directory's), in an order a failing disk leaves
+ * safe at every write: the file's link count one up (it is about to have
+ * two names), the new name - over the old target's entry in place, if
+ * there is one, so that one write moves that name from the target to the
+ * file - the old name away, the count back down, and the target's count
+ * one down. A failure undoes what was written, the last first: the image
+ * as it was, the target kept. Before, the target's name went first, and a
+ * failure after it lost the target with the file not moved; and the old
+ * name's removal failing left two names for a count of one. If undoing
+ * fails too (the disk fails for good), the instance writes no more, with
+ * a count at worst one too high (a leak, for e2fsck): never a name that a
+ * count does not count. The last two writes failing leave a count one
+ * too high on the disk (the next write of the inode sets it right), and
+ * the rename done. */
+static int rename_file(struct ext2_fs *e, struct vnode *odir, const char *oname, struct vnode *ndir,
+                       const char *nname, struct vnode *v)
+{
+    struct vnode *old = NULL;
+    uint32_t ino;
+    int err;
+
+    if ((err = dir_find(e, ndir, nname, 0, &ino)) == 0 && (err = victim(e, ndir, nname, &old)) < 0)
+        return err;
+    if (err < 0 && err != -ENOENT)
+        return err;
+    if (v->nlink >= EXT2_LINK_MAX) {
+        err = -EMLINK;
+        goto out;
+    }
+    v->nlink++;
+    if ((err = write_inode(e, N(v))) < 0) {
+        v->nlink--;
+        goto out;
+    }
+    if ((err = old ? dir_set(e, ndir, nname, v) : dir_add(e, ndir, nname, v)) < 0)
+        goto count_back;
+    if ((err = dir_find(e, odir, oname, 1, &ino)) < 0) {
+        if ((old ? dir_set(e, ndir, nname, old) : dir_find(e, ndir, nname, 1, &ino)) < 0) {
+            damaged(e, "a write failed and so did its undoing: a second name for inode", v->ino);
+            goto out; /* two names, and a count of two */
+        }
+        goto count_back;
+    }
+    v->nlink--;
+    v->mtime = rtc_now();
+    write_inode(e, N(v)); /* (failing: a count one too high, a leak's) */
+    if (old) {
+        old->nlink--;
+        old->mtime = rtc_now();
+        write_inode(e, N(old)); /* (as above; at 0 links, vnode_put frees it) */
+    }
+    err = 0;
+    goto out;
+count_back:
+    v->nlink--;
+    if (write_inode(e, N(v)) < 0)
+        damaged(e, "a write failed and so did its undoing: the links of inode", v->ino);
+out:
+    if (old)
+        vnode_put(old);
+    return err;
+}
+
 /* Move oname to nname, replacing what nname names (the VFS has checked
  * that it is another node of v's kind, and RENAME_NOREPLACE). */
 static int rename_node(struct ext2_fs *e, struct vnode *odir, const char *oname, struct vnode *ndir,
@@ -1635,7 +1871,12 @@ static int rename_node(struct ext2_fs *e, struct vnode *odir, const char *oname,
         return err;
     if ((err = dir_find(e, odir, oname, 0, &ino)) < 0 || (err = iget(e, ino, &v)) < 0)
         return err;
-    if (S_ISDIR(v->mode) && (is_above(e, v, ndir, &err) || err)) {
+    if (!S_ISDIR(v->mode)) {
+        err = rename_file(e, odir, oname, ndir, nname, v);
+        vnode_put(v);
+        return err;
+    }
+    if (is_above(e, v, ndir, &err) || err) {
         err = err ? err : -EINVAL; /* a directory into itself */
         goto out;
     }
@@ -1787,25 +2028,33 @@ static int ext2_readlink(struct vnode *v, char *buf, uint32_t n)
 
 /* A node without names, at its last reference: give back its blocks, then
  * the inode. Damage found on the way stops it (what is left stays
- * allocated: e2fsck finds it). Device nodes, FIFOs and fast symlinks keep
- * other things than block numbers in i_block[]. */
+ * allocated: e2fsck finds it). A write the disk fails leaves the inode
+ * taken, with no name, if the map was not cut (cut_map put it back), or
+ * the blocks the disk failed to free: leaks, never a block or an inode
+ * free and named. Device nodes, FIFOs and fast symlinks keep other
+ * things than block numbers in i_block[]. */
 static void free_inode(struct ext2_fs *e, struct ext2_node *n)
 {
     struct vnode *v = n->v;
-    int err = 0;
+    uint32_t going, size = v->size, dtime = n->raw.dtime;
+    int done, cut = 0;
 
-    if (S_ISREG(v->mode) || S_ISDIR(v->mode) || (S_ISLNK(v->mode) && !fast_symlink(e, &n->raw)))
-        if ((err = map_sound(e, n)) == 0 && (err = free_blocks_from(e, n, 0)) < 0)
-            freeing_failed(e, n->ino, err);
-    if (err < 0)
-        return;
-    memset(n->raw.block, 0, sizeof(n->raw.block));
-    n->raw.dtime = rtc_now();
-    v->size = 0;
-    if (write_inode(e, n) < 0)
-        freeing_failed(e, n->ino, -EIO);
-    else
-        ifree(e, n->ino, S_ISDIR(v->mode));
+    if (S_ISREG(v->mode) || S_ISDIR(v->mode) || (S_ISLNK(v->mode) && !fast_symlink(e, &n->raw))) {
+        if (map_sound(e, n, 0, &going) < 0) {
+            e->free_failed = 1;
+            return;
+        }
+        v->size = 0;
+        n->raw.dtime = rtc_now();
+        cut = cut_map(e, n, 0, going, size, dtime, &done);
+    } else {
+        memset(n->raw.block, 0, sizeof(n->raw.block));
+        v->size = 0;
+        n->raw.dtime = rtc_now();
+        done = write_inode(e, n) == 0;
+    }
+    if (!done || cut < 0 || e->damaged || ifree(e, n->ino, S_ISDIR(v->mode)) < 0)
+        e->free_failed = 1; /* a leak (or damage): give_back calls the instance damaged */
 }
 
 /* The last reference: forget the node, freeing it first if it has no

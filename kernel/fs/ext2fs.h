@@ -32,7 +32,8 @@ struct ext2_fs {
     struct ext2_node *nodes; /* the inode cache: iget (inside), inactive (never sleeps) */
     char *scratch;                      /* a block for scans and bitmaps: scratch_take */
     int scratch_busy;
-    uint32_t *level_tbl[3];             /* map_walk, free_tree, trim_tree: one per level */
+    uint32_t *level_tbl[3];             /* map_walk, release_tree, cut_map: one per level */
+    int free_failed;                    /* free_inode left something taken (give_back) */
 };
 
 #define SECTORS(e) ((e)->bsize / 512)

@@ -55,6 +55,8 @@ struct proc {
     struct file *room_file;             /* an open file is promised: its memory */
     int fail_nth;                       /* failnth(2): points to go, 0 unarmed (lib/fault.c) */
     int fail_writes;                    /* ... and they are source writes (FAILNTH_WRITES) */
+    int fail_from;                      /* ... and the nth and all after it fail (FAILNTH_FROM) */
+    int fail_stuck;                     /* FAILNTH_FROM's nth has failed: every write fails */
 };
 
 extern struct proc proc_table[NPROC];

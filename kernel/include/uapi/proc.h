@@ -34,6 +34,10 @@
  * to its source (ext2's), and fail the nth with EIO, writing nothing: a
  * disk that fails once (doc/man/failnth.2.md). */
 #define FAILNTH_WRITES 0x40000000
+/* failnth(FAILNTH_WRITES | FAILNTH_FROM | n): the nth write fails and so
+ * does every later one, until failnth(0): a disk that fails for good
+ * (with FAILNTH_WRITES only). */
+#define FAILNTH_FROM 0x20000000
 
 #define WAIT_ANY (-1)
 #define WNOHANG  1   /* wait(): return 0 at once if no child has exited */
