@@ -1029,6 +1029,30 @@ int ns_unshare(struct proc *p)
     return 0;
 }
 
+/* s as one field of a line of /proc/<pid>/ns, at buf + len (size bytes
+ * in all), like snprintf: its length, whether it fit or not. Fields are
+ * split at spaces, so a space in a name is written "\040" and a backslash
+ * "\134" (octal, as Linux's mountinfo writes them): a name a user chose
+ * cannot shift the fields after it, and "\040" in the text can only be
+ * a space. */
+static size_t put_field(char *buf, size_t size, size_t len, const char *s)
+{
+    size_t n = 0;
+
+    for (; *s; s++) {
+        const char *e = *s == ' ' ? "\\040" : *s == '\\' ? "\\134" : NULL;
+        size_t k = e ? 4 : 1;
+        if (len + n + k < size)
+            memcpy(buf + len + n, e ? e : s, k);
+        else if (len + n < size)
+            buf[len + n] = '\0';       /* cut short: what fit, ended */
+        n += k;
+    }
+    if (len + n < size)
+        buf[len + n] = '\0';
+    return n;
+}
+
 /* One line of /proc/<pid>/ns for m into buf (size bytes, of which len
  * are used), like snprintf: the line's length, whether it fit or not. */
 static size_t format_one(struct namespace *ns, struct mount *m, const struct path *root,
@@ -1036,14 +1060,21 @@ static size_t format_one(struct namespace *ns, struct mount *m, const struct pat
 {
     struct path p = { m, m->root };
     struct fs *fs = m->root->fs;
+    size_t start;
 
     if (m->name)
         strlcpy(where, m->name, PATH_MAX);
     else if (vfs_path_name(ns, root, &p, where, PATH_MAX) < 0)
         strlcpy(where, "?", PATH_MAX);
     str_printable(where);               /* any bytes but '/': one line each, for every reader */
-    return snprintf(len < size ? buf + len : NULL, len < size ? size - len : 0,
-                    "%s %s %s%s%s%s%s%s%s%s%s\n", where, fs->type->name, fs_source_name(fs),
+    start = len;
+    len += put_field(buf, size, len, where);
+    len += snprintf(len < size ? buf + len : NULL, len < size ? size - len : 0, " %s ",
+                    fs->type->name);
+    len += put_field(buf, size, len, fs_source_name(fs));
+    return len - start +
+           snprintf(len < size ? buf + len : NULL, len < size ? size - len : 0,
+                    "%s%s%s%s%s%s%s%s\n",
                     m->root == fs->root ? "" : " bind", m->flags & BIND_RDONLY ? " ro" : "",
                     m->flags & BIND_NOEXEC ? " noexec" : "", m->flags & BIND_NODEV ? " nodev" : "",
                     m->flags & BIND_BEFORE ? " before" : "", m->flags & BIND_AFTER ? " after" : "",
