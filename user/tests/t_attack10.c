@@ -254,12 +254,168 @@ static void a_failed_create_leaves_a_served_nodes_owner(void)
     PASS();
 }
 
+
+/* ---- S: a second process that counts its turns (t_attack9's) */
+
+static int ctl[2], res[2];
+
+/* S counts its turns (one sched_yield each) between the words "s" and
+ * "e" on ctl; after "e" come the milliseconds the attacker's window
+ * lasted, by the attacker's clock (a kernel that holds the CPU lets S see
+ * "s" only once "e" is there too). */
+static int start_counter(void)
+{
+    int s;
+    char c;
+
+    if (pipe(ctl) < 0 || pipe(res) < 0)
+        return -1;
+    if ((s = fork()) == 0) {
+        int got[2] = { 0, 0 };
+        size_t have = 0;
+
+        fcntl(ctl[0], F_SETFL, R_NONBLOCK);
+        while (read(ctl[0], &c, 1) != 1)
+            sched_yield();
+        while (read(ctl[0], &c, 1) != 1) {
+            got[0]++;
+            sched_yield();
+        }
+        while (have < sizeof(got[1])) {
+            ssize_t n = read(ctl[0], (char *)&got[1] + have, sizeof(got[1]) - have);
+            if (n > 0)
+                have += n;
+            else
+                sched_yield();
+        }
+        write(res[1], got, sizeof(got));
+        _exit(0);
+    }
+    return s;
+}
+
+static unsigned window_t0;
+
+static void begin_window(void)
+{
+    write(ctl[1], "s", 1);
+    window_t0 = uptime_ms();
+}
+
+static void end_window(void)
+{
+    char e[1 + sizeof(int)] = "e";
+    int ms = (int)(uptime_ms() - window_t0);
+
+    memcpy(e + 1, &ms, sizeof(ms));
+    write(ctl[1], e, sizeof(e));
+}
+
+#define NO_WINDOW "se\0\0\0\0"              /* "s", "e", 0 ms */
+
+static int stop_counter(int s, int *ms)
+{
+    int got[2] = { -1, 0 };
+
+    if (read(res[0], got, sizeof(got)) != sizeof(got))
+        got[0] = -1;
+    printf("t_attack10: S had %d turns in %d ms\n", got[0], got[1]);
+    waitpid(s, NULL, 0);
+    close(ctl[0]), close(ctl[1]), close(res[0]), close(res[1]);
+    *ms = got[1];
+    return got[0];
+}
+
+/* Did S run all along? About a turn a slice (10 ms) if the kernel lets
+ * others run, one or none however long the call if it holds the CPU.
+ * Asked (as t_attack9 asks): a turn per 4 slices of the attacker's own
+ * window, and 2 at least once it took 8 slices. */
+static int ran_along(int turns, int ms)
+{
+    return turns >= 0 && turns * 40 >= ms && (ms < 80 || turns >= 2);
+}
+
+/* attack as the student while S counts: its exit code, S's turns in
+ * *turns and the attack's window in *ms. */
+static int count_turns_during(int (*attack)(void), int *turns, int *ms)
+{
+    int s, code;
+
+    *turns = -1, *ms = 0;
+    if ((s = start_counter()) <= 0)
+        return -1;
+    if ((code = as_student(attack)) != 0)
+        write(ctl[1], NO_WINDOW, 6);
+    *turns = stop_counter(s, ms);
+    return code;
+}
+
+/* ---- naming a namespace of stacked attachments holds the CPU */
+
+/* The student binds one ramfs at /tmp/a10s until its namespace is full:
+ * each bind covers the one before, so each is the child of the one
+ * before (a chain of ~250, all at one name: cheap to name), then reads
+ * its /proc/self/ns while S counts. */
+static int read_a_stacked_namespace(void)
+{
+    static char buf[8192];
+    int fs, d, n = 0, fd, r, total = 0;
+    unsigned t0, ms = 0;
+
+    if ((fs = fsopen("ramfs", -1, "")) < 0)
+        return 1;
+    if ((d = create(AT_CWD, "/tmp/a10s", S_IFDIR, 0700, 0)) < 0)
+        return 2;
+    while (bind(fs, AT_CWD, "/tmp/a10s", 0) == 0)
+        n++;
+    if (errno != ENOSPC || n < 200)
+        return 3;
+    if ((fd = open("/proc/self/ns", O_RDONLY)) < 0)
+        return 4;
+    begin_window();
+    for (;;) {
+        t0 = uptime_ms();
+        r = read(fd, buf, sizeof(buf));
+        if (uptime_ms() - t0 > ms)
+            ms = uptime_ms() - t0;
+        if (r <= 0)
+            break;
+        total += r;
+    }
+    end_window();
+    printf("t_attack10: /proc/self/ns of %d stacked: %d bytes, the longest read %u ms\n", n, total,
+           ms);
+    return r == 0 && total > n * 10 ? 0 : 5;
+}
+
+/* /proc/<pid>/ns lists the attachments parents first: it found each next
+ * one by a search of the whole list, each candidate climbing its parents
+ * to see whether it was below the root - n x n x depth steps, and one
+ * bind on another makes the new one the child of the old. 250 binds at
+ * one name: one read held the CPU for 650 ms (kernel code is never
+ * preempted; naming them is cheap and lets others run, the list's
+ * building did not). Now the list is one pass and a sort (mounts_below);
+ * copy_below, which a bind of an attachment's root runs, used the same
+ * search (10 ms for 120 nested ones on an idle host; no test here). */
+static void reading_a_stacked_namespace_lets_other_processes_run(void)
+{
+    int turns, ms, code = count_turns_during(read_a_stacked_namespace, &turns, &ms);
+
+    CHECK(code >= 0, "fork");
+    rmdir("/tmp/a10s");
+    CHECK(code == 0, "the student's namespace failed at step %d", code);
+    CHECK(ran_along(turns, ms), "S had %d turns in %d ms while the student read its namespace",
+          turns, ms);
+    PASS();
+}
+
 int main(int argc, char **argv)
 {
     t_only = argc > 1 ? argv[1] : NULL;
     T_RUN(a_space_in_a_name_shifts_no_fields_of_its_ns);
     T_RUN(a_held_proc_file_reads_no_later_process_of_its_pid);
     T_RUN(a_failed_create_leaves_a_served_nodes_owner);
+    T_RUN(reading_a_stacked_namespace_lets_other_processes_run);
     printf("t_attack10: done\n");
     return t_failures != 0;
 }
