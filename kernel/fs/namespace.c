@@ -1090,11 +1090,11 @@ static size_t format_one(struct namespace *ns, struct mount *m, const struct pat
     len += put_field(buf, size, len, fs_source_name(fs));
     return len - start +
            snprintf(len < size ? buf + len : NULL, len < size ? size - len : 0,
-                    "%s%s%s%s%s%s%s%s\n",
-                    m->root == fs->root ? "" : " bind", m->flags & BIND_RDONLY ? " ro" : "",
-                    m->flags & BIND_NOEXEC ? " noexec" : "", m->flags & BIND_NODEV ? " nodev" : "",
-                    m->flags & BIND_BEFORE ? " before" : "", m->flags & BIND_AFTER ? " after" : "",
-                    m->flags & BIND_CREATE ? " create" : "", m->flags & MNT_BASE ? " base" : "");
+                    "%s%s%s%s%s%s%s%s\n", m->root == fs->root ? "" : " bind",
+                    m->flags & BIND_RDONLY ? " ro" : "", m->flags & BIND_NOEXEC ? " noexec" : "",
+                    m->flags & BIND_NODEV ? " nodev" : "", m->flags & BIND_BEFORE ? " before" : "",
+                    m->flags & BIND_AFTER ? " after" : "", m->flags & BIND_CREATE ? " create" : "",
+                    m->flags & MNT_BASE ? " base" : "");
 }
 
 /* /proc/<pid>/ns: one line per attachment, "<where> <fstype> <source>[

@@ -254,7 +254,6 @@ static void a_failed_create_leaves_a_served_nodes_owner(void)
     PASS();
 }
 
-
 /* ---- S: a second process that counts its turns (t_attack9's) */
 
 static int ctl[2], res[2];
