@@ -200,6 +200,8 @@ void kmain(uint32_t magic, uint32_t mbi_pa)
     boot_run_args(run, sizeof(run), run_argv, MAXARG);
     boot_login_args(user, sizeof(user), run_argv);
     proc_start_init("/bin/init", run_argv);
+    if (boot_arg_word("pidmax", pid, sizeof(pid)))
+        proc_set_pid_max(pid_parse(pid));    /* before nextpid=, which must be below it */
     if (boot_arg_word("nextpid", pid, sizeof(pid)))
         proc_set_next_pid(pid_parse(pid));   /* init is 1 still; see proc.h */
     kfence_start();                         /* what runs from now on: kfence.c */

@@ -407,8 +407,13 @@ int vfs_create(int dirfd, const char *path, uint32_t type, uint32_t perm, uint32
         (err = vnode_create(dir.vn, name, mode, S_ISCHR(mode) || S_ISBLK(mode) ? rdev : 0,
                             S_ISLNK(mode) ? symlink : NULL, &v)) == 0) {
         /* the maker's: stored if the filesystem gave it another owner, or
-         * the name goes again */
+         * the name goes again - and the vnode keeps the owner it had: a
+         * server may answer with a live node (its inode number), which
+         * must not stay its would-be maker's */
+        uint32_t uid = v->uid, gid = v->gid;
         if (perm_own(curproc(), v) && (err = vnode_setattr(v)) < 0) {
+            v->uid = uid;
+            v->gid = gid;
             vnode_put(v);
             vnode_unlink(dir.vn, name);
         } else {

@@ -608,42 +608,58 @@ int ns_dotdot(struct namespace *ns, const struct path *root, struct path *p)
     return 0;
 }
 
-/* The mount below top with the smallest id greater than after (or NULL).
- * A mount is always made after its parent, so visiting in id order visits
- * parents before children - without recursion, which user-made nesting
- * could drive deeper than a kernel stack. */
-static struct mount *next_below(struct namespace *ns, struct mount *top, int after, int limit)
+/* The mounts of ns below top (not top) made before limit, in the order
+ * they were made (their ids), into list: how many. A mount is always made
+ * after its parent, so that order has parents before children - without
+ * recursion, which user-made nesting could drive deeper than a kernel
+ * stack. One pass and a sort: a search of the list for each next mount
+ * cost n x n x depth steps (256 nested attachments: 5 million, some 400
+ * ms in one call that let nobody else run). list has room for them all
+ * (count_mounts). */
+static int mounts_below(struct namespace *ns, struct mount *top, int limit, struct mount **list)
 {
-    struct mount *m, *best = NULL;
+    struct mount *m;
+    int n = 0, i, j;
 
     for (m = ns->mounts; m; m = m->next)
-        if (m != top && m->id > after && m->id < limit && is_below(m, top) &&
-            (!best || m->id < best->id))
-            best = m;
-    return best;
+        if (m != top && m->id < limit && is_below(m, top))
+            list[n++] = m;
+    for (i = 1; i < n; i++) {           /* by id: at most 256 */
+        for (m = list[i], j = i; j > 0 && list[j - 1]->id > m->id; j--)
+            list[j] = list[j - 1];
+        list[j] = m;
+    }
+    return n;
 }
 
 /* Give dst a copy of every attachment below src (older than limit), so
  * that binding the root of an attachment brings along what is attached
- * inside it, like Linux's `mount --rbind`: bind / at /old keeps /old/dev. */
+ * inside it, like Linux's `mount --rbind`: bind / at /old keeps /old/dev.
+ * Nothing here sleeps, so the list stays true while the copies are made. */
 static int copy_below(struct namespace *ns, struct mount *src, struct mount *dst, int limit)
 {
-    struct mount *m, *c;
-    int after = 0;
+    struct mount *m, *c, **list = kmalloc(count_mounts(ns) * sizeof(*list));
+    int n, i, err = 0;
 
+    if (!list)
+        return -ENOMEM;
     src->copy = dst;
-    while ((m = next_below(ns, src, after, limit))) {
-        after = m->id;
-        if (mounts_full(ns, 1))
-            return -ENOSPC;
-        if (!(c = mount_new(m->parent->copy, m->mp, m->root, m->name)))
-            return -ENOMEM;
-        c->flags = m->flags | (dst->flags & BIND_ATTRS);    /* a restriction covers all */
-        m->copy = c;
-        c->next = ns->mounts;
-        ns->mounts = c;
+    n = mounts_below(ns, src, limit, list);
+    for (i = 0; i < n && err == 0; i++) {
+        m = list[i];
+        if (mounts_full(ns, 1)) {
+            err = -ENOSPC;
+        } else if (!(c = mount_new(m->parent->copy, m->mp, m->root, m->name))) {
+            err = -ENOMEM;
+        } else {
+            c->flags = m->flags | (dst->flags & BIND_ATTRS);    /* a restriction covers all */
+            m->copy = c;
+            c->next = ns->mounts;
+            ns->mounts = c;
+        }
     }
-    return 0;
+    kfree(list);
+    return err;
 }
 
 /* The restrictions (BIND_ATTRS) a path carries: those of the attachment
@@ -1029,6 +1045,30 @@ int ns_unshare(struct proc *p)
     return 0;
 }
 
+/* s as one field of a line of /proc/<pid>/ns, at buf + len (size bytes
+ * in all), like snprintf: its length, whether it fit or not. Fields are
+ * split at spaces, so a space in a name is written "\040" and a backslash
+ * "\134" (octal, as Linux's mountinfo writes them): a name a user chose
+ * cannot shift the fields after it, and "\040" in the text can only be
+ * a space. */
+static size_t put_field(char *buf, size_t size, size_t len, const char *s)
+{
+    size_t n = 0;
+
+    for (; *s; s++) {
+        const char *e = *s == ' ' ? "\\040" : *s == '\\' ? "\\134" : NULL;
+        size_t k = e ? 4 : 1;
+        if (len + n + k < size)
+            memcpy(buf + len + n, e ? e : s, k);
+        else if (len + n < size)
+            buf[len + n] = '\0';       /* cut short: what fit, ended */
+        n += k;
+    }
+    if (len + n < size)
+        buf[len + n] = '\0';
+    return n;
+}
+
 /* One line of /proc/<pid>/ns for m into buf (size bytes, of which len
  * are used), like snprintf: the line's length, whether it fit or not. */
 static size_t format_one(struct namespace *ns, struct mount *m, const struct path *root,
@@ -1036,18 +1076,25 @@ static size_t format_one(struct namespace *ns, struct mount *m, const struct pat
 {
     struct path p = { m, m->root };
     struct fs *fs = m->root->fs;
+    size_t start;
 
     if (m->name)
         strlcpy(where, m->name, PATH_MAX);
     else if (vfs_path_name(ns, root, &p, where, PATH_MAX) < 0)
         strlcpy(where, "?", PATH_MAX);
     str_printable(where);               /* any bytes but '/': one line each, for every reader */
-    return snprintf(len < size ? buf + len : NULL, len < size ? size - len : 0,
-                    "%s %s %s%s%s%s%s%s%s%s%s\n", where, fs->type->name, fs_source_name(fs),
-                    m->root == fs->root ? "" : " bind", m->flags & BIND_RDONLY ? " ro" : "",
-                    m->flags & BIND_NOEXEC ? " noexec" : "", m->flags & BIND_NODEV ? " nodev" : "",
-                    m->flags & BIND_BEFORE ? " before" : "", m->flags & BIND_AFTER ? " after" : "",
-                    m->flags & BIND_CREATE ? " create" : "", m->flags & MNT_BASE ? " base" : "");
+    start = len;
+    len += put_field(buf, size, len, where);
+    len += snprintf(len < size ? buf + len : NULL, len < size ? size - len : 0, " %s ",
+                    fs->type->name);
+    len += put_field(buf, size, len, fs_source_name(fs));
+    return len - start +
+           snprintf(len < size ? buf + len : NULL, len < size ? size - len : 0,
+                    "%s%s%s%s%s%s%s%s\n", m->root == fs->root ? "" : " bind",
+                    m->flags & BIND_RDONLY ? " ro" : "", m->flags & BIND_NOEXEC ? " noexec" : "",
+                    m->flags & BIND_NODEV ? " nodev" : "", m->flags & BIND_BEFORE ? " before" : "",
+                    m->flags & BIND_AFTER ? " after" : "", m->flags & BIND_CREATE ? " create" : "",
+                    m->flags & MNT_BASE ? " base" : "");
 }
 
 /* /proc/<pid>/ns: one line per attachment, "<where> <fstype> <source>[
@@ -1060,7 +1107,7 @@ static size_t format_one(struct namespace *ns, struct mount *m, const struct pat
  * The caller holds ns and root. */
 int ns_format(struct namespace *ns, const struct path *root, char *buf, size_t size)
 {
-    struct mount *top = root->mnt ? root->mnt : ns->root, *m, **list;
+    struct mount *top = root->mnt ? root->mnt : ns->root, **list;
     char *where = kmalloc(PATH_MAX);
     size_t len = 0;
     int n = 0, i;
@@ -1074,8 +1121,7 @@ int ns_format(struct namespace *ns, const struct path *root, char *buf, size_t s
     if (size)
         buf[0] = '\0';
     list[n++] = top;
-    for (m = top; (m = next_below(ns, top, m == top ? 0 : m->id, INT32_MAX));)
-        list[n++] = m;
+    n += mounts_below(ns, top, INT32_MAX, list + 1);
     for (i = 0; i < n; i++)
         mount_get(list[i]);
     for (i = 0; i < n; i++)

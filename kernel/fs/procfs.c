@@ -2,7 +2,12 @@
  * read from offset 0. /proc/<pid>/{status,fd,ns}, /proc/self (a symlink to
  * the caller's pid), /proc/meminfo, and /proc/prof when the profiler runs
  * (lib/prof.c). Nodes are made on lookup and freed on last put; their
- * inode numbers encode (pid, file) so names stay stable. */
+ * inode numbers encode (pid, file) so names stay stable. A process's
+ * nodes are that process's, not its pid's: the pid comes back after a
+ * wrap, and a file held open across it would read (and, being opened as
+ * the old process's owner, read for them) whatever process has it then.
+ * Each node keeps its process's birth (proc.h); once that process has
+ * gone, its nodes say ENOENT, as their names do. */
 #include "fs/vfs.h"
 #include "include/array_size.h"
 #include "include/uapi/errno.h"
@@ -30,6 +35,7 @@ static const struct vnode_ops procfs_ops;
 struct snapshot {
     char *text;
     int len;
+    uint64_t birth;                     /* the process of a pid's node */
 };
 
 static const struct {
@@ -37,19 +43,29 @@ static const struct {
     int kind;
 } pid_files[] = { { "status", PF_STATUS }, { "fd", PF_FD }, { "ns", PF_NS } };
 
-static struct vnode *proc_node(struct fs *fs, int pid, int kind)
+/* The process pid's nodes were made for (birth), if it is alive. */
+static struct proc *proc_of(int pid, uint64_t birth)
 {
+    struct proc *p = pid > 0 ? proc_find(pid) : NULL;
+
+    return p && p->birth == birth ? p : NULL;
+}
+
+/* A node of kind for process p (NULL: none, pid 0). */
+static struct vnode *proc_node(struct fs *fs, struct proc *p, int kind)
+{
+    int pid = p ? p->pid : 0;
     uint32_t mode = (kind == PF_PIDDIR || kind == PF_ROOT) ? S_IFDIR | 0555
                     : kind == PF_SELF                      ? S_IFLNK | 0777
                     : kind == PF_FD                        ? S_IFREG | 0400
                                                            : S_IFREG | 0444;
     struct vnode *v = vnode_alloc(fs, mode, &procfs_ops, sizeof(struct snapshot));
-    struct proc *p = pid > 0 ? proc_find(pid) : NULL;
 
     if (v) {
         if (p) {                        /* a process's files are its user's */
             v->uid = p->uid;
             v->gid = p->gid;
+            ((struct snapshot *)v->priv)->birth = p->birth;
         }
         v->ino = INO(pid, kind);
         v->nlink = kind == PF_PIDDIR ? 2 : 1;
@@ -59,6 +75,7 @@ static struct vnode *proc_node(struct fs *fs, int pid, int kind)
 
 static int procfs_lookup(struct vnode *dir, const char *name, struct vnode **out)
 {
+    struct proc *p;
     int kind = INO_KIND(dir->ino), pid, i;
 
     if (strcmp(name, "..") == 0) {
@@ -68,22 +85,24 @@ static int procfs_lookup(struct vnode *dir, const char *name, struct vnode **out
     }
     if (kind == PF_ROOT) {
         if (strcmp(name, "self") == 0)
-            *out = proc_node(dir->fs, 0, PF_SELF);
+            *out = proc_node(dir->fs, NULL, PF_SELF);
         else if (strcmp(name, "meminfo") == 0) {
             kheap_check();              /* see make_text */
             pmm_reclaim();
-            *out = proc_node(dir->fs, 0, PF_MEMINFO);
+            *out = proc_node(dir->fs, NULL, PF_MEMINFO);
         } else if (strcmp(name, "prof") == 0 && prof_enabled())
-            *out = proc_node(dir->fs, 0, PF_PROF);
-        else if ((pid = pid_parse(name)) > 0 && proc_find(pid))
-            *out = proc_node(dir->fs, pid, PF_PIDDIR);
+            *out = proc_node(dir->fs, NULL, PF_PROF);
+        else if ((pid = pid_parse(name)) > 0 && (p = proc_find(pid)))
+            *out = proc_node(dir->fs, p, PF_PIDDIR);
         else
             return -ENOENT;
         return *out ? 0 : -ENOMEM;
     }
+    if (!(p = proc_of(INO_PID(dir->ino), ((struct snapshot *)dir->priv)->birth)))
+        return -ENOENT;                 /* the directory's process has gone */
     for (i = 0; i < (int)ARRAY_SIZE(pid_files); i++) {
         if (strcmp(name, pid_files[i].name) == 0) {
-            *out = proc_node(dir->fs, INO_PID(dir->ino), pid_files[i].kind);
+            *out = proc_node(dir->fs, p, pid_files[i].kind);
             return *out ? 0 : -ENOMEM;
         }
     }
@@ -194,7 +213,7 @@ static int ns_text(struct proc *p, char *buf, size_t size)
 static int make_text(struct vnode *v, char *buf, size_t size)
 {
     int kind = INO_KIND(v->ino);
-    struct proc *p = INO_PID(v->ino) ? proc_find(INO_PID(v->ino)) : NULL;
+    struct proc *p = proc_of(INO_PID(v->ino), ((struct snapshot *)v->priv)->birth);
 
     if (kind == PF_MEMINFO) {
         /* Count the heap checker's quarantine as free, here and already
@@ -305,7 +324,7 @@ static int procfs_mount(struct fs *fs, struct file *src, const char *opts)
     if (src)
         return -EINVAL;
     fs->readonly = 1;
-    fs->root = proc_node(fs, 0, PF_ROOT);
+    fs->root = proc_node(fs, NULL, PF_ROOT);
     return fs->root ? 0 : -ENOMEM;
 }
 

@@ -19,6 +19,8 @@
  * an EMBRYO or ZOMBIE slot (fork, wait). */
 struct proc proc_table[NPROC];
 static int next_pid = 1;                /* changed only by proc_alloc, with interrupts off */
+static int pid_max = PID_MAX;           /* the last pid before the wrap: boot's pidmax= */
+static uint64_t births;                 /* processes made since boot (proc->birth) */
 static struct proc *init_proc;          /* set once at boot */
 
 /* The name is argv[0]'s last part: anyone's choice. A control character
@@ -101,8 +103,16 @@ int pid_parse(const char *s)
 
 void proc_set_next_pid(int pid)
 {
-    if (pid > 1 && pid <= PID_MAX)
+    if (pid > 1 && pid <= pid_max)
         next_pid = pid;
+}
+
+/* At least 4 pids a slot: pid_next always finds a free one (a slot holds
+ * at most three: its pid, group and session). */
+void proc_set_pid_max(int max)
+{
+    if (max >= 4 * NPROC && max <= PID_MAX)
+        pid_max = max;
 }
 
 /* Whether a process, or the group or session of one, has pid: a pid
@@ -120,7 +130,7 @@ static int pid_in_use(int pid)
     return 0;
 }
 
-/* The next free pid, wrapping after PID_MAX (init keeps 1). There are
+/* The next free pid, wrapping after pid_max (init keeps 1). There are
  * far more pids than slots, so one is always free. Interrupts off. */
 static int pid_next(void)
 {
@@ -128,7 +138,7 @@ static int pid_next(void)
 
     do {
         pid = next_pid;
-        next_pid = next_pid == PID_MAX ? 2 : next_pid + 1;
+        next_pid = next_pid >= pid_max ? 2 : next_pid + 1;
     } while (pid_in_use(pid));
     return pid;
 }
@@ -163,6 +173,7 @@ struct proc *proc_alloc(void)
         p = NULL;                       /* as if the table were full */
     if (p) {
         p->pid = pid_next();            /* before the slot counts as in use */
+        p->birth = ++births;
         p->uid = me ? me->uid : 0;      /* and for whom: the embryo is the forker's */
         p->state = P_EMBRYO;
         sched_slot_used(p);

@@ -27,6 +27,9 @@ struct namespace;
 
 struct proc {
     int pid;
+    /* Which process of all since boot (1, 2, ...): a pid comes back
+     * after a wrap, this never does. /proc's nodes keep it (procfs.c). */
+    uint64_t birth;
     char name[PROC_NAME];
     enum proc_state state;
     pde_t *pgdir;
@@ -87,6 +90,9 @@ int pid_parse(const char *s);
 /* Boot argument nextpid=N: the pids after init's start at N (a test
  * reaches the big pids, and the wrap, without forking millions of times). */
 void proc_set_next_pid(int pid);
+/* Boot argument pidmax=N: the pids wrap after N, not PID_MAX (a test
+ * sees a pid come back after a few hundred forks; Linux's pid_max). */
+void proc_set_pid_max(int max);
 struct proc *proc_find(int pid);
 int proc_count(void);                   /* slots in use, zombies and embryos too */
 int proc_group_session(int pgid);       /* the session of group pgid's members; 0: no group */
