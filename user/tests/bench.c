@@ -26,8 +26,9 @@
 
 #define CHUNK  65536                    /* bytes per read or write call */
 #define MIN_MS 300                      /* each repeated measurement runs at least this long */
-#define PIPE_STREAMS 2                  /* the pipe row: at least this many streams */
 #define MiB    (1u << 20)
+
+#define PIPE_STREAMS 2 /* the pipe row: at least this many streams */
 
 static char buf[CHUNK] __attribute__((aligned(16)));
 static char buf2[CHUNK] __attribute__((aligned(16)));
@@ -77,7 +78,7 @@ static int faster(unsigned a1, uint64_t c1, unsigned a2, uint64_t c2)
 static uint64_t window;
 
 struct best {
-    unsigned n;                         /* units in the fastest window so far (0: none yet) */
+    unsigned n;                         /* units in the fastest window (0: none yet) */
     uint64_t c;                         /* ...and its cycles */
 };
 
@@ -123,7 +124,7 @@ static void repeat(const char *name, void (*fn)(int), int arg, unsigned per, con
         }
     } while (uptime_ms() - t < MIN_MS);
     if (!b.n)
-        best_of(&b, n, rdtsc() - start);    /* the one call, if it outlasted MIN_MS */
+        best_of(&b, n, rdtsc() - start); /* the one call, if it outlasted MIN_MS */
     report(name, b.n, unit, b.c, limit);
 }
 
@@ -329,18 +330,18 @@ static int pipe_stream(unsigned total, struct best *b)
         _exit(0);
     }
     close(p[1]);
-    for (n = 0; (r = read(p[0], buf2, CHUNK)) > 0;) {
+    for (n = 0; (r = read(p[0], buf2, CHUNK)) > 0; got += r) {
         now = rdtsc();
-        if (got) {                      /* not the first read */
-            n += r;
-            if (now - start >= window) {
-                best_of(b, n, now - start);
-                n = 0;
-                start = now;
-            }
-        } else
+        if (!got) {
+            start = now;                /* the first read's return: windows start here */
+            continue;
+        }
+        n += r;
+        if (now - start >= window) {
+            best_of(b, n, now - start);
+            n = 0;
             start = now;
-        got += r;
+        }
     }
     if (!b->n)
         best_of(b, n, rdtsc() - start); /* a stream shorter than a window */
