@@ -434,10 +434,11 @@ mutants: all
 kmutants: all
 	$(PYTHON) tools/kmutants.py
 
-# make bench [RUNS=n] [BASE=commit]: tools/bench.py; BASE= also measures that
+# make bench [RUNS=n] [BASE=commit] [ICOUNT=1] [PIN=cpu]: tools/bench.py; BASE= also measures that
 # commit (built in a temporary worktree), turn about with this tree.
 bench: all $(B)/orthos.iso
-	$(PYTHON) tools/bench.py $(if $(RUNS),--runs $(RUNS)) $(if $(BASE),--base $(BASE))
+	$(PYTHON) tools/bench.py $(if $(RUNS),--runs $(RUNS)) $(if $(BASE),--base $(BASE)) \
+	    $(if $(ICOUNT),--icount) $(if $(PIN),--pin $(PIN))
 
 # ---------------------------------------------------------------- fuzzing
 # make fuzz [FUZZ_S=seconds] [FUZZ=sys|elf|ext2|srv|race|perm|oom] [SEED=n]: every fuzzer (or

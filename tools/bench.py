@@ -5,24 +5,33 @@ the emulated machine allows. Numbers, never pass/fail tests.
 Each run boots the guest benchmarks (user/tests/bench.c) once and times a
 boot to the shell's prompt through QEMU's -kernel and through the GRUB
 ISO (the fastest of BOOTS_PER_RUN boots: the host's other work only adds
-to a boot's time). Each tree boots on the firmware its own tests boot it with
-(firmware_for: qboot, when QEMU has it and the tree's kernel sets up what
-SeaBIOS used to, else SeaBIOS); the -kernel boot is also timed on SeaBIOS
-for every tree, the like-for-like row. Every row is printed as the median, minimum and maximum over the runs
-and, where it has one, as a fraction of its limit: the guest's own fastest
+to a boot's time; for the same reason the guest counts a repeated row's
+fastest window and the pipe's fastest stream). Each tree boots on the
+firmware its own tests boot it with (firmware_for: qboot, when QEMU has
+it and the tree's kernel sets up what SeaBIOS used to, else SeaBIOS);
+the -kernel boot is also timed on SeaBIOS for every tree, the
+like-for-like row. Every row is printed as the median, minimum and
+maximum over the runs and, where it has one, as a fraction of its limit
+(with the range of the runs' own fractions): the guest's own fastest
 copy (`limit_memcpy`, the best of several ways of copying in user mode)
 for memory-bound rows, the raw disk read sequentially by the same guest
 (`limit_disk_read`, /dev/hd2 with a cold cache) for disk-bound ones.
 
-  make bench [RUNS=5] [BASE=commit]
+  make bench [RUNS=5] [BASE=commit] [ICOUNT=1] [PIN=cpu]
   tools/bench.py [--runs N] [--build DIR] [--base COMMIT | --base-build DIR]
+                 [--icount] [--pin CPU]
 
 --base COMMIT checks that commit out into a temporary git worktree, copies
-this tree's guest benchmark programs into it, builds it, and runs the two
-trees turn about (base, this, base, this...) so that both see the same
-noise; then it prints both and the speed-up. The worktree is removed
-afterwards. QEMU without KVM is slow and noisy when the machine is shared:
-compare medians, and say what the load average was (printed)."""
+this tree's guest benchmarks into it, builds it, and runs the two trees
+turn about so that both see the same noise: run by run (base, this, then
+this, base: who goes first alternates) and, within a run, boot by boot;
+then it prints both, the speed-up of the medians and the range of the
+runs' own speed-ups (run i of the base against run i of this tree). The
+worktree is removed afterwards. --icount adds each tree's instructions
+per operation (one guest run under -icount shift=0: a figure the host's
+load does not move); --pin runs every QEMU on one host CPU. QEMU without
+KVM is slow and noisy when the machine is shared: compare medians and
+ranges, and say what the load average was (printed)."""
 import argparse
 import os
 import random
@@ -82,14 +91,27 @@ def firmware_for(build):
     return qemu.kernel_firmware() if own else []
 
 
-def guest_run(build, disks, tmp):
+# --pin CPU: every QEMU runs on that one host CPU (taskset), or None.
+PIN = None
+
+
+def pinned(args):
+    return ["taskset", "-c", PIN] + args if PIN is not None else args
+
+
+def guest_run(build, disks, tmp, icount=False):
     """One boot of /bin/bench: {row: (value, unit, limit)} where value is
-    MiB/s for byte rows and microseconds per operation for the others."""
+    MiB/s for byte rows and microseconds per operation for the others.
+    With icount, QEMU runs with -icount shift=0 (the TSC then counts one
+    per instruction executed, whatever the host's load) and the value is
+    instructions per operation, or per KiB for byte rows."""
     ext2 = os.path.join(tmp, "run-ext2.img")
     shutil.copyfile(disks[0], ext2)
     args = qemu.kernel_args("panic=exit run=/bin/bench", [None, ext2, disks[1]], build=build,
                             firmware=firmware_for(build))
-    b = qemu.run(args, timeout=900)
+    if icount:
+        args[1:1] = ["-icount", "shift=0,sleep=off"]
+    b = qemu.run(pinned(args), timeout=900)
     clock = re.search(r"^BENCHCLOCK (\w+) (\w+) (\d+)$", b.output, re.M)
     if "bench: done" not in b.output or not clock:
         sys.stderr.write("bench: the guest did not finish:\n%s\n" % b.output[-600:])
@@ -97,9 +119,13 @@ def guest_run(build, disks, tmp):
     hz = (int(clock.group(1), 16) << 32 | int(clock.group(2), 16)) / (int(clock.group(3)) / 1000)
     rows = {}
     for m in re.finditer(r"^BENCH (\S+) (\d+) (B|op) (\w+) (\w+) (\S+)$", b.output, re.M):
-        seconds = (int(m.group(4), 16) << 32 | int(m.group(5), 16)) / hz
+        cycles = int(m.group(4), 16) << 32 | int(m.group(5), 16)
+        seconds = cycles / hz
         amount = int(m.group(2))
-        if m.group(3) == "B":
+        if icount:
+            rows[m.group(1)] = (cycles / (amount / 1024 if m.group(3) == "B" else amount),
+                                "insn/KiB" if m.group(3) == "B" else "insn/op", m.group(6))
+        elif m.group(3) == "B":
             rows[m.group(1)] = (amount / MIB / seconds, "MiB/s", m.group(6))
         else:
             rows[m.group(1)] = (seconds * 1e6 / amount, "us/op", m.group(6))
@@ -108,33 +134,55 @@ def guest_run(build, disks, tmp):
 
 # A boot is timed from the host, so whatever else the machine does only
 # adds to it: each run's boot rows are the fastest of this many boots.
-BOOTS_PER_RUN = 3
+BOOTS_PER_RUN = 5
 
 
 def boot_to_prompt(args):
     start = time.monotonic()
-    b = qemu.run(args, timeout=120, until=PROMPT)
+    b = qemu.run(pinned(args), timeout=120, until=PROMPT)
     return time.monotonic() - start if re.search(PROMPT, b.output) else None
 
 
-def one_run(build, disks, tmp):
-    rows = guest_run(build, disks, tmp)
-    small = os.path.join(tmp, "run-small.img")
+def boots(build):
+    """{row: QEMU's arguments} for the boots to the prompt a build can do."""
     kernel, iso = os.path.join(build, "orthos.elf"), os.path.join(build, "orthos.iso")
+    out = {}
     for name, path, boot in (
             ("boot_kernel_to_prompt", kernel, firmware_for(build) + [
                 "-kernel", kernel, "-initrd", os.path.join(build, "initrd.tar")]),
             ("boot_kernel_seabios_to_prompt", kernel, [
                 "-kernel", kernel, "-initrd", os.path.join(build, "initrd.tar")]),
             ("boot_grub_iso_to_prompt", iso, ["-cdrom", iso])):
-        if not os.path.exists(path):
-            continue
-        times = []
+        if os.path.exists(path):
+            out[name] = boot
+    return out
+
+
+def one_run(builds, disks, tmp, flip=False):
+    """One run of each build (a list of one or two): the guest benchmarks,
+    then the boots. With two builds the boots go turn about, boot by boot
+    (base, this, base, this...), so that a moment of load falls on both
+    alike; flip starts with the second build, so that neither always goes
+    first. Returns one {row: (value, unit, limit)} per build."""
+    order = list(range(len(builds)))
+    if flip:
+        order.reverse()
+    rows = [None] * len(builds)
+    for i in order:
+        rows[i] = guest_run(builds[i], disks, tmp)
+    small = os.path.join(tmp, "run-small.img")
+    plans = [boots(b) for b in builds]
+    for name in [k for k in plans[-1]] + [k for k in plans[0] if k not in plans[-1]]:
+        times = [[] for _ in builds]
         for _ in range(BOOTS_PER_RUN):
-            shutil.copyfile(disks[2], small)
-            times.append(boot_to_prompt(qemu.base_args() + boot + qemu.disk_args([None, small])))
-        if None not in times:
-            rows[name] = (min(times), "s", "-")
+            for i in order:
+                if name in plans[i]:
+                    shutil.copyfile(disks[2], small)
+                    times[i].append(boot_to_prompt(qemu.base_args() + plans[i][name] +
+                                                   qemu.disk_args([None, small])))
+        for i in order:
+            if times[i] and None not in times[i]:
+                rows[i][name] = (min(times[i]), "s", "-")
     return rows
 
 
@@ -173,9 +221,27 @@ def cell(s, name):
     return "%-26s" % (("%s (%s-%s) %s" % (fmt, fmt, fmt, unit)) % (med, lo, hi))
 
 
-def frac_cell(s, name):
+def run_fractions(runs, name):
+    """The row as a fraction of its limit in each run (the two measured
+    within seconds of each other), or []."""
+    out = []
+    for r in runs:
+        if name in r and r[name][1] == "MiB/s":
+            lim = {"memcpy": "limit_memcpy", "disk": "limit_disk_read"}.get(r[name][2])
+            if lim in r and r[lim][0]:
+                out.append(r[name][0] / r[lim][0])
+    return out
+
+
+def frac_cell(s, runs, name):
+    """The median's fraction of the limit's median, and the range of the
+    runs' own fractions."""
     f = fraction(s, name) if name in s else None
-    return "%6s" % ("%.0f%%" % (100 * f) if f is not None else "")
+    if f is None:
+        return "%-13s" % ""
+    each = run_fractions(runs, name)
+    return "%-13s" % ("%.0f%% (%.0f-%.0f)" % (100 * f, 100 * min(each), 100 * max(each))
+                      if each else "%.0f%%" % (100 * f))
 
 
 def speedup(base, new, name):
@@ -186,20 +252,56 @@ def speedup(base, new, name):
     return "%.2fx" % (n / b if unit == "MiB/s" else b / n)
 
 
-def print_table(this, base=None):
+def pair_speedups(base_runs, this_runs, name):
+    """The speed-up run by run: the base's run i and this tree's run i
+    went turn about, so they saw much the same load."""
+    out = []
+    for b, n in zip(base_runs, this_runs):
+        if name in b and name in n and b[name][0] and n[name][0]:
+            out.append(n[name][0] / b[name][0] if n[name][1] == "MiB/s" else b[name][0] / n[name][0])
+    return out
+
+
+def speedup_cell(base, new, base_runs, this_runs, name):
+    each = pair_speedups(base_runs, this_runs, name)
+    med = speedup(base, new, name)
+    return "%s (%.2f-%.2f)" % (med, min(each), max(each)) if med and each else med
+
+
+def icount_cell(rows, name):
+    if not rows or name not in rows:
+        return ""
+    return "%.0f %s" % (rows[name][0], rows[name][1])
+
+
+def print_table(this_runs, base_runs=None, icount=None):
+    """The table: per row the median (min-max) over the runs, the fraction
+    of its limit (and its range over the runs), the speed-up (and its range
+    over the pairs of runs); with icount ({"this": rows, "base": rows} from
+    guest_run(icount=True)), each tree's instructions per operation."""
+    this = summarise(this_runs)
+    base = summarise(base_runs) if base_runs else None
     order = [k for k in this if k.startswith("limit")] + \
         [k for k in this if not k.startswith("limit")]
+    ic_b = icount.get("base") if icount else None
+    ic_t = icount.get("this") if icount else None
     if base:
         order += [k for k in base if k not in order]
-        print("%-26s %-26s %6s  %-26s %6s  %s" % ("row", "base: median (min-max)", "limit",
-                                                  "this: median (min-max)", "limit", "speed-up"))
+        print("%-26s %-26s %-13s  %-26s %-13s  %-20s %s" % (
+            "row", "base: median (min-max)", "limit", "this: median (min-max)", "limit",
+            "speed-up (pairs)", "instructions, base / this" if icount else ""))
         for k in order:
-            print("%-26s %s %s  %s %s  %s" % (k, cell(base, k), frac_cell(base, k), cell(this, k),
-                                              frac_cell(this, k), speedup(base, this, k)))
+            ic = "%s / %s" % (icount_cell(ic_b, k), icount_cell(ic_t, k)) if icount else ""
+            print("%-26s %s %s  %s %s  %-20s %s" % (
+                k, cell(base, k), frac_cell(base, base_runs, k), cell(this, k),
+                frac_cell(this, this_runs, k),
+                speedup_cell(base, this, base_runs, this_runs, k), ic))
     else:
-        print("%-26s %-26s %6s" % ("row", "median (min-max)", "limit"))
+        print("%-26s %-26s %-13s %s" % ("row", "median (min-max)", "limit",
+                                        "instructions" if icount else ""))
         for k in order:
-            print("%-26s %s %s" % (k, cell(this, k), frac_cell(this, k)))
+            print("%-26s %s %s %s" % (k, cell(this, k), frac_cell(this, this_runs, k),
+                                      icount_cell(ic_t, k)))
 
 
 def build_base(commit, where):
@@ -219,8 +321,21 @@ def main():
     ap.add_argument("--build", default=qemu.BUILD, help="the build folder to measure")
     ap.add_argument("--base", help="a commit to compare with (built in a temporary worktree)")
     ap.add_argument("--base-build", help="an already built folder to compare with")
+    ap.add_argument("--pin", metavar="CPU",
+                    help="run every QEMU on this host CPU (taskset -c CPU): both trees then "
+                    "share one core's load; off by default (QEMU's I/O thread and the guest's "
+                    "then share that core too)")
+    ap.add_argument("--icount", action="store_true",
+                    help="also run the guest benchmarks once per tree under -icount shift=0 "
+                    "and print instructions per operation (per KiB for byte rows): a count "
+                    "that the host's load does not move")
     opts = ap.parse_args()
+    global PIN
+    PIN = opts.pin
+    if PIN is not None and not shutil.which("taskset"):
+        sys.exit("bench: --pin needs taskset")
     print("load average at start: %.2f %.2f %.2f" % os.getloadavg(), flush=True)
+    icount = {}
     with tempfile.TemporaryDirectory() as tmp:
         base_build, worktree = opts.base_build, None
         try:
@@ -229,18 +344,24 @@ def main():
                 print("building %s in %s..." % (opts.base, worktree))
                 base_build = build_base(opts.base, worktree)
             disks = make_disks(tmp)
+            builds = ([base_build] if base_build else []) + [opts.build]
             this_runs, base_runs = [], []
             for i in range(opts.runs):
+                rows = one_run(builds, disks, tmp, flip=i % 2 == 1)
                 if base_build:
-                    base_runs.append(one_run(base_build, disks, tmp))
-                this_runs.append(one_run(opts.build, disks, tmp))
+                    base_runs.append(rows[0])
+                this_runs.append(rows[-1])
                 print("run %d of %d done (load %.2f)" % (i + 1, opts.runs, os.getloadavg()[0]),
                       file=sys.stderr)
+            if opts.icount:
+                icount["this"] = guest_run(opts.build, disks, tmp, icount=True)
+                if base_build:
+                    icount["base"] = guest_run(base_build, disks, tmp, icount=True)
         finally:
             if worktree:
                 subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", worktree],
                                capture_output=True)
-    print_table(summarise(this_runs), summarise(base_runs) if base_build else None)
+    print_table(this_runs, base_runs if base_build else None, icount if opts.icount else None)
     print("load average at end: %.2f %.2f %.2f" % os.getloadavg())
 
 

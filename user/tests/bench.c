@@ -28,6 +28,8 @@
 #define MIN_MS 300                      /* each repeated measurement runs at least this long */
 #define MiB    (1u << 20)
 
+#define PIPE_STREAMS 2 /* the pipe row: at least this many streams */
+
 static char buf[CHUNK] __attribute__((aligned(16)));
 static char buf2[CHUNK] __attribute__((aligned(16)));
 
@@ -56,18 +58,74 @@ static unsigned tick_edge(void)
     return u;
 }
 
-/* Repeat fn(arg) (which does `per` units of work) until MIN_MS have passed. */
+/* Of two spans (amount a1 in c1 cycles, a2 in c2), is the first faster?
+ * By multiplying: the guest has no 64-bit division. */
+static int faster(unsigned a1, uint64_t c1, unsigned a2, uint64_t c2)
+{
+    return (uint64_t)a1 * c2 > (uint64_t)a2 * c1;
+}
+
+/* A measurement is made of windows of at least `window` cycles (about
+ * 2.5 ms: calibrate()) and counts its fastest window. The guest's work is
+ * the same in every window; what moves is how much of a core QEMU gets
+ * from the host meanwhile, and the host's other work only ever slows a
+ * window down. On this 2-core host shared by several QEMUs, a mean over
+ * 300 ms took in whatever the others did then: ramfs_create_unlink read
+ * 1.35x one run and 2.26x the next. Windows as long as the host's time
+ * slices (tens of ms) are rarely clean under load; one of many windows
+ * of a few ms mostly is. (The boot rows are the fastest of several boots
+ * in tools/bench.py, for the same reason.) */
+static uint64_t window;
+
+struct best {
+    unsigned n;                         /* units in the fastest window (0: none yet) */
+    uint64_t c;                         /* ...and its cycles */
+};
+
+/* A window of n units in c cycles ended: keep it if it is the fastest. */
+static void best_of(struct best *b, unsigned n, uint64_t c)
+{
+    if (n && (!b->n || faster(n, c, b->n, b->c))) {
+        b->n = n;
+        b->c = c;
+    }
+}
+
+/* The cycles in 40 ms of the timer (tick_edge to tick_edge): a window is
+ * a sixteenth of that. */
+static void calibrate(void)
+{
+    unsigned t = tick_edge();
+    uint64_t c = rdtsc();
+
+    while (uptime_ms() - t < 40)
+        ;
+    window = (rdtsc() - c) >> 4;
+}
+
+/* Repeat fn(arg) (which does `per` units of work) until MIN_MS have
+ * passed, and report the fastest window (a window ends after the call
+ * that reaches `window` cycles: whole calls, so one slow call is one
+ * window). */
 static void repeat(const char *name, void (*fn)(int), int arg, unsigned per, const char *unit,
                    const char *limit)
 {
     unsigned t = uptime_ms(), n = 0;
-    uint64_t c = rdtsc();
+    uint64_t start = rdtsc(), now;
+    struct best b = { 0, 0 };
 
     do {
         fn(arg);
         n += per;
+        if ((now = rdtsc()) - start >= window) {
+            best_of(&b, n, now - start);
+            n = 0;
+            start = rdtsc();
+        }
     } while (uptime_ms() - t < MIN_MS);
-    report(name, n, unit, rdtsc() - c, limit);
+    if (!b.n)
+        best_of(&b, n, rdtsc() - start); /* the one call, if it outlasted MIN_MS */
+    report(name, b.n, unit, b.c, limit);
 }
 
 /* ---------------------------------------------------------------- limits */
@@ -250,15 +308,20 @@ static void do_switch(int rounds)
     waitpid(pid, &status, 0);
 }
 
-/* A writer child pushes total bytes through a pipe in CHUNK writes. */
-static void bench_pipe(unsigned total)
+/* A writer child pushes total bytes through a pipe in CHUNK writes; the
+ * reader's windows go into *b. A window runs from the return of one read
+ * to the return of a later one: in the steady state each read returns
+ * once the writer has filled the ring and it has emptied it, so a window
+ * holds whole rounds of both copies, never bytes written before it
+ * began. (The first read's wait, with the fork, is in no window.) */
+static int pipe_stream(unsigned total, struct best *b)
 {
-    unsigned got = 0;
-    int p[2], n, status;
-    uint64_t c = rdtsc();
+    unsigned got = 0, n;
+    int p[2], r, status;
+    uint64_t start = 0, now;
 
     if (pipe(p) < 0)
-        return;
+        return -1;
     if (fork() == 0) {
         unsigned sent;
         close(p[0]);
@@ -267,11 +330,37 @@ static void bench_pipe(unsigned total)
         _exit(0);
     }
     close(p[1]);
-    while ((n = read(p[0], buf2, CHUNK)) > 0)
-        got += n;
+    for (n = 0; (r = read(p[0], buf2, CHUNK)) > 0; got += r) {
+        now = rdtsc();
+        if (!got) {
+            start = now;                /* the first read's return: windows start here */
+            continue;
+        }
+        n += r;
+        if (now - start >= window) {
+            best_of(b, n, now - start);
+            n = 0;
+            start = now;
+        }
+    }
+    if (!b->n)
+        best_of(b, n, rdtsc() - start); /* a stream shorter than a window */
     close(p[0]);
     wait(&status);
-    report("pipe", got, "B", rdtsc() - c, "memcpy");
+    return got == total ? 0 : -1;
+}
+
+/* The pipe row: the fastest window of at least PIPE_STREAMS streams of
+ * total bytes (and as many more as MIN_MS allows). */
+static void bench_pipe(unsigned total)
+{
+    unsigned t = uptime_ms(), i;
+    struct best b = { 0, 0 };
+
+    for (i = 0; i < PIPE_STREAMS || uptime_ms() - t < MIN_MS; i++)
+        if (pipe_stream(total, &b) < 0)
+            return;
+    report("pipe", b.n, "B", b.c, "memcpy");
 }
 
 /* ---------------------------------------------------------------- files */
@@ -359,6 +448,7 @@ int main(void)
 
     for (i = 0; i < CHUNK; i++)
         buf[i] = (char)(i * 7 + 1);
+    calibrate();
     t0 = tick_edge();
     c0 = rdtsc();
 
