@@ -1143,8 +1143,9 @@ static int truncate_data(struct ext2_fs *e, struct vnode *v, uint32_t len)
         /* Zero the tail of the last block, so growing again reads zeros:
          * after the map is known sound and before freeing, for it may run
          * out of memory (the tail is kept, to be put back if the cut is
-         * not made: a truncation that failed loses no byte), and freeing
-         * may not. */
+         * not made: a truncation that failed loses no byte; if the disk
+         * fails that too, the instance writes no more), and freeing may
+         * not. */
         if ((err = map_sound(e, N(v), (len + e->bsize - 1) / e->bsize, &going)) < 0)
             return err;
         if (in && (err = bmap(e, N(v), len / e->bsize, 0, &blk, NULL)) < 0)
@@ -1162,8 +1163,8 @@ static int truncate_data(struct ext2_fs *e, struct vnode *v, uint32_t len)
         v->size = len;
         v->mtime = rtc_now();
         err = cut_map(e, N(v), (len + e->bsize - 1) / e->bsize, going, was, N(v)->raw.dtime, &done);
-        if (err < 0 && !done && tail)
-            bwrite_part(e, blk, in, tail, e->bsize - in); /* (the disk failing for good: lost) */
+        if (err < 0 && !done && tail && bwrite_part(e, blk, in, tail, e->bsize - in) < 0)
+            damaged(e, "a write failed and so did its undoing: the last block of inode", v->ino);
         kfree(tail);
         return err;
     }

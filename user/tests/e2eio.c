@@ -776,6 +776,16 @@ static void a_disk_failing_for_good_leaves_the_old_image_or_a_damaged_one(void)
                       "%s, every write failing from %d on: neither the old image nor a "
                       "damaged instance",
                       name, n);
+            /* A free not done (tr's size as it was) with the instance
+             * writing on: tr's bytes as they were too. A truncation zeroes
+             * the last block's tail first and puts it back if the cut
+             * fails; the disk failing that too left zeros inside tr's size
+             * and the instance writing on. */
+            if (r < 0 && !damage && k >= nops && more[k - nops].frees && file_size("tr") == TR_SIZE)
+                CHECK(tr_intact(16 * BSIZE) && tr_end_intact(),
+                      "%s, every write failing from %d on: not done, the instance writes on, and "
+                      "tr's bytes changed",
+                      name, n);
             close(fs);
             if (!damage)
                 CHECK(mounts_writable(),
