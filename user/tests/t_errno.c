@@ -31,6 +31,7 @@
  *   link EMLINK: ext2's 65000 names for one node (no disk in this boot)
  *   rename ENOMEM: only when memory runs out
  *   rename ENOSPC: ext2's directory that must grow a block, disk full (e2full)
+ *   rename EMLINK: ext2's file of 65000 names (no disk in this boot)
  *   unlink ENOMEM: only when memory runs out
  *   read ENOMEM: only when memory runs out
  *   write ENOMEM: only when memory runs out
