@@ -7,27 +7,11 @@
  * test sees a pid come back after a few hundred forks, not 2^28. */
 #include <orthos.h>
 #include <srv.h>
+#define TURNS_WHO "t_attack10"
 #include "t.h"
+#include "turns.h"
 
-#define STUDENT 1000
-#define PIDMAX  300                     /* the boot's pidmax= (tools/test.py) */
-
-/* Run fn as the student, in a namespace of its own, in a child: its exit
- * code (0: fine), or 100 + the signal that killed it. */
-static int as_student(int (*fn)(void))
-{
-    int pid, status;
-
-    fflush(stdout);
-    if ((pid = fork()) == 0) {
-        if (setgid(STUDENT) < 0 || setuid(STUDENT) < 0 || unshare() < 0)
-            _exit(90);
-        _exit(fn());
-    }
-    if (pid < 0 || waitpid(pid, &status, 0) != pid)
-        return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
-}
+#define PIDMAX 300                     /* the boot's pidmax= (tools/test.py) */
 
 /* ---- a space in a name shifts the fields of its ns line */
 
@@ -252,101 +236,6 @@ static void a_failed_create_leaves_a_served_nodes_owner(void)
     CHECK(st.st_uid == 0 && st.st_gid == 0, "the served root is %d:%d after the student's create",
           (int)st.st_uid, (int)st.st_gid);
     PASS();
-}
-
-/* ---- S: a second process that counts its turns (t_attack9's) */
-
-static int ctl[2], res[2];
-
-/* S counts its turns (one sched_yield each) between the words "s" and
- * "e" on ctl; after "e" come the milliseconds the attacker's window
- * lasted, by the attacker's clock (a kernel that holds the CPU lets S see
- * "s" only once "e" is there too). */
-static int start_counter(void)
-{
-    int s;
-    char c;
-
-    if (pipe(ctl) < 0 || pipe(res) < 0)
-        return -1;
-    if ((s = fork()) == 0) {
-        int got[2] = { 0, 0 };
-        size_t have = 0;
-
-        fcntl(ctl[0], F_SETFL, R_NONBLOCK);
-        while (read(ctl[0], &c, 1) != 1)
-            sched_yield();
-        while (read(ctl[0], &c, 1) != 1) {
-            got[0]++;
-            sched_yield();
-        }
-        while (have < sizeof(got[1])) {
-            ssize_t n = read(ctl[0], (char *)&got[1] + have, sizeof(got[1]) - have);
-            if (n > 0)
-                have += n;
-            else
-                sched_yield();
-        }
-        write(res[1], got, sizeof(got));
-        _exit(0);
-    }
-    return s;
-}
-
-static unsigned window_t0;
-
-static void begin_window(void)
-{
-    write(ctl[1], "s", 1);
-    window_t0 = uptime_ms();
-}
-
-static void end_window(void)
-{
-    char e[1 + sizeof(int)] = "e";
-    int ms = (int)(uptime_ms() - window_t0);
-
-    memcpy(e + 1, &ms, sizeof(ms));
-    write(ctl[1], e, sizeof(e));
-}
-
-#define NO_WINDOW "se\0\0\0\0"              /* "s", "e", 0 ms */
-
-static int stop_counter(int s, int *ms)
-{
-    int got[2] = { -1, 0 };
-
-    if (read(res[0], got, sizeof(got)) != sizeof(got))
-        got[0] = -1;
-    printf("t_attack10: S had %d turns in %d ms\n", got[0], got[1]);
-    waitpid(s, NULL, 0);
-    close(ctl[0]), close(ctl[1]), close(res[0]), close(res[1]);
-    *ms = got[1];
-    return got[0];
-}
-
-/* Did S run all along? About a turn a slice (10 ms) if the kernel lets
- * others run, one or none however long the call if it holds the CPU.
- * Asked (as t_attack9 asks): a turn per 4 slices of the attacker's own
- * window, and 2 at least once it took 8 slices. */
-static int ran_along(int turns, int ms)
-{
-    return turns >= 0 && turns * 40 >= ms && (ms < 80 || turns >= 2);
-}
-
-/* attack as the student while S counts: its exit code, S's turns in
- * *turns and the attack's window in *ms. */
-static int count_turns_during(int (*attack)(void), int *turns, int *ms)
-{
-    int s, code;
-
-    *turns = -1, *ms = 0;
-    if ((s = start_counter()) <= 0)
-        return -1;
-    if ((code = as_student(attack)) != 0)
-        write(ctl[1], NO_WINDOW, 6);
-    *turns = stop_counter(s, ms);
-    return code;
 }
 
 /* ---- naming a namespace of stacked attachments holds the CPU */
