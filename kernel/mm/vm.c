@@ -86,12 +86,19 @@ SWITCH_PATH void vm_switch(pde_t *pgdir)
     write_cr3(V2P(active));
 }
 
-/* The PTE for va, allocating its page table if `alloc`; NULL if absent. */
+/* The PTE for user address va, allocating its page table if `alloc`;
+ * NULL if absent, and for any va in the kernel half: there a PDE maps a
+ * 4 MiB page, not a page table, and reading it as one took kernel bytes
+ * for a PTE (a user's write to a kernel address reached vm_resolve_cow,
+ * which copied from, or made writable, whatever those bytes named:
+ * doc/decisions.md, "The ELF fuzzer's panic"). */
 static pte_t *vm_walk(pde_t *pgdir, uint32_t va, int alloc)
 {
     pde_t *pde = &pgdir[PDX(va)];
     pte_t *pt;
 
+    if (va >= USER_TOP)
+        return NULL;
     if (*pde & PTE_P)
         return (pte_t *)P2V(PTE_ADDR(*pde)) + PTX(va);
     if (!alloc || !(pt = page_alloc()))
@@ -285,7 +292,8 @@ pde_t *vm_fork(pde_t *src, int floor)
 }
 
 /* A write to a COW page: take a private copy, or reuse it if we are the
- * last sharer. Returns -EFAULT if va is not a COW page at all. */
+ * last sharer. Returns -EFAULT if va is not a COW page at all (a kernel
+ * address included: vm_walk finds no PTE there). */
 int vm_resolve_cow(pde_t *pgdir, uint32_t va)
 {
     pte_t *pte = vm_walk(pgdir, va, 0);
@@ -320,7 +328,7 @@ static void lazy_fill(pte_t *pte)
  * a lazy page, or a write to a copy-on-write one. 0 if it is mended. */
 int vm_fault(pde_t *pgdir, uint32_t va, int write)
 {
-    pte_t *pte = va < USER_TOP ? vm_walk(pgdir, va, 0) : NULL;
+    pte_t *pte = vm_walk(pgdir, va, 0);
 
     if (pte && (*pte & PTE_LAZY)) {
         lazy_fill(pte);
@@ -392,7 +400,7 @@ int vm_user_range(pde_t *pgdir, uint32_t start, uint32_t end, int write)
 /* Is anything mapped at va, a lazy page included? (Nothing is filled.) */
 int vm_mapped(pde_t *pgdir, uint32_t va)
 {
-    pte_t *pte = va < USER_TOP ? vm_walk(pgdir, va, 0) : NULL;
+    pte_t *pte = vm_walk(pgdir, va, 0);
 
     return pte && (*pte & (PTE_P | PTE_LAZY));
 }

@@ -6,6 +6,7 @@
 #include <orthos.h>
 #include "t.h"
 #include "fuzz.h"
+#include "arch/x86/mmu.h"
 #include "uapi/syscall.h"
 
 /* Run fn (which undoes what it does) once to warm up, then count the
@@ -734,6 +735,45 @@ static void getcwd_out_of_memory_is_enomem(void)
     PASS();
 }
 
+/* fuzz_elf seed 20261206: a program's write to a kernel address (here
+ * 0xC0402030) panicked the kernel. The write fault went to the
+ * copy-on-write path, which walked the kernel half's page directory entry
+ * - a 4 MiB page, not a page table - as if it were one: the first 4 KiB
+ * of that 4 MiB of physical memory were read as PTEs, and kernel bytes
+ * that looked present, user and copy-on-write named a frame to copy from
+ * (or, with one reference, were made "writable": kernel data changed).
+ * Here the bytes are ours: a heap of FAKE_PTEs, a frame past the end of
+ * memory, spread over physical memory so that some of its pages sit at
+ * the start of a 4 MiB; a child writes to each 4 MiB of the kernel half,
+ * and each write must only kill it (SIGSEGV). */
+#define FAKE_PTE  (0xFFFFF000u | PTE_COW | PTE_U | PTE_P)     /* a frame past the end */
+#define FAKE_HEAP (16u << 20)
+
+static void a_write_to_a_kernel_address_kills_and_walks_no_page_table(void)
+{
+    unsigned *heap = sbrk(FAKE_HEAP), i, mb4 = (meminfo("total_pages") + 1023) / 1024, bad = 0;
+    int pid, status;
+
+    CHECK(heap != (void *)-1, "sbrk(%u)", FAKE_HEAP);
+    CHECK(mb4 > 0 && mb4 <= 256, "total_pages from /proc/meminfo: %u", meminfo("total_pages"));
+    for (i = 0; i < FAKE_HEAP / sizeof(*heap); i++)
+        heap[i] = FAKE_PTE;
+    for (i = 0; i < mb4; i++) {
+        fflush(stdout);
+        if ((pid = fork()) == 0) {
+            *(volatile unsigned *)(0xC0000000u + (i << 22) + 0x2030) = 1;
+            _exit(0);                   /* the write went through: nothing kept it out */
+        }
+        CHECK(pid > 0, "fork");
+        if (waitpid(pid, &status, 0) != pid || !WIFSIGNALED(status) ||
+            WTERMSIG(status) != SIGSEGV)
+            bad++;
+    }
+    sbrk(-(int)FAKE_HEAP);
+    CHECK(bad == 0, "%u of %u writes to the kernel half did not end in SIGSEGV", bad, mb4);
+    PASS();
+}
+
 int main(void)
 {
     fsopen_ramfs_with_a_source_fails_and_leaks_nothing();
@@ -748,6 +788,7 @@ int main(void)
     ext2_rename_and_truncate_out_of_memory_leave_the_filesystem_sound();
     srv_create_out_of_memory_leaves_no_name();
     getcwd_out_of_memory_is_enomem();
+    a_write_to_a_kernel_address_kills_and_walks_no_page_table();
     printf("t_fuzzfound: done\n");
     return t_failures != 0;
 }
