@@ -765,8 +765,7 @@ static void a_write_to_a_kernel_address_kills_and_walks_no_page_table(void)
             _exit(0);                   /* the write went through: nothing kept it out */
         }
         CHECK(pid > 0, "fork");
-        if (waitpid(pid, &status, 0) != pid || !WIFSIGNALED(status) ||
-            WTERMSIG(status) != SIGSEGV)
+        if (waitpid(pid, &status, 0) != pid || !WIFSIGNALED(status) || WTERMSIG(status) != SIGSEGV)
             bad++;
     }
     sbrk(-(int)FAKE_HEAP);
