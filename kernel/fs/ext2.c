@@ -1859,61 +1859,123 @@ out:
     return err;
 }
 
+/* A directory's rename, in an order a failing disk leaves at worst leaky
+ * at every write, the undoing's included: never two names for the
+ * directory (e2fsck: "is a link to directory", and the mount's check
+ * calls it damage), never a ".." naming a parent that holds no name for
+ * it, never a count lower than the names. A directory's name cannot move
+ * in one write (the old and new entries are in two blocks, or two
+ * directories), so between the two it has none: it is unconnected, which
+ * e2fsck mends by lost+found and which the harness counts as a leak;
+ * two names it would clear one of. The order: the new parent's count up
+ * (when the directory comes from another), the old name
+ * away, the ".." to the new parent, the new name - over an empty
+ * target's entry in place (dir_set) - then the counts down: the target's
+ * (freed at once; its free failing stops the instance, for a nameless
+ * directory of two links is damage to the mount's check),
+ * the new parent's for the target's "..", the old parent's. A failure undoes what
+ * was written, the last first (the image as it was); an undoing the disk
+ * fails too stops the instance (damaged) with the directory unconnected
+ * or a count too high. The last writes failing leave a count one too
+ * high and the rename done. Before, the new name came first and ".."
+ * last, the parents' counts unchecked: a failure left two names or a
+ * ".." naming the old parent. */
+static int rename_dir(struct ext2_fs *e, struct vnode *odir, const char *oname, struct vnode *ndir,
+                      const char *nname, struct vnode *v)
+{
+    struct vnode *old = NULL;
+    uint32_t ino, up = ndir->ino, back = odir->ino;
+    int err, moves = odir != ndir, raised = 0;
+
+    if (is_above(e, v, ndir, &err) || err)
+        return err ? err : -EINVAL; /* a directory into itself */
+    if (moves && (err = dotdot_is(e, v, odir)) < 0)
+        return err; /* before anything changes: its ".." is rewritten below */
+    if ((err = dir_find(e, ndir, nname, 0, &ino)) == 0 && (err = victim(e, ndir, nname, &old)) < 0)
+        return err;
+    if (err < 0 && err != -ENOENT)
+        return err;
+    if (moves) { /* (over a target too: its ".." and v's both count until it goes) */
+        if (ndir->nlink >= EXT2_LINK_MAX) {
+            err = -EMLINK;
+            goto out;
+        }
+        ndir->nlink++;
+        raised = 1;
+        if ((err = write_inode(e, N(ndir))) < 0) {
+            ndir->nlink--;
+            goto out;
+        }
+    }
+    if ((err = dir_find(e, odir, oname, 1, &ino)) < 0)
+        goto count_back;
+    if (moves && (err = dir_scan(e, v, dotdot_fn, &up)) < 0)
+        goto name_back;
+    if ((err = old ? dir_set(e, ndir, nname, v) : dir_add(e, ndir, nname, v)) < 0)
+        goto dotdot_back;
+    /* Done. The counts down (each failing: one too high, a leak's). */
+    if (old) {
+        /* The target, nameless: a directory of two links that nothing
+         * reaches is damage to the mount's check, so it must be freed
+         * (its last reference, here unless it is open: free_inode writes
+         * its inode again), or the instance stops, as give_back does. */
+        old->nlink = 0;
+        old->mtime = rtc_now();
+        write_inode(e, N(old));
+        ndir->nlink--; /* (its "..") */
+        write_inode(e, N(ndir));
+        ino = old->ino;
+        e->free_failed = 0;
+        vnode_put(old);
+        old = NULL;
+        if (e->free_failed)
+            damaged(e, "a write failed: a directory no name reaches, inode", ino);
+    }
+    if (moves) {
+        odir->nlink--;
+        write_inode(e, N(odir));
+    }
+    err = 0;
+    goto out;
+dotdot_back:
+    if (moves && dir_scan(e, v, dotdot_fn, &back) < 0) {
+        damaged(e, "a write failed and so did its undoing: '..' of directory", v->ino);
+        goto out; /* unconnected, its ".." the new parent's: a leak */
+    }
+name_back:
+    if (dir_add(e, odir, oname, v) < 0) {
+        damaged(e, "a write failed and so did its undoing: the name of directory", v->ino);
+        goto out; /* unconnected: a leak */
+    }
+count_back:
+    if (raised) {
+        ndir->nlink--;
+        if (write_inode(e, N(ndir)) < 0)
+            damaged(e, "a write failed and so did its undoing: the links of inode", ndir->ino);
+    }
+out:
+    if (old)
+        vnode_put(old);
+    return err;
+}
+
 /* Move oname to nname, replacing what nname names (the VFS has checked
  * that it is another node of v's kind, and RENAME_NOREPLACE). */
 static int rename_node(struct ext2_fs *e, struct vnode *odir, const char *oname, struct vnode *ndir,
                        const char *nname)
 {
-    struct vnode *v, *old = NULL;
-    uint32_t ino, nino;
+    struct vnode *v;
+    uint32_t ino;
     int err;
 
     if ((err = writable(e)) < 0)
         return err;
     if ((err = dir_find(e, odir, oname, 0, &ino)) < 0 || (err = iget(e, ino, &v)) < 0)
         return err;
-    if (!S_ISDIR(v->mode)) {
+    if (S_ISDIR(v->mode))
+        err = rename_dir(e, odir, oname, ndir, nname, v);
+    else
         err = rename_file(e, odir, oname, ndir, nname, v);
-        vnode_put(v);
-        return err;
-    }
-    if (is_above(e, v, ndir, &err) || err) {
-        err = err ? err : -EINVAL; /* a directory into itself */
-        goto out;
-    }
-    if (S_ISDIR(v->mode) && odir != ndir && (err = dotdot_is(e, v, odir)) < 0)
-        goto out; /* before anything changes: its ".." is rewritten below */
-    if ((err = dir_find(e, ndir, nname, 0, &nino)) == 0) {
-        if ((err = victim(e, ndir, nname, &old)) < 0)
-            goto out;
-        if ((err = drop_name(e, ndir, nname, old)) < 0)
-            goto out;
-    } else if (err != -ENOENT) {
-        goto out;
-    }
-    if ((err = dir_add(e, ndir, nname, v)) < 0)
-        goto out;
-    if ((err = dir_find(e, odir, oname, 1, &ino)) < 0) {
-        /* The disk failed the old name's removal: two names and one link,
-         * and unlinking either would free the inode under the other. The
-         * new name goes again (the rename did not happen); if the disk
-         * fails that too, the instance writes no more. */
-        if (dir_find(e, ndir, nname, 1, &nino) < 0)
-            damaged(e, "a write failed and so did its undoing: a second name for inode", v->ino);
-        goto out;
-    }
-    if (S_ISDIR(v->mode) && odir != ndir) {
-        uint32_t parent = ndir->ino;
-        if ((err = dir_scan(e, v, dotdot_fn, &parent)) < 0)
-            goto out;
-        odir->nlink--;
-        ndir->nlink++;
-        write_inode(e, N(odir));
-        write_inode(e, N(ndir));
-    }
-out:
-    if (old)
-        vnode_put(old);
     vnode_put(v);
     return err;
 }
@@ -2056,6 +2118,11 @@ static void free_inode(struct ext2_fs *e, struct ext2_node *n)
     }
     if (!done || cut < 0 || e->damaged || ifree(e, n->ino, S_ISDIR(v->mode)) < 0)
         e->free_failed = 1; /* a leak (or damage): give_back calls the instance damaged */
+    /* A directory whose inode kept its links (the disk refused the write
+     * that drops them) is one no name reaches: damage to the mount's check
+     * (a renamed-over target, freed by its last reference, maybe later). */
+    if (!done && S_ISDIR(v->mode))
+        damaged(e, "a directory no name reaches kept its links: inode", n->ino);
 }
 
 /* The last reference: forget the node, freeing it first if it has no

@@ -76,6 +76,16 @@ static int make_template(void)
     if ((f = create(fs, "full", S_IFDIR, 0755, 0)) < 0)
         return -1;
     close(f);
+    /* directories to rename across parents and over an empty one */
+    for (i = 0; i < 5; i++) {
+        static const char *const dirs[] = { "d1", "d2", "d1/sub", "d1/e1", "d2/empty" };
+        if ((f = create(fs, dirs[i], S_IFDIR, 0755, 0)) < 0)
+            return -1;
+        close(f);
+    }
+    if ((f = create(fs, "d1/sub/f", S_IFREG, 0644, 0)) < 0)
+        return -1;
+    close(f);
     if ((f = create(fs, "tr", S_IFREG, 0644, 0)) < 0 || (w = ready(f, R_WRITE)) < 0)
         return -1;
     memset(buf, 't', sizeof(buf));
@@ -453,9 +463,35 @@ static int ino_of(const char *name)
     return r;
 }
 
+/* The directory that holds `name`: "." or what is before its last '/'. */
+static void parent_of(const char *name, char *dir, int len)
+{
+    const char *slash = strrchr(name, '/');
+
+    snprintf(dir, len, "%.*s", slash ? (int)(slash - name) : 1, slash ? name : ".");
+}
+
+/* The link count of the directory that holds `name` (-1: none). */
+static int parent_links(const char *name)
+{
+    char dir[32];
+    struct stat st;
+    int f, r;
+
+    parent_of(name, dir, sizeof(dir));
+    f = walk(fs, dir, 0);
+    r = f >= 0 && fstat(f, &st) == 0 ? (int)st.st_nlink : -1;
+    close(f);
+    return r;
+}
+
 /* A rename whose writes fail in turn: a file to a new name, a file over
  * another file's name (the target has one link: done, it is freed), a
- * directory to a new name. A failed rename leaves the old name alone
+ * directory to a new name in its parent, to another parent, over an empty
+ * directory there and in its own parent (e2fsck checks the ".." and the
+ * parents' counts on the images kept: ren*). The tenth round's kernel
+ * moved a directory's names first and its ".." last: "rename d1/sub,
+ * write 3 failing: the old name is gone". A failed rename leaves the old name alone
  * (and the target's name on the target, the image byte for byte as it
  * was), a done one the new name alone on the moved inode; either way the
  * image is healthy. The ninth round's first kernel left both names for a
@@ -468,10 +504,14 @@ static void a_failed_rename_leaves_one_name(void)
     static const struct {
         const char *from, *to;
         int over;                       /* `to` names a file already */
-    } cases[] = { { "hole", "renamed", 0 }, { "hole", "g_ind", 1 }, { "full", "moved", 0 } };
+    } cases[] = {
+        { "hole", "renamed", 0 },  { "hole", "g_ind", 1 },      { "full", "moved", 0 },
+        { "d1/sub", "d2/sub", 0 }, { "d1/sub", "d2/empty", 1 }, { "d1/sub", "d1/e1", 1 }
+    };
     static struct alloc before, after;
     unsigned k;
-    int n, r, err, left, img, src, dst, now_from, now_to;
+    int n, r, err, left, img, src, dst, now_from, now_to, from_links, to_links, isdir, moves;
+    char pfrom[32], pto[32];
 
     no_instance_left();
     for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
@@ -483,12 +523,24 @@ static void a_failed_rename_leaves_one_name(void)
             CHECK(fs >= 0 && alloc_state(&before) == 0, "mount");
             src = ino_of(from);
             dst = ino_of(to);
+            from_links = parent_links(from);
+            to_links = parent_links(to);
+            isdir = strchr(from, '/') || !strcmp(from, "full");
+            parent_of(from, pfrom, sizeof(pfrom));
+            parent_of(to, pto, sizeof(pto));
+            moves = isdir && strcmp(pfrom, pto) != 0;
             failnth(FAILNTH_WRITES | n);
             r = renameat(fs, from, fs, to, 0);
             err = errno;
             left = failnth(0);
             now_from = ino_of(from);
             now_to = ino_of(to);
+            if (!strncmp(from, "d1/sub", 6)) /* (what it holds moves with it) */
+                CHECK(ino_of(r < 0                     ? "d1/sub/f"
+                             : !strcmp(to, "d2/sub")   ? "d2/sub/f"
+                             : !strcmp(to, "d2/empty") ? "d2/empty/f"
+                                                       : "d1/e1/f"),
+                      "rename %s to %s, write %d failing: its file is not in it", from, to, n);
             if (r < 0) {
                 CHECK(err == EIO, "rename %s, write %d failing: errno %d, not EIO", from, n, err);
                 CHECK(now_from == src && now_to == src ? 0 : 1,
@@ -499,7 +551,21 @@ static void a_failed_rename_leaves_one_name(void)
                       !now_to ? "the target's name is gone" : "the new name is there");
                 CHECK(alloc_state(&after) == 0 && memcmp(&before, &after, sizeof(before)) == 0,
                       "rename %s, write %d failing: the bitmaps or counts changed", from, n);
+                CHECK(parent_links(from) == from_links && parent_links(to) == to_links,
+                      "rename %s to %s, write %d failing: the parents' links %d %d, were %d %d",
+                      from, to, n, parent_links(from), parent_links(to), from_links, to_links);
             } else {
+                /* A directory's ".." leaves one parent for the other. The
+                 * counts go down last: when the disk fails that write, the
+                 * rename is done with a count one too high (a leak). */
+                int fl = from_links - moves - (!moves && cases[k].over), pl = parent_links(from);
+                int tl = to_links + moves - cases[k].over, ql = parent_links(to);
+                if (isdir)
+                    CHECK((pl == fl || (!left && pl == fl + 1)) &&
+                              (ql == tl || (!left && ql == tl + 1)),
+                          "rename %s to %s, write %d failing (done): the parents' links %d %d, "
+                          "were %d %d",
+                          from, to, n, parent_links(from), parent_links(to), from_links, to_links);
                 CHECK(!now_from && now_to == src,
                       "rename %s, write %d failing (done): old name %d, new name %d (was %d)", from,
                       n, now_from, now_to, src);
@@ -696,6 +762,22 @@ static int op_rename_over(void)
 {
     return renameat(fs, "hole", fs, "g_ind", 0);
 }
+static int op_rename_dir(void)
+{
+    return renameat(fs, "d1/sub", fs, "d2/sub", 0);
+}
+static int op_rename_dir_over(void)
+{
+    return renameat(fs, "d1/sub", fs, "d2/empty", 0);
+}
+static int op_rename_dir_here(void)
+{
+    return renameat(fs, "d1/sub", fs, "d1/e1", 0);
+}
+static int op_rename_dir_new(void)
+{
+    return renameat(fs, "full", fs, "moved", 0);
+}
 
 static void a_disk_failing_for_good_leaves_the_old_image_or_a_damaged_one(void)
 {
@@ -707,6 +789,11 @@ static void a_disk_failing_for_good_leaves_the_old_image_or_a_damaged_one(void)
         const char *from, *to; /* a rename's names: each keeps its inode if not done */
     } more[] = { { "rename", op_rename, 0, "hole", "renamed" },
                  { "rename over a name", op_rename_over, 0, "hole", "g_ind" },
+                 { "rename a directory", op_rename_dir_new, 0, "full", "moved" },
+                 { "rename a directory to another", op_rename_dir, 0, "d1/sub", "d2/sub" },
+                 { "rename a directory over another's", op_rename_dir_over, 0, "d1/sub",
+                   "d2/empty" },
+                 { "rename a directory over one beside", op_rename_dir_here, 0, "d1/sub", "d1/e1" },
                  { "truncate", op_truncate, 1, NULL, NULL },
                  { "truncate into the double-indirect tree", op_truncate_dind, 1, NULL, NULL },
                  { "unlink", op_unlink, 1, NULL, NULL } };
