@@ -635,25 +635,6 @@ static unsigned evil_target(int root)
         r_; \
     })
 
-/* ftruncate big to len bytes: 0, or -1 with errno. To 100, the tail of
- * its first block is zeroed too, and on a damaged map nothing may be,
- * freed or zeroed, before the whole map is known sound; to 0, every
- * block the map names is freed (the direct ones first). */
-static int truncate_big(int root, int len)
-{
-    int f = walk(root, "big", 0), w, r = -1, e;
-
-    if (f < 0)
-        return -1;
-    if ((w = ready(f, R_WRITE)) >= 0)
-        r = ftruncate(w, len);
-    e = errno;
-    close(w);
-    close(f);
-    errno = e;
-    return r;
-}
-
 /* A block map that loops into itself: /big's indirect block names itself
  * (ind_self_loop), its double-indirect one does (dind_self_loop), a block
  * below its triple-indirect one does (tind_inner_loop: no root repeats),
@@ -701,8 +682,11 @@ static void block_map_loops_are_euclean_and_spare_other_files(void)
         intact = healthy_txt_is_intact(root);
         close(root);
         crc = image_crc(c[i].img);
-        tr = ON_IMAGE(c[i].img, truncate_big(root, 100), &etr);
-        tr0 = ON_IMAGE(c[i].img, truncate_big(root, 0), &etr0);
+        /* To 100 the tail of big's first block is zeroed too, and on a
+         * damaged map nothing may be, freed or zeroed, before the whole
+         * map is known sound; to 0 every block the map names is freed. */
+        tr = ON_IMAGE(c[i].img, truncate_at(root, "big", 100), &etr);
+        tr0 = ON_IMAGE(c[i].img, truncate_at(root, "big", 0), &etr0);
         freed = image_crc(c[i].img) != crc;
         if (!(rd < 0 && erd == EUCLEAN && wr < 0 && ewr == EUCLEAN && intact && tr == -1 &&
               etr == EUCLEAN && tr0 == -1 && etr0 == EUCLEAN && !freed))
@@ -852,7 +836,7 @@ static void rarer_damage_is_euclean(void)
     CHECK(r[6] == -1 && e[6] == EUCLEAN, "a create that finds an open inode free: %d, errno %d",
           r[6], e[6]);
     crc = image_crc("i_blocks_too_small");
-    r[0] = ON_IMAGE("i_blocks_too_small", truncate_big(root, 100), &e[0]);
+    r[0] = ON_IMAGE("i_blocks_too_small", truncate_at(root, "big", 100), &e[0]);
     CHECK(r[0] == -1 && e[0] == EUCLEAN, "truncating a map past i_blocks: %d, errno %d", r[0],
           e[0]);
     CHECK(image_crc("i_blocks_too_small") == crc,

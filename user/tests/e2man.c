@@ -14,26 +14,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include "t.h"
-
-#define EXPECT(page, err, what, call) \
-    do { \
-        errno = 0; \
-        int r_ = (int)(call); \
-        expect_(#page "_" #err "_" #what, r_ == -1, r_, errno, err, #call); \
-    } while (0)
-
-static void expect_(const char *name, int failed, int r, int got, int want, const char *call)
-{
-    char why[300];
-
-    if (failed && got == want) {
-        t_report(name, NULL);
-        return;
-    }
-    snprintf(why, sizeof(why), "%s gave %d, errno %d (%s); want -1, %d (%s)", call, r, got,
-             strerror(got), want, strerror(want));
-    t_report(name, why);
-}
+#include "t_expect.h"
 
 /* /mnt/man.img as an ext2 instance without the whole-disk check (which
  * would make a damaged image read-only: EROFS, not the error asked). */

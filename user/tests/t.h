@@ -211,6 +211,22 @@ static inline int put_file(const char *path, const char *text)
     return n == (int)strlen(text) ? 0 : -1;
 }
 
+/* ftruncate the file `name` under dir to len bytes: 0, or -1 with the
+ * errno of the step that failed (walk, ready or ftruncate), which the
+ * closes after it keep. */
+static inline int truncate_at(int dir, const char *name, uint32_t len)
+{
+    int f = walk(dir, name, 0), w = f >= 0 ? ready(f, R_WRITE) : -1, r = w >= 0 ? 0 : -1, e;
+
+    if (w >= 0)
+        r = ftruncate(w, len);
+    e = errno;
+    close(w);
+    close(f);
+    errno = e;
+    return r;
+}
+
 /* A number from /proc/meminfo ("free_pages" or "total_pages"); 0 if none.
  * The leak checks compare free_pages() before and after. */
 static inline unsigned meminfo(const char *key)

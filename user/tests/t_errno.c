@@ -79,41 +79,11 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include "t.h"
+#include "t_expect.h"
 
 #define USER   1000                     /* the uid of as_user()'s children */
 #define BADPTR ((void *)0xC0001000)     /* kernel memory: never a user address */
 #define D      "/tmp/errno"             /* the scratch directory */
-
-/* One checked failure: `call` must return -1 with errno `err`. The result
- * is PAGE_ERR_what: PAGE is the manual page (dup, pivot_root, ...). */
-#define EXPECT(page, err, what, call) \
-    do { \
-        errno = 0; \
-        int r_ = (int)(call); \
-        expect_(#page "_" #err "_" #what, r_ == -1, r_, errno, err, #call); \
-    } while (0)
-
-/* The same for a call that returns a pointer: NULL (or (void *)-1: sbrk). */
-#define EXPECT_NULL(page, err, what, call) \
-    do { \
-        errno = 0; \
-        void *p_ = (void *)(call); \
-        expect_(#page "_" #err "_" #what, p_ == NULL || p_ == (void *)-1, (int)p_, errno, err, \
-                #call); \
-    } while (0)
-
-static void expect_(const char *name, int failed, int r, int got, int want, const char *call)
-{
-    char why[300];
-
-    if (failed && got == want) {
-        t_report(name, NULL);
-        return;
-    }
-    snprintf(why, sizeof(why), "%s gave %d, errno %d (%s); want -1, %d (%s)", call, r, got,
-             strerror(got), want, strerror(want));
-    t_report(name, why);
-}
 
 /* A plain assertion under a PAGE_ERR_what name: that a failed call left
  * things as they were. */
