@@ -129,6 +129,24 @@ static int damaged(struct ext2_fs *e, const char *what, uint32_t n)
     return -EUCLEAN;
 }
 
+/* A write failed where only a leak follows (a free, or a count the disk
+ * kept one too high), after the change the caller asked for was made: it
+ * stands (unlink's name is gone, so unlink says 0, as on Linux). Say so
+ * once, and mark the image's superblock "errors found" (EXT2_ERROR_FS),
+ * if the disk takes that write, so that e2fsck -p checks it and gives
+ * the leak back; the instance writes on. */
+static int write_super(struct ext2_fs *e);
+
+static void leaked(struct ext2_fs *e, uint32_t ino)
+{
+    if (e->damaged || e->sb.state == EXT2_ERROR_FS)
+        return; /* (damaged said it, and writes nothing) */
+    kprintf("ext2: %s: a write failed: inode %u leaks (e2fsck gives it back)\n", e->fs->source_name,
+            ino);
+    e->sb.state = EXT2_ERROR_FS;
+    write_super(e);
+}
+
 /* May this instance change its image? Every change asks first, and
  * dev_write asks again for each write, as the backstop. */
 static int writable(struct ext2_fs *e)
@@ -1163,6 +1181,8 @@ static int truncate_data(struct ext2_fs *e, struct vnode *v, uint32_t len)
         v->size = len;
         v->mtime = rtc_now();
         err = cut_map(e, N(v), (len + e->bsize - 1) / e->bsize, going, was, N(v)->raw.dtime, &done);
+        if (err < 0 && done)
+            leaked(e, v->ino); /* (the cut is made: the size is len) */
         if (err < 0 && !done && tail && bwrite_part(e, blk, in, tail, e->bsize - in) < 0)
             damaged(e, "a write failed and so did its undoing: the last block of inode", v->ino);
         kfree(tail);
@@ -1719,7 +1739,11 @@ static int victim(struct ext2_fs *e, struct vnode *dir, const char *name, struct
     return 0;
 }
 
-/* Take the name away; the node goes when its last reference does. */
+/* Take the name away; the node goes when its last reference does. Once
+ * the name is gone the call has done what it said: a count the disk then
+ * fails to lower stays one too high there (a leak, said by leaked), and
+ * the answer is 0. Before, the node's count failing said EIO with the
+ * name gone. */
 static int drop_name(struct ext2_fs *e, struct vnode *dir, const char *name, struct vnode *v)
 {
     uint32_t ino;
@@ -1730,12 +1754,15 @@ static int drop_name(struct ext2_fs *e, struct vnode *dir, const char *name, str
     if (S_ISDIR(v->mode)) {
         v->nlink = 0;
         dir->nlink--;
-        write_inode(e, N(dir));
+        if (write_inode(e, N(dir)) < 0)
+            leaked(e, dir->ino);
     } else {
         v->nlink--;
     }
     v->mtime = rtc_now();
-    return write_inode(e, N(v));
+    if (write_inode(e, N(v)) < 0)
+        leaked(e, v->ino);
+    return 0;
 }
 
 static int ext2_unlink(struct vnode *dir, const char *name)
@@ -1841,11 +1868,13 @@ static int rename_file(struct ext2_fs *e, struct vnode *odir, const char *oname,
     }
     v->nlink--;
     v->mtime = rtc_now();
-    write_inode(e, N(v)); /* (failing: a count one too high, a leak's) */
+    if (write_inode(e, N(v)) < 0)
+        leaked(e, v->ino); /* (a count one too high) */
     if (old) {
         old->nlink--;
         old->mtime = rtc_now();
-        write_inode(e, N(old)); /* (as above; at 0 links, vnode_put frees it) */
+        if (write_inode(e, N(old)) < 0) /* (as above; at 0 links, vnode_put frees it) */
+            leaked(e, old->ino);
     }
     err = 0;
     goto out;
@@ -1921,9 +1950,10 @@ static int rename_dir(struct ext2_fs *e, struct vnode *odir, const char *oname, 
          * its inode again), or the instance stops, as give_back does. */
         old->nlink = 0;
         old->mtime = rtc_now();
-        write_inode(e, N(old));
+        write_inode(e, N(old)); /* (written again by the free) */
         ndir->nlink--; /* (its "..") */
-        write_inode(e, N(ndir));
+        if (write_inode(e, N(ndir)) < 0)
+            leaked(e, ndir->ino);
         ino = old->ino;
         e->free_failed = 0;
         vnode_put(old);
@@ -1933,7 +1963,8 @@ static int rename_dir(struct ext2_fs *e, struct vnode *odir, const char *oname, 
     }
     if (moves) {
         odir->nlink--;
-        write_inode(e, N(odir));
+        if (write_inode(e, N(odir)) < 0)
+            leaked(e, odir->ino);
     }
     err = 0;
     goto out;
@@ -2116,8 +2147,10 @@ static void free_inode(struct ext2_fs *e, struct ext2_node *n)
         n->raw.dtime = rtc_now();
         done = write_inode(e, n) == 0;
     }
-    if (!done || cut < 0 || e->damaged || ifree(e, n->ino, S_ISDIR(v->mode)) < 0)
+    if (!done || cut < 0 || e->damaged || ifree(e, n->ino, S_ISDIR(v->mode)) < 0) {
         e->free_failed = 1; /* a leak (or damage): give_back calls the instance damaged */
+        leaked(e, n->ino);
+    }
     /* A directory whose inode kept its links (the disk refused the write
      * that drops them) is one no name reaches: damage to the mount's check
      * (a renamed-over target, freed by its last reference, maybe later). */
