@@ -34,6 +34,7 @@
 struct ext2_node {
     struct ext2_inode raw;
     uint32_t ino;
+    uint32_t disk_links; /* links_count as the disk last took it (free_inode) */
     struct vnode *v;
     struct ext2_node *next;
 };
@@ -537,6 +538,7 @@ static int ifree(struct ext2_fs *e, uint32_t ino, int dir)
 static int write_inode(struct ext2_fs *e, struct ext2_node *n)
 {
     struct vnode *v = n->v;
+    int err;
 
     n->raw.mode = v->mode;
     n->raw.uid = v->uid;
@@ -544,7 +546,9 @@ static int write_inode(struct ext2_fs *e, struct ext2_node *n)
     n->raw.size = v->size;
     n->raw.links_count = v->nlink;
     n->raw.mtime = v->mtime;
-    return dev_write(e, inode_offset(e, n->ino), &n->raw, sizeof(n->raw));
+    if ((err = dev_write(e, inode_offset(e, n->ino), &n->raw, sizeof(n->raw))) == 0)
+        n->disk_links = v->nlink;
+    return err;
 }
 
 /* A fast symlink keeps its text in i_block[] and owns no block (Linux's
@@ -592,6 +596,7 @@ static int node_new(struct ext2_fs *e, uint32_t ino, const struct ext2_inode *ra
     }
     n->raw = *raw;
     n->ino = ino;
+    n->disk_links = raw->links_count;
     n->v = v;
     v->priv = n;
     v->ino = ino;
@@ -2151,10 +2156,11 @@ static void free_inode(struct ext2_fs *e, struct ext2_node *n)
         e->free_failed = 1; /* a leak (or damage): give_back calls the instance damaged */
         leaked(e, n->ino);
     }
-    /* A directory whose inode kept its links (the disk refused the write
-     * that drops them) is one no name reaches: damage to the mount's check
-     * (a renamed-over target, freed by its last reference, maybe later). */
-    if (!done && S_ISDIR(v->mode))
+    /* A directory whose inode kept its links on the disk (it refused the
+     * writes that drop them: the caller's and the free's) is one no name
+     * reaches: damage to the mount's check (a renamed-over target, freed
+     * by its last reference, maybe later). At 0 links it only leaks. */
+    if (!done && S_ISDIR(v->mode) && n->disk_links)
         damaged(e, "a directory no name reaches kept its links: inode", n->ino);
 }
 
