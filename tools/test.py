@@ -1332,7 +1332,8 @@ say("%s READY\n" % tag)
 key = bytes.fromhex(sys.stdin.read(32))
 def signed(body):
     return "%s %s %s" % (tag, grade.line_mac(key, tag, body.encode()).decode(), body)
-for n in names or plan["fake_table"]:
+table = plan["fake_table"]             # (a dict: each program's own)
+for n in names or (table.get(prog, []) if isinstance(table, dict) else table):
     kind = plan["kinds"].get(n, "pass")
     say(signed("START %s" % n) + "\n")
     if kind == "dbg-pass":
@@ -1364,6 +1365,11 @@ for n in names or plan["fake_table"]:
     elif kind == "flood-forever":           # never a pause: the grader always has input
         while True:
             say("z\n" * 65536)
+    elif kind == "fail-then-hang":          # fails in the first boot, hangs after
+        if boots == 1:
+            say(signed("FAIL %s: lost the race" % n) + "\n")
+        else:
+            time.sleep(3600)
     elif kind == "flaky" and boots == 1:    # fails in the first boot, passes after
         say(signed("FAIL %s: lost the race" % n) + "\n")
     elif kind == "panic" or (kind == "panic-once" and boots == 1):
@@ -1388,6 +1394,71 @@ results, notes = grade.run_program("/nonexistent", "labzz", plan["names"], plan[
 print(json.dumps({n: [o.ok, o.reason] + ([o.output] if plan.get("output") else [])
                   for n, o in results.items()}))
 '''
+
+
+# build_and_run, the fake QEMU booting: the lab's program, then a hidden one
+# (make a no-op: the trees hold sources only); prints each row's name, ok,
+# flaky, not_run and output, and the boots' command lines come from the plan.
+RERUN_ORDER = r'''
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+import grade, handout
+plan = json.load(open(sys.argv[2]))
+grade.make = lambda *a, **k: (True, "")
+lab = next(lab for lab in handout.labs() if lab.uses_harness() and lab.points())
+report = grade.Report(lab, True)
+budget = plan.get("budget")
+until = time.monotonic() + budget if budget else None
+grade.build_and_run(report, plan["tree"], plan["tests"], plan["extra"], 1, lambda *a: None,
+                    relaxed=True, until=until, budget=budget)
+print(json.dumps({r["name"].split("/")[-1]: [r["ok"], r.get("flaky", False), r["not_run"],
+                                             r["output"]] for r in report.rows}))
+'''
+
+
+def fake_rerun_order(tmp, kinds, budget):
+    """build_and_run on a tree whose lab program has t_pass and t_race and a
+    hidden program with t_hid, against the fake QEMU: ({test: [ok, flaky,
+    not_run, output]}, [the boots' programs and tests], seconds)."""
+    tree, extra = os.path.join(tmp, "rtree"), os.path.join(tmp, "rextra")
+    lab = harness_lab()
+    os.makedirs(os.path.join(tree, lab.folder), exist_ok=True)
+    os.makedirs(os.path.join(tree, "build"), exist_ok=True)
+    os.makedirs(extra, exist_ok=True)
+    with open(os.path.join(tree, lab.folder, "test.c"), "w") as f:
+        f.write("LAB_TEST(t_pass)\nLAB_TEST(t_race)\n")
+    with open(os.path.join(extra, "h.c"), "w") as f:
+        f.write("LAB_TEST(t_hid)\n")
+    with open(os.path.join(extra, "points"), "w") as f:
+        f.write("t_hid 1 120\n")
+    plan = os.path.join(tmp, "plan.json")
+    state = os.path.join(tmp, "boots")
+    for q in (state, state + ".cmd"):
+        if os.path.exists(q):
+            os.unlink(q)
+    fake = os.path.join(tmp, "bin")
+    os.makedirs(fake, exist_ok=True)
+    with open(os.path.join(fake, qemu.QEMU), "w") as f:
+        f.write(FAKE_QEMU)
+    os.chmod(os.path.join(fake, qemu.QEMU), 0o755)
+    with open(plan, "w") as f:
+        json.dump({"names": [], "kinds": kinds, "table": None, "limits": {},
+                   "fake_table": {harness_lab().prog: ["t_pass", "t_race"], "extra_h": ["t_hid"]},
+                   "silent": False, "boot_limit": 5, "state": state, "stop": False,
+                   "output": False, "budget": budget, "tree": tree, "extra": extra,
+                   "tests": [["t_pass", 1, 30], ["t_race", 1, 120]]}, f)
+    env = dict(os.environ, PATH=fake + os.pathsep + os.environ["PATH"], FAKE_QEMU_PLAN=plan,
+               FAKE_QEMU_TOOLS=os.path.join(qemu.ROOT, "tools"))
+    t0 = time.monotonic()
+    p = subprocess.run([sys.executable, "-c", RERUN_ORDER, os.path.join(qemu.ROOT, "tools"),
+                        plan], capture_output=True, text=True, env=env, timeout=200)
+    took = time.monotonic() - t0
+    if p.returncode != 0:
+        raise RuntimeError("runner failed: " + p.stderr[-2000:])
+    cmds = open(state + ".cmd").read().splitlines() if os.path.exists(state + ".cmd") else []
+    boots = [" ".join(w for w in c.split() if w.startswith("run=") or w.startswith("t_"))
+             for c in cmds]
+    return json.loads(p.stdout), boots, took
 
 
 def fake_runner(tmp, names, kinds, table=None, limits=None, silent=False, boot_limit=5,
@@ -1683,6 +1754,32 @@ def grading_runner_suite():
             said = batch.problems(r)
             res.append(("grading/runner/b3_the_batch_s_csv_says_flaky", said == [
                 "flaky in lab/t_flaky"], repr(said)))
+            # B4: the reruns come after every program's first run (the hidden tests'
+            # too) and only while the budget lasts: a rerun that hangs (t_race,
+            # failed, then hangs) once took the hidden test's time, which was then
+            # "not run"; now the rerun is cut and the failure stands
+            try:
+                got, boots, took = fake_rerun_order(tmp, {"t_race": "fail-then-hang"}, 15)
+            except (RuntimeError, subprocess.TimeoutExpired) as e:
+                got, boots, took = {"error": str(e)[-600:]}, [], 0
+            race, hid = got.get("t_race", [1, 1, 1, ""]), got.get("t_hid", [0, 0, 1, ""])
+            ok = got.get("t_pass", [0])[0] is True and hid[0] is True and not hid[2] and \
+                race[:3] == [False, False, False] and race[3].startswith("lost the race") and \
+                len(boots) == 3 and boots[1].startswith("run=/bin/extra_h") and \
+                boots[2].endswith(" t_race") and took < 120
+            res.append(("grading/runner/b4_reruns_come_after_every_first_run_hidden_tests_too",
+                        ok, "%.0f s, boots %s: %s" % (took, boots, json.dumps(got)[:1500])))
+            # ... and a rerun that passes still marks its row flaky (a row made before it)
+            try:
+                got, boots, took = fake_rerun_order(tmp, {"t_race": "flaky"}, None)
+            except (RuntimeError, subprocess.TimeoutExpired) as e:
+                got, boots, took = {"error": str(e)[-600:]}, [], 0
+            race = got.get("t_race", [1, 0, 1, ""])
+            ok = race[:3] == [False, True, False] and race[3].startswith("lost the race") and \
+                "Run again in a new boot, this test passed" in race[3] and len(boots) == 3 and \
+                boots[2].endswith(" t_race") and got.get("t_hid", [0])[0] is True
+            res.append(("grading/runner/b4_a_rerun_that_passes_marks_the_row_flaky", ok,
+                        "boots %s: %s" % (boots, json.dumps(got)[:1500])))
 
         return res
     return "grading/runner", run
