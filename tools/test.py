@@ -2477,6 +2477,22 @@ def grading_units_suite():
         import tarfile
         res = []
         with tempfile.TemporaryDirectory() as tmp:
+            # a local batch has no time budget unless one is given (on a loaded
+            # machine 480 s left a slow correct submission's last tests "not run");
+            # Gradescope's run_autograder gives grade.py its own
+            # (in processes of their own: the environment is the suites' threads' too)
+            probe = ("import sys; sys.path.insert(0, sys.argv[1]); import batch; "
+                     "print(batch.parser().parse_args(sys.argv[2:]).budget)")
+            got = []
+            for args, env in ((["01", "subs"], {}), (["01", "subs", "--budget", "30"], {}),
+                              (["01", "subs"], {"GRADE_BUDGET": "45"})):
+                p = subprocess.run([sys.executable, "-c", probe, os.path.join(qemu.ROOT, "tools")]
+                                   + args, capture_output=True, text=True, timeout=120,
+                                   env=dict({k: v for k, v in os.environ.items()
+                                             if k != "GRADE_BUDGET"}, **env))
+                got.append(p.stdout.strip() or p.stderr.strip()[-200:])
+            res.append(("grading/units/a_local_batch_has_no_budget_unless_given",
+                        got == ["0", "30", "45"], repr(got)))
             # SipHash-2-4: the paper's vectors, in Python and in the guest's C
             key, msg = bytes(range(16)), bytes(range(64))
             py = [grade.siphash24(key, msg[:n]) for n, _ in SIPHASH_VECTORS]
