@@ -1131,9 +1131,38 @@ def base_tree(lab, worker=0, root=ROOT):
         fresh = False
     os.makedirs(tree, exist_ok=True)
     handout.write_tree(pristine_files(lab, root), tree)
-    if fresh:
+    if fresh and not (worker == 0 and seed_from_prepared(lab, tree, root)):
         seed_build(root, tree)              # the tree's own objects, where files agree
     return tree
+
+
+def seed_from_prepared(lab, tree, root=ROOT):
+    """Seed a new worker-0 tree of lab from another lab's worker-0 tree of
+    root that is PREPARED (built with the grading's flags, as this one will
+    be), if one is free now: make then recompiles only the files that
+    differ between the two (the labs' stubs and solutions, a submission
+    left in it), where root's objects (made with -Werror: other flags)
+    recompiled every file. True if it did."""
+    for other in handout.labs(root):
+        if other.num == lab.num or not os.path.exists(
+                os.path.join(root, "build", "grade", other.num + ".where")):
+            continue
+        src = worker_dir(other, 0, root)
+        if not os.path.exists(os.path.join(src, "build", PREPARED)):
+            continue
+        fd = os.open(src + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)     # not while it grades
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        try:
+            if os.path.exists(os.path.join(src, "build", PREPARED)):
+                seed_build(src, tree)
+                return True
+        finally:
+            os.close(fd)
+    return False
 
 
 # In a work tree's build/ once its pristine files have been built with the
