@@ -1462,7 +1462,7 @@ def fake_rerun_order(tmp, kinds, budget):
     return json.loads(p.stdout), boots, took
 
 
-def fake_runner(tmp, names, kinds, table=None, limits=None, silent=False, boot_limit=5,
+def fake_runner(tmp, names, kinds, table=None, limits=None, silent=False, boot_limit=30,
                 stop=False, timeout=300, output=False, budget=None):
     """Run grade.run_program against the fake QEMU: ({test: [ok, reason]
     (and its console output, if output)}, boots, [command lines]). budget:
@@ -4730,7 +4730,7 @@ def run_suites(suites, workers, report):
             t0 = time.monotonic()
             try:
                 results = pick[1]()
-            except Exception as e:  # a runner bug is a failure, not a crash
+            except BaseException as e:  # a runner bug (SystemExit too) is a failure
                 results = [(pick[0], False, "runner error: %r" % e)]
             t1 = time.monotonic()
             with lock:
