@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tools/batch.py - grade a folder of submissions: `make grade-batch`.
 
-    tools/batch.py NN SUBMISSIONS [--out DIR] [--jobs N] [--extra DIR]
+    tools/batch.py NN SUBMISSIONS [--out DIR] [--jobs N] [--extra DIR] [--budget S]
     tools/batch.py NN --fixtures DIR [--count 20]
 
 Each subfolder, .zip, .tar.gz, .tgz or .tar of SUBMISSIONS is one student's
@@ -9,7 +9,8 @@ submission (named after it). They are graded as tools/grade.py
 --submission grades one (only the code in the lab's regions and answers.md
 are taken, into a pristine tree), in parallel: one worker per core, each
 with its own prebuilt work tree (grade.worker_dir: outside the full tree)
-and one QEMU at a time.
+and one QEMU at a time. No time budget per submission unless --budget or
+GRADE_BUDGET gives one (LOCAL_BUDGET; Gradescope's package has its own).
 Writes, under DIR (default build/grade-batch-NN/):
 
     grades.csv                  student, score, max, one column per test,
@@ -85,7 +86,16 @@ def problems(report):
     return notes + [n.split("\n")[0].rstrip(":") for n in report.notes]
 
 
-def grade_all(lab, entries, out, jobs, extra, log=grade.say, budget=grade.BUDGET):
+# A local batch's time budget per submission, unless --budget or GRADE_BUDGET
+# says one: none. grade.BUDGET (480 s) exists for Gradescope, whose container
+# is killed at its limit (run_autograder gives grade.py its own); a local
+# batch is killed by nothing, each test still has its limit and each boot
+# BOOT_LIMIT, and on a loaded machine (--jobs 2 on two busy cores) 480 s left
+# a slow but correct submission's last tests "not run".
+LOCAL_BUDGET = 0
+
+
+def grade_all(lab, entries, out, jobs, extra, log=grade.say, budget=LOCAL_BUDGET):
     """Grade every (student, path) with jobs workers; returns the reports."""
     tree, ok, msg = grade.prepare(lab, 0)
     if not ok:
@@ -248,7 +258,7 @@ def make_fixtures(lab, dest, count):
     return made
 
 
-def main():
+def parser():
     ap = argparse.ArgumentParser(description="grade a folder of submissions")
     ap.add_argument("lab")
     ap.add_argument("submissions", nargs="?", help="folder of submissions")
@@ -257,12 +267,16 @@ def main():
     ap.add_argument("--extra", default=os.environ.get("GRADE_EXTRA") or None,
                     help="hidden tests folder (default: $GRADE_EXTRA)")
     ap.add_argument("--budget", type=grade.budget_arg,
-                    default=os.environ.get("GRADE_BUDGET") or grade.BUDGET,
-                    help="seconds one submission's grading may take (default $GRADE_BUDGET or "
-                    "%d; 0: no limit)" % grade.BUDGET)
+                    default=os.environ.get("GRADE_BUDGET") or LOCAL_BUDGET,
+                    help="seconds one submission's grading may take (default $GRADE_BUDGET, "
+                    "else no limit: 0; Gradescope's package has %d)" % grade.BUDGET)
     ap.add_argument("--fixtures", help="write made-up submissions to this folder, and stop")
     ap.add_argument("--count", type=int, default=20, help="how many fixtures")
-    args = ap.parse_args()
+    return ap
+
+
+def main():
+    args = parser().parse_args()
     lab = grade.choose_labs([args.lab])[0]
     if args.fixtures:
         made = make_fixtures(lab, args.fixtures, args.count)

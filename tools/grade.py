@@ -598,7 +598,7 @@ def name_batches(names, prog, table):
 
 
 def run_program(build, prog, names, limits, table=None, on_result=None, boot_limit=BOOT_LIMIT,
-                stop_at_failure=False, until=None, budget=None):
+                stop_at_failure=False, until=None, budget=None, rerun=True):
     """Run the tests `names` of guest program prog, booting as often as
     needed: again after a hang or a panic, with the tests not yet run (each
     boot settles at least one test, so there are at most as many boots as
@@ -607,8 +607,10 @@ def run_program(build, prog, names, limits, table=None, on_result=None, boot_lim
     stop at the first test that fails, leaving the rest out of the results
     (tools/mutants.py: one failure catches a mutant). until: when the
     grading's time budget (of `budget` seconds) ends (time.monotonic()); a
-    test it cuts short or leaves no time for is OUT_OF_TIME. Returns
-    ({test: Outcome}, notes)."""
+    test it cuts short or leaves no time for is OUT_OF_TIME. rerun: run the
+    failed tests once more (run_again) here; run_tests says False and runs
+    them itself after every program's first run. Returns ({test: Outcome},
+    notes)."""
     results, notes = {}, []
     if names is None:
         got, done, note, warnings = boot_once(build, prog, None, limits, on_result, boot_limit,
@@ -660,7 +662,7 @@ def run_program(build, prog, names, limits, table=None, on_result=None, boot_lim
                 remaining = missing
                 fail_rest("not run: the test program has no such test, or skipped it")
                 break
-    if not stop_at_failure:
+    if rerun and not stop_at_failure:
         notes += run_again(build, prog, names, results, limits, boot_limit, until)
     return results, notes
 
@@ -679,9 +681,8 @@ def run_again(build, prog, names, results, limits, boot_limit, until):
     undo it; what the rerun gives is the word "flaky" in the output, the
     notes and the batch's CSV, so that a grade that flips between two
     gradings of one submission is explained, not a mystery. Returns notes."""
-    again = [n for n in names if n in results and results[n].again][:RERUN_MAX]
-    if not again or not any(o.ok for o in results.values()) or (
-            until is not None and time.monotonic() >= until):
+    again = rerun_wanted(names, results)
+    if not again or (until is not None and time.monotonic() >= until):
         return []
     got, _, _, warnings = boot_once(build, prog, name_batches(again, prog, None)[0], limits,
                                     None, boot_limit, False, until)
@@ -694,6 +695,15 @@ def run_again(build, prog, names, results, limits, boot_limit, until):
             "that saw a wrong result once has found a bug." % got[n].seconds)
     return warnings + (["flaky: %s failed, then passed when run again in a new boot (the "
                         "failure stands)" % ", ".join(flaky)] if flaky else [])
+
+
+def rerun_wanted(names, results):
+    """The tests of a program's first run that run_again would run once
+    more: those that failed with a FAIL line or a panic, when some test of
+    the program passed (at most RERUN_MAX)."""
+    if names is None or not any(o.ok for o in results.values()):
+        return []
+    return [n for n in names if n in results and results[n].again][:RERUN_MAX]
 
 
 def test_table(source):
@@ -1121,9 +1131,38 @@ def base_tree(lab, worker=0, root=ROOT):
         fresh = False
     os.makedirs(tree, exist_ok=True)
     handout.write_tree(pristine_files(lab, root), tree)
-    if fresh:
+    if fresh and not (worker == 0 and seed_from_prepared(lab, tree, root)):
         seed_build(root, tree)              # the tree's own objects, where files agree
     return tree
+
+
+def seed_from_prepared(lab, tree, root=ROOT):
+    """Seed a new worker-0 tree of lab from another lab's worker-0 tree of
+    root that is PREPARED (built with the grading's flags, as this one will
+    be), if one is free now: make then recompiles only the files that
+    differ between the two (the labs' stubs and solutions, a submission
+    left in it), where root's objects (made with -Werror: other flags)
+    recompiled every file. True if it did."""
+    for other in handout.labs(root):
+        if other.num == lab.num or not os.path.exists(
+                os.path.join(root, "build", "grade", other.num + ".where")):
+            continue
+        src = worker_dir(other, 0, root)
+        if not os.path.exists(os.path.join(src, "build", PREPARED)):
+            continue
+        fd = os.open(src + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)     # not while it grades
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        try:
+            if os.path.exists(os.path.join(src, "build", PREPARED)):
+                seed_build(src, tree)
+                return True
+        finally:
+            os.close(fd)
+    return False
 
 
 # In a work tree's build/ once its pristine files have been built with the
@@ -1778,12 +1817,15 @@ def hidden_programs(extra):
     return out
 
 
-def run_tests(report, tree, programs, log, until=None, budget=None):
+def run_tests(report, tree, programs, log, until=None, budget=None, pending=None):
     """Boot each program in tree; fill report.rows. Printed as they come:
     each test, and under a failure its reason and the end of the console
     output during it. A passed test's console output is kept nowhere (what
     the code under test prints never reaches a visible field unless a
-    test failed)."""
+    test failed). pending: a list; each program's failed tests are not run
+    again here but noted in it, for run_reruns once every test has had
+    its first run (a rerun must never take the budget of a first run).
+    None: each program's reruns follow its first run."""
     build = os.path.join(tree, "build")
     for prog, prefix, ptests, hidden, table, names in programs:
         points = {t[0]: t[1] for t in ptests}
@@ -1802,12 +1844,28 @@ def run_tests(report, tree, programs, log, until=None, budget=None):
                     tail(o.output, SHOW_LINES).replace("\n", "\n        "))
 
         results, notes = run_program(build, prog, names, limits, table, show, until=until,
-                                     budget=budget)
+                                     budget=budget, rerun=pending is None)
         report.notes += [("hidden: " if hidden else "") + n for n in notes]
         report.rows += [result_row(prefix + name, results.get(name, Outcome(False, "no result")),
                                    points.get(name, 1 if hidden else 0), hidden)
                         for name in (names if names is not None else sorted(results))]
         report.partial = {}
+        if pending is not None and rerun_wanted(names, results):
+            pending.append((build, prog, prefix, names, results, points, limits, hidden))
+
+
+def run_reruns(report, pending, log, until=None):
+    """The reruns run_tests left in pending, program by program, while the
+    budget lasts (run_again stops at until): a test that passes is marked
+    flaky in its row and the notes. Its first result stands."""
+    for build, prog, prefix, names, results, points, limits, hidden in pending:
+        notes = run_again(build, prog, names, results, limits, BOOT_LIMIT, until)
+        report.notes += [("hidden: " if hidden else "") + n for n in notes]
+        for n in names:
+            if results[n].flaky:
+                row = result_row(prefix + n, results[n], points.get(n, 1 if hidden else 0), hidden)
+                report.rows = [row if r["name"] == row["name"] else r for r in report.rows]
+                log("FLAKY %s: %s" % (prefix + n, FLAKY.lower()))
 
 
 def result_row(name, o, maxp, hidden):
@@ -1854,24 +1912,39 @@ def build_and_run(report, tree, tests, extra, jobs, log, relaxed=False, until=No
     report.warnings = compiler_messages(out) if relaxed else ""
     if report.warnings:
         log(WARNINGS + "\n" + indent(report.warnings))
-    run_tests(report, tree, lab_program(report.lab, tree, tests), log, until, budget)
+    visible = []                            # reruns come after every first run
+    run_tests(report, tree, lab_program(report.lab, tree, tests), log, until, budget, visible)
     if not extra:
+        run_reruns(report, visible, log, until)
         return
     add_extra(tree, extra)
     try:
-        if until is not None and time.monotonic() >= until:
-            not_built(report, [], extra, budget_left(budget))
-            return
-        ok, out = make(tree, jobs, relaxed, SUBMISSION_BUILD_LIMIT, guard=relaxed, log=log)
-        if not ok:
-            log("The hidden tests do not build:\n" + indent(messages_tail(out)))
-            report.notes.append("hidden: the hidden tests do not build with this submission")
-            not_built(report, [], extra, "the hidden tests do not build with this "
-                                         "submission:\n" + messages_tail(out))
-            return
-        run_tests(report, tree, hidden_programs(extra), log, until, budget)
+        run_hidden(report, tree, extra, jobs, log, relaxed, until, budget)
     finally:
         clear_extra(tree)
+    # the lab's own reruns boot without the hidden tests, as its first run did: the
+    # boot archive clear_extra took is made again (nothing to compile: only the archive)
+    if visible and (until is None or time.monotonic() < until) and \
+            make(tree, jobs, relaxed, SUBMISSION_BUILD_LIMIT, guard=relaxed, log=log)[0]:
+        run_reruns(report, visible, log, until)
+
+
+def run_hidden(report, tree, extra, jobs, log, relaxed, until, budget):
+    """build_and_run's hidden tests, in a tree that has them (add_extra):
+    build, run, then their reruns."""
+    if until is not None and time.monotonic() >= until:
+        not_built(report, [], extra, budget_left(budget))
+        return
+    ok, out = make(tree, jobs, relaxed, SUBMISSION_BUILD_LIMIT, guard=relaxed, log=log)
+    if not ok:
+        log("The hidden tests do not build:\n" + indent(messages_tail(out)))
+        report.notes.append("hidden: the hidden tests do not build with this submission")
+        not_built(report, [], extra, "the hidden tests do not build with this "
+                                     "submission:\n" + messages_tail(out))
+        return
+    hidden = []
+    run_tests(report, tree, hidden_programs(extra), log, until, budget, hidden)
+    run_reruns(report, hidden, log, until)
 
 
 def grade_submission(lab, path, extra=None, only=None, worker=0, jobs=None, root=ROOT,

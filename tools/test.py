@@ -38,6 +38,7 @@ import glob
 import hashlib
 import json
 import os
+import queue
 import random
 import re
 import shutil
@@ -1332,7 +1333,8 @@ say("%s READY\n" % tag)
 key = bytes.fromhex(sys.stdin.read(32))
 def signed(body):
     return "%s %s %s" % (tag, grade.line_mac(key, tag, body.encode()).decode(), body)
-for n in names or plan["fake_table"]:
+table = plan["fake_table"]             # (a dict: each program's own)
+for n in names or (table.get(prog, []) if isinstance(table, dict) else table):
     kind = plan["kinds"].get(n, "pass")
     say(signed("START %s" % n) + "\n")
     if kind == "dbg-pass":
@@ -1364,6 +1366,11 @@ for n in names or plan["fake_table"]:
     elif kind == "flood-forever":           # never a pause: the grader always has input
         while True:
             say("z\n" * 65536)
+    elif kind == "fail-then-hang":          # fails in the first boot, hangs after
+        if boots == 1:
+            say(signed("FAIL %s: lost the race" % n) + "\n")
+        else:
+            time.sleep(3600)
     elif kind == "flaky" and boots == 1:    # fails in the first boot, passes after
         say(signed("FAIL %s: lost the race" % n) + "\n")
     elif kind == "panic" or (kind == "panic-once" and boots == 1):
@@ -1390,7 +1397,72 @@ print(json.dumps({n: [o.ok, o.reason] + ([o.output] if plan.get("output") else [
 '''
 
 
-def fake_runner(tmp, names, kinds, table=None, limits=None, silent=False, boot_limit=5,
+# build_and_run, the fake QEMU booting: the lab's program, then a hidden one
+# (make a no-op: the trees hold sources only); prints each row's name, ok,
+# flaky, not_run and output, and the boots' command lines come from the plan.
+RERUN_ORDER = r'''
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+import grade, handout
+plan = json.load(open(sys.argv[2]))
+grade.make = lambda *a, **k: (True, "")
+lab = next(lab for lab in handout.labs() if lab.uses_harness() and lab.points())
+report = grade.Report(lab, True)
+budget = plan.get("budget")
+until = time.monotonic() + budget if budget else None
+grade.build_and_run(report, plan["tree"], plan["tests"], plan["extra"], 1, lambda *a: None,
+                    relaxed=True, until=until, budget=budget)
+print(json.dumps({r["name"].split("/")[-1]: [r["ok"], r.get("flaky", False), r["not_run"],
+                                             r["output"]] for r in report.rows}))
+'''
+
+
+def fake_rerun_order(tmp, kinds, budget):
+    """build_and_run on a tree whose lab program has t_pass and t_race and a
+    hidden program with t_hid, against the fake QEMU: ({test: [ok, flaky,
+    not_run, output]}, [the boots' programs and tests], seconds)."""
+    tree, extra = os.path.join(tmp, "rtree"), os.path.join(tmp, "rextra")
+    lab = harness_lab()
+    os.makedirs(os.path.join(tree, lab.folder), exist_ok=True)
+    os.makedirs(os.path.join(tree, "build"), exist_ok=True)
+    os.makedirs(extra, exist_ok=True)
+    with open(os.path.join(tree, lab.folder, "test.c"), "w") as f:
+        f.write("LAB_TEST(t_pass)\nLAB_TEST(t_race)\n")
+    with open(os.path.join(extra, "h.c"), "w") as f:
+        f.write("LAB_TEST(t_hid)\n")
+    with open(os.path.join(extra, "points"), "w") as f:
+        f.write("t_hid 1 120\n")
+    plan = os.path.join(tmp, "plan.json")
+    state = os.path.join(tmp, "boots")
+    for q in (state, state + ".cmd"):
+        if os.path.exists(q):
+            os.unlink(q)
+    fake = os.path.join(tmp, "bin")
+    os.makedirs(fake, exist_ok=True)
+    with open(os.path.join(fake, qemu.QEMU), "w") as f:
+        f.write(FAKE_QEMU)
+    os.chmod(os.path.join(fake, qemu.QEMU), 0o755)
+    with open(plan, "w") as f:
+        json.dump({"names": [], "kinds": kinds, "table": None, "limits": {},
+                   "fake_table": {harness_lab().prog: ["t_pass", "t_race"], "extra_h": ["t_hid"]},
+                   "silent": False, "boot_limit": 5, "state": state, "stop": False,
+                   "output": False, "budget": budget, "tree": tree, "extra": extra,
+                   "tests": [["t_pass", 1, 30], ["t_race", 1, 120]]}, f)
+    env = dict(os.environ, PATH=fake + os.pathsep + os.environ["PATH"], FAKE_QEMU_PLAN=plan,
+               FAKE_QEMU_TOOLS=os.path.join(qemu.ROOT, "tools"))
+    t0 = time.monotonic()
+    p = subprocess.run([sys.executable, "-c", RERUN_ORDER, os.path.join(qemu.ROOT, "tools"),
+                        plan], capture_output=True, text=True, env=env, timeout=200)
+    took = time.monotonic() - t0
+    if p.returncode != 0:
+        raise RuntimeError("runner failed: " + p.stderr[-2000:])
+    cmds = open(state + ".cmd").read().splitlines() if os.path.exists(state + ".cmd") else []
+    boots = [" ".join(w for w in c.split() if w.startswith("run=") or w.startswith("t_"))
+             for c in cmds]
+    return json.loads(p.stdout), boots, took
+
+
+def fake_runner(tmp, names, kinds, table=None, limits=None, silent=False, boot_limit=30,
                 stop=False, timeout=300, output=False, budget=None):
     """Run grade.run_program against the fake QEMU: ({test: [ok, reason]
     (and its console output, if output)}, boots, [command lines]). budget:
@@ -1683,6 +1755,32 @@ def grading_runner_suite():
             said = batch.problems(r)
             res.append(("grading/runner/b3_the_batch_s_csv_says_flaky", said == [
                 "flaky in lab/t_flaky"], repr(said)))
+            # B4: the reruns come after every program's first run (the hidden tests'
+            # too) and only while the budget lasts: a rerun that hangs (t_race,
+            # failed, then hangs) once took the hidden test's time, which was then
+            # "not run"; now the rerun is cut and the failure stands
+            try:
+                got, boots, took = fake_rerun_order(tmp, {"t_race": "fail-then-hang"}, 15)
+            except (RuntimeError, subprocess.TimeoutExpired) as e:
+                got, boots, took = {"error": str(e)[-600:]}, [], 0
+            race, hid = got.get("t_race", [1, 1, 1, ""]), got.get("t_hid", [0, 0, 1, ""])
+            ok = got.get("t_pass", [0])[0] is True and hid[0] is True and not hid[2] and \
+                race[:3] == [False, False, False] and race[3].startswith("lost the race") and \
+                len(boots) == 3 and boots[1].startswith("run=/bin/extra_h") and \
+                boots[2].endswith(" t_race") and took < 120
+            res.append(("grading/runner/b4_reruns_come_after_every_first_run_hidden_tests_too",
+                        ok, "%.0f s, boots %s: %s" % (took, boots, json.dumps(got)[:1500])))
+            # ... and a rerun that passes still marks its row flaky (a row made before it)
+            try:
+                got, boots, took = fake_rerun_order(tmp, {"t_race": "flaky"}, None)
+            except (RuntimeError, subprocess.TimeoutExpired) as e:
+                got, boots, took = {"error": str(e)[-600:]}, [], 0
+            race = got.get("t_race", [1, 0, 1, ""])
+            ok = race[:3] == [False, True, False] and race[3].startswith("lost the race") and \
+                "Run again in a new boot, this test passed" in race[3] and len(boots) == 3 and \
+                boots[2].endswith(" t_race") and got.get("t_hid", [0])[0] is True
+            res.append(("grading/runner/b4_a_rerun_that_passes_marks_the_row_flaky", ok,
+                        "boots %s: %s" % (boots, json.dumps(got)[:1500])))
 
         return res
     return "grading/runner", run
@@ -2380,6 +2478,22 @@ def grading_units_suite():
         import tarfile
         res = []
         with tempfile.TemporaryDirectory() as tmp:
+            # a local batch has no time budget unless one is given (on a loaded
+            # machine 480 s left a slow correct submission's last tests "not run");
+            # Gradescope's run_autograder gives grade.py its own
+            # (in processes of their own: the environment is the suites' threads' too)
+            probe = ("import sys; sys.path.insert(0, sys.argv[1]); import batch; "
+                     "print(batch.parser().parse_args(sys.argv[2:]).budget)")
+            got = []
+            for args, env in ((["01", "subs"], {}), (["01", "subs", "--budget", "30"], {}),
+                              (["01", "subs"], {"GRADE_BUDGET": "45"})):
+                p = subprocess.run([sys.executable, "-c", probe, os.path.join(qemu.ROOT, "tools")]
+                                   + args, capture_output=True, text=True, timeout=120,
+                                   env=dict({k: v for k, v in os.environ.items()
+                                             if k != "GRADE_BUDGET"}, **env))
+                got.append(p.stdout.strip() or p.stderr.strip()[-200:])
+            res.append(("grading/units/a_local_batch_has_no_budget_unless_given",
+                        got == ["0", "30", "45"], repr(got)))
             # SipHash-2-4: the paper's vectors, in Python and in the guest's C
             key, msg = bytes(range(16)), bytes(range(64))
             py = [grade.siphash24(key, msg[:n]) for n, _ in SIPHASH_VECTORS]
@@ -4566,33 +4680,103 @@ def all_suites():
     return suites
 
 
+# What each suite took in seconds (the idle host of the eleventh round, each
+# beside another; the rest less), for the order: the longest start first, so
+# that the two workers end together rather than one running a long suite
+# alone at the end. A run's own times (build/test-times.json) come first.
+SUITE_SECONDS = {
+    "grading/submissions": 160, "course/branches": 113, "grading/kernel": 97,
+    "grading/autograder": 79, "toolchain/clang": 76, "grading/runner": 80,
+    "grading/batch": 54, "mutants/01": 52, "grading/compile": 52, "mutants/02": 44,
+    "mutants/05": 41, "mutants/04": 35, "course/branch_zero": 28, "mutants/03": 27,
+    "grading/units": 25, "mutants/06": 22, "t_attack9": 20, "kmutants": 20,
+    "mutants/07": 18, "mutants/08": 18, "ext2_write": 18, "ext2_write_4k": 18,
+    "fuzz/sys": 12, "ext2_damage": 12, "fuzz/elf": 10,
+}
+# Suites that grade in one work tree (lab 01's, worker 0: a TreeLock): one
+# of them waits while another runs, so a worker takes another suite first.
+SUITE_TREES = {"grading/submissions": "lab01", "grading/batch": "lab01",
+               "grading/compile": "lab01"}
+TIMES = os.path.join(qemu.BUILD, "test-times.json")
+
+
+def suite_order(suites):
+    """suites, the longest first (stable: the rest as all_suites has them)."""
+    try:
+        with open(TIMES) as f:
+            took = {k: float(v) for k, v in json.load(f).items()}
+    except (OSError, ValueError, AttributeError):
+        took = {}
+    return sorted(suites, key=lambda s: -took.get(s[0], SUITE_SECONDS.get(s[0], 5)))
+
+
+def run_suites(suites, workers, report):
+    """Run suites on `workers` threads, each taking the first waiting suite
+    whose work tree (SUITE_TREES) no running suite holds, else the first;
+    report(name, t0, results, t1) for each, in the main thread, as they end."""
+    waiting, busy, lock = list(suites), set(), threading.Lock()
+    done = queue.Queue()
+
+    def worker():
+        while True:
+            with lock:
+                if not waiting:
+                    return
+                pick = next((s for s in waiting if SUITE_TREES.get(s[0]) not in busy),
+                            waiting[0])
+                waiting.remove(pick)
+                tree = SUITE_TREES.get(pick[0])
+                busy.add(tree)
+            t0 = time.monotonic()
+            try:
+                results = pick[1]()
+            except BaseException as e:  # a runner bug (SystemExit too) is a failure
+                results = [(pick[0], False, "runner error: %r" % e)]
+            t1 = time.monotonic()
+            with lock:
+                busy.discard(tree)
+            done.put((pick[0], t0, results, t1))
+
+    threads = [threading.Thread(target=worker, daemon=True) for _ in range(workers)]
+    for t in threads:
+        t.start()
+    for _ in suites:
+        report(*done.get())
+
+
 def main():
     wanted = sys.argv[1:]
-    suites = [s for s in all_suites() if not wanted or any(w in s[0] for w in wanted)]
-    passed = failed = skipped = 0
+    suites = suite_order([s for s in all_suites() if not wanted or any(w in s[0] for w in wanted)])
+    counts = {"passed": 0, "failed": 0, "skipped": 0}
+    took = {}
     start = time.monotonic()
-    workers = max(2, os.cpu_count() or 2)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {}
-        for name, fn in suites:
-            futures[pool.submit(lambda fn=fn: (time.monotonic(), fn(), time.monotonic()))] = name
-        for fut in concurrent.futures.as_completed(futures):
-            try:
-                t0, results, t1 = fut.result()
-            except Exception as e:  # a runner bug is a failure, not a crash
-                t0 = t1 = 0
-                results = [(futures[fut], False, "runner error: %r" % e)]
-            for name, ok, detail in results:
-                if ok is None:          # could not run here: say why, count neither way
-                    print("SKIP %-60s %6.1fs\n      %s" % (name, t1 - t0, detail))
-                    skipped += 1
-                    continue
-                print("%s %-60s %6.1fs" % ("PASS" if ok else "FAIL", name, t1 - t0))
-                if not ok and detail:
-                    print("      " + detail.replace("\n", "\n      "))
-                passed += ok
-                failed += not ok
-            sys.stdout.flush()
+
+    def report(name, t0, results, t1):
+        took[name] = round(t1 - t0, 1)
+        for name, ok, detail in results:
+            if ok is None:          # could not run here: say why, count neither way
+                print("SKIP %-60s %6.1fs\n      %s" % (name, t1 - t0, detail))
+                counts["skipped"] += 1
+                continue
+            print("%s %-60s %6.1fs" % ("PASS" if ok else "FAIL", name, t1 - t0))
+            if not ok and detail:
+                print("      " + detail.replace("\n", "\n      "))
+            counts["passed" if ok else "failed"] += 1
+        sys.stdout.flush()
+
+    run_suites(suites, max(2, os.cpu_count() or 2), report)
+    try:                            # the next run's order
+        with open(TIMES) as f:
+            took = dict(json.load(f), **took)
+    except (OSError, ValueError, TypeError):
+        pass
+    try:
+        with open(TIMES + ".new", "w") as f:
+            json.dump(took, f, indent=0, sort_keys=True)
+        os.replace(TIMES + ".new", TIMES)
+    except OSError:
+        pass
+    passed, failed, skipped = counts["passed"], counts["failed"], counts["skipped"]
     print("(%d suites in %.1fs%s)" % (len(suites), time.monotonic() - start,
                                       ", %d skipped" % skipped if skipped else ""))
     print("%d passed, %d failed" % (passed, failed))
