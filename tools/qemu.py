@@ -89,11 +89,13 @@ def kernel_args(cmdline, disks=None, memory="128M", build=BUILD, firmware=None):
                                 "-append", cmdline] + disk_args(disks)
 
 
-def run(args, timeout=60, until=None, stdin_script=None, stdin_delay=0.0):
+def run(args, timeout=60, until=None, stdin_script=None, stdin_delay=0.0, chunks=None):
     """Run QEMU with args. Stops when it exits, when the output matches the
     regex `until` (then QEMU is killed), or after `timeout` seconds.
     stdin_script: bytes typed on the serial console once the regex
-    `stdin_delay`-seconds after boot (for shell tests)."""
+    `stdin_delay`-seconds after boot (for shell tests). chunks: a list to
+    which (time.monotonic(), bytes) is appended as each piece of output
+    arrives (tools/bench.py times the guest's clock with it)."""
     start = time.monotonic()
     proc = subprocess.Popen(args, stdin=subprocess.PIPE if stdin_script else subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -114,6 +116,8 @@ def run(args, timeout=60, until=None, stdin_script=None, stdin_delay=0.0):
                 chunk = os.read(fd, 65536)
                 if not chunk:
                     break
+                if chunks is not None:
+                    chunks.append((time.monotonic(), chunk))
                 out += chunk
                 if pattern and pattern.search(out.decode("utf-8", "replace")):
                     break
