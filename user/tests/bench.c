@@ -465,8 +465,8 @@ static int have_disk(void)
 
 int main(void)
 {
-    unsigned t0, t1, i;
-    uint64_t c0, c = 0;
+    unsigned t0 = 0, t1 = 0, i;
+    uint64_t c0 = 0, c = 0;
     int disk = have_disk();
 
     for (i = 0; i < CHUNK; i++)
