@@ -3,11 +3,20 @@
  *     BENCH name amount unit cycles-high cycles-low limit
  * meaning `amount` bytes (unit B) or operations (unit op) took that many
  * TSC cycles; `limit` names the row it is a fraction of ("memcpy", "disk")
- * or is "-". A line "BENCHCLOCK cycles-high cycles-low ms" at the end gives
- * the TSC's rate against the timer, and tools/bench.py does the
- * arithmetic (the guest has no 64-bit division). The TSC is read with
- * rdtsc, which QEMU answers from the host's clock: fine-grained where
- * uptime_ms() has 10 ms ticks.
+ * or is "-". tools/bench.py does the arithmetic (the guest has no 64-bit
+ * division). The TSC is read with rdtsc, which QEMU's TCG answers from the
+ * host's own tick counter: fine-grained where uptime_ms() has 10 ms ticks.
+ *
+ * The TSC's rate is timed by the host: "BENCHTSC cycles-high cycles-low"
+ * lines (MARKS at the start, MARKS at the end, a timer tick apart) carry
+ * the TSC, written the moment it was read, and the host notes when each
+ * line reaches it; over the run's tens of seconds, the few ms a line takes
+ * to arrive do not count. The line "BENCHCLOCK cycles-high cycles-low ms"
+ * at the end is the guest's own figure (the cycles between the first and
+ * last marks against its timer), kept as a cross-check only: when the host
+ * is loaded QEMU delivers timer interrupts late and coalesces some, the
+ * guest's clock falls behind, and a rate from it reads too high (every
+ * figure of that run too fast).
  *
  * The limits: the fastest copy this guest's CPU can do (several ways of
  * copying, in user mode: the best one is the limit) and the raw disk,
@@ -209,6 +218,20 @@ static void libc_memset(int n)
 {
     memset(buf2, n, CHUNK);
     __asm__ volatile("" : : : "memory");
+}
+
+/* A mark for the host's clock: the TSC, written at once (not through
+ * stdio, whose buffering an older libc may do otherwise). */
+#define MARKS 3
+
+static uint64_t mark(void)
+{
+    char line[48];
+    uint64_t c = rdtsc();
+    int n = snprintf(line, sizeof line, "BENCHTSC %x %x\n", (unsigned)(c >> 32), (unsigned)c);
+
+    write(1, line, n);
+    return c;
 }
 
 /* Read a whole file or device in CHUNK reads: the bytes read. */
@@ -442,15 +465,18 @@ static int have_disk(void)
 
 int main(void)
 {
-    unsigned t0, t1, i;
-    uint64_t c0;
+    unsigned t0 = 0, t1 = 0, i;
+    uint64_t c0 = 0, c = 0;
     int disk = have_disk();
 
     for (i = 0; i < CHUNK; i++)
         buf[i] = (char)(i * 7 + 1);
     calibrate();
-    t0 = tick_edge();
-    c0 = rdtsc();
+    fflush(stdout);
+    for (i = 0; i < MARKS; i++) {
+        t0 = tick_edge();
+        c0 = mark();
+    }
 
     /* Cold reads first: nothing has touched the disks yet. */
     read_once("limit_disk_read", "/dev/hd2", "disk");
@@ -502,8 +528,12 @@ int main(void)
         sync();
     }
 
-    t1 = tick_edge();
-    c0 = rdtsc() - c0;
+    fflush(stdout);
+    for (i = 0; i < MARKS; i++) {
+        t1 = tick_edge();
+        c = mark();
+    }
+    c0 = c - c0;
     printf("BENCHCLOCK %x %x %u\n", (unsigned)(c0 >> 32), (unsigned)c0, t1 - t0);
     printf("bench: done\n");
     return 0;
