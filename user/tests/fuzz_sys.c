@@ -10,7 +10,9 @@
  * string running into an unmapped page, read-only text, misaligned, huge
  * lengths), dictionary paths, random flags; fork storms, pipes with kill,
  * namespace sequences and resource exhaustion (fd tables, the file table,
- * memory, processes). MAXCOUNT and the count are system calls.
+ * memory, processes); a file server of its own (op_serve), mounted and
+ * bound where the other calls reach it. MAXCOUNT and the count are system
+ * calls.
  *
  * A worker cannot harm the run: it leads its own process group (killed
  * whole when the worker ends), and it lives in a sandbox - a private
@@ -21,6 +23,7 @@
 #include <fcntl.h>
 #include <orthos.h>
 #include "fuzz.h"
+#include "uapi/srv.h"
 #include "uapi/syscall.h"
 #include "array_size.h"
 
@@ -870,6 +873,142 @@ static void op_exhaust(void)
     }
 }
 
+/* ---- a file server of the worker's own (fuzzhunt, 2026-12-06): the
+ * other ops then reach srvfs through the worker's namespace - binds on
+ * and under it, unbind and revoke with callers waiting, fchroot and
+ * fchdir into it, exec of a program it serves, renames and links into and
+ * out of it, fds on its nodes in the pool. Its replies are well-formed
+ * and random (fuzz_srv does the malformed ones): node types, sizes, and
+ * inode numbers from a small range, so that a walk may meet a node it
+ * has already, the root among them, with another type or size. */
+
+static int server = -1;             /* the worker's server, or -1 */
+static int served;                  /* the worker's mounts of its servers (its exit status) */
+#define SERVED_STATUS 4             /* a worker that mounted one exits with this */
+
+/* Read exactly n bytes (the channel end is blocking): 0, or -1 at the end. */
+static int read_all(int fd, char *p, unsigned n)
+{
+    int r;
+
+    while (n) {
+        if ((r = read(fd, p, n)) <= 0)
+            return -1;
+        p += r;
+        n -= r;
+    }
+    return 0;
+}
+
+static char *put_stat(char *p)
+{
+    static const unsigned modes[] = { S_IFDIR | 0755, S_IFREG | 0755, S_IFREG | 0644,
+                                      S_IFDIR | 0700, S_IFREG | 0 };
+    unsigned mode = modes[rnd(ARRAY_SIZE(modes))];
+
+    p = srv_put4(p, mode);
+    p = srv_put4(p, rnd(6));                    /* ino: 0 is the root's, 5 serves a program */
+    p = srv_put4(p, chance(80) ? rnd(3 * PAGE) : fz_next(&rng));
+    return srv_put4(p, fz_next(&rng));
+}
+
+/* The server (a child of the worker): answers each request in turn. */
+static void __attribute__((noreturn)) serve(int fd)
+{
+    static char in[SRV_MSIZE], out[SRV_MSIZE];
+    char elf[256];
+    unsigned size, off, count, i;
+    int nelf = fz_tiny_elf(elf);
+    char *p;
+
+    while (read_all(fd, in, 4) == 0 && (size = srv_get4(in)) >= SRV_HDR && size <= SRV_MSIZE &&
+           read_all(fd, in + 4, size - 4) == 0) {
+        p = out + SRV_HDR;
+        out[4] = (char)(in[4] + 1);
+        out[5] = in[5];
+        out[6] = in[6];
+        if (chance(5) || ((uint8_t)in[4] == Twalk && chance(25))) {
+            out[4] = Rerror;
+            p = srv_put4(p, chance(70) ? ENOENT : 1 + rnd(40));
+        } else {
+            switch ((uint8_t)in[4]) {
+            case Tstat:
+            case Twalk:
+            case Tcreate: p = put_stat(p); break;
+            case Tread:
+                off = srv_get4(in + SRV_HDR + 4);
+                count = srv_get4(in + SRV_HDR + 8);
+                if (count > SRV_IOMAX)
+                    count = SRV_IOMAX;
+                if (chance(30))
+                    count = rnd(count + 1);
+                p = srv_put4(p, count);
+                for (i = 0; i < count; i++)     /* a program, or random bytes */
+                    *p++ = off + i < (unsigned)nelf && chance(90) ? elf[off + i] : (char)rnd(256);
+                break;
+            case Twrite: p = srv_put4(p, srv_get4(in + SRV_HDR + 8)); break;
+            case Treaddir:
+                if (srv_get4(in + SRV_HDR + 4) < 4 && chance(80)) {
+                    static const char *const names[] = { "a", "b", "dir", "file", "x", "new" };
+                    const char *name = names[rnd(ARRAY_SIZE(names))];
+                    p = srv_put4(p, srv_get4(in + SRV_HDR + 4) + 1);
+                    p = srv_put4(p, rnd(6));
+                    *p++ = (char)(chance(50) ? DT_DIR : DT_REG);
+                    p = srv_put2(p, strlen(name));
+                    memcpy(p, name, strlen(name));
+                    p += strlen(name);
+                }
+                break;
+            default: break;                     /* remove, trunc, clunk: nothing */
+            }
+        }
+        srv_put4(out, p - out);
+        if (write(fd, out, p - out) < 0)
+            break;
+    }
+    _exit(0);
+}
+
+static void op_serve(void)
+{
+    int ends[2], fd, pid, status;
+
+    if (server > 0 && chance(50)) {             /* its callers see EIO from now on */
+        S2(SYS_kill, server, SIGKILL);
+        S3(SYS_wait, server, (unsigned)&status, 0);
+        server = -1;
+        return;
+    }
+    if (S1(SYS_chan, (unsigned)ends) < 0)
+        return;
+    if ((pid = S0(SYS_fork)) == 0) {
+        reported = calls;                       /* the worker reports its own */
+        depth++;
+        rng = fz_seed(rng, 99);
+        serve(ends[1]);
+    }
+    S1(SYS_close, ends[1]);
+    if (pid < 0) {
+        S1(SYS_close, ends[0]);
+        return;
+    }
+    if (server > 0)
+        S2(SYS_kill, server, SIGKILL);          /* reaped by wait(-1) in op_procs */
+    server = pid;
+    fd = S3(SYS_fsopen, (unsigned)"srv", ends[0], (unsigned)"");
+    if (chance(80))
+        S1(SYS_close, ends[0]);
+    else
+        pool_add(ends[0], K_PIPE);              /* a taken end: EBUSY */
+    if (fd < 0)
+        return;
+    served++;
+    pool_add(fd, chance(50) ? K_FSROOT : K_DIR);
+    if (chance(70))
+        S4(SYS_bind, fd, AT_CWD, chance(50) ? (unsigned)(chance(50) ? "dir" : "/tmp") : path_arg(0),
+           chance(70) ? 0 : rnd(BIND_FLAGS + 1));
+}
+
 /* A call made with strange CPU state, in a child that may not survive it:
  * every register (the stack pointer and segment registers too) garbage,
  * or the direction flag set. */
@@ -974,7 +1113,9 @@ static void one_op(void)
 {
     unsigned w = rnd(1000);
 
-    if (w < 200)
+    if (w < 5)
+        op_serve();
+    else if (w < 200)
         op_raw();
     else if (w < 300)
         op_walk();
@@ -1018,7 +1159,7 @@ static void __attribute__((noreturn)) worker(unsigned seed, int status_w)
     while (calls < BATCH_CALLS)
         one_op();
     report();
-    _exit(0);
+    _exit(served && depth == 0 ? SERVED_STATUS : 0);
 }
 
 /* The parent: a worker at a time, each watched; a worker that stops
@@ -1027,7 +1168,7 @@ static void __attribute__((noreturn)) worker(unsigned seed, int status_w)
 int main(int argc, char **argv)
 {
     struct fuzz f;
-    int st[2], pid, batch, stopped = 0;
+    int st[2], pid, batch, stopped = 0, serving = 0;
     unsigned char got[64];
 
     if (fz_start(&f, "fuzz_sys", argc, argv) < 0)
@@ -1068,6 +1209,8 @@ int main(int argc, char **argv)
             }
             fz_nap(&f, 2);
         }
+        if (WIFEXITED(status) && WEXITSTATUS(status) == SERVED_STATUS)
+            serving++;
         kill(-pid, SIGKILL);                    /* its children, if any are left */
         while ((n = read(st[0], got, sizeof(got))) > 0)
             for (i = 0; i < n; i++)
@@ -1075,6 +1218,7 @@ int main(int argc, char **argv)
     }
     close(st[0]);
     close(st[1]);
-    fz_say("fuzz_sys: %d workers, %d stopped by the watchdog\n", batch, stopped);
+    fz_say("fuzz_sys: %d workers, %d stopped by the watchdog, %d mounted a server of their own\n",
+           batch, stopped, serving);
     return fz_finish(&f);
 }
