@@ -248,7 +248,11 @@ static int make_text(struct vnode *v, char *buf, size_t size)
 /* Make v's text anew, into TEXT_MAX bytes, or into exactly enough when it
  * is longer (a namespace of many attachments): never cut short. The old
  * text goes first, so /proc/meminfo read again through one open file
- * counts the same heap blocks as read through a new one. */
+ * counts the same heap blocks as read through a new one. Making a text
+ * may sleep or let others run (ns_text), and another open file of this
+ * node (ready() twice from one walk) may take a text meanwhile: ours
+ * replaces it, which is freed then (it was lost to the heap, a text of
+ * the namespace's size each time, as often as a user liked). */
 static int take_snapshot(struct vnode *v)
 {
     struct snapshot *s = v->priv;
@@ -270,6 +274,7 @@ static int take_snapshot(struct vnode *v)
         kfree(text);
         return len;
     }
+    kfree(s->text);                     /* another reader's, taken while we made ours */
     s->text = text;
     s->len = len;
     return 0;
