@@ -281,8 +281,9 @@ static int take_snapshot(struct vnode *v)
 }
 
 /* A read from offset 0 takes the text anew; a read further on goes on in
- * the text taken then (or takes one, if none was). Kernel code is never
- * preempted, so no other read of this node runs in between. */
+ * the text taken then (or takes one, if none was). The copy out does not
+ * sleep, so the text it reads stays; the making may (take_snapshot), and
+ * open files of one node share its text: the last one made. */
 static int procfs_read(struct vnode *v, void *buf, uint32_t off, uint32_t n)
 {
     struct snapshot *s = v->priv;
