@@ -1,7 +1,7 @@
 /* t_attack11.c - attacks of the session of 2026-12-06, eleventh (attack):
- * a hostile or careless user against /proc, the console and processes,
- * where earlier rounds did not look. Each test that pins a fix failed on
- * the kernel before it (doc/decisions.md, "Attacks, eleventh round"). */
+ * a hostile user against what a system call keeps in a shared object
+ * across a sleep or a yield, where earlier rounds did not look. Each
+ * test that pins a fix failed on the kernel before it (doc/decisions.md, "Attacks, eleventh round"). */
 #include <orthos.h>
 #define TURNS_WHO "t_attack11"
 #include "t.h"
@@ -45,8 +45,8 @@ static int deep_namespace(const char *top_name)
 /* One reader (who: 0 or 1): its own open file of the node behind path
  * fd at, read from offset 0 ROUNDS times (a read there makes the text
  * anew; its first piece is enough), in step with the other reader: each
- * round's reads both begin before either ends, and both end before the
- * next round. 0, or the step that failed. */
+ * round's reads both end before either reader begins the next, so each
+ * round the two makings overlap and both put their text in the node. 0, or the step that failed. */
 static int read_rounds(int at, int who, int step[2][2])
 {
     static char buf[4096];
@@ -115,8 +115,9 @@ static int two_readers_of_one_proc_node(void)
  * a text meanwhile: the first then put its own text over the second's,
  * which was lost to the kernel heap - a block of the namespace's size a
  * race, as many as a user cares to make (the heap is held to no floor).
- * Now a reader that finds a text made while it was making its own
- * keeps one and frees the other. */
+ * Now the text a reader replaces is freed, whoever made it. (The rounds
+ * overlap because a text of this namespace takes several slices to
+ * make: 5 blocks of 5 rounds were lost on the old kernel, every run.) */
 static void two_readers_of_a_proc_node_leak_no_text(void)
 {
     unsigned got[2] = { 0, 0 };
