@@ -1,7 +1,8 @@
 /* t_attack11.c - attacks of the session of 2026-12-06, eleventh (attack):
  * a hostile user against what a system call keeps in a shared object
  * across a sleep or a yield, where earlier rounds did not look. Each
- * test that pins a fix failed on the kernel before it (doc/decisions.md, "Attacks, eleventh round"). */
+ * test that pins a fix failed on the kernel before it (doc/decisions.md,
+ * "Attacks, eleventh round"). */
 #include <orthos.h>
 #define TURNS_WHO "t_attack11"
 #include "t.h"
