@@ -1,8 +1,9 @@
 /* t_attack11.c - attacks of the session of 2026-12-06, eleventh (attack):
- * a hostile user against what a system call keeps in a shared object
- * across a sleep or a yield, where earlier rounds did not look. Each
- * test that pins a fix failed on the kernel before it (doc/decisions.md,
- * "Attacks, eleventh round"). */
+ * a hostile user against what the kernel keeps for later - a /proc text
+ * across a sleep, the console's raw owner across its death - where
+ * earlier rounds did not look. Booted with pidmax=300 (tools/test.py).
+ * Each test that pins a fix failed on the kernel before it
+ * (doc/decisions.md, "Attacks, eleventh round"). */
 #include <orthos.h>
 #define TURNS_WHO "t_attack11"
 #include "t.h"
@@ -137,10 +138,43 @@ static void two_readers_of_a_proc_node_leak_no_text(void)
     PASS();
 }
 
+/* ---- raw mode and a pid that comes back */
+
+/* The console in raw mode belongs to the process that asked for it, and
+ * ends when that process dies: asked lazily, whenever the mode matters
+ * (a key, a read, F_GETTTY), by looking the owner's pid up. An owner
+ * reaped while nobody asked left its pid recorded, and once the pids
+ * wrapped (pidmax=300 here; 2^28 forks otherwise) the process that had
+ * it owned raw mode: keys went to it unechoed and unedited, and it had
+ * asked for nothing. The owner is now its pid and its birth, as a /proc
+ * node's process is (t_attack10). */
+static void raw_mode_passes_to_no_later_process_of_its_pid(void)
+{
+    int pid, c, status, i, found = 0;
+
+    fflush(stdout);
+    if ((pid = fork()) == 0)
+        _exit(fcntl(STDIN_FILENO, F_SETTTY, TTY_RAW) == 0 ? 0 : 1);
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && status == 0, "the raw child: %x", status);
+    /* Nothing asks for the mode until the pid is back: each child but
+     * the one that has it exits at once. */
+    for (i = 0; i < 4 * 300 && !found; i++) {
+        if ((c = fork()) == 0)
+            _exit(getpid() != pid ? 0 : fcntl(STDIN_FILENO, F_GETTTY, 0) == TTY_RAW ? 2 : 1);
+        CHECK(c > 0 && waitpid(c, &status, 0) == c && WIFEXITED(status), "fork %d", i);
+        found = WEXITSTATUS(status);
+    }
+    CHECK(found, "pid %d never came back in %d forks", pid, i);
+    CHECK(found == 1, "pid %d's later process found the console raw", pid);
+    CHECK(fcntl(STDIN_FILENO, F_GETTTY, 0) == 0, "the console is still raw");
+    PASS();
+}
+
 int main(int argc, char **argv)
 {
     t_only = argc > 1 ? argv[1] : NULL;
     T_RUN(two_readers_of_a_proc_node_leak_no_text);
+    T_RUN(raw_mode_passes_to_no_later_process_of_its_pid);
     printf("t_attack11: done\n");
     return t_failures != 0;
 }
