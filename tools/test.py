@@ -186,9 +186,9 @@ def unreported(prog, res, src):
             for t in declared_tests(src) if t not in seen]
 
 
-# Boot arguments a guest suite needs: t_attack10 sees a pid come back
-# after a few hundred forks (its PIDMAX), not 2^28.
-GUEST_ARGS = {"t_attack10": "pidmax=300"}
+# Boot arguments a guest suite needs: t_attack10 and t_attack11 see a pid
+# come back after a few hundred forks (its PIDMAX), not 2^28.
+GUEST_ARGS = {"t_attack10": "pidmax=300", "t_attack11": "pidmax=300"}
 
 
 def guest_suite(prog, timeout=120, disks=None, extra=""):

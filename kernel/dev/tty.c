@@ -49,6 +49,7 @@ static struct {
     int fg_pgid;
     int sid;                    /* the console's session: init's (pid 1) at boot */
     int raw_pid;                /* the process that asked for raw input; 0: cooked */
+    uint64_t raw_birth;         /* and its birth: its pid may come back (proc.h) */
     int held;                   /* input is left in the serial port: no room */
     uint32_t held_since;        /* ticks when it began */
     int overflow;               /* held TTY_HOLD: drop what does not fit until a read */
@@ -61,7 +62,10 @@ static void echo(char c)
 
 /* The process that owns raw mode, or NULL (then input is cooked). One
  * that has exited or is being killed owns nothing: a shell that dies at
- * its prompt leaves the console cooked for whoever reads it next. */
+ * its prompt leaves the console cooked for whoever reads it next. Nor
+ * does a later process of its pid: an owner reaped while nobody asked
+ * here left its pid recorded, and once the pids wrapped whoever had it
+ * found the console raw, unasked. */
 static struct proc *raw_owner(void)
 {
     struct proc *p;
@@ -69,7 +73,7 @@ static struct proc *raw_owner(void)
     if (!tty.raw_pid)
         return NULL;
     p = proc_find(tty.raw_pid);
-    if (!p || p->state == P_ZOMBIE || p->killed) {
+    if (!p || p->birth != tty.raw_birth || p->state == P_ZOMBIE || p->killed) {
         tty.raw_pid = 0;
         return NULL;
     }
@@ -139,6 +143,7 @@ int tty_set_mode(int mode)
     }
     if (mode & TTY_RAW) {
         tty.raw_pid = curproc()->pid;
+        tty.raw_birth = curproc()->birth;
         tty.ed = tty.wr;
         wakeup(&tty);
     } else {

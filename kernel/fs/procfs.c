@@ -248,7 +248,11 @@ static int make_text(struct vnode *v, char *buf, size_t size)
 /* Make v's text anew, into TEXT_MAX bytes, or into exactly enough when it
  * is longer (a namespace of many attachments): never cut short. The old
  * text goes first, so /proc/meminfo read again through one open file
- * counts the same heap blocks as read through a new one. */
+ * counts the same heap blocks as read through a new one. Making a text
+ * may sleep or let others run (ns_text), and another open file of this
+ * node (ready() twice from one walk) may take a text meanwhile: ours
+ * replaces it, which is freed then (it was lost to the heap, a text of
+ * the namespace's size each time, as often as a user liked). */
 static int take_snapshot(struct vnode *v)
 {
     struct snapshot *s = v->priv;
@@ -270,14 +274,16 @@ static int take_snapshot(struct vnode *v)
         kfree(text);
         return len;
     }
+    kfree(s->text);                     /* another reader's, taken while we made ours */
     s->text = text;
     s->len = len;
     return 0;
 }
 
 /* A read from offset 0 takes the text anew; a read further on goes on in
- * the text taken then (or takes one, if none was). Kernel code is never
- * preempted, so no other read of this node runs in between. */
+ * the text taken then (or takes one, if none was). The copy out does not
+ * sleep, so the text it reads stays; the making may (take_snapshot), and
+ * open files of one node share its text: the last one made. */
 static int procfs_read(struct vnode *v, void *buf, uint32_t off, uint32_t n)
 {
     struct snapshot *s = v->priv;
