@@ -116,6 +116,17 @@ static void no_instance_left(void)
     fs = -1;
 }
 
+/* A fresh copy of the template, mounted: the instance (fs), or -1. */
+static int fresh_instance(void)
+{
+    int img = copyfile(TEMPLATE, WORK) == 0 ? open(WORK, O_RDWR) : -1;
+
+    fs = img >= 0 ? fsopen("ext2", img, "") : -1;
+    if (img >= 0)
+        close(img);
+    return fs;
+}
+
 /* ---- the operations: 0, or -1 with errno */
 static int write_at(const char *file, uint32_t off, uint32_t n, char c)
 {
@@ -372,10 +383,7 @@ static void each_failed_disk_write_leaves_the_image_as_it_was(void)
         const struct op *o = &ops[k];
         for (n = 1; n < 200; n++) {
             int img;
-            CHECK(copyfile(TEMPLATE, WORK) == 0 && (img = open(WORK, O_RDWR)) >= 0, "copy");
-            fs = fsopen("ext2", img, "");
-            close(img);
-            CHECK(fs >= 0 && alloc_state(&before) == 0, "mount");
+            CHECK(fresh_instance() >= 0 && alloc_state(&before) == 0, "mount");
             size = o->file ? file_size(o->file) : 0;
             failnth(FAILNTH_WRITES | n);
             r = o->fn();
@@ -521,17 +529,14 @@ static void a_failed_rename_leaves_one_name(void)
     };
     static struct alloc before, after;
     unsigned k;
-    int n, r, err, left, img, src, dst, now_from, now_to, from_links, to_links, isdir, moves;
+    int n, r, err, left, src, dst, now_from, now_to, from_links, to_links, isdir, moves;
     char pfrom[32], pto[32];
 
     no_instance_left();
     for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
         const char *from = cases[k].from, *to = cases[k].to;
         for (n = 1; n < 100; n++) {
-            CHECK(copyfile(TEMPLATE, WORK) == 0 && (img = open(WORK, O_RDWR)) >= 0, "copy");
-            fs = fsopen("ext2", img, "");
-            close(img);
-            CHECK(fs >= 0 && alloc_state(&before) == 0, "mount");
+            CHECK(fresh_instance() >= 0 && alloc_state(&before) == 0, "mount");
             src = ino_of(from);
             dst = ino_of(to);
             from_links = parent_links(from);
@@ -695,22 +700,16 @@ static void a_failed_free_shares_no_block_and_writes_on(void)
     no_instance_left();
     printf("e2eio: frees (the mount's check may say read-only from here on)\n");
     for (k = 0; k < sizeof(frees) / sizeof(frees[0]); k++) {
-        int img;
         undone = leaked = 0;
         /* The bitmaps the free leaves when no write fails: what "a leak"
          * is measured against (a superblock count the disk refused is
          * not one: the next write_super sets it). */
-        CHECK(copyfile(TEMPLATE, WORK) == 0 && (img = open(WORK, O_RDWR)) >= 0, "copy");
-        fs = fsopen("ext2", img, "");
-        close(img);
-        CHECK(fs >= 0 && frees[k].fn() == 0 && alloc_state(&clean) == 0 && sb_state() == 1,
+        CHECK(fresh_instance() >= 0 && frees[k].fn() == 0 && alloc_state(&clean) == 0 &&
+                  sb_state() == 1,
               "%s with no write failing: done, the image valid", frees[k].name);
         close(fs);
         for (n = 1; n < 200; n++) {
-            CHECK(copyfile(TEMPLATE, WORK) == 0 && (img = open(WORK, O_RDWR)) >= 0, "copy");
-            fs = fsopen("ext2", img, "");
-            close(img);
-            CHECK(fs >= 0 && alloc_state(&before) == 0, "mount");
+            CHECK(fresh_instance() >= 0 && alloc_state(&before) == 0, "mount");
             failnth(FAILNTH_WRITES | n);
             r = frees[k].fn();
             err = errno;
@@ -799,10 +798,7 @@ static void a_disk_failing_for_good_leaves_the_old_image_or_a_damaged_one(void)
     CHECK_ERR(failnth(FAILNTH_FROM | 1), EINVAL); /* (FAILNTH_WRITES' only) */
     /* The disk stays dead: the second write fails too, and failnth(0)
      * says the count fired. */
-    CHECK(copyfile(TEMPLATE, WORK) == 0 && (n = open(WORK, O_RDWR)) >= 0, "copy");
-    fs = fsopen("ext2", n, "");
-    close(n);
-    CHECK(fs >= 0, "mount");
+    CHECK(fresh_instance() >= 0, "mount");
     failnth(FAILNTH_WRITES | FAILNTH_FROM | 1);
     r = create(fs, "one", S_IFREG, 0644, 0);
     err = errno;
@@ -817,11 +813,7 @@ static void a_disk_failing_for_good_leaves_the_old_image_or_a_damaged_one(void)
         const char *name = o ? o->name : more[k - nops].name;
         const char *from = o ? NULL : more[k - nops].from, *to = o ? NULL : more[k - nops].to;
         for (n = 1; n < 200; n++) {
-            int img;
-            CHECK(copyfile(TEMPLATE, WORK) == 0 && (img = open(WORK, O_RDWR)) >= 0, "copy");
-            fs = fsopen("ext2", img, "");
-            close(img);
-            CHECK(fs >= 0 && alloc_state(&before) == 0, "mount");
+            CHECK(fresh_instance() >= 0 && alloc_state(&before) == 0, "mount");
             size = o && o->file ? file_size(o->file) : 0;
             src = from ? ino_of(from) : 0;
             dst = to ? ino_of(to) : 0;
