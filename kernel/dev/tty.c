@@ -72,8 +72,8 @@ static struct proc *raw_owner(void)
 
     if (!tty.raw_pid)
         return NULL;
-    p = proc_find(tty.raw_pid);
-    if (!p || p->birth != tty.raw_birth || p->state == P_ZOMBIE || p->killed) {
+    p = proc_find_born(tty.raw_pid, tty.raw_birth);
+    if (!p || p->state == P_ZOMBIE || p->killed) {
         tty.raw_pid = 0;
         return NULL;
     }

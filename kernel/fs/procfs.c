@@ -43,14 +43,6 @@ static const struct {
     int kind;
 } pid_files[] = { { "status", PF_STATUS }, { "fd", PF_FD }, { "ns", PF_NS } };
 
-/* The process pid's nodes were made for (birth), if it is alive. */
-static struct proc *proc_of(int pid, uint64_t birth)
-{
-    struct proc *p = pid > 0 ? proc_find(pid) : NULL;
-
-    return p && p->birth == birth ? p : NULL;
-}
-
 /* A node of kind for process p (NULL: none, pid 0). */
 static struct vnode *proc_node(struct fs *fs, struct proc *p, int kind)
 {
@@ -98,7 +90,7 @@ static int procfs_lookup(struct vnode *dir, const char *name, struct vnode **out
             return -ENOENT;
         return *out ? 0 : -ENOMEM;
     }
-    if (!(p = proc_of(INO_PID(dir->ino), ((struct snapshot *)dir->priv)->birth)))
+    if (!(p = proc_find_born(INO_PID(dir->ino), ((struct snapshot *)dir->priv)->birth)))
         return -ENOENT;                 /* the directory's process has gone */
     for (i = 0; i < (int)ARRAY_SIZE(pid_files); i++) {
         if (strcmp(name, pid_files[i].name) == 0) {
@@ -213,7 +205,7 @@ static int ns_text(struct proc *p, char *buf, size_t size)
 static int make_text(struct vnode *v, char *buf, size_t size)
 {
     int kind = INO_KIND(v->ino);
-    struct proc *p = proc_of(INO_PID(v->ino), ((struct snapshot *)v->priv)->birth);
+    struct proc *p = proc_find_born(INO_PID(v->ino), ((struct snapshot *)v->priv)->birth);
 
     if (kind == PF_MEMINFO) {
         /* Count the heap checker's quarantine as free, here and already

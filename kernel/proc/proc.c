@@ -268,6 +268,17 @@ struct proc *proc_find(int pid)
     return NULL;
 }
 
+/* The process pid names if it is the one born birth, else NULL. A pid
+ * comes back after a wrap and birth never does (proc->birth), so whoever
+ * keeps a process's pid for later - a /proc node, the console's raw
+ * owner - keeps its birth too, and finds that process or none. */
+struct proc *proc_find_born(int pid, uint64_t birth)
+{
+    struct proc *p = pid > 0 ? proc_find(pid) : NULL;
+
+    return p && p->birth == birth ? p : NULL;
+}
+
 /* A group's members are all of one session (setpgid keeps them so):
  * that session, or 0 if no process (a zombie counts) is in the group. */
 int proc_group_session(int pgid)

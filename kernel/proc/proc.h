@@ -94,6 +94,7 @@ void proc_set_next_pid(int pid);
  * sees a pid come back after a few hundred forks; Linux's pid_max). */
 void proc_set_pid_max(int max);
 struct proc *proc_find(int pid);
+struct proc *proc_find_born(int pid, uint64_t birth); /* that pid, if still that process */
 int proc_count(void);                   /* slots in use, zombies and embryos too */
 int proc_group_session(int pgid);       /* the session of group pgid's members; 0: no group */
 void proc_user_fault(struct trapframe *tf, uint32_t addr);
