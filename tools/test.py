@@ -186,9 +186,9 @@ def unreported(prog, res, src):
             for t in declared_tests(src) if t not in seen]
 
 
-# Boot arguments a guest suite needs: t_attack10 and t_attack11 see a pid
-# come back after a few hundred forks (its PIDMAX), not 2^28.
-GUEST_ARGS = {"t_attack10": "pidmax=300", "t_attack11": "pidmax=300"}
+# Boot arguments a guest suite needs: t_attack10, t_attack11 and t_tty see
+# a pid come back after a few hundred forks (its PIDMAX), not 2^28.
+GUEST_ARGS = {"t_attack10": "pidmax=300", "t_attack11": "pidmax=300", "t_tty": "pidmax=300"}
 
 
 def guest_suite(prog, timeout=120, disks=None, extra=""):
@@ -1154,7 +1154,7 @@ def tty_flow_suite():
     dropped; ^C typed behind it still ends the job (kernel/dev/tty.c)."""
     def run():
         res = []
-        with qemu.Session(qemu.kernel_args("panic=exit"), timeout=120) as s:
+        with qemu.Session(qemu.kernel_args("panic=exit pidmax=300"), timeout=120) as s:
             if not s.expect(r"\$ $", timeout=30):
                 return [("shell/tty/prompt_appears", False, tail(s.output))]
             lines = "".join("%03d%s\n" % (i, "q" * 96) for i in range(200))   # 20000 bytes
@@ -1236,6 +1236,18 @@ def tty_flow_suite():
                 "Operation not permitted, read I/O error" in s.output[start:]
             res.append(("shell/tty/roots_ctrl_c_reaches_roots_job_after_another_session_tried", ok,
                         "" if ok else tail(s.output[start:], 6)))
+            # A job's group that ends in front leaves none there: ^C must not
+            # reach a new group given its number after the pids wrap
+            # (pidmax=300; `t_tty ctrl_c`). The old kernel killed it.
+            start = len(s.output)
+            s.send("t_tty ctrl_c\r")
+            ok = s.expect(r"waits for \^C$", timeout=30) is not None
+            time.sleep(0.3)
+            s.send("\x03")
+            ok = ok and s.expect(r"\$ $", timeout=15) is not None
+            ok = ok and "t_tty: ^C killed no later group" in s.output[start:]
+            res.append(("shell/tty/ctrl_c_reaches_no_later_group_of_an_ended_front_groups_number",
+                        ok, "" if ok else tail(s.output[start:], 6)))
         return res
     return "shell/tty", run
 

@@ -40,6 +40,8 @@
 #define TTY_HOLD (5 * HZ)               /* ticks input waits in the port for a reader */
 #define CTRL(c)  ((c) - '@')
 
+#define TTY_BOOT_SESSION 1              /* init's (pid 1): the console's at boot */
+
 /* A ring: [rd, ed) is ready for readers, [ed, wr) is the line being edited
  * (always empty in raw mode). Touched only with interrupts off. */
 static struct {
@@ -47,13 +49,13 @@ static struct {
     unsigned rd, ed, wr;
     int eof_pending;            /* ^D on an empty line: the next read returns 0 */
     int fg_pgid;
-    int sid;                    /* the console's session: init's (pid 1) at boot */
+    int sid;                    /* the console's session: init's at boot */
     int raw_pid;                /* the process that asked for raw input; 0: cooked */
     uint64_t raw_birth;         /* and its birth: its pid may come back (proc.h) */
     int held;                   /* input is left in the serial port: no room */
     uint32_t held_since;        /* ticks when it began */
     int overflow;               /* held TTY_HOLD: drop what does not fit until a read */
-} tty = { .sid = 1 };
+} tty = { .sid = TTY_BOOT_SESSION };
 
 static void echo(char c)
 {
@@ -93,6 +95,24 @@ void tty_set_foreground(int pgid, int sid)
     if (owner && (owner->pgid != pgid || owner->sid != sid))
         tty.raw_pid = 0;
     wakeup(&tty);
+    irq_restore(s);
+}
+
+/* Group pgid, or session sid, has no process left (proc_left; 0: not
+ * that one). Its number comes back for a new group or session once the
+ * pids wrap, so the console must not keep it: a group that ends in front
+ * leaves no group in front, as tcsetpgrp(0) does, and a session that
+ * ends with the console gives it back to init's, whose it was at boot.
+ * (Linux's tty holds the group's struct pid, not its number.) Kept, the
+ * number put whoever led it next in front: the console's input and ^C. */
+void tty_forget(int pgid, int sid)
+{
+    uint32_t s = irq_save();
+
+    if (sid && sid == tty.sid)
+        tty_set_foreground(0, TTY_BOOT_SESSION);
+    else if (pgid && pgid == tty.fg_pgid)
+        tty_set_foreground(0, tty.sid);
     irq_restore(s);
 }
 

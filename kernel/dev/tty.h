@@ -12,6 +12,7 @@ void tty_tick(void);                   /* from the clock: ends a hold after TTY_
 int tty_read(char *buf, size_t n, int nonblock);
 int tty_write(const char *buf, size_t n);
 void tty_set_foreground(int pgid, int sid); /* 0: no foreground job; sid: the console's session */
+void tty_forget(int pgid, int sid);    /* group, session ended (proc_left): not kept */
 int tty_session(void);                 /* the console's session */
 int tty_foreground(void);              /* the console's foreground group; 0: none */
 int tty_mode(void);                    /* TTY_RAW or 0 */

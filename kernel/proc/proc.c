@@ -3,6 +3,7 @@
  * (a zombie until its parent waits), wait, kill, and the death of a
  * process that faulted. Orphans are given to init (pid 1). */
 #include "arch/x86/x86.h"
+#include "dev/tty.h"
 #include "fs/vfs.h"
 #include "include/uapi/errno.h"
 #include "include/uapi/proc.h"
@@ -174,6 +175,7 @@ struct proc *proc_alloc(void)
     if (p) {
         p->pid = pid_next();            /* before the slot counts as in use */
         p->birth = ++births;
+        p->pgid = p->sid = 0;           /* of no group yet: fork gives it the parent's */
         p->uid = me ? me->uid : 0;      /* and for whom: the embryo is the forker's */
         p->state = P_EMBRYO;
         sched_slot_used(p);
@@ -246,6 +248,29 @@ void proc_free(struct proc *p)
     p->name[0] = '\0';
     p->parent = NULL;
     p->state = P_UNUSED;
+    proc_left(p->pgid, p->sid);
+}
+
+/* A process has left group pgid and session sid (its slot was freed, or
+ * setpgid or setsid moved it; 0: it left none). A group or session that
+ * has no process left, a zombie counting, has ended, and its number is
+ * free: after the pids wrap, a new process may get it and lead a new
+ * group or session of that number (pid_in_use). So the console, which
+ * keeps its foreground group and session as numbers, forgets an ended
+ * one now (tty_forget), before the number can name another. */
+void proc_left(int pgid, int sid)
+{
+    uint32_t s = irq_save();
+    int i, group = 0, session = 0;
+
+    for (i = 0; i < NPROC; i++) {
+        if (proc_table[i].state != P_UNUSED) {
+            group |= pgid && proc_table[i].pgid == pgid;
+            session |= sid && proc_table[i].sid == sid;
+        }
+    }
+    tty_forget(group ? 0 : pgid, session ? 0 : sid);
+    irq_restore(s);
 }
 
 int proc_count(void)

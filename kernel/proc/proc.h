@@ -78,6 +78,7 @@ static inline struct proc *curproc(void)
 void sched_slot_used(struct proc *p);   /* proc_alloc took this slot (sched.c) */
 struct proc *proc_alloc(void);
 void proc_free(struct proc *p);
+void proc_left(int pgid, int sid);     /* p left them: the console forgets an ended one */
 unsigned proc_kstack_trim(void);        /* cached kernel stacks back: pages freed */
 int proc_fork(int flags); /* RFORK_* (uapi/proc.h) */
 void proc_exit(int status) __attribute__((noreturn));

@@ -169,7 +169,7 @@ SWITCH_PATH int sys_yield(const uint32_t *arg)
 int sys_setpgid(const uint32_t *arg)
 {
     struct proc *me = curproc(), *p;
-    int pid = arg[0] ? (int)arg[0] : me->pid, pgid = arg[1] ? (int)arg[1] : pid, err, sid;
+    int pid = arg[0] ? (int)arg[0] : me->pid, pgid = arg[1] ? (int)arg[1] : pid, err, sid, old;
 
     if (pgid < 0)
         return -EINVAL;
@@ -181,7 +181,10 @@ int sys_setpgid(const uint32_t *arg)
         return err;
     if (pgid != p->pid && (sid = proc_group_session(pgid)) && sid != p->sid)
         return -EPERM;                  /* a group is of one session */
+    old = p->pgid;
     p->pgid = pgid;
+    if (old != pgid)
+        proc_left(old, 0);              /* p may have been its last */
     return 0;
 }
 
@@ -191,10 +194,12 @@ int sys_setpgid(const uint32_t *arg)
 int sys_setsid(const uint32_t *arg)
 {
     struct proc *me = curproc();
+    int pgid = me->pgid, sid = me->sid;
 
     if (proc_group_session(me->pid))
         return -EPERM;
     me->sid = me->pgid = me->pid;
+    proc_left(pgid, sid);               /* me may have been the last of either */
     return me->sid;
 }
 

@@ -159,8 +159,244 @@ static void a_console_read_is_ended_by_kill(void)
     PASS();
 }
 
-int main(void)
+/* ---- the foreground group and session, which the console keeps as
+ * numbers: a number comes back after the pids wrap (booted with
+ * pidmax=300, tools/test.py), so an ended group or session must not stay
+ * named, or whoever led the next of its number would find itself in
+ * front: the console's input and ^C its, others' reads EIO. */
+
+#define WRAP_FORKS (4 * 300)            /* pidmax=300: a pid is back within these */
+
+/* EAGAIN if the caller may read the console now (nobody types here),
+ * EIO if another group is in front or the console is another session's. */
+static int console_read_error(void)
 {
+    int path = walk(AT_CWD, "/dev/console", 0), fd = ready(path, R_READ | R_NONBLOCK), e;
+    char c;
+
+    close(path);
+    errno = 0;
+    e = read(fd, &c, 1) < 0 ? errno : 0;
+    close(fd);
+    return e;
+}
+
+/* A child that leads a group of its own and sleeps until killed; the
+ * caller makes the group too, whichever runs first, as the shell does.
+ * With session, it leads a session as well and takes the console (as
+ * root may: init's login child does so), and the caller waits for that. */
+static int sleeper(int session)
+{
+    int pid, i;
+
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        if (session && setsid() > 0)
+            tcsetpgrp(getpid());
+        else if (!session)
+            setpgid(0, 0);
+        for (;;)
+            sleep_ms(1000);
+    }
+    if (pid > 0 && !session)
+        setpgid(pid, pid);
+    for (i = 0; pid > 0 && session && i < 400 && tcgetpgrp() != pid; i++)
+        sleep_ms(5);
+    return pid;
+}
+
+/* Forks until a child gets pid (each other child exits at once), and has
+ * that child run later(): its result, 1 if it found what it should, 2
+ * if not; 0 if the pid never came back. */
+static int in_later_process_of(int pid, int (*later)(void))
+{
+    int i, c, status, found = 0;
+
+    fflush(stdout);
+    for (i = 0; i < WRAP_FORKS && !found; i++) {
+        if ((c = fork()) == 0)
+            _exit(getpid() != pid ? 0 : later());
+        if (c < 0 || waitpid(c, &status, 0) != c || !WIFEXITED(status))
+            return -1;
+        found = WEXITSTATUS(status);
+    }
+    return found;
+}
+
+/* Group G in front, then its only process killed and reaped: no group is
+ * in front (as after tcsetpgrp(0)), so the caller, of another group,
+ * reads again. The old kernel kept G's number in front. */
+static void a_group_that_ends_in_front_leaves_none_in_front(void)
+{
+    int g = sleeper(0), status;
+
+    CHECK(g > 0 && tcsetpgrp(g) == 0 && tcgetpgrp() == g, "the sleeper's group in front");
+    CHECK(console_read_error() == EIO, "behind another group, a read: %s",
+          strerror(console_read_error()));
+    kill(g, SIGKILL);
+    CHECK(waitpid(g, &status, 0) == g, "waitpid");
+    CHECK(tcgetpgrp() == 0, "group %d has ended, yet tcgetpgrp() gives %d", g, tcgetpgrp());
+    CHECK(console_read_error() == EAGAIN, "no group in front, a read: %s",
+          strerror(console_read_error()));
+    PASS();
+}
+
+static int front;                       /* the group put in front, for later() */
+
+static int finds_itself_not_in_front(void)
+{
+    setpgid(0, 0);                      /* leads a new group: the number of the old */
+    return tcgetpgrp() == getpid() || console_read_error() != EAGAIN ? 2 : 1;
+}
+
+/* The wrap itself: group G in front ends, the pids wrap, and a new
+ * process given G's pid leads a group of that number. On the old kernel
+ * that group was in front (tcgetpgrp() named it; ^C would kill it, and
+ * only it could read); now no group is. */
+static void a_later_group_of_its_number_is_not_in_front(void)
+{
+    int status, found;
+
+    front = sleeper(0);
+    CHECK(front > 0 && tcsetpgrp(front) == 0, "the sleeper's group in front");
+    kill(front, SIGKILL);
+    CHECK(waitpid(front, &status, 0) == front, "waitpid");
+    found = in_later_process_of(front, finds_itself_not_in_front);
+    tcsetpgrp(0);
+    CHECK(found > 0, "pid %d never came back in %d forks (%d)", front, WRAP_FORKS, found);
+    CHECK(found == 1, "the later group %d found itself in front of the console", front);
+    PASS();
+}
+
+/* A group ends also when its last process moves out of it (setpgid, or
+ * setsid) after its leader has gone: the number is free at once. While
+ * a process is left in it, it stays in front. Both ways, in turn. */
+static void a_group_ends_in_front_when_its_last_process_moves_out(void)
+{
+    static const char *const how[] = { "setpgid(0, 0)", "setsid()" };
+    int g, p[2], m, status, by;
+    char c = 'g';
+
+    for (by = 0; by < 2; by++) {
+        g = sleeper(0);
+        CHECK(g > 0 && pipe(p) == 0, "fork, pipe");
+        fflush(stdout);
+        if ((m = fork()) == 0) {
+            close(p[1]);
+            if (setpgid(0, g) < 0 || read(p[0], &c, 1) != 1)
+                _exit(1);
+            _exit((by ? setsid() : setpgid(0, 0)) < 0 ? 2 : 0);
+        }
+        close(p[0]);
+        CHECK(m > 0 && setpgid(m, g) == 0, "the member joins group %d", g);
+        CHECK(tcsetpgrp(g) == 0, "group %d in front", g);
+        kill(g, SIGKILL);
+        CHECK(waitpid(g, &status, 0) == g, "waitpid");
+        CHECK(tcgetpgrp() == g, "group %d has a process left, yet tcgetpgrp() gives %d", g,
+              tcgetpgrp());
+        write(p[1], &c, 1);
+        close(p[1]);
+        CHECK(waitpid(m, &status, 0) == m && status == 0, "the member's %s: status %x", how[by],
+              status);
+        CHECK(tcgetpgrp() == 0, "its last process left group %d by %s, yet tcgetpgrp() gives %d", g,
+              how[by], tcgetpgrp());
+        CHECK(console_read_error() == EAGAIN, "no group in front, a read: %s",
+              strerror(console_read_error()));
+    }
+    PASS();
+}
+
+/* Root gives the console to a session of its own (tcsetpgrp from a
+ * setsid child), which then ends: the console goes back to init's
+ * session, whose it was at boot, and we (of init's session) read it.
+ * The old kernel kept the dead session's number: our reads failed EIO
+ * until someone took the console back, and a process that got the
+ * number after a wrap and called setsid() had it. */
+static void a_session_that_ends_with_the_console_gives_it_back(void)
+{
+    int s = sleeper(1), status;
+
+    CHECK(s > 0, "fork");
+    CHECK(tcgetpgrp() == s && console_read_error() == EIO,
+          "session %d's group in front: tcgetpgrp() %d, our read %s", s, tcgetpgrp(),
+          strerror(console_read_error()));
+    kill(s, SIGKILL);
+    CHECK(waitpid(s, &status, 0) == s, "waitpid");
+    CHECK(tcgetpgrp() == 0 && console_read_error() == EAGAIN,
+          "session %d has ended: tcgetpgrp() %d, our read %s", s, tcgetpgrp(),
+          strerror(console_read_error()));
+    PASS();
+}
+
+static int finds_the_console_not_its_sessions(void)
+{
+    setsid();                           /* leads a new session: the number of the old */
+    return tcgetpgrp() == getpid() || console_read_error() != EIO ? 2 : 1;
+}
+
+static void a_later_session_of_its_number_does_not_get_the_console(void)
+{
+    int status, found;
+
+    front = sleeper(1);
+    CHECK(front > 0 && tcgetpgrp() == front, "session %d's group in front", front);
+    kill(front, SIGKILL);
+    CHECK(waitpid(front, &status, 0) == front, "waitpid");
+    found = in_later_process_of(front, finds_the_console_not_its_sessions);
+    tcsetpgrp(0);
+    CHECK(found > 0, "pid %d never came back in %d forks (%d)", front, WRAP_FORKS, found);
+    CHECK(found == 1, "the later session %d found the console its own", front);
+    PASS();
+}
+
+/* `t_tty ctrl_c`, typed into the shell by tools/test.py (shell/tty, booted
+ * with pidmax=300): the job puts a group of its own in front, which ends;
+ * the pids wrap and a new group of that number sleeps; the harness types
+ * ^C. The old kernel killed the new group with it (status 1); now no group
+ * is in front, and ^C only throws the line away. */
+static int ctrl_c_reaches_no_later_group(void)
+{
+    int g = sleeper(0), later = -1, c, i, status, p[2];
+    char ch;
+
+    if (g <= 0 || tcsetpgrp(g) < 0 || kill(g, SIGKILL) < 0 || waitpid(g, &status, 0) != g ||
+        pipe(p) < 0)
+        return 3;
+    for (i = 0; i < WRAP_FORKS && later < 0; i++) {
+        fflush(stdout);
+        if ((c = fork()) == 0) {
+            if (getpid() != g)
+                _exit(0);
+            setpgid(0, 0);
+            write(p[1], "r", 1);
+            for (;;)
+                sleep_ms(1000);
+        }
+        if (c == g)
+            later = c;
+        else if (c < 0 || waitpid(c, &status, 0) != c)
+            return 3;
+    }
+    if (later < 0 || setpgid(later, later) < 0 || read(p[0], &ch, 1) != 1)
+        return 3;
+    printf("t_tty: the later group %d waits for ^C\n", later);
+    fflush(stdout);
+    for (i = 0; i < 60 && waitpid(later, &status, WNOHANG) == 0; i++)
+        sleep_ms(50);
+    if (i < 60) {
+        printf("t_tty: ^C killed the later group %d (signal %d)\n", later, WTERMSIG(status));
+        return 1;
+    }
+    kill(later, SIGKILL);
+    waitpid(later, &status, 0);
+    printf("t_tty: ^C killed no later group\n");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "ctrl_c") == 0)
+        return ctrl_c_reaches_no_later_group();
     the_console_starts_cooked();
     raw_mode_is_set_and_cleared_through_a_console_fd();
     raw_mode_ends_when_its_owner_exits();
@@ -170,6 +406,16 @@ int main(void)
     only_a_console_fd_readied_for_io_has_a_mode();
     only_the_foreground_group_changes_the_mode();
     a_console_read_is_ended_by_kill();
+    a_group_that_ends_in_front_leaves_none_in_front();
+    tcsetpgrp(0);                       /* whatever a failed test left in front */
+    a_later_group_of_its_number_is_not_in_front();
+    tcsetpgrp(0);
+    a_group_ends_in_front_when_its_last_process_moves_out();
+    tcsetpgrp(0);
+    a_session_that_ends_with_the_console_gives_it_back();
+    tcsetpgrp(0);
+    a_later_session_of_its_number_does_not_get_the_console();
+    tcsetpgrp(0);
     printf("t_tty: done\n");
     return t_failures != 0;
 }
