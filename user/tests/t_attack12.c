@@ -80,8 +80,7 @@ static int bind_copy_runs_out(void)
     errno = 0;
     if (bind(m, AT_CWD, "/tmp/a12c/dst", BIND_BEFORE) != -1 || errno != ENOSPC)
         return 11;
-    if (slurp("/proc/self/ns", ns_after, sizeof(ns_after)) <= 0 ||
-        strcmp(ns_before, ns_after) != 0)
+    if (slurp("/proc/self/ns", ns_after, sizeof(ns_after)) <= 0 || strcmp(ns_before, ns_after) != 0)
         return 12;
     if (meminfo("heap_blocks") != blocks)
         return 13;
@@ -133,16 +132,18 @@ static unsigned char page_buf[4096];
  * each page's byte at BIG_BYTE and exits with the sum. 0, or -1. */
 static int write_big(const char *path, int seed)
 {
+    /* clang-format off */
     static const unsigned char code[] = {
-        0x31, 0xdb,                                     /* xor %ebx,%ebx */
-        0xbe, 0, 0, 0, 0,                               /* mov $first,%esi */
-        0xb9, BIG_PAGES, 0, 0, 0,                       /* mov $BIG_PAGES,%ecx */
-        0x02, 0x1e,                                     /* 1: add (%esi),%bl */
-        0x81, 0xc6, 0x00, 0x10, 0x00, 0x00,             /* add $4096,%esi */
-        0xe2, 0xf6,                                     /* loop 1b */
-        0xb8, 0x01, 0, 0, 0,                            /* mov $SYS_exit,%eax */
-        0xcd, 0x80,                                     /* int $0x80 */
+        0x31, 0xdb,                             /* xor %ebx,%ebx */
+        0xbe, 0, 0, 0, 0,                       /* mov $first,%esi */
+        0xb9, BIG_PAGES, 0, 0, 0,               /* mov $BIG_PAGES,%ecx */
+        0x02, 0x1e,                             /* 1: add (%esi),%bl */
+        0x81, 0xc6, 0x00, 0x10, 0x00, 0x00,     /* add $4096,%esi */
+        0xe2, 0xf6,                             /* loop 1b */
+        0xb8, 0x01, 0, 0, 0,                    /* mov $SYS_exit,%eax */
+        0xcd, 0x80,                             /* int $0x80 */
     };
+    /* clang-format on */
     struct elf_header h = { 0 };
     struct elf_phdr ph = { 0 };
     uint32_t first = BIG_AT + BIG_BYTE;
@@ -319,8 +320,8 @@ static void channel_writer_asleep_when_its_peer_goes_gets_epipe(void)
     close(fds[1]);                      /* the peer's last reference */
     CHECK(waitpid(pid, &status, 0) == pid, "waitpid");
     close(fds[0]);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the writer: status %x (1: it wrote, 2: "
-          "another errno)", status);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "the writer: status %x (1: it wrote, 2: another errno)", status);
     PASS();
 }
 
@@ -349,7 +350,8 @@ static void proc_files_of_a_zombie_read_empty(void)
     CHECK((n = slurp(path, buf, sizeof(buf))) == 0, "%s gave %d bytes: %.80s", path, n, buf);
     snprintf(path, sizeof(path), "/proc/%d/status", pid);
     CHECK(slurp(path, buf, sizeof(buf)) > 0 && strstr(buf, "state zombie\n") &&
-          strstr(buf, "pages 0\n"), "%s: %.160s", path, buf);
+              strstr(buf, "pages 0\n"),
+          "%s: %.160s", path, buf);
     CHECK(waitpid(pid, &status, 0) == pid && status == 0, "waitpid");
     errno = 0;
     CHECK(walk(AT_CWD, path, 0) == -1 && errno == ENOENT, "%s after the reap", path);
