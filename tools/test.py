@@ -332,8 +332,11 @@ def debugfs_matches_manifest(name, image, manifest):
     return (name, True, "")
 
 
-def boot_with_disk(prog, image, timeout=240):
-    b = qemu.run(qemu.kernel_args("heapcheck panic=exit run=/bin/%s" % prog, [None, image]),
+def boot_with_disk(prog, image, timeout=240, more=()):
+    """prog booted with image as /dev/hd1 (init attaches it at /mnt) and
+    the images in `more` as /dev/hd2, hd3 (attached nowhere)."""
+    b = qemu.run(qemu.kernel_args("heapcheck panic=exit run=/bin/%s" % prog,
+                                  [None, image] + list(more)),
                  timeout=timeout)
     res = parse_results("%s/" % prog, b.output)
     if b.guest_code is None or not re.search(r"^%s: done" % prog, b.output, re.M):
@@ -467,9 +470,23 @@ def ext2_eio_suite():
     def run():
         with tempfile.TemporaryDirectory() as tmp:
             carrier, out = os.path.join(tmp, "carrier.img"), os.path.join(tmp, "out")
+            wb = os.path.join(tmp, "writeback.img")   # /dev/hd2: the release's write-back
             mkfs(carrier, 160, 1024)
-            b, res = boot_with_disk("e2eio", carrier, timeout=300)
+            mkfs(wb, 2, 1024)
+            b, res = boot_with_disk("e2eio", carrier, timeout=300, more=[wb])
             res = [(n.replace("e2eio/", name + "/"), ok, d) for n, ok, d in res]
+            # A write-back the disk refused at an instance's release is said:
+            # the cache names the unit and the block, ext2 the instance, both
+            # the failure that a retry mended and the one that stayed.
+            said = [p for p in (r"^bcache: hd2: write of block \d+ .* failed \(error -5\): "
+                                r"kept dirty$",
+                                r"^ext2: /dev/hd2: a write-back failed \(error -5\); "
+                                r"written at release$",
+                                r"^ext2: /dev/hd2: the last write-back failed \(error -5\)")
+                    if not re.search(p, b.output, re.M)]
+            res.append((name + "/a_failed_write_back_at_release_is_said", not said,
+                        "not on the console: %s" % said))
+            res.append(fsck_result(name + "/e2fsck_clean_after_failed_write_backs", wb))
             # (a free the disk fails leaves a damaged image, said so: not before)
             res.append(mount_check_quiet(name, b.output.split("e2eio: frees")[0]))
             os.makedirs(out)

@@ -20,6 +20,7 @@
 #include "arch/x86/x86.h"
 #include "dev/blk.h"
 #include "include/uapi/errno.h"
+#include "lib/fault.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
 #include "mm/page.h"
@@ -182,7 +183,9 @@ static int transfer(struct buf **run, uint32_t n, int write)
 }
 
 /* Write b (busy, dirty) back, with the dirty blocks that follow it and
- * that nobody owns, in one command. */
+ * that nobody owns, in one command. A failed write is said on the
+ * console (the unit and the block) and its blocks stay dirty: the next
+ * eviction or sync tries them again, and the caller has the error. */
 static int write_run(struct buf *b)
 {
     struct buf *run[ATA_MAX_PAGES], *nb;
@@ -195,7 +198,14 @@ static int write_run(struct buf *b)
         run[n++] = nb;
     }
     irq_restore(s);
-    err = transfer(run, n, 1);
+    /* failnth(FAILNTH_WRITES | n) counts this too: the disk fails the
+     * command, writing nothing (a filesystem's own writes only fill the
+     * cache and never fail here: its last reference's sync does). */
+    err = fault_inject_write("disk write-back") ? -EIO : transfer(run, n, 1);
+    if (err < 0) /* (said each time: the blocks stay dirty, tried again) */
+        kprintf("bcache: hd%d: write of block %u (%u block%s of %u bytes) failed (error %d): "
+                "kept dirty\n",
+                b->unit, b->block, n, n == 1 ? "" : "s", BLK_SIZE, err);
     for (i = 0; i < n; i++) {
         if (err == 0)
             run[i]->dirty = 0;

@@ -1186,8 +1186,10 @@ static int truncate_data(struct ext2_fs *e, struct vnode *v, uint32_t len)
         v->size = len;
         v->mtime = rtc_now();
         err = cut_map(e, N(v), (len + e->bsize - 1) / e->bsize, going, was, N(v)->raw.dtime, &done);
-        if (err < 0 && done)
-            leaked(e, v->ino); /* (the cut is made: the size is len) */
+        if (err < 0 && done) {
+            leaked(e, v->ino); /* the cut is made, the size is len: done, as unlink */
+            err = 0;
+        }
         if (err < 0 && !done && tail && bwrite_part(e, blk, in, tail, e->bsize - in) < 0)
             damaged(e, "a write failed and so did its undoing: the last block of inode", v->ino);
         kfree(tail);
@@ -1756,15 +1758,23 @@ static int drop_name(struct ext2_fs *e, struct vnode *dir, const char *name, str
 
     if ((err = dir_find(e, dir, name, 1, &ino)) < 0)
         return err;
+    v->mtime = rtc_now();
     if (S_ISDIR(v->mode)) {
+        /* The directory's own count first: while the disk has it linked,
+         * its ".." counts toward the parent (e2fsck counts an unconnected
+         * directory's), so the parent's count goes down on the disk only
+         * once the directory's is 0 there. If the disk refuses that, the
+         * parent's lower count waits for its next write: until then one
+         * too high there, a leak. */
         v->nlink = 0;
         dir->nlink--;
-        if (write_inode(e, N(dir)) < 0)
+        if (write_inode(e, N(v)) < 0)
+            leaked(e, v->ino);
+        else if (write_inode(e, N(dir)) < 0)
             leaked(e, dir->ino);
-    } else {
-        v->nlink--;
+        return 0;
     }
-    v->mtime = rtc_now();
+    v->nlink--;
     if (write_inode(e, N(v)) < 0)
         leaked(e, v->ino);
     return 0;
@@ -2367,22 +2377,49 @@ fail:
 }
 
 /* Everything is written through already: push the device's cache out
- * (after any operation in progress, which may be yielding). */
+ * (after any operation in progress, which may be yielding). Its error is
+ * kept until a sync succeeds: the blocks the disk refused are still in
+ * the cache, not on the disk (release looks at it). */
 static int ext2_sync(struct fs *fs)
 {
     struct ext2_fs *e = fs->priv;
+    int err;
 
     fs_enter(e);
-    return fs_leave(e, fs->revoked ? -EIO : file_sync(e->dev));
+    err = fs->revoked ? -EIO : file_sync(e->dev);
+    if (!fs->revoked)
+        e->sync_err = err;
+    return fs_leave(e, err);
 }
 
+/* The last reference: the last write-back (vfs's sync, then this one,
+ * after the root's inode). Nobody is left to return its error to (the
+ * last reference goes with whichever close, unbind, exit or walk drops
+ * it: doc/decisions.md, "ext2 on a failing disk, fourth part"), so a
+ * write-back the disk refused - in the sync before or here - is said on
+ * the console and marked in the image, where the disk takes it: the
+ * superblock's state EXT2_ERROR_FS, so that e2fsck -p checks the image.
+ * The cache keeps the blocks it could not write (dirty: tried again at
+ * each eviction and sync). */
 static void ext2_release(struct fs *fs)
 {
     struct ext2_fs *e = fs->priv;
+    int err = 0;
 
     vnode_put(fs->root);
-    if (!fs->revoked)
-        file_sync(e->dev);
+    if (!fs->revoked && ((err = file_sync(e->dev)) < 0 || e->sync_err < 0)) {
+        if (err < 0)
+            kprintf("ext2: %s: the last write-back failed (error %d): the disk may lack this "
+                    "instance's last writes\n", e->fs->source_name, err);
+        else
+            kprintf("ext2: %s: a write-back failed (error %d); written at release\n",
+                    e->fs->source_name, e->sync_err);
+        if (writable(e) == 0 && e->sb.state != EXT2_ERROR_FS) {
+            e->sb.state = EXT2_ERROR_FS;
+            if (write_super(e) < 0 || file_sync(e->dev) < 0)
+                kprintf("ext2: %s: and the disk refused its error state\n", e->fs->source_name);
+        }
+    }
     ext2_free(e);
 }
 
