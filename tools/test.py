@@ -4573,8 +4573,8 @@ def two_segment_elf():
 
 def man_ext2_suite():
     """The errors the manual gives for what only an ext2 image holds
-    (user/tests/e2man.c): a file of 4 GiB (EFBIG to every call that walks
-    to it or through it) and a damaged block map (EUCLEAN to read, write,
+    (user/tests/e2man.c): a file of 4 GiB (EFBIG to write or truncate; it
+    walks, reads and goes as any file) and a damaged block map (EUCLEAN to read, write,
     exec, and then to every change: ftruncate, fchmod, fchown). man.img is
     made here with mke2fs and debugfs, as a file on a carrier disk; every
     EXPECT of e2man.c must report."""
@@ -4601,9 +4601,31 @@ def man_ext2_suite():
                     return [(name + "/debugfs_makes_the_image", False, cmd + ": " + r.stderr.decode())]
             os.makedirs(tree)
             shutil.copy(img, os.path.join(tree, "man.img"))
+            # big.img: a sound image whose /big (3 blocks) says 4 GiB + 4
+            # bytes; e2man unlinks it there, and e2fsck must find it clean
+            big, bigfiles = os.path.join(tmp, "big.img"), os.path.join(tmp, "bigfiles")
+            os.makedirs(bigfiles)
+            for rel in ("big", "kept"):
+                with open(os.path.join(bigfiles, rel), "wb") as f:
+                    f.write(b"B" * 3000)
+            mkfs(big, 1, 1024, bigfiles)
+            for rel in ("big", "kept"):
+                e2tool("debugfs", "-w", "-R", "sif /%s size 0x100000004" % rel, big)
+            shutil.copy(big, os.path.join(tree, "big.img"))
             mkfs(carrier, 4, 1024, tree)
             b, res = boot_with_disk("e2man", carrier, timeout=60)
             res = [(n.replace("e2man/", name + "/"), ok, d) for n, ok, d in res]
+            e2tool("debugfs", "-R", "dump /big.img %s" % big, carrier)
+            res.append(fsck_result(name + "/e2fsck_clean_after_a_4_gib_file_unlinked", big))
+            gone = e2tool("debugfs", "-R", "stat /big", big)
+            res.append((name + "/a_4_gib_file_unlinked_is_gone",
+                        b"File not found" in gone.stdout + gone.stderr,
+                        (gone.stdout + gone.stderr).decode()[-300:]))
+            # /kept's inode, written by fchmod: its size as it was
+            kept = e2tool("debugfs", "-R", "stat /kept", big).stdout.decode()
+            res.append((name + "/a_4_gib_file_written_keeps_its_size",
+                        re.search(r"Mode:\s+0600\b", kept) is not None and
+                        re.search(r"\bSize: 4294967300\b", kept) is not None, kept[:300]))
             seen = {n.split("/", 1)[1] for n, _, _ in res}
             with open(os.path.join(qemu.ROOT, "user", "tests", "e2man.c")) as f:
                 for t in ["%s_%s_%s" % e for e in expected_errors(f.read())]:

@@ -35,6 +35,7 @@ struct ext2_node {
     struct ext2_inode raw;
     uint32_t ino;
     uint32_t disk_links; /* links_count as the disk last took it (free_inode) */
+    int big;             /* a regular file of 4 GiB or more: see node_new */
     struct vnode *v;
     struct ext2_node *next;
 };
@@ -543,7 +544,8 @@ static int write_inode(struct ext2_fs *e, struct ext2_node *n)
     n->raw.mode = v->mode;
     n->raw.uid = v->uid;
     n->raw.gid = v->gid;
-    n->raw.size = v->size;
+    if (!n->big) /* (a big file's size is the disk's, and stays) */
+        n->raw.size = v->size;
     n->raw.links_count = v->nlink;
     n->raw.mtime = v->mtime;
     if ((err = dev_write(e, inode_offset(e, n->ino), &n->raw, sizeof(n->raw))) == 0)
@@ -571,8 +573,6 @@ static int check_inode(struct ext2_fs *e, uint32_t ino, const struct ext2_inode 
         return damaged(e, "type of inode", ino);
     if (raw->links_count == 0)
         return damaged(e, "a name for the free inode", ino);
-    if (type == S_IFREG && raw->size_high)
-        return -EFBIG; /* 4 GiB or more: offsets are 32-bit here */
     if (fast_symlink(e, raw) && raw->size >= sizeof(raw->block))
         return damaged(e, "size of fast symlink", ino); /* its text is i_block[] */
     if (type == S_IFDIR && (raw->size % e->bsize || nblocks == 0 || nblocks > e->sb.blocks_count ||
@@ -601,6 +601,16 @@ static int node_new(struct ext2_fs *e, uint32_t ino, const struct ext2_inode *ra
     v->priv = n;
     v->ino = ino;
     v->size = raw->size;
+    /* A regular file of 4 GiB or more (the size's high word, i_size_high,
+     * set: another system made it). Orthos's offsets and st_size are 32
+     * bits: its size says the most they can, 4 GiB - 1, and its bytes
+     * read as they are as far as an offset reaches; a write or a truncation, which
+     * would have to store a size, is EFBIG. Its names go like any file's
+     * (unlink frees it whole; rename, link). */
+    if ((raw->mode & S_IFMT) == S_IFREG && raw->size_high) {
+        n->big = 1;
+        v->size = UINT32_MAX;
+    }
     v->nlink = raw->links_count;
     v->mtime = raw->mtime;
     v->uid = raw->uid; /* the low 16 bits: ids above 65535 are refused */
@@ -2046,6 +2056,8 @@ static int ext2_write(struct vnode *v, const void *buf, uint32_t off, uint32_t n
 {
     struct ext2_fs *e = E(v);
 
+    if (N(v)->big)
+        return -EFBIG; /* (node_new) */
     fs_enter(e);
     return fs_leave(e, write_data(e, v, buf, off, n));
 }
@@ -2063,6 +2075,8 @@ static int ext2_truncate(struct vnode *v, uint32_t len)
 {
     struct ext2_fs *e = E(v);
 
+    if (N(v)->big)
+        return -EFBIG; /* (node_new) */
     fs_enter(e);
     return fs_leave(e, truncate_data(e, v, len));
 }
@@ -2154,6 +2168,10 @@ static void free_inode(struct ext2_fs *e, struct ext2_node *n)
             return;
         }
         v->size = 0;
+        if (n->big) { /* the inode cut_map writes says 0 bytes: the high word too */
+            n->big = 0;
+            n->raw.size_high = 0;
+        }
         n->raw.dtime = rtc_now();
         cut = cut_map(e, n, 0, going, size, dtime, &done);
     } else {
