@@ -1009,6 +1009,50 @@ static void a_failed_write_back_at_release_is_said_and_marked(void)
     PASS();
 }
 
+/* A dead disk's dirty blocks fail no other disk's read. Three blocks of
+ * /dev/hd2 are dirtied in the cache (their own bytes written over them:
+ * the image stays as it is), the disk then refuses every write-back
+ * (FAILNTH_FROM), and 24 MiB of /dev/hd1 are read, more than the cache
+ * holds (an eighth of 128 MiB): each eviction that meets a dirty block
+ * tries to write it back and fails. Every read must succeed: the refused
+ * block is kept and made the most recently used, and another buffer
+ * taken. Before, it stayed the least recently used, and every later miss
+ * of every disk tried it first and failed with EIO. */
+#define READ_MIB 24
+
+static void a_dead_disks_dirty_blocks_fail_no_other_read(void)
+{
+    static char big[64 * 1024];
+    static const uint32_t at[] = { 100 * 4096, 200 * 4096, 300 * 4096 };
+    int d = open(WB_DISK, O_RDWR), h = open("/dev/hd1", O_RDONLY), r = 0, left, bad = -1, err = 0;
+    unsigned i;
+    uint32_t off;
+
+    no_instance_left();
+    CHECK(d >= 0 && h >= 0, "open %s and /dev/hd1", WB_DISK);
+    sync(); /* (nothing else dirty) */
+    for (i = 0; i < sizeof(at) / sizeof(at[0]); i++)
+        CHECK(read_at(d, at[i], buf, BSIZE) == 0 && lseek(d, at[i], SEEK_SET) == (int)at[i] &&
+                  write(d, buf, BSIZE) == BSIZE,
+              "dirty %s at %u", WB_DISK, at[i]);
+    failnth(FAILNTH_WRITES | FAILNTH_FROM | 1);
+    for (off = 0; off < READ_MIB << 20 && bad < 0; off += r) {
+        r = read(h, big, sizeof(big));
+        if (r <= 0) {
+            bad = (int)off;
+            err = errno;
+        }
+    }
+    left = failnth(0);
+    sync(); /* the kept blocks, now that the disk writes */
+    close(h);
+    close(d);
+    CHECK(bad < 0, "the disk refusing write-backs: a read of /dev/hd1 at %d failed (errno %d)",
+          bad, err);
+    CHECK(left == 0, "no write-back was tried (failnth(0) %d): the cache held it all", left);
+    PASS();
+}
+
 int main(void)
 {
     the_longest_symlink_leaves_the_image_healthy();
@@ -1017,6 +1061,7 @@ int main(void)
     a_failed_free_shares_no_block_and_writes_on();
     a_disk_failing_for_good_leaves_the_old_image_or_a_damaged_one();
     a_failed_write_back_at_release_is_said_and_marked();
+    a_dead_disks_dirty_blocks_fail_no_other_read();
     unlink(WORK);
     unlink(TEMPLATE);
     sync();
