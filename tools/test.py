@@ -460,7 +460,10 @@ def ext2_eio_suite():
     carrier disk (/mnt/eio), and e2fsck -fn must find every one clean: no
     block or inode leaked, no count wrong, no block past a size. The images
     a failed free left (free*) and those of a disk failing for good
-    (FAILNTH_FROM: from*) may leak, and nothing more (e2fsck_leaks_only)."""
+    (FAILNTH_FROM: from*) may leak, and nothing more (e2fsck_leaks_only).
+    A 2 MiB ext2 image as /dev/hd2 takes the block cache's write-backs
+    failing at an instance's release and at evictions; the console must
+    say them, and e2fsck find that image clean."""
     name = "ext2_eio"
 
     def fsck(img):

@@ -17,8 +17,10 @@
  * undone or done with a leak, the instance writing on; and every one of
  * them on a disk that fails for good (FAILNTH_FROM): the old image, a
  * damaged instance, or a free's leak, and e2fsck finding nothing but
- * leaks. doc/decisions.md, "ext2 and a failing disk" and its second
- * part. */
+ * leaks. Last, on /dev/hd2, the block cache's write-back: refused at an
+ * instance's release (said, marked, nothing lost) and at evictions (no
+ * other disk's read fails). doc/decisions.md, "ext2 and a failing disk"
+ * and its second, third and fourth parts. */
 #include <orthos.h>
 #include "t.h"
 
