@@ -604,9 +604,9 @@ static int node_new(struct ext2_fs *e, uint32_t ino, const struct ext2_inode *ra
     /* A regular file of 4 GiB or more (the size's high word, i_size_high,
      * set: another system made it). Orthos's offsets and st_size are 32
      * bits: its size says the most they can, 4 GiB - 1, and its bytes
-     * read as they are as far as an offset reaches; a write or a truncation, which
-     * would have to store a size, is EFBIG. Its names go like any file's
-     * (unlink frees it whole; rename, link). */
+     * read as they are as far as an offset reaches; a write or a
+     * truncation, which would have to store a size, is EFBIG. Its names
+     * go like any file's (unlink frees it whole; rename, link). */
     if ((raw->mode & S_IFMT) == S_IFREG && raw->size_high) {
         n->big = 1;
         v->size = UINT32_MAX;
@@ -2428,7 +2428,8 @@ static void ext2_release(struct fs *fs)
     if (!fs->revoked && ((err = file_sync(e->dev)) < 0 || e->sync_err < 0)) {
         if (err < 0)
             kprintf("ext2: %s: the last write-back failed (error %d): the disk may lack this "
-                    "instance's last writes\n", e->fs->source_name, err);
+                    "instance's last writes\n",
+                    e->fs->source_name, err);
         else
             kprintf("ext2: %s: a write-back failed (error %d); written at release\n",
                     e->fs->source_name, e->sync_err);

@@ -864,8 +864,8 @@ static void a_disk_failing_for_good_leaves_the_old_image_or_a_damaged_one(void)
                       name, n);
             if (k >= nops && more[k - nops].frees == 2)
                 CHECK(r == 0 || file_size(RMDIR_NAME) >= 0,
-                      "%s, every write failing from %d on: the name is gone, and errno %d", name,
-                      n, err);
+                      "%s, every write failing from %d on: the name is gone, and errno %d", name, n,
+                      err);
             if (r < 0 && !damage && !(k >= nops && more[k - nops].frees))
                 CHECK(old,
                       "%s, every write failing from %d on: neither the old image nor a "
@@ -993,8 +993,8 @@ static void a_failed_write_back_at_release_is_said_and_marked(void)
                       "write-back %d failing at release: the superblock's state is %d, not 2 "
                       "(errors found)",
                       n, state);
-            CHECK(wb_intact(name, 'a' + n % 26), "write-back %d%s failing at release: %s lost",
-                  n, from ? " and every later one" : "", name);
+            CHECK(wb_intact(name, 'a' + n % 26), "write-back %d%s failing at release: %s lost", n,
+                  from ? " and every later one" : "", name);
             if (from)
                 break;                  /* (one try: every write-back fails) */
         }
@@ -1049,8 +1049,8 @@ static void a_dead_disks_dirty_blocks_fail_no_other_read(void)
     sync(); /* the kept blocks, now that the disk writes */
     close(h);
     close(d);
-    CHECK(bad < 0, "the disk refusing write-backs: a read of /dev/hd1 at %d failed (errno %d)",
-          bad, err);
+    CHECK(bad < 0, "the disk refusing write-backs: a read of /dev/hd1 at %d failed (errno %d)", bad,
+          err);
     CHECK(left == 0, "no write-back was tried (failnth(0) %d): the cache held it all", left);
     PASS();
 }

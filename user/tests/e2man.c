@@ -138,9 +138,8 @@ static void a_4_gib_file_unlinked_frees_it_whole(void)
     close(src);
     memset(blk, 'A', sizeof(blk));
     ok = img >= 0 && (f = walk(img, "kept", 0)) >= 0 && fchmod(f, 0600) == 0 && close(f) == 0 &&
-         unlinkat(img, "big", 0) == 0 &&
-         (f = create(img, "after", S_IFREG, 0644, 0)) >= 0 && (w = ready(f, R_WRITE)) >= 0 &&
-         close(f) == 0;
+         unlinkat(img, "big", 0) == 0 && (f = create(img, "after", S_IFREG, 0644, 0)) >= 0 &&
+         (w = ready(f, R_WRITE)) >= 0 && close(f) == 0;
     for (i = 0; ok && i < 4; i++)
         ok = write(w, blk, sizeof(blk)) == (int)sizeof(blk);
     close(w);
