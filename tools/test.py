@@ -332,8 +332,11 @@ def debugfs_matches_manifest(name, image, manifest):
     return (name, True, "")
 
 
-def boot_with_disk(prog, image, timeout=240):
-    b = qemu.run(qemu.kernel_args("heapcheck panic=exit run=/bin/%s" % prog, [None, image]),
+def boot_with_disk(prog, image, timeout=240, more=()):
+    """prog booted with image as /dev/hd1 (init attaches it at /mnt) and
+    the images in `more` as /dev/hd2, hd3 (attached nowhere)."""
+    b = qemu.run(qemu.kernel_args("heapcheck panic=exit run=/bin/%s" % prog,
+                                  [None, image] + list(more)),
                  timeout=timeout)
     res = parse_results("%s/" % prog, b.output)
     if b.guest_code is None or not re.search(r"^%s: done" % prog, b.output, re.M):
@@ -457,7 +460,10 @@ def ext2_eio_suite():
     carrier disk (/mnt/eio), and e2fsck -fn must find every one clean: no
     block or inode leaked, no count wrong, no block past a size. The images
     a failed free left (free*) and those of a disk failing for good
-    (FAILNTH_FROM: from*) may leak, and nothing more (e2fsck_leaks_only)."""
+    (FAILNTH_FROM: from*) may leak, and nothing more (e2fsck_leaks_only).
+    A 2 MiB ext2 image as /dev/hd2 takes the block cache's write-backs
+    failing at an instance's release and at evictions; the console must
+    say them, and e2fsck find that image clean."""
     name = "ext2_eio"
 
     def fsck(img):
@@ -467,9 +473,23 @@ def ext2_eio_suite():
     def run():
         with tempfile.TemporaryDirectory() as tmp:
             carrier, out = os.path.join(tmp, "carrier.img"), os.path.join(tmp, "out")
+            wb = os.path.join(tmp, "writeback.img")   # /dev/hd2: the release's write-back
             mkfs(carrier, 160, 1024)
-            b, res = boot_with_disk("e2eio", carrier, timeout=300)
+            mkfs(wb, 2, 1024)
+            b, res = boot_with_disk("e2eio", carrier, timeout=300, more=[wb])
             res = [(n.replace("e2eio/", name + "/"), ok, d) for n, ok, d in res]
+            # A write-back the disk refused at an instance's release is said:
+            # the cache names the unit and the block, ext2 the instance, both
+            # the failure that a retry mended and the one that stayed.
+            said = [p for p in (r"^bcache: hd2: write of block \d+ .* failed \(error -5\): "
+                                r"kept dirty$",
+                                r"^ext2: /dev/hd2: a write-back failed \(error -5\); "
+                                r"written at release$",
+                                r"^ext2: /dev/hd2: the last write-back failed \(error -5\)")
+                    if not re.search(p, b.output, re.M)]
+            res.append((name + "/a_failed_write_back_at_release_is_said", not said,
+                        "not on the console: %s" % said))
+            res.append(fsck_result(name + "/e2fsck_clean_after_failed_write_backs", wb))
             # (a free the disk fails leaves a damaged image, said so: not before)
             res.append(mount_check_quiet(name, b.output.split("e2eio: frees")[0]))
             os.makedirs(out)
@@ -4568,8 +4588,8 @@ def two_segment_elf():
 
 def man_ext2_suite():
     """The errors the manual gives for what only an ext2 image holds
-    (user/tests/e2man.c): a file of 4 GiB (EFBIG to every call that walks
-    to it or through it) and a damaged block map (EUCLEAN to read, write,
+    (user/tests/e2man.c): a file of 4 GiB (EFBIG to write or truncate; it
+    walks, reads and goes as any file) and a damaged block map (EUCLEAN to read, write,
     exec, and then to every change: ftruncate, fchmod, fchown). man.img is
     made here with mke2fs and debugfs, as a file on a carrier disk; every
     EXPECT of e2man.c must report."""
@@ -4596,9 +4616,31 @@ def man_ext2_suite():
                     return [(name + "/debugfs_makes_the_image", False, cmd + ": " + r.stderr.decode())]
             os.makedirs(tree)
             shutil.copy(img, os.path.join(tree, "man.img"))
+            # big.img: a sound image whose /big (3 blocks) says 4 GiB + 4
+            # bytes; e2man unlinks it there, and e2fsck must find it clean
+            big, bigfiles = os.path.join(tmp, "big.img"), os.path.join(tmp, "bigfiles")
+            os.makedirs(bigfiles)
+            for rel in ("big", "kept"):
+                with open(os.path.join(bigfiles, rel), "wb") as f:
+                    f.write(b"B" * 3000)
+            mkfs(big, 1, 1024, bigfiles)
+            for rel in ("big", "kept"):
+                e2tool("debugfs", "-w", "-R", "sif /%s size 0x100000004" % rel, big)
+            shutil.copy(big, os.path.join(tree, "big.img"))
             mkfs(carrier, 4, 1024, tree)
             b, res = boot_with_disk("e2man", carrier, timeout=60)
             res = [(n.replace("e2man/", name + "/"), ok, d) for n, ok, d in res]
+            e2tool("debugfs", "-R", "dump /big.img %s" % big, carrier)
+            res.append(fsck_result(name + "/e2fsck_clean_after_a_4_gib_file_unlinked", big))
+            gone = e2tool("debugfs", "-R", "stat /big", big)
+            res.append((name + "/a_4_gib_file_unlinked_is_gone",
+                        b"File not found" in gone.stdout + gone.stderr,
+                        (gone.stdout + gone.stderr).decode()[-300:]))
+            # /kept's inode, written by fchmod: its size as it was
+            kept = e2tool("debugfs", "-R", "stat /kept", big).stdout.decode()
+            res.append((name + "/a_4_gib_file_written_keeps_its_size",
+                        re.search(r"Mode:\s+0600\b", kept) is not None and
+                        re.search(r"\bSize: 4294967300\b", kept) is not None, kept[:300]))
             seen = {n.split("/", 1)[1] for n, _, _ in res}
             with open(os.path.join(qemu.ROOT, "user", "tests", "e2man.c")) as f:
                 for t in ["%s_%s_%s" % e for e in expected_errors(f.read())]:

@@ -20,6 +20,7 @@
 #include "arch/x86/x86.h"
 #include "dev/blk.h"
 #include "include/uapi/errno.h"
+#include "lib/fault.h"
 #include "lib/kprintf.h"
 #include "lib/string.h"
 #include "mm/page.h"
@@ -182,7 +183,10 @@ static int transfer(struct buf **run, uint32_t n, int write)
 }
 
 /* Write b (busy, dirty) back, with the dirty blocks that follow it and
- * that nobody owns, in one command. */
+ * that nobody owns, in one command. A failed write is said on the
+ * console (the unit and the block) and its blocks stay dirty, the most
+ * recently used: a sync tries them again, an eviction once the others
+ * have gone before them; the caller has the error. */
 static int write_run(struct buf *b)
 {
     struct buf *run[ATA_MAX_PAGES], *nb;
@@ -195,24 +199,41 @@ static int write_run(struct buf *b)
         run[n++] = nb;
     }
     irq_restore(s);
-    err = transfer(run, n, 1);
+    /* failnth(FAILNTH_WRITES | n) counts this too: the disk fails the
+     * command, writing nothing (a filesystem's own writes only fill the
+     * cache and never fail here: its last reference's sync does). */
+    err = fault_inject_write("disk write-back") ? -EIO : transfer(run, n, 1);
+    if (err < 0) /* (said each time: the blocks stay dirty, tried again) */
+        kprintf("bcache: hd%d: write of block %u (%u block%s of %u bytes) failed (error %d): "
+                "kept dirty\n",
+                b->unit, b->block, n, n == 1 ? "" : "s", BLK_SIZE, err);
+    s = irq_save();
     for (i = 0; i < n; i++) {
         if (err == 0)
             run[i]->dirty = 0;
-        if (i > 0)
-            brelse(run[i]);
+        else
+            touch(run[i]); /* kept, and the last an eviction tries again (bget) */
     }
+    irq_restore(s);
+    for (i = 1; i < n; i++)
+        brelse(run[i]);
     return err;
 }
 
 /* The buffer for (unit, block), busy (ours), valid or not: the caller
  * reads it in if it needs its bytes. Sleeps while another process owns it
- * or while every buffer is busy. NULL (and *err) if a dirty block could
- * not be written back to make room. */
+ * or while every buffer is busy. A dirty block the disk refuses to take
+ * back is kept (dirty) and made the most recently used, and another is
+ * tried: a block a dead disk will never take would otherwise stay the
+ * least recently used and fail every miss of every disk. NULL (and *err)
+ * once EVICT_TRIES of them failed in one call. */
+#define EVICT_TRIES 4
+
 static struct buf *bget(int unit, uint32_t block, int *err)
 {
     uint32_t s = irq_save();
     struct buf *b;
+    int failed = 0;
 
     for (;;) {
         if ((b = lookup(unit, block))) {
@@ -237,7 +258,7 @@ static struct buf *bget(int unit, uint32_t block, int *err)
         irq_restore(s);
         *err = write_run(b);
         brelse(b);
-        if (*err < 0)
+        if (*err < 0 && ++failed >= EVICT_TRIES)
             return NULL;
         s = irq_save();
     }

@@ -35,6 +35,7 @@ struct ext2_node {
     struct ext2_inode raw;
     uint32_t ino;
     uint32_t disk_links; /* links_count as the disk last took it (free_inode) */
+    int big;             /* a regular file of 4 GiB or more: see node_new */
     struct vnode *v;
     struct ext2_node *next;
 };
@@ -543,7 +544,8 @@ static int write_inode(struct ext2_fs *e, struct ext2_node *n)
     n->raw.mode = v->mode;
     n->raw.uid = v->uid;
     n->raw.gid = v->gid;
-    n->raw.size = v->size;
+    if (!n->big) /* (a big file's size is the disk's, and stays) */
+        n->raw.size = v->size;
     n->raw.links_count = v->nlink;
     n->raw.mtime = v->mtime;
     if ((err = dev_write(e, inode_offset(e, n->ino), &n->raw, sizeof(n->raw))) == 0)
@@ -571,8 +573,6 @@ static int check_inode(struct ext2_fs *e, uint32_t ino, const struct ext2_inode 
         return damaged(e, "type of inode", ino);
     if (raw->links_count == 0)
         return damaged(e, "a name for the free inode", ino);
-    if (type == S_IFREG && raw->size_high)
-        return -EFBIG; /* 4 GiB or more: offsets are 32-bit here */
     if (fast_symlink(e, raw) && raw->size >= sizeof(raw->block))
         return damaged(e, "size of fast symlink", ino); /* its text is i_block[] */
     if (type == S_IFDIR && (raw->size % e->bsize || nblocks == 0 || nblocks > e->sb.blocks_count ||
@@ -601,6 +601,16 @@ static int node_new(struct ext2_fs *e, uint32_t ino, const struct ext2_inode *ra
     v->priv = n;
     v->ino = ino;
     v->size = raw->size;
+    /* A regular file of 4 GiB or more (the size's high word, i_size_high,
+     * set: another system made it). Orthos's offsets and st_size are 32
+     * bits: its size says the most they can, 4 GiB - 1, and its bytes
+     * read as they are as far as an offset reaches; a write or a
+     * truncation, which would have to store a size, is EFBIG. Its names
+     * go like any file's (unlink frees it whole; rename, link). */
+    if ((raw->mode & S_IFMT) == S_IFREG && raw->size_high) {
+        n->big = 1;
+        v->size = UINT32_MAX;
+    }
     v->nlink = raw->links_count;
     v->mtime = raw->mtime;
     v->uid = raw->uid; /* the low 16 bits: ids above 65535 are refused */
@@ -1186,8 +1196,10 @@ static int truncate_data(struct ext2_fs *e, struct vnode *v, uint32_t len)
         v->size = len;
         v->mtime = rtc_now();
         err = cut_map(e, N(v), (len + e->bsize - 1) / e->bsize, going, was, N(v)->raw.dtime, &done);
-        if (err < 0 && done)
-            leaked(e, v->ino); /* (the cut is made: the size is len) */
+        if (err < 0 && done) {
+            leaked(e, v->ino); /* the cut is made, the size is len: done, as unlink */
+            err = 0;
+        }
         if (err < 0 && !done && tail && bwrite_part(e, blk, in, tail, e->bsize - in) < 0)
             damaged(e, "a write failed and so did its undoing: the last block of inode", v->ino);
         kfree(tail);
@@ -1756,15 +1768,23 @@ static int drop_name(struct ext2_fs *e, struct vnode *dir, const char *name, str
 
     if ((err = dir_find(e, dir, name, 1, &ino)) < 0)
         return err;
+    v->mtime = rtc_now();
     if (S_ISDIR(v->mode)) {
+        /* The directory's own count first: while the disk has it linked,
+         * its ".." counts toward the parent (e2fsck counts an unconnected
+         * directory's), so the parent's count goes down on the disk only
+         * once the directory's is 0 there. If the disk refuses that, the
+         * parent's lower count waits for its next write: until then one
+         * too high there, a leak. */
         v->nlink = 0;
         dir->nlink--;
-        if (write_inode(e, N(dir)) < 0)
+        if (write_inode(e, N(v)) < 0)
+            leaked(e, v->ino);
+        else if (write_inode(e, N(dir)) < 0)
             leaked(e, dir->ino);
-    } else {
-        v->nlink--;
+        return 0;
     }
-    v->mtime = rtc_now();
+    v->nlink--;
     if (write_inode(e, N(v)) < 0)
         leaked(e, v->ino);
     return 0;
@@ -2036,6 +2056,8 @@ static int ext2_write(struct vnode *v, const void *buf, uint32_t off, uint32_t n
 {
     struct ext2_fs *e = E(v);
 
+    if (N(v)->big)
+        return -EFBIG; /* (node_new) */
     fs_enter(e);
     return fs_leave(e, write_data(e, v, buf, off, n));
 }
@@ -2053,6 +2075,8 @@ static int ext2_truncate(struct vnode *v, uint32_t len)
 {
     struct ext2_fs *e = E(v);
 
+    if (N(v)->big)
+        return -EFBIG; /* (node_new) */
     fs_enter(e);
     return fs_leave(e, truncate_data(e, v, len));
 }
@@ -2144,6 +2168,10 @@ static void free_inode(struct ext2_fs *e, struct ext2_node *n)
             return;
         }
         v->size = 0;
+        if (n->big) { /* the inode cut_map writes says 0 bytes: the high word too */
+            n->big = 0;
+            n->raw.size_high = 0;
+        }
         n->raw.dtime = rtc_now();
         cut = cut_map(e, n, 0, going, size, dtime, &done);
     } else {
@@ -2367,22 +2395,50 @@ fail:
 }
 
 /* Everything is written through already: push the device's cache out
- * (after any operation in progress, which may be yielding). */
+ * (after any operation in progress, which may be yielding). Its error is
+ * kept until a sync succeeds: the blocks the disk refused are still in
+ * the cache, not on the disk (release looks at it). */
 static int ext2_sync(struct fs *fs)
 {
     struct ext2_fs *e = fs->priv;
+    int err;
 
     fs_enter(e);
-    return fs_leave(e, fs->revoked ? -EIO : file_sync(e->dev));
+    err = fs->revoked ? -EIO : file_sync(e->dev);
+    if (!fs->revoked)
+        e->sync_err = err;
+    return fs_leave(e, err);
 }
 
+/* The last reference: the last write-back (vfs's sync, then this one,
+ * after the root's inode). Nobody is left to return its error to (the
+ * last reference goes with whichever close, unbind, exit or walk drops
+ * it: doc/decisions.md, "ext2 on a failing disk, fourth part"), so a
+ * write-back the disk refused - in the sync before or here - is said on
+ * the console and marked in the image, where the disk takes it: the
+ * superblock's state EXT2_ERROR_FS, so that e2fsck -p checks the image.
+ * The cache keeps the blocks it could not write (dirty: tried again at
+ * each eviction and sync). */
 static void ext2_release(struct fs *fs)
 {
     struct ext2_fs *e = fs->priv;
+    int err = 0;
 
     vnode_put(fs->root);
-    if (!fs->revoked)
-        file_sync(e->dev);
+    if (!fs->revoked && ((err = file_sync(e->dev)) < 0 || e->sync_err < 0)) {
+        if (err < 0)
+            kprintf("ext2: %s: the last write-back failed (error %d): the disk may lack this "
+                    "instance's last writes\n",
+                    e->fs->source_name, err);
+        else
+            kprintf("ext2: %s: a write-back failed (error %d); written at release\n",
+                    e->fs->source_name, e->sync_err);
+        if (writable(e) == 0 && e->sb.state != EXT2_ERROR_FS) {
+            e->sb.state = EXT2_ERROR_FS;
+            if (write_super(e) < 0 || file_sync(e->dev) < 0)
+                kprintf("ext2: %s: and the disk refused its error state\n", e->fs->source_name);
+        }
+    }
     ext2_free(e);
 }
 

@@ -34,6 +34,7 @@ struct ext2_fs {
     int scratch_busy;
     uint32_t *level_tbl[3];             /* map_walk, release_tree, cut_map: one per level */
     int free_failed;                    /* free_inode left something taken (give_back) */
+    int sync_err;                       /* the last sync's error: the cache kept blocks */
 };
 
 #define SECTORS(e) ((e)->bsize / 512)

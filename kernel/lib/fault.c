@@ -9,7 +9,8 @@
  * The count is the process's own: a child does not inherit it, and only
  * the points passed in its own system calls and faults count. Armed with
  * FAILNTH_WRITES, the points are instead the writes a filesystem makes
- * to its source (ext2's dev_write): the Nth fails with EIO; with
+ * to its source (ext2's dev_write) and the block cache's write-backs to
+ * a disk (bcache's write_run): the Nth fails with EIO; with
  * FAILNTH_FROM too, so does every write after it until failnth(0).
  * doc/decisions.md ("fault injection") says why a system call. */
 #include "boot.h"

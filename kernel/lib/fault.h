@@ -26,8 +26,9 @@ int fault_fire(const char *where, int write, uint32_t caller);
     (__builtin_expect(fault_armed != 0, 0) && \
      fault_fire((where), 0, (uint32_t)(uintptr_t)__builtin_return_address(0)))
 
-/* Should this write of a filesystem to its source fail (EIO)? The points
- * of a count armed with FAILNTH_WRITES: a disk that fails once. */
+/* Should this write of a filesystem to its source, or of the block cache
+ * to a disk, fail (EIO)? The points of a count armed with
+ * FAILNTH_WRITES: a disk that fails once. */
 #define fault_inject_write(where) \
     (__builtin_expect(fault_armed != 0, 0) && \
      fault_fire((where), 1, (uint32_t)(uintptr_t)__builtin_return_address(0)))

@@ -17,8 +17,10 @@
  * undone or done with a leak, the instance writing on; and every one of
  * them on a disk that fails for good (FAILNTH_FROM): the old image, a
  * damaged instance, or a free's leak, and e2fsck finding nothing but
- * leaks. doc/decisions.md, "ext2 and a failing disk" and its second
- * part. */
+ * leaks. Last, on /dev/hd2, the block cache's write-back: refused at an
+ * instance's release (said, marked, nothing lost) and at evictions (no
+ * other disk's read fails). doc/decisions.md, "ext2 and a failing disk"
+ * and its second, third and fourth parts. */
 #include <orthos.h>
 #include "t.h"
 
@@ -628,6 +630,13 @@ static int op_unlink(void)
     return unlinkat(fs, "tr", 0);       /* (the inode and its blocks go here: no fd) */
 }
 
+#define RMDIR_NAME "d2/empty"
+
+static int op_rmdir(void)
+{
+    return unlinkat(fs, RMDIR_NAME, UNLINK_DIR); /* (its block, its inode, d2's count) */
+}
+
 /* After the free: a new file of 8 blocks. 0 written, 1 refused (EUCLEAN:
  * the instance writes no more), -1 another failure. */
 static int write_after(void)
@@ -690,12 +699,13 @@ static void a_failed_free_shares_no_block_and_writes_on(void)
     static const struct {
         const char *name;
         int (*fn)(void);
-        int len; /* the size a truncation leaves, -1: an unlink */
+        int len; /* the size a truncation leaves, -1: an unlink, -2: a rmdir */
     } frees[] = { { "truncate", op_truncate, CUT_SHORT },
                   { "truncate into the double-indirect tree", op_truncate_dind, CUT_DIND },
-                  { "unlink", op_unlink, -1 } };
+                  { "unlink", op_unlink, -1 },
+                  { "rmdir", op_rmdir, -2 } };
     unsigned k;
-    int n, r, err, left, after, size, undone, leaked, len;
+    int n, r, err, left, after, size, undone, leaked, len, gone;
 
     no_instance_left();
     printf("e2eio: frees (the mount's check may say read-only from here on)\n");
@@ -722,21 +732,25 @@ static void a_failed_free_shares_no_block_and_writes_on(void)
                   frees[k].name, n);
             size = file_size("tr");
             len = frees[k].len;
-            if (r < 0 && (len >= 0 ? size == TR_SIZE : size >= 0)) {
+            /* done: the cut made, the name gone */
+            gone = len >= 0 ? size != TR_SIZE : file_size(len == -1 ? "tr" : RMDIR_NAME) < 0;
+            if (r < 0 && !gone) {
                 CHECK(memcmp(&before, &after_free, sizeof(before)) == 0,
                       "%s, write %d failing: not done, and the image changed", frees[k].name, n);
                 CHECK(len < 0 || (tr_intact(16 * BSIZE) && tr_end_intact()),
                       "%s, write %d failing: not done, and tr's bytes changed", frees[k].name, n);
                 undone++;
             } else {
-                CHECK(len >= 0 ? size == len && tr_intact(len < 16 * BSIZE ? len : 16 * BSIZE)
-                               : size < 0,
+                CHECK(len >= 0    ? size == len && tr_intact(len < 16 * BSIZE ? len : 16 * BSIZE)
+                      : len == -1 ? size < 0
+                                  : size == TR_SIZE && file_size(RMDIR_NAME) < 0,
                       "%s, write %d failing (%s): tr's size %d", frees[k].name, n,
                       r < 0 ? "failed" : "done", size);
-                /* The name is gone: unlink did what it said, whatever leaks
-                 * (unlink(2)); the leak is marked in the superblock. */
-                CHECK(len >= 0 || r == 0,
-                      "unlink, write %d failing: the name is gone, and errno %d", n, err);
+                /* The name is gone, or the cut made: the call did what it
+                 * said, whatever leaks (unlink(2), ftruncate(2)); the leak
+                 * is marked in the superblock. */
+                CHECK(r == 0, "%s, write %d failing: %s, and errno %d", frees[k].name, n,
+                      len >= 0 ? "the cut is made" : "the name is gone", err);
                 CHECK((memcmp(clean.bmap, after_free.bmap, BSIZE) == 0 &&
                        memcmp(clean.imap, after_free.imap, BSIZE) == 0) ||
                           sb_state() == 2,
@@ -780,7 +794,7 @@ static void a_disk_failing_for_good_leaves_the_old_image_or_a_damaged_one(void)
     static const struct {
         const char *name;
         int (*fn)(void);       /* NULL: rename from to to */
-        int frees;
+        int frees;             /* 1: a free (may leak); 2: a rmdir, done once its name is gone */
         const char *from, *to; /* a rename's names: each keeps its inode if not done */
     } more[] = { { "rename", NULL, 0, "hole", "renamed" },
                  { "rename over a name", NULL, 0, "hole", "g_ind" },
@@ -790,7 +804,8 @@ static void a_disk_failing_for_good_leaves_the_old_image_or_a_damaged_one(void)
                  { "rename a directory over one beside", NULL, 0, "d1/sub", "d1/e1" },
                  { "truncate", op_truncate, 1, NULL, NULL },
                  { "truncate into the double-indirect tree", op_truncate_dind, 1, NULL, NULL },
-                 { "unlink", op_unlink, 1, NULL, NULL } };
+                 { "unlink", op_unlink, 1, NULL, NULL },
+                 { "rmdir", op_rmdir, 2, NULL, NULL } };
     unsigned k, nops = sizeof(ops) / sizeof(ops[0]), nmore = sizeof(more) / sizeof(more[0]);
     int n, r, err, left, size, probe, damage, old, tries = 0, stopped = 0, kept = 0, src, dst;
 
@@ -847,6 +862,10 @@ static void a_disk_failing_for_good_leaves_the_old_image_or_a_damaged_one(void)
                       "%s, every write failing from %d on: the instance writes on, and the free "
                       "counts are not the bitmaps'",
                       name, n);
+            if (k >= nops && more[k - nops].frees == 2)
+                CHECK(r == 0 || file_size(RMDIR_NAME) >= 0,
+                      "%s, every write failing from %d on: the name is gone, and errno %d", name, n,
+                      err);
             if (r < 0 && !damage && !(k >= nops && more[k - nops].frees))
                 CHECK(old,
                       "%s, every write failing from %d on: neither the old image nor a "
@@ -882,6 +901,160 @@ static void a_disk_failing_for_good_leaves_the_old_image_or_a_damaged_one(void)
     PASS();
 }
 
+/* ---- the block cache's last write-back, at an instance's release. ext2
+ * writes into the device's cache; the disk sees the blocks when they are
+ * evicted, at sync, and at the instance's last reference (vfs's sync and
+ * ext2_release's). failnth(FAILNTH_WRITES | n) counts the cache's
+ * commands to the disk too (bcache's write_run): here on /dev/hd2, a
+ * small ext2 disk of its own (the ext2_eio suite attaches it; init does
+ * not attach it anywhere). A write-back that fails at release has nobody
+ * to return its error to: the console says it (the host checks the
+ * lines: the unit and the block), and the superblock's state goes to 2
+ * (errors found) where the disk takes it. The cache keeps what the disk
+ * refused, so no byte is lost once the disk writes again. Before, it was
+ * said to nobody and the image said "valid". */
+#define WB_DISK   "/dev/hd2"
+#define WB_BLOCKS 6
+
+static int wb_state(int set)
+{
+    uint16_t st = (uint16_t)set;
+    int d = open(WB_DISK, O_RDWR), r;
+
+    if (set)
+        r = lseek(d, 1024 + 58, SEEK_SET) == 1024 + 58 && write(d, &st, 2) == 2 ? set : -1;
+    else
+        r = read_at(d, 1024 + 58, &st, 2) == 0 ? st : -1;
+    close(d);
+    return r;
+}
+
+static int wb_mount(void)
+{
+    int d = open(WB_DISK, O_RDWR), f = d >= 0 ? fsopen("ext2", d, "") : -1;
+
+    close(d);
+    return f;
+}
+
+/* name holds WB_BLOCKS blocks of c (after the instance is gone). */
+static int wb_intact(const char *name, char c)
+{
+    int d = wb_mount(), f = d >= 0 ? walk(d, name, 0) : -1, rd = f >= 0 ? ready(f, R_READ) : -1;
+    int i, j, ok = rd >= 0;
+
+    for (i = 0; ok && i < WB_BLOCKS; i++) {
+        ok = read(rd, buf, BSIZE) == BSIZE;
+        for (j = 0; ok && j < BSIZE; j++)
+            ok = buf[j] == c;
+    }
+    ok = ok && read(rd, buf, 1) == 0;
+    close(rd);
+    close(f);
+    close(d);
+    return ok;
+}
+
+static void a_failed_write_back_at_release_is_said_and_marked(void)
+{
+    char name[16];
+    int d, f, w, n, i, r, left, from, state, tries = 0;
+
+    no_instance_left();
+    CHECK(wb_state(0) == 1, "%s: no ext2 disk there (state %d)", WB_DISK, wb_state(0));
+    /* Each write-back the release makes failing once (n), then every one
+     * of them from the first on (from = 1). */
+    for (from = 0; from < 2; from++) {
+        for (n = 1; n < 100; n++) {
+            CHECK(wb_state(1) == 1 && (d = wb_mount()) >= 0, "mount %s", WB_DISK);
+            snprintf(name, sizeof(name), "%s%02d", from ? "from" : "wb", n);
+            CHECK((f = create(d, name, S_IFREG, 0644, 0)) >= 0 && (w = ready(f, R_WRITE)) >= 0,
+                  "create %s", name);
+            memset(buf, 'a' + n % 26, sizeof(buf));
+            for (i = 0; i < WB_BLOCKS; i++)
+                CHECK(write(w, buf, BSIZE) == BSIZE, "write %s", name);
+            close(w);
+            close(f);
+            failnth(FAILNTH_WRITES | (from ? FAILNTH_FROM : 0) | n);
+            r = close(d);               /* the last reference: the release's write-back */
+            left = failnth(0);
+            if (left)
+                break;                  /* past the release's last write-back */
+            tries++;
+            /* Nobody to say it to: close says 0 (the descriptor is gone). */
+            CHECK(r == 0, "write-back %d failing at release: close says %d", n, errno);
+            /* what the cache kept, written now that the disk writes */
+            sync();
+            state = wb_state(0);
+            if (from)
+                CHECK(state == 1 || state == 2, "every write-back failing: the state %d", state);
+            else
+                CHECK(state == 2,
+                      "write-back %d failing at release: the superblock's state is %d, not 2 "
+                      "(errors found)",
+                      n, state);
+            CHECK(wb_intact(name, 'a' + n % 26), "write-back %d%s failing at release: %s lost", n,
+                  from ? " and every later one" : "", name);
+            if (from)
+                break;                  /* (one try: every write-back fails) */
+        }
+        CHECK(from ? n == 1 && !left : n > 1 && n < 100, "%s: %d write-backs at release",
+              from ? "from" : "once", n - 1);
+    }
+    /* No failure: the state stays 1. */
+    CHECK(wb_state(1) == 1 && (d = wb_mount()) >= 0, "mount %s", WB_DISK);
+    CHECK((f = create(d, "clean", S_IFREG, 0644, 0)) >= 0, "create clean");
+    close(f);
+    close(d);
+    CHECK(wb_state(0) == 1, "no write-back failing: the state %d", wb_state(0));
+    printf("  write-back at release: %d tries\n", tries);
+    PASS();
+}
+
+/* A dead disk's dirty blocks fail no other disk's read. Three blocks of
+ * /dev/hd2 are dirtied in the cache (their own bytes written over them:
+ * the image stays as it is), the disk then refuses every write-back
+ * (FAILNTH_FROM), and 24 MiB of /dev/hd1 are read, more than the cache
+ * holds (an eighth of 128 MiB): each eviction that meets a dirty block
+ * tries to write it back and fails. Every read must succeed: the refused
+ * block is kept and made the most recently used, and another buffer
+ * taken. Before, it stayed the least recently used, and every later miss
+ * of every disk tried it first and failed with EIO. */
+#define READ_MIB 24
+
+static void a_dead_disks_dirty_blocks_fail_no_other_read(void)
+{
+    static char big[64 * 1024];
+    static const uint32_t at[] = { 100 * 4096, 200 * 4096, 300 * 4096 };
+    int d = open(WB_DISK, O_RDWR), h = open("/dev/hd1", O_RDONLY), r = 0, left, bad = -1, err = 0;
+    unsigned i;
+    uint32_t off;
+
+    no_instance_left();
+    CHECK(d >= 0 && h >= 0, "open %s and /dev/hd1", WB_DISK);
+    sync(); /* (nothing else dirty) */
+    for (i = 0; i < sizeof(at) / sizeof(at[0]); i++)
+        CHECK(read_at(d, at[i], buf, BSIZE) == 0 && lseek(d, at[i], SEEK_SET) == (int)at[i] &&
+                  write(d, buf, BSIZE) == BSIZE,
+              "dirty %s at %u", WB_DISK, at[i]);
+    failnth(FAILNTH_WRITES | FAILNTH_FROM | 1);
+    for (off = 0; off < READ_MIB << 20 && bad < 0; off += r) {
+        r = read(h, big, sizeof(big));
+        if (r <= 0) {
+            bad = (int)off;
+            err = errno;
+        }
+    }
+    left = failnth(0);
+    sync(); /* the kept blocks, now that the disk writes */
+    close(h);
+    close(d);
+    CHECK(bad < 0, "the disk refusing write-backs: a read of /dev/hd1 at %d failed (errno %d)", bad,
+          err);
+    CHECK(left == 0, "no write-back was tried (failnth(0) %d): the cache held it all", left);
+    PASS();
+}
+
 int main(void)
 {
     the_longest_symlink_leaves_the_image_healthy();
@@ -889,6 +1062,8 @@ int main(void)
     a_failed_rename_leaves_one_name();
     a_failed_free_shares_no_block_and_writes_on();
     a_disk_failing_for_good_leaves_the_old_image_or_a_damaged_one();
+    a_failed_write_back_at_release_is_said_and_marked();
+    a_dead_disks_dirty_blocks_fail_no_other_read();
     unlink(WORK);
     unlink(TEMPLATE);
     sync();

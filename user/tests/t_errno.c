@@ -14,7 +14,7 @@
  * test's own after unshare(), so its binds change nothing for init.
  *
  * Not produced here (page errno: why). An ext2 image's own errors, EFBIG
- * for a file of 4 GiB and EUCLEAN for a damaged block map, are made by
+ * to write to a file of 4 GiB and EUCLEAN for a damaged block map, are made by
  * e2man.c, which boots with a disk (tools/test.py man_ext2).
  * Not produced here or there:
  *   fork ENOMEM: only when memory runs out (tools/fuzz.py's fault injection)

@@ -31,7 +31,8 @@
 #define CHILD_MAX 30
 
 /* failnth(FAILNTH_WRITES | n): count only the writes a filesystem makes
- * to its source (ext2's), and fail the nth with EIO, writing nothing: a
+ * to its source (ext2's) and the block cache's write-backs to a disk,
+ * and fail the nth with EIO, writing nothing: a
  * disk that fails once (doc/man/failnth.2.md). */
 #define FAILNTH_WRITES 0x40000000
 /* failnth(FAILNTH_WRITES | FAILNTH_FROM | n): the nth write fails and so
