@@ -1175,6 +1175,18 @@ def tty_flow_suite():
     def run():
         res = []
         with qemu.Session(qemu.kernel_args("panic=exit pidmax=300"), timeout=120) as s:
+            def ctrl_c_job(cmd, ready, wait, back, want, name):
+                """Type cmd, wait for its line ready, type ^C: the prompt is
+                back and the job's output holds want."""
+                start = len(s.output)
+                s.send(cmd + "\r")
+                ok = s.expect(ready, timeout=wait) is not None
+                time.sleep(0.3)
+                s.send("\x03")
+                ok = ok and s.expect(r"\$ $", timeout=back) is not None
+                ok = ok and want in s.output[start:]
+                res.append(("shell/tty/" + name, ok, "" if ok else tail(s.output[start:], 6)))
+
             if not s.expect(r"\$ $", timeout=30):
                 return [("shell/tty/prompt_appears", False, tail(s.output))]
             lines = "".join("%03d%s\n" % (i, "q" * 96) for i in range(200))   # 20000 bytes
@@ -1246,28 +1258,16 @@ def tty_flow_suite():
             # take the console from root's job (`t_users steal`: tcsetpgrp
             # of nobody and of its own group, a read); root's ^C still ends
             # the job. (The old kernel let it: the ^C then killed nothing.)
-            start = len(s.output)
-            s.send("t_users steal\r")
-            ok = s.expect(r"^the job sleeps$", timeout=15) is not None
-            time.sleep(0.3)
-            s.send("\x03")
-            ok = ok and s.expect(r"\$ $", timeout=10) is not None
-            ok = ok and "thief: tcsetpgrp(0) Operation not permitted, tcsetpgrp(its own group) " \
-                "Operation not permitted, read I/O error" in s.output[start:]
-            res.append(("shell/tty/roots_ctrl_c_reaches_roots_job_after_another_session_tried", ok,
-                        "" if ok else tail(s.output[start:], 6)))
+            ctrl_c_job("t_users steal", r"^the job sleeps$", 15, 10,
+                       "thief: tcsetpgrp(0) Operation not permitted, tcsetpgrp(its own group) "
+                       "Operation not permitted, read I/O error",
+                       "roots_ctrl_c_reaches_roots_job_after_another_session_tried")
             # A job's group that ends in front leaves none there: ^C must not
             # reach a new group given its number after the pids wrap
             # (pidmax=300; `t_tty ctrl_c`). The old kernel killed it.
-            start = len(s.output)
-            s.send("t_tty ctrl_c\r")
-            ok = s.expect(r"waits for \^C$", timeout=30) is not None
-            time.sleep(0.3)
-            s.send("\x03")
-            ok = ok and s.expect(r"\$ $", timeout=15) is not None
-            ok = ok and "t_tty: ^C killed no later group" in s.output[start:]
-            res.append(("shell/tty/ctrl_c_reaches_no_later_group_of_an_ended_front_groups_number",
-                        ok, "" if ok else tail(s.output[start:], 6)))
+            ctrl_c_job("t_tty ctrl_c", r"waits for \^C$", 30, 15,
+                       "t_tty: ^C killed no later group",
+                       "ctrl_c_reaches_no_later_group_of_an_ended_front_groups_number")
         return res
     return "shell/tty", run
 

@@ -227,6 +227,22 @@ static inline int truncate_at(int dir, const char *name, uint32_t len)
     return r;
 }
 
+/* A read of the console on an fd of our own that does not wait (the
+ * shared fd 0's flags are everyone's): EAGAIN if the caller may read it
+ * now (nobody types here), EIO if another group is in front or the
+ * console is another session's. (t_tty, t_users) */
+static inline int console_read_error(void)
+{
+    int path = walk(AT_CWD, "/dev/console", 0), fd = ready(path, R_READ | R_NONBLOCK), e;
+    char c;
+
+    close(path);
+    errno = 0;
+    e = read(fd, &c, 1) < 0 ? errno : 0;
+    close(fd);
+    return e;
+}
+
 /* A number from /proc/meminfo ("free_pages" or "total_pages"); 0 if none.
  * The leak checks compare free_pages() before and after. */
 static inline unsigned meminfo(const char *key)

@@ -167,20 +167,6 @@ static void a_console_read_is_ended_by_kill(void)
 
 #define WRAP_FORKS (4 * 300)            /* pidmax=300: a pid is back within these */
 
-/* EAGAIN if the caller may read the console now (nobody types here),
- * EIO if another group is in front or the console is another session's. */
-static int console_read_error(void)
-{
-    int path = walk(AT_CWD, "/dev/console", 0), fd = ready(path, R_READ | R_NONBLOCK), e;
-    char c;
-
-    close(path);
-    errno = 0;
-    e = read(fd, &c, 1) < 0 ? errno : 0;
-    close(fd);
-    return e;
-}
-
 /* A child that leads a group of its own and sleeps until killed; the
  * caller makes the group too, whichever runs first, as the shell does.
  * With session, it leads a session as well and takes the console (as

@@ -281,21 +281,6 @@ static void a_user_holds_at_most_user_open_max_files(void)
 
 /* ---- sessions */
 
-/* A console fd of our own that does not wait (the shared fd 0's flags
- * are everyone's): a read tells EIO (may not read) from EAGAIN (may,
- * nothing typed). */
-static int console_read_error(void)
-{
-    int path = walk(AT_CWD, "/dev/console", 0), fd = ready(path, R_READ | R_NONBLOCK), e;
-    char c;
-
-    close(path);
-    errno = 0;
-    e = read(fd, &c, 1) < 0 ? errno : 0;
-    close(fd);
-    return e;
-}
-
 /* In a child: the errors of what a process of another session tries
  * (tcsetpgrp of nobody, of its own group, reading and changing the
  * console's mode), as a user; packed in one int, 8 bits each. */
