@@ -227,8 +227,6 @@ static void a_group_that_ends_in_front_leaves_none_in_front(void)
     PASS();
 }
 
-static int front;                       /* the group put in front, for later() */
-
 static int finds_itself_not_in_front(void)
 {
     setpgid(0, 0);                      /* leads a new group: the number of the old */
@@ -241,7 +239,7 @@ static int finds_itself_not_in_front(void)
  * only it could read); now no group is. */
 static void a_later_group_of_its_number_is_not_in_front(void)
 {
-    int status, found;
+    int front, status, found;
 
     front = sleeper(0);
     CHECK(front > 0 && tcsetpgrp(front) == 0, "the sleeper's group in front");
@@ -322,7 +320,7 @@ static int finds_the_console_not_its_sessions(void)
 
 static void a_later_session_of_its_number_does_not_get_the_console(void)
 {
-    int status, found;
+    int front, status, found;
 
     front = sleeper(1);
     CHECK(front > 0 && tcgetpgrp() == front, "session %d's group in front", front);
