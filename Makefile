@@ -434,11 +434,11 @@ mutants: all
 kmutants: all
 	$(PYTHON) tools/kmutants.py
 
-# make bench [RUNS=n] [BASE=commit] [ICOUNT=1] [PIN=cpu]: tools/bench.py; BASE= also measures that
-# commit (built in a temporary worktree), turn about with this tree.
+# make bench [RUNS=n] [BASE=commit] [ICOUNT=1] [PIN=cpu] [ROWS=row,row]: tools/bench.py; BASE= also
+# measures that commit (built in a temporary worktree), turn about with this tree; ROWS= only those rows.
 bench: all $(B)/orthos.iso
 	$(PYTHON) tools/bench.py $(if $(RUNS),--runs $(RUNS)) $(if $(BASE),--base $(BASE)) \
-	    $(if $(ICOUNT),--icount) $(if $(PIN),--pin $(PIN))
+	    $(if $(ICOUNT),--icount) $(if $(PIN),--pin $(PIN)) $(if $(ROWS),--rows $(ROWS))
 
 # ---------------------------------------------------------------- fuzzing
 # make fuzz [FUZZ_S=seconds] [FUZZ=sys|elf|ext2|srv|race|perm|oom] [SEED=n]: every fuzzer (or

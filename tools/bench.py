@@ -24,9 +24,9 @@ guest measures against its own timer, which falls behind when QEMU's
 timer interrupts come late under load, is printed beside it as a
 cross-check: row clock_guest_vs_host (1.000 when the two agree).
 
-  make bench [RUNS=5] [BASE=commit] [ICOUNT=1] [PIN=cpu]
+  make bench [RUNS=5] [BASE=commit] [ICOUNT=1] [PIN=cpu] [ROWS=row,row...]
   tools/bench.py [--runs N] [--build DIR] [--base COMMIT | --base-build DIR]
-                 [--icount] [--pin CPU]
+                 [--icount] [--pin CPU] [--rows ROW,ROW...]
 
 --base COMMIT checks that commit out into a temporary git worktree, copies
 this tree's guest benchmarks into it, builds it, and runs the two trees
@@ -38,7 +38,14 @@ worktree is removed afterwards. --icount adds each tree's instructions
 per operation (one guest run under -icount shift=0: a figure the host's
 load does not move); --pin runs every QEMU on one host CPU. QEMU without
 KVM is slow and noisy when the machine is shared: compare medians and
-ranges, and say what the load average was (printed)."""
+ranges, and say what the load average was (printed). --rows measures
+only the rows named (guest rows and boot rows alike; a fraction needs its
+limit row named too): the guest reads the list from /mnt/bench.rows on
+the data disk, which an older tree's init attaches as well, since its
+kernel command line cannot pass the program arguments. The guest's run
+is then short, so the host's timing of its TSC (a span of well under a
+second) is less exact than in a full run: compare the trees' figures with
+each other, turn about, rather than with a full run's."""
 import argparse
 import os
 import random
@@ -67,12 +74,16 @@ def mke2fs(image, size_mb, block, tree=None):
     subprocess.run(args + [image, "%dM" % size_mb], check=True, capture_output=True)
 
 
-def make_disks(tmp):
-    """The data disk (ext2, 4 KiB blocks, with two files to read cold) and
-    the raw disk for the limit row, as templates copied for every run."""
+def make_disks(tmp, rows=None):
+    """The data disk (ext2, 4 KiB blocks, with two files to read cold and,
+    with rows, the list bench.rows the guest reads) and the raw disk for
+    the limit row, as templates copied for every run."""
     rnd = random.Random(12)
     tree = os.path.join(tmp, "tree")
     os.makedirs(tree)
+    if rows:
+        with open(os.path.join(tree, "bench.rows"), "w") as f:
+            f.write("\n".join(rows) + "\n")
     for name, size in (("cold1m", MIB), ("cold16m", 16 * MIB)):
         with open(os.path.join(tree, name), "wb") as f:
             f.write(rnd.randbytes(size))
@@ -100,6 +111,8 @@ def firmware_for(build):
 
 # --pin CPU: every QEMU runs on that one host CPU (taskset), or None.
 PIN = None
+# --rows: the only rows to measure, or None (all).
+ROWS = None
 
 
 def pinned(args):
@@ -199,7 +212,7 @@ def boots(build):
             ("boot_kernel_seabios_to_prompt", kernel, [
                 "-kernel", kernel, "-initrd", os.path.join(build, "initrd.tar")]),
             ("boot_grub_iso_to_prompt", iso, ["-cdrom", iso])):
-        if os.path.exists(path):
+        if os.path.exists(path) and (ROWS is None or name in ROWS):
             out[name] = boot
     return out
 
@@ -372,13 +385,17 @@ def main():
                     help="run every QEMU on this host CPU (taskset -c CPU): both trees then "
                     "share one core's load; off by default (QEMU's I/O thread and the guest's "
                     "then share that core too)")
+    ap.add_argument("--rows", default=os.environ.get("ROWS") or None,
+                    help="measure only these rows (comma-separated names, as printed), "
+                    "e.g. context_switch; a fraction needs its limit row too")
     ap.add_argument("--icount", action="store_true",
                     help="also run the guest benchmarks once per tree under -icount shift=0 "
                     "and print instructions per operation (per KiB for byte rows): a count "
                     "that the host's load does not move")
     opts = ap.parse_args()
-    global PIN
+    global PIN, ROWS
     PIN = opts.pin
+    ROWS = [r for r in re.split(r"[,\s]+", opts.rows) if r] if opts.rows else None
     if PIN is not None and not shutil.which("taskset"):
         sys.exit("bench: --pin needs taskset")
     print("load average at start: %.2f %.2f %.2f" % os.getloadavg(), flush=True)
@@ -390,7 +407,7 @@ def main():
                 worktree = os.path.join(tmp, "base")
                 print("building %s in %s..." % (opts.base, worktree))
                 base_build = build_base(opts.base, worktree)
-            disks = make_disks(tmp)
+            disks = make_disks(tmp, ROWS)
             builds = ([base_build] if base_build else []) + [opts.build]
             this_runs, base_runs = [], []
             for i in range(opts.runs):

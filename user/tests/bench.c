@@ -23,8 +23,14 @@
  * /dev/hd2 read from start to end with a cold cache. Cold reads come
  * first, before anything else touches the disks; the ext2 files to read
  * cold were put in the image by the host. Only calls that every version
- * of Orthos has are used, so the same file measures an old tree too. */
+ * of Orthos has are used, so the same file measures an old tree too.
+ *
+ * Some rows only (tools/bench.py --rows): the host writes their names into
+ * /mnt/bench.rows on the data disk (a kernel command line cannot carry
+ * arguments to an older tree's program); with that file, the rows it does
+ * not name are skipped. Without it, every row runs. */
 #include <fcntl.h>
+#include <signal.h>
 #include <orthos.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,6 +46,7 @@
 #define PIPE_STREAMS 2 /* the pipe row: at least this many streams */
 
 static char buf[CHUNK] __attribute__((aligned(16)));
+static char rows[512];                  /* /mnt/bench.rows, or "" (every row) */
 static char buf2[CHUNK] __attribute__((aligned(16)));
 
 static uint64_t rdtsc(void)
@@ -55,6 +62,36 @@ static void report(const char *name, unsigned amount, const char *unit, uint64_t
 {
     printf("BENCH %s %u %s %x %x %s\n", name, amount, unit, (unsigned)(cycles >> 32),
            (unsigned)cycles, limit);
+}
+
+/* Is row `name` to be measured? Every row when no list was given. */
+static int want(const char *name)
+{
+    size_t n = strlen(name);
+    const char *r;
+
+    if (!rows[0])
+        return 1;
+    for (r = rows; (r = strstr(r, name)) != NULL; r += n)
+        if ((r == rows || r[-1] == ' ') && (r[n] == ' ' || r[n] == 0))
+            return 1;
+    return 0;
+}
+
+/* The list of rows to run, if the host gave one: words separated by
+ * blanks or newlines, kept as single-blank separated. */
+static void read_rows(void)
+{
+    int fd = open("/mnt/bench.rows", O_RDONLY), n, i;
+
+    if (fd < 0)
+        return;
+    n = read(fd, rows, sizeof(rows) - 1);
+    close(fd);
+    for (i = 0; i < n; i++)
+        if (rows[i] == '\n' || rows[i] == '\t' || rows[i] == '\r')
+            rows[i] = ' ';
+    rows[n > 0 ? n : 0] = 0;
 }
 
 /* Wait for the timer to tick, so that a span of ticks starts on an edge. */
@@ -123,6 +160,8 @@ static void repeat(const char *name, void (*fn)(int), int arg, unsigned per, con
     uint64_t start = rdtsc(), now;
     struct best b = { 0, 0 };
 
+    if (!want(name))
+        return;
     do {
         fn(arg);
         n += per;
@@ -254,7 +293,7 @@ static void read_once(const char *name, const char *path, const char *limit)
     uint64_t c = rdtsc();
     unsigned n = read_all(path);
 
-    if (n)
+    if (n && want(name))
         report(name, n, "B", rdtsc() - c, limit);
 }
 
@@ -315,19 +354,45 @@ static void do_exec_chain(int n)
     wait(&status);
 }
 
-/* Two processes hand the CPU to each other with sched_yield(): each
- * round trip is two context switches (and two system calls). */
+/* Two processes hand the CPU to each other with sched_yield(): a partner
+ * that does nothing but yield (bench_switch forks it once for the row and
+ * kills it after), and this process, `rounds` yields a call. Each yield of
+ * ours is a round trip of two context switches and two system calls (ours
+ * and the partner's): two operations.
+ *
+ * A call is short (50 round trips, well under a window) and forks
+ * nothing. It used to fork the partner in every call, for 500 round trips:
+ * a call of 3.4 ms on this tree and 6 to 10 ms on 62f4a5f, longer than a
+ * window, so each window was one call, and longer than the host's time
+ * slice (4 ms at HZ=250): whenever another program shared QEMU's core,
+ * no window was clean and the row read 1.6x slower (doc/decisions.md,
+ * "Context switch, thirteenth round"). The fork, exit and wait were also
+ * about 2 % of what it counted. */
 static void do_switch(int rounds)
 {
-    int pid, status, i;
+    int i;
 
-    if ((pid = fork()) == 0) {
-        for (i = 0; i < rounds; i++)
-            sched_yield();
-        _exit(0);
-    }
     for (i = 0; i < rounds; i++)
         sched_yield();
+}
+
+#define SWITCH_ROUNDS 50
+
+static void bench_switch(void)
+{
+    int pid, status;
+
+    if (!want("context_switch"))
+        return;
+    if ((pid = fork()) == 0) {
+        for (;;)
+            sched_yield();
+    }
+    if (pid < 0)
+        return;
+    sched_yield();                      /* the partner has run: it is in its loop */
+    repeat("context_switch", do_switch, SWITCH_ROUNDS, 2 * SWITCH_ROUNDS, "op", "-");
+    kill(pid, SIGKILL);
     waitpid(pid, &status, 0);
 }
 
@@ -380,6 +445,8 @@ static void bench_pipe(unsigned total)
     unsigned t = uptime_ms(), i;
     struct best b = { 0, 0 };
 
+    if (!want("pipe"))
+        return;
     for (i = 0; i < PIPE_STREAMS || uptime_ms() - t < MIN_MS; i++)
         if (pipe_stream(total, &b) < 0)
             return;
@@ -435,7 +502,7 @@ static void write_file(const char *name, int fs, const char *file, unsigned size
     close(fd);
     if (fs == 1)
         sync();
-    if (done == size)
+    if (done == size && want(name))
         report(name, size, "B", rdtsc() - c, fs == 1 ? "disk" : "memcpy");
 }
 
@@ -446,6 +513,8 @@ static void read_warm(const char *name, int fs, const char *file)
     unsigned t = uptime_ms(), n = 0, got;
     uint64_t c = rdtsc();
 
+    if (!want(name))
+        return;
     path_in(p, fs, file);
     do {
         if (!(got = read_all(p)))
@@ -471,6 +540,8 @@ int main(void)
 
     for (i = 0; i < CHUNK; i++)
         buf[i] = (char)(i * 7 + 1);
+    if (disk)
+        read_rows();
     calibrate();
     fflush(stdout);
     for (i = 0; i < MARKS; i++) {
@@ -479,23 +550,27 @@ int main(void)
     }
 
     /* Cold reads first: nothing has touched the disks yet. */
-    read_once("limit_disk_read", "/dev/hd2", "disk");
+    if (want("limit_disk_read"))
+        read_once("limit_disk_read", "/dev/hd2", "disk");
     if (disk) {
-        read_once("ext2_read_1m_cold", "/mnt/cold1m", "disk");
-        read_once("ext2_read_16m_cold", "/mnt/cold16m", "disk");
+        /* the warm row reads the file the first cold row left in the cache */
+        if (want("ext2_read_1m_cold") || want("ext2_read_1m_warm"))
+            read_once("ext2_read_1m_cold", "/mnt/cold1m", "disk");
+        if (want("ext2_read_16m_cold"))
+            read_once("ext2_read_16m_cold", "/mnt/cold16m", "disk");
         read_warm("ext2_read_1m_warm", 1, "cold1m");
     }
 
     repeat("limit_memcpy_movsl", copy_movsl, 0, CHUNK, "B", "memcpy");
     repeat("limit_memcpy_movsb", copy_movsb, 0, CHUNK, "B", "memcpy");
-    if (sse_usable())
+    if (want("limit_memcpy_sse") && sse_usable())
         repeat("limit_memcpy_sse", copy_sse, 0, CHUNK, "B", "memcpy");
     repeat("limit_memcpy_words", copy_words, 0, CHUNK, "B", "memcpy");
     repeat("libc_memcpy", libc_memcpy, 0, CHUNK, "B", "memcpy");
     repeat("libc_memset", libc_memset, 0, CHUNK, "B", "memcpy");
 
     repeat("syscall_getppid", do_getppid, 0, 1000, "op", "-");
-    repeat("context_switch", do_switch, 500, 1000, "op", "-");
+    bench_switch();
     repeat("sbrk_64k_touch_free", do_sbrk, 0, 1, "op", "-");
     repeat("fork_wait", do_fork_wait, 0, 1, "op", "-");
     repeat("fork_exec_wait", do_fork_exec_wait, 0, 1, "op", "-");
@@ -514,15 +589,19 @@ int main(void)
                "-");
     }
 
-    write_file("ramfs_write_1m", 0, "bench1m", MiB);
+    if (want("ramfs_write_1m") || want("ramfs_read_1m"))   /* the file the read row reads */
+        write_file("ramfs_write_1m", 0, "bench1m", MiB);
     read_warm("ramfs_read_1m", 0, "bench1m");
-    write_file("ramfs_write_16m", 0, "bench16m", 16 * MiB);
+    if (want("ramfs_write_16m") || want("ramfs_read_16m"))
+        write_file("ramfs_write_16m", 0, "bench16m", 16 * MiB);
     read_warm("ramfs_read_16m", 0, "bench16m");
     unlink("/tmp/bench1m");
     unlink("/tmp/bench16m");
     if (disk) {
-        write_file("ext2_write_1m", 1, "bench1m", MiB);
-        write_file("ext2_write_16m", 1, "bench16m", 16 * MiB);
+        if (want("ext2_write_1m"))
+            write_file("ext2_write_1m", 1, "bench1m", MiB);
+        if (want("ext2_write_16m"))
+            write_file("ext2_write_16m", 1, "bench16m", 16 * MiB);
         unlink("/mnt/bench1m");
         unlink("/mnt/bench16m");
         sync();
