@@ -22,6 +22,9 @@ tools/test.py runs these suites beside the others (same result format:
                       PROG=ls, in ls's main; two sessions at once
   readme/tour         the README's shell tour, typed into the guest
   format              make check-format lists no file
+  build/switch_pages  a context switch's code, constants and variables
+                      stay in one page each, proc_table starts a page
+                      (SWITCH_PATH, SWITCH_RODATA, SWITCH_DATA in x86.h)
 
 Each one runs make as a student would, in this tree or a copy of it, and
 kills every QEMU it starts by its own process group."""
@@ -481,7 +484,53 @@ def format_suite():
     return "format", run_suite
 
 
+def kernel_symbols(elf):
+    """{name: address} of the kernel's symbols (a name defined twice: None)."""
+    nm = shutil.which("i686-linux-gnu-nm") or shutil.which("i686-elf-nm") or "nm"
+    out = subprocess.run([nm, elf], capture_output=True, text=True, check=True).stdout
+    syms = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 3:
+            syms[f[2]] = None if f[2] in syms else int(f[0], 16)
+    return syms
+
+
+# What every context switch touches after its CR3 write, by page: under
+# QEMU each page is one more walk of the page tables (doc/decisions.md,
+# "Context switch, thirteenth round").
+SWITCH_PAGES = {
+    "code and constants": ["sysenter_entry", "sysenter_trap", "trap", "sys_yield", "yield",
+                           "sched", "scheduler", "swtch", "vm_switch", "fpu_switch_to",
+                           "tss_set_kstack", "proc_return_slow", "syscalls"],
+    "variables": ["current", "need_resched", "nslots", "scheduler_ctx", "active", "ts_set",
+                  "tss", "gdt"],
+}
+
+
+def switch_pages_suite():
+    def run_suite():
+        elf = os.path.join(qemu.BUILD, "orthos.elf")
+        try:
+            syms = kernel_symbols(elf)
+        except (OSError, subprocess.CalledProcessError) as e:
+            return [("build/switch_pages/kernel_symbols", False, str(e))]
+        res = []
+        for what, names in SWITCH_PAGES.items():
+            where = {n: syms.get(n) for n in names}
+            pages = {a >> 12 for a in where.values() if a is not None}
+            res.append(("build/switch_pages/%s_in_one_page" % what.replace(" ", "_"),
+                        None not in where.values() and len(pages) == 1,
+                        " ".join("%s=%s" % (n, "?" if a is None else "%x" % a)
+                                 for n, a in where.items())))
+        table = syms.get("proc_table")
+        res.append(("build/switch_pages/proc_table_starts_a_page",
+                    table is not None and table % 4096 == 0, "proc_table at %s" % table))
+        return res
+    return "build/switch_pages", run_suite
+
+
 def suites():
     """(name, run) pairs for tools/test.py; the long one first."""
     return [clang_suite(), names_suite(), headers_suite(), panic_suite(), gdb_suite(),
-            tour_suite(), format_suite()]
+            tour_suite(), format_suite(), switch_pages_suite()]

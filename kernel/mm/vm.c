@@ -28,7 +28,7 @@
 #define LAZY_SLOT(pte)     ((pte) >> 12)
 
 static pde_t *kpgdir;
-static pde_t *active;
+SWITCH_DATA static pde_t *active;
 static int spaces_made;                 /* vm_create has copied the kernel half */
 
 void vm_init(uint32_t maxpa)

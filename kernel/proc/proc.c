@@ -18,7 +18,9 @@
 /* A slot's state is shared with interrupt handlers (wakeup): changed inside
  * irq_save. The rest of a slot belongs to its process, or to whoever holds
  * an EMBRYO or ZOMBIE slot (fork, wait). */
-struct proc proc_table[NPROC];
+/* Page-aligned: the first five slots, which the scheduler scans on every
+ * switch while few processes run, are then one page (SWITCH_DATA, x86.h). */
+struct proc proc_table[NPROC] __attribute__((aligned(4096)));
 static int next_pid = 1;                /* changed only by proc_alloc, with interrupts off */
 static int pid_max = PID_MAX;           /* the last pid before the wrap: boot's pidmax= */
 static uint64_t births;                 /* processes made since boot (proc->birth) */

@@ -13,14 +13,15 @@
 #include "proc/proc.h"
 
 /* The scheduler's own: changed only with interrupts off (sched, scheduler). */
-static struct context *scheduler_ctx;
-struct proc *current;                   /* curproc() (proc.h); make gdb reads it too */
-int need_resched;                       /* set by the timer interrupt (proc.h) */
+/* These and nslots are SWITCH_DATA (x86.h): every switch touches them. */
+SWITCH_DATA static struct context *scheduler_ctx;
+SWITCH_DATA struct proc *current;       /* curproc() (proc.h); make gdb reads it too */
+SWITCH_DATA int need_resched;           /* set by the timer interrupt (proc.h) */
 /* Slots of proc_table ever used: proc_alloc takes the lowest free slot,
  * so with few processes this is small, and the scheduler and wakeup look
  * at nothing past it. It matters under QEMU: every switch empties the
  * TLB, and the table is many pages (a struct proc holds its FPU state). */
-static int nslots;
+SWITCH_DATA static int nslots;
 volatile uint32_t ticks;                /* counted by the timer interrupt; read anywhere */
 
 /* proc_alloc took slot p (interrupts off). */
@@ -33,6 +34,9 @@ void sched_slot_used(struct proc *p)
 SWITCH_PATH void scheduler(void)
 {
     int last = 0;
+    /* `shake=tickN` was read before the first call (kmain): looked at here
+     * once, not on every pass, so that no pass touches shake's page. */
+    const int shuffle = shake.shuffle;
 
     for (;;) {
         struct proc *p = NULL;
@@ -43,7 +47,7 @@ SWITCH_PATH void scheduler(void)
          * with interrupts off) must not keep the clock and the keyboard
          * out. The nop matters: sti takes effect one instruction late. */
         __asm__ volatile("sti; nop; cli" ::: "memory");
-        if (shake.shuffle && nslots)    /* `shake=tickN`: lib/shake.c */
+        if (shuffle && nslots)    /* `shake=tickN`: lib/shake.c */
             last = shake_next(&shake.tick_rng) % nslots;
         for (i = 1; i <= nslots; i++) {
             struct proc *q = &proc_table[(last + i) % nslots];

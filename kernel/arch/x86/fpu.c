@@ -22,8 +22,8 @@
 #define CR4_OSFXSR     (1u << 9)           /* the OS saves SSE state: SSE allowed */
 #define CR4_OSXMMEXCPT (1u << 10)       /* unmasked SSE errors raise #XM */
 
-static struct fpu_state *owner;        /* whose state the registers hold, or NULL */
-static int ts_set;                      /* CR0.TS as last written */
+SWITCH_DATA static struct fpu_state *owner; /* whose state the registers hold, or NULL */
+SWITCH_DATA static int ts_set;              /* CR0.TS as last written */
 
 #define FCW_DEFAULT   0x037F              /* fninit: 64-bit precision, every exception masked */
 #define MXCSR_DEFAULT 0x1F80            /* every SSE exception masked, round to nearest */

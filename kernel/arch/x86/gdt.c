@@ -24,8 +24,8 @@ struct tss {
     uint16_t trap, iomap_base;
 } __attribute__((packed));
 
-static struct gdt_entry gdt[NSEGS];     /* written once at boot, before anything runs */
-static struct tss tss;                  /* esp0: set by the scheduler, interrupts off */
+static struct gdt_entry gdt[NSEGS] SWITCH_DATA; /* written once at boot, before anything runs */
+static struct tss tss SWITCH_DATA;               /* esp0: set by the scheduler, interrupts off */
 
 static void gdt_set(int i, uint32_t base, uint32_t limit, uint8_t access, uint8_t flags)
 {

@@ -104,6 +104,19 @@ static inline void invlpg(uintptr_t va)
  * under QEMU (doc/decisions.md, "Third round"). */
 #define SWITCH_PATH __attribute__((section(".text.hot")))
 
+/* The kernel's variables that every context switch reads or writes (the
+ * scheduler's, the TSS and GDT, the FPU's owner, the address space
+ * loaded): kept together in the first page of .bss (linker.ld), for the
+ * same reason as SWITCH_PATH: each page touched after a CR3 write is one
+ * more walk of the page tables under QEMU. They were spread over four
+ * pages (doc/decisions.md, "Context switch, thirteenth round"). Only for
+ * variables without an initializer: the section is zero-filled. */
+#define SWITCH_DATA __attribute__((section(".bss.hot")))
+
+/* Constant data a switch reads (the system call table): beside the code,
+ * in SWITCH_PATH's page. */
+#define SWITCH_RODATA __attribute__((section(".rodata.hot")))
+
 /* CPUID leaf 1's feature bits in EDX: what this CPU has (boot/entry.asm
  * has already refused one without PSE, CMOV and FXSR). */
 #define CPUID_APIC (1u << 9)           /* a local APIC (pic.c) */
