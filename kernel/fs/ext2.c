@@ -2395,8 +2395,7 @@ static void close_image(struct ext2_fs *e, int err)
                 "instance's last writes\n",
                 src, err);
     else if (e->sync_err < 0)
-        kprintf("ext2: %s: a write-back failed (error %d); written at release\n", src,
-                e->sync_err);
+        kprintf("ext2: %s: a write-back failed (error %d); written at release\n", src, e->sync_err);
     if (writable(e) < 0)
         return;
     if (err == 0 && e->sync_err == 0 && !(e->sb.state & EXT2_ERROR_FS)) {

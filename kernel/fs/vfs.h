@@ -99,8 +99,7 @@ struct fs {
     int depth;                      /* images inside images: bounded, see fs_new */
     uint32_t owner;                 /* the uid that called fsopen: who may revoke it */
     int naming;                     /* a name operation is under way (fs_names_begin) */
-    int closing;                    /* its next sync is its last (revoke, poweroff): ext2
-                                     * then writes its image's state as an unmount would */
+    int closing;                    /* its next sync is its last: revoke, poweroff (ext2) */
 };
 
 /* An open file description. Access FA_PATH = walk() result: names the node

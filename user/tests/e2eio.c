@@ -762,8 +762,10 @@ static void a_failed_free_shares_no_block_and_writes_on(void)
                 leaked += !left;
             }
             if (left)
-                CHECK(sb_state() == 0, "%s, no write failing: the superblock's state %d (not 0: "
-                      "mounted, no error)", frees[k].name, sb_state());
+                CHECK(sb_state() == 0,
+                      "%s, no write failing: the superblock's state %d (not 0: "
+                      "mounted, no error)",
+                      frees[k].name, sb_state());
             after = write_after();
             close(fs);
             CHECK(after == 0, "%s, write %d failing: %s", frees[k].name, n,
@@ -1136,8 +1138,8 @@ static void leave_an_instance_for_poweroff(void)
 {
     int d = wb_mount(), f;
 
-    CHECK(d >= 0 && mkdir("/tmp/wb", 0755) == 0 && bind(d, AT_CWD, "/tmp/wb", 0) == 0,
-          "attach %s", WB_DISK);
+    CHECK(d >= 0 && mkdir("/tmp/wb", 0755) == 0 && bind(d, AT_CWD, "/tmp/wb", 0) == 0, "attach %s",
+          WB_DISK);
     CHECK((f = open("/tmp/wb/at_poweroff", O_WRONLY | O_CREAT | O_EXCL, 0644)) >= 0 &&
               write(f, "kept\n", 5) == 5,
           "write a file");
