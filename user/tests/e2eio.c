@@ -19,8 +19,11 @@
  * damaged instance, or a free's leak, and e2fsck finding nothing but
  * leaks. Last, on /dev/hd2, the block cache's write-back: refused at an
  * instance's release (said, marked, nothing lost) and at evictions (no
- * other disk's read fails). doc/decisions.md, "ext2 and a failing disk"
- * and its second, third and fourth parts. */
+ * other disk's read fails); and the superblock's state: "not clean" while
+ * a writable instance is on the disk, clean at its end (close, revoke,
+ * poweroff), an unclean image's state kept, a superblock the disk refuses
+ * at the mount. doc/decisions.md, "ext2 and a failing disk" and its
+ * second, third and fourth parts, and "ext2's clean state". */
 #include <orthos.h>
 #include "t.h"
 
