@@ -332,17 +332,43 @@ def debugfs_matches_manifest(name, image, manifest):
     return (name, True, "")
 
 
-def boot_with_disk(prog, image, timeout=240, more=()):
+def boot_with_disk(prog, image, timeout=240, more=(), until=None):
     """prog booted with image as /dev/hd1 (init attaches it at /mnt) and
-    the images in `more` as /dev/hd2, hd3 (attached nowhere)."""
+    the images in `more` as /dev/hd2, hd3 (attached nowhere). until: a
+    regex of the output at which QEMU is killed (no poweroff)."""
     b = qemu.run(qemu.kernel_args("heapcheck panic=exit run=/bin/%s" % prog,
                                   [None, image] + list(more)),
-                 timeout=timeout)
+                 timeout=timeout, until=until)
+    prog = prog.split()[0]
     res = parse_results("%s/" % prog, b.output)
-    if b.guest_code is None or not re.search(r"^%s: done" % prog, b.output, re.M):
+    if (b.guest_code is None and not until) or not re.search(r"^%s: done" % prog, b.output, re.M):
         res.append(("%s/suite_completes" % prog, False,
                     "status %s, timed out %s\n%s" % (b.status, b.timed_out, tail(b.output))))
     return b, res
+
+
+def sb_state(image):
+    """The superblock's s_state (1 valid, 2 errors found; 0: a writable
+    instance's machine stopped before its end) and s_mnt_count."""
+    with open(image, "rb") as f:
+        f.seek(1024 + 52)
+        count, _, _, state = struct.unpack("<HHHH", f.read(8))
+    return state, count
+
+
+def e2fsck_preen_says(name, image, state, count, clean):
+    """image's state and mount count, and what e2fsck -p (run on a copy:
+    it would mend the state) says of it: "clean" without a look, or that
+    it checks it ("was not cleanly unmounted, check forced")."""
+    got = sb_state(image)
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copy(image, os.path.join(tmp, "copy.img"))
+        r = e2tool("e2fsck", "-p", os.path.join(tmp, "copy.img"))
+    text = (r.stdout + r.stderr).decode()
+    said = "clean," in text if clean else "not cleanly unmounted, check forced" in text
+    ok = got == (state, count) and said
+    return (name, ok, "" if ok else "s_state %d, s_mnt_count %d (want %d, %d); e2fsck -p: %s"
+            % (got + (state, count, text.strip())))
 
 
 def mount_check_quiet(name, output):
@@ -387,6 +413,10 @@ def ext2_write_suite(block=1024):
                 r"^hd1: \d+ KiB, QEMU HARDDISK, DMA$", b.output, re.M) is not None,
                 tail(b.output)))
             res.append(fsck_result(name + "/e2fsck_clean_after_guest_writes", image))
+            # init's instance of the disk, writable, was counted at its mount
+            # and left clean by poweroff: e2fsck -p need not look.
+            res.append(e2fsck_preen_says(name + "/poweroff_leaves_a_counted_mount_clean", image,
+                                         1, 1, True))
             r = e2tool("debugfs", "-R", "cat /MANIFEST", image)
             manifest = r.stdout.decode()
             if "f big " not in manifest:
@@ -394,10 +424,13 @@ def ext2_write_suite(block=1024):
                 return res
             res.append(debugfs_matches_manifest(name + "/debugfs_reads_back_guest_data", image,
                                                 manifest))
-            # The next boot must find everything the first one wrote.
-            b, again = boot_with_disk("e2read", image)
+            # The next boot must find everything the first one wrote; it is
+            # killed at its end, /mnt writable: e2fsck -p must check the image.
+            b, again = boot_with_disk("e2read stay", image, until=r"(?m)^e2read: done")
             res += [(n.replace("e2read/", name + "/next_boot/"), ok, d) for n, ok, d in again]
             res.append(mount_check_quiet(name + "/next_boot", b.output))
+            res.append(e2fsck_preen_says(name + "/a_killed_guest_leaves_its_image_not_clean",
+                                         image, 0, 2, False))
             return res
     return name, run
 
@@ -490,6 +523,27 @@ def ext2_eio_suite():
             res.append((name + "/a_failed_write_back_at_release_is_said", not said,
                         "not on the console: %s" % said))
             res.append(fsck_result(name + "/e2fsck_clean_after_failed_write_backs", wb))
+            # An image that says it has errors, or was not cleanly unmounted,
+            # is mounted with a line naming the device; a superblock the disk
+            # refuses at the mount leaves a read-only instance, said.
+            said = [p for p in (r"^ext2: /dev/hd2: the image was not cleanly unmounted "
+                                r"\(state 0\): run e2fsck$",
+                                r"^ext2: /dev/hd2: the image says it has errors \(state 3\): "
+                                r"run e2fsck$",
+                                r"^ext2: /dev/hd2: the disk refused the superblock \(error -5\): "
+                                r"read-only$")
+                    if not re.search(p, b.output, re.M)]
+            res.append((name + "/an_unclean_image_and_a_refused_superblock_are_said", not said,
+                        "not on the console: %s" % said))
+            # /dev/hd2 attached at poweroff, written, its state 0 then:
+            # poweroff leaves it clean, as its last close would.
+            m = re.search(r"^e2eio: /dev/hd2 left attached, state (\d+)$", b.output, re.M)
+            st = e2fsck_preen_says(name + "/poweroff_leaves_an_attached_image_clean", wb, 1,
+                                   sb_state(wb)[1], True)
+            res.append((st[0], st[1] and m is not None and m.group(1) == "0",
+                        st[2] + ("" if m and m.group(1) == "0" else
+                                 "; while attached the state was %s, not 0"
+                                 % (m.group(1) if m else "not said"))))
             # (a free the disk fails leaves a damaged image, said so: not before)
             res.append(mount_check_quiet(name, b.output.split("e2eio: frees")[0]))
             os.makedirs(out)

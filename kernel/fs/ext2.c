@@ -131,22 +131,32 @@ static int damaged(struct ext2_fs *e, const char *what, uint32_t n)
     return -EUCLEAN;
 }
 
+static int write_super(struct ext2_fs *e);
+
+/* Mark the image's superblock "errors found" (EXT2_ERROR_FS, and not
+ * valid), so that e2fsck -p checks it: after a leak (leaked) and after a
+ * write the disk refused at the instance's end (close_image). It stays
+ * so until e2fsck has checked the image: close_image gives VALID back
+ * only to an image without ERROR. 0, or the disk's error. */
+static int mark_error_fs(struct ext2_fs *e)
+{
+    e->sb.state = (e->sb.state & ~EXT2_VALID_FS) | EXT2_ERROR_FS;
+    return write_super(e);
+}
+
 /* A write failed where only a leak follows (a free, or a count the disk
  * kept one too high), after the change the caller asked for was made: it
  * stands (unlink's name is gone, so unlink says 0, as on Linux). Say so
- * once, and mark the image's superblock "errors found" (EXT2_ERROR_FS),
- * if the disk takes that write, so that e2fsck -p checks it and gives
- * the leak back; the instance writes on. */
-static int write_super(struct ext2_fs *e);
-
+ * once, and mark the image (if the disk takes that write), so that
+ * e2fsck -p gives the leak back; the instance writes on. */
 static void leaked(struct ext2_fs *e, uint32_t ino)
 {
-    if (e->damaged || e->sb.state == EXT2_ERROR_FS)
-        return; /* (damaged said it, and writes nothing) */
-    kprintf("ext2: %s: a write failed: inode %u leaks (e2fsck gives it back)\n", e->fs->source_name,
-            ino);
-    e->sb.state = EXT2_ERROR_FS;
-    write_super(e);
+    if (e->damaged || (e->sb.state & EXT2_ERROR_FS))
+        return; /* (damaged said it, and writes nothing; a marked image - by an earlier leak, or
+                 * before the mount, which said so - is checked by e2fsck -p already) */
+    kprintf("ext2: %s: a write failed: inode %u leaks (e2fsck gives it back)\n",
+            fs_source_name(e->fs), ino);
+    mark_error_fs(e);
 }
 
 /* May this instance change its image? Every change asks first, and
@@ -155,8 +165,8 @@ static int writable(struct ext2_fs *e)
 {
     if (e->fs->revoked)
         return -EIO;
-    if (e->fs->readonly)
-        return -EROFS;
+    if (e->fs->readonly || e->closed)
+        return -EROFS; /* (closed: poweroff is under way, or a revoke) */
     return e->damaged ? -EUCLEAN : 0;
 }
 
@@ -2315,6 +2325,89 @@ static int check_groups(struct ext2_fs *e)
     return 0;
 }
 
+/* An image that was not cleanly unmounted (a writable instance's machine
+ * stopped before its end: a crash, a kill, a power cut) or that says it
+ * has errors is mounted as any other, with one console line (Linux's
+ * "mounting unchecked fs" and "mounting fs with errors"): the whole-disk
+ * check (ext2check.c) runs at every writable mount anyway, and what it
+ * does not look for - a leak, a count - writing on does not make worse.
+ * Refusing it would leave a disk unusable after any crash until the host
+ * ran e2fsck: Orthos has none. close_image keeps the state, so e2fsck -p
+ * still checks the image later. s_errors is not read: a damaged instance
+ * writes no more whatever it says (Linux's remount-ro; its "continue"
+ * would spread the damage, its "panic" let an image stop the machine).
+ * doc/decisions.md, "ext2's clean state". */
+static void say_state(struct ext2_fs *e)
+{
+    if (e->sb.state & EXT2_ERROR_FS)
+        kprintf("ext2: %s: the image says it has errors (state %u): run e2fsck\n",
+                fs_source_name(e->fs), e->sb.state);
+    else if (!(e->sb.state & EXT2_VALID_FS))
+        kprintf("ext2: %s: the image was not cleanly unmounted (state %u): run e2fsck\n",
+                fs_source_name(e->fs), e->sb.state);
+}
+
+/* A writable instance begins: the image says "not clean" on the disk
+ * before anything else is written (VALID cleared, as Linux's
+ * ext2_setup_super does), so that e2fsck -p checks an image whose machine
+ * stopped while it was in use. The mount is counted (s_mnt_count; e2fsck
+ * checks at s_max_mnt_count, which Orthos leaves as it is) and timed
+ * (s_mtime, from the RTC). If the disk refuses the superblock or its
+ * write-back, the instance is read-only (one console line) and the
+ * cache's copy of the superblock is put back as it was: nothing of the
+ * image changes. */
+static void open_image(struct ext2_fs *e)
+{
+    uint32_t mtime = e->sb.mtime;
+    int err;
+
+    e->mount_state = e->sb.state;
+    e->sb.state &= ~EXT2_VALID_FS;
+    e->sb.mnt_count++;
+    e->sb.mtime = rtc_now();
+    if ((err = write_super(e)) == 0 && (err = file_sync(e->dev)) == 0)
+        return;
+    kprintf("ext2: %s: the disk refused the superblock (error %d): read-only\n",
+            fs_source_name(e->fs), err);
+    e->sb.state = e->mount_state;
+    e->sb.mnt_count--;
+    e->sb.mtime = mtime;
+    write_super(e); /* (over the refused copy in the cache, if it got there) */
+    e->fs->readonly = 1;
+}
+
+/* The instance writes no more: release, revoke, poweroff. `err` is the
+ * last write-back's (the caller's sync), e->sync_err the one before it.
+ * Everything on the disk: the image gets its state back (VALID again if
+ * it had it at the mount, unless errors were found since). A write-back
+ * the disk refused, or this state's write, is said and marked instead:
+ * "errors found" (the blocks refused are in the cache, tried again at each
+ * eviction and sync; what is on the disk was written out of order). A
+ * read-only, damaged or revoked instance writes nothing: a damaged one's
+ * image says "not clean" since its mount. Nobody is left to return an
+ * error to (doc/decisions.md, "ext2 on a failing disk, fourth part"). */
+static void close_image(struct ext2_fs *e, int err)
+{
+    const char *src = fs_source_name(e->fs);
+
+    if (err < 0)
+        kprintf("ext2: %s: the last write-back failed (error %d): the disk may lack this "
+                "instance's last writes\n",
+                src, err);
+    else if (e->sync_err < 0)
+        kprintf("ext2: %s: a write-back failed (error %d); written at release\n", src, e->sync_err);
+    if (writable(e) < 0)
+        return;
+    if (err == 0 && e->sync_err == 0 && !(e->sb.state & EXT2_ERROR_FS)) {
+        e->sb.state |= e->mount_state & EXT2_VALID_FS;
+        if ((err = write_super(e)) < 0 || (err = file_sync(e->dev)) < 0)
+            kprintf("ext2: %s: the disk refused its clean state (error %d)\n", src, err);
+    }
+    if ((err < 0 || e->sync_err < 0) && (mark_error_fs(e) < 0 || file_sync(e->dev) < 0))
+        kprintf("ext2: %s: and the disk refused its error state\n", src);
+    e->closed = 1;
+}
+
 /* The instance's own memory (mount's, freed by a failed mount and release). */
 static void ext2_free(struct ext2_fs *e)
 {
@@ -2377,6 +2470,7 @@ static int ext2_mount(struct fs *fs, struct file *src, const char *opts)
     }
     /* A read-only instance writes nothing, so there is nothing the check
      * could protect; "nocheck" skips it (the per-operation checks stay). */
+    say_state(e);
     if (!fs->readonly && !opt_has(opts, "nocheck")) {
         if ((err = ext2_check(e)) < 0) {
             vnode_put(fs->root);
@@ -2387,6 +2481,8 @@ static int ext2_mount(struct fs *fs, struct file *src, const char *opts)
             e->damaged = 1;
         }
     }
+    if (!fs->readonly)
+        open_image(e);
     return 0;
 fail:
     fs->priv = NULL;
@@ -2397,7 +2493,9 @@ fail:
 /* Everything is written through already: push the device's cache out
  * (after any operation in progress, which may be yielding). Its error is
  * kept until a sync succeeds: the blocks the disk refused are still in
- * the cache, not on the disk (release looks at it). */
+ * the cache, not on the disk (close_image looks at it). The last sync of
+ * an instance revoke or poweroff ends (fs->closing, set by vfs) also
+ * writes its image's state: close_image. */
 static int ext2_sync(struct fs *fs)
 {
     struct ext2_fs *e = fs->priv;
@@ -2405,40 +2503,23 @@ static int ext2_sync(struct fs *fs)
 
     fs_enter(e);
     err = fs->revoked ? -EIO : file_sync(e->dev);
-    if (!fs->revoked)
+    if (!fs->revoked && !e->closed) {
+        if (fs->closing)
+            close_image(e, err);
         e->sync_err = err;
+    }
     return fs_leave(e, err);
 }
 
 /* The last reference: the last write-back (vfs's sync, then this one,
- * after the root's inode). Nobody is left to return its error to (the
- * last reference goes with whichever close, unbind, exit or walk drops
- * it: doc/decisions.md, "ext2 on a failing disk, fourth part"), so a
- * write-back the disk refused - in the sync before or here - is said on
- * the console and marked in the image, where the disk takes it: the
- * superblock's state EXT2_ERROR_FS, so that e2fsck -p checks the image.
- * The cache keeps the blocks it could not write (dirty: tried again at
- * each eviction and sync). */
+ * after the root's inode) and the image's state (close_image). */
 static void ext2_release(struct fs *fs)
 {
     struct ext2_fs *e = fs->priv;
-    int err = 0;
 
     vnode_put(fs->root);
-    if (!fs->revoked && ((err = file_sync(e->dev)) < 0 || e->sync_err < 0)) {
-        if (err < 0)
-            kprintf("ext2: %s: the last write-back failed (error %d): the disk may lack this "
-                    "instance's last writes\n",
-                    e->fs->source_name, err);
-        else
-            kprintf("ext2: %s: a write-back failed (error %d); written at release\n",
-                    e->fs->source_name, e->sync_err);
-        if (writable(e) == 0 && e->sb.state != EXT2_ERROR_FS) {
-            e->sb.state = EXT2_ERROR_FS;
-            if (write_super(e) < 0 || file_sync(e->dev) < 0)
-                kprintf("ext2: %s: and the disk refused its error state\n", e->fs->source_name);
-        }
-    }
+    if (!fs->revoked && !e->closed)
+        close_image(e, file_sync(e->dev));
     ext2_free(e);
 }
 

@@ -14,7 +14,8 @@
 #define EXT2_OLD_INODE_SIZE 128
 #define EXT2_MAX_GROUPS     65536   /* Orthos's bound: 2 MiB of group descriptors */
 #define EXT2_LINK_MAX       65000   /* links_count is 16 bits: stop well before it wraps */
-#define EXT2_ERROR_FS       2       /* s_state: errors found (e2fsck -p then checks it) */
+#define EXT2_VALID_FS       1       /* s_state bits: cleanly unmounted (no writable instance) */
+#define EXT2_ERROR_FS       2       /* errors found; without VALID e2fsck -p checks the image */
 #define EXT2_NDIR           12      /* direct blocks */
 #define EXT2_IND            12      /* i_block[] slots of the indirect trees */
 #define EXT2_DIND           13

@@ -35,6 +35,8 @@ struct ext2_fs {
     uint32_t *level_tbl[3];             /* map_walk, release_tree, cut_map: one per level */
     int free_failed;                    /* free_inode left something taken (give_back) */
     int sync_err;                       /* the last sync's error: the cache kept blocks */
+    uint16_t mount_state;               /* s_state as the mount found it (close_image) */
+    int closed;                         /* the image's last state written: no more writes */
 };
 
 #define SECTORS(e) ((e)->bsize / 512)

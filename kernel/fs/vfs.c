@@ -375,7 +375,10 @@ int vfs_revoke(int fd)
         return err;
     if ((err = fs_may_revoke(f->path.vn->fs)) < 0)
         return err;
-    return fs_revoke(f->path.vn->fs);
+    f->path.vn->fs->closing = 1; /* fs_revoke's sync is its last */
+    if ((err = fs_revoke(f->path.vn->fs)) < 0)
+        f->path.vn->fs->closing = 0;
+    return err;
 }
 
 /* May the caller revoke fs? Root may; anyone else only an instance it
@@ -446,6 +449,17 @@ void vfs_sync_all(void)
         fs_put(fs);
     }
     dev_sync_all();
+}
+
+/* poweroff(2): sync(2), each instance's sync its last (fs->closing): ext2
+ * leaves its image clean, as an unmount would, and writes no more. */
+void vfs_sync_last(void)
+{
+    struct fs *fs;
+
+    for (fs = live_fs; fs; fs = fs->next)
+        fs->closing = 1;
+    vfs_sync_all();
 }
 
 /* Is `word` one of the comma-separated options in `opts`? */

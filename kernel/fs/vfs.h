@@ -99,6 +99,7 @@ struct fs {
     int depth;                      /* images inside images: bounded, see fs_new */
     uint32_t owner;                 /* the uid that called fsopen: who may revoke it */
     int naming;                     /* a name operation is under way (fs_names_begin) */
+    int closing;                    /* its next sync is its last: revoke, poweroff (ext2) */
 };
 
 /* An open file description. Access FA_PATH = walk() result: names the node
@@ -298,6 +299,7 @@ int vnode_setattr(struct vnode *v);
 int vnode_keeps_attrs(struct vnode *v);   /* a setattr for in-memory nodes */
 int fs_may_revoke(struct fs *fs);                                   /* Lab 07 */
 void vfs_sync_all(void);
+void vfs_sync_last(void);                 /* poweroff: each sync its last */
 void register_fs_type(const struct fs_type *t);
 int vnode_type_dt(uint32_t mode);
 int opt_has(const char *opts, const char *word);

@@ -19,8 +19,11 @@
  * damaged instance, or a free's leak, and e2fsck finding nothing but
  * leaks. Last, on /dev/hd2, the block cache's write-back: refused at an
  * instance's release (said, marked, nothing lost) and at evictions (no
- * other disk's read fails). doc/decisions.md, "ext2 and a failing disk"
- * and its second, third and fourth parts. */
+ * other disk's read fails); and the superblock's state: "not clean" while
+ * a writable instance is on the disk, clean at its end (close, revoke,
+ * poweroff), an unclean image's state kept, a superblock the disk refuses
+ * at the mount. doc/decisions.md, "ext2 and a failing disk" and its
+ * second, third and fourth parts, and "ext2's clean state". */
 #include <orthos.h>
 #include "t.h"
 
@@ -263,7 +266,8 @@ static int read_at(int fd, uint32_t off, void *to, uint32_t n)
     return lseek(fd, off, SEEK_SET) == (int)off && read(fd, to, n) == (int)n ? 0 : -1;
 }
 
-/* The superblock's s_state: 1 valid, 2 errors found (a leak said so). */
+/* The superblock's s_state: 1 valid, 2 errors found (a leak said so), 0
+ * while a writable instance is on it. */
 static int sb_state(void)
 {
     uint16_t st = 0;
@@ -715,8 +719,9 @@ static void a_failed_free_shares_no_block_and_writes_on(void)
          * is measured against (a superblock count the disk refused is
          * not one: the next write_super sets it). */
         CHECK(fresh_instance() >= 0 && frees[k].fn() == 0 && alloc_state(&clean) == 0 &&
-                  sb_state() == 1,
-              "%s with no write failing: done, the image valid", frees[k].name);
+                  sb_state() == 0,
+              "%s with no write failing: done, the image mounted (not clean), no error",
+              frees[k].name);
         close(fs);
         for (n = 1; n < 200; n++) {
             CHECK(fresh_instance() >= 0 && alloc_state(&before) == 0, "mount");
@@ -760,7 +765,9 @@ static void a_failed_free_shares_no_block_and_writes_on(void)
                 leaked += !left;
             }
             if (left)
-                CHECK(sb_state() == 1, "%s, no write failing: the superblock's state %d",
+                CHECK(sb_state() == 0,
+                      "%s, no write failing: the superblock's state %d (not 0: "
+                      "mounted, no error)",
                       frees[k].name, sb_state());
             after = write_after();
             close(fs);
@@ -937,6 +944,28 @@ static int wb_mount(void)
     return f;
 }
 
+/* The superblock's s_mnt_count on WB_DISK (through the cache: what the
+ * disk holds once synced), -1 if it cannot be read. */
+static int wb_mounts(void)
+{
+    uint16_t n;
+    int d = open(WB_DISK, O_RDONLY), r = read_at(d, 1024 + 52, &n, 2) == 0 ? n : -1;
+
+    close(d);
+    return r;
+}
+
+/* Can instance d make a file? 0, or the errno. */
+static int wb_creates(int d, const char *name)
+{
+    int f = create(d, name, S_IFREG, 0644, 0), err = errno;
+
+    if (f < 0)
+        return err;
+    close(f);
+    return unlinkat(d, name, 0) == 0 ? 0 : errno;
+}
+
 /* name holds WB_BLOCKS blocks of c (after the instance is gone). */
 static int wb_intact(const char *name, char c)
 {
@@ -986,8 +1015,8 @@ static void a_failed_write_back_at_release_is_said_and_marked(void)
             /* what the cache kept, written now that the disk writes */
             sync();
             state = wb_state(0);
-            if (from)
-                CHECK(state == 1 || state == 2, "every write-back failing: the state %d", state);
+            if (from) /* (the mount's "not clean" reached the disk, or the error state did) */
+                CHECK(state == 0 || state == 2, "every write-back failing: the state %d", state);
             else
                 CHECK(state == 2,
                       "write-back %d failing at release: the superblock's state is %d, not 2 "
@@ -1009,6 +1038,118 @@ static void a_failed_write_back_at_release_is_said_and_marked(void)
     CHECK(wb_state(0) == 1, "no write-back failing: the state %d", wb_state(0));
     printf("  write-back at release: %d tries\n", tries);
     PASS();
+}
+
+/* ---- the superblock's state (doc/decisions.md, "ext2's clean state").
+ * A writable instance writes "not clean" (s_state without VALID) and one
+ * more mount (s_mnt_count) before anything else, and its image gets VALID
+ * back at its end - the last close, a revoke, poweroff - so that e2fsck
+ * -p checks an image whose machine stopped while it was in use. A
+ * read-only instance changes nothing. An image that says it has errors
+ * or was not cleanly unmounted is mounted writable (a console line: the
+ * host checks it) and keeps saying so. Before, s_state was 1 throughout. */
+static void the_state_says_not_clean_while_an_instance_writes(void)
+{
+    int d, ro, n, st;
+
+    no_instance_left();
+    CHECK(wb_state(1) == 1 && (n = wb_mounts()) >= 0, "%s: set the state", WB_DISK);
+    CHECK((d = wb_mount()) >= 0, "mount %s", WB_DISK);
+    CHECK((st = wb_state(0)) == 0 && wb_mounts() == n + 1,
+          "a writable instance: the state %d (not 0), the mount count %d (not %d)", st, wb_mounts(),
+          n + 1);
+    CHECK(wb_creates(d, "st") == 0, "a writable instance makes a file");
+    close(d);
+    CHECK((st = wb_state(0)) == 1, "its last close: the state %d, not 1 (clean)", st);
+    /* read-only: by the option, and by a source read-only */
+    CHECK((d = open(WB_DISK, O_RDWR)) >= 0 && (ro = fsopen("ext2", d, "ro")) >= 0, "mount ro");
+    close(d);
+    CHECK(wb_state(0) == 1 && wb_mounts() == n + 1 && wb_creates(ro, "st") == EROFS,
+          "a read-only instance: the state %d, the mount count %d (not %d)", wb_state(0),
+          wb_mounts(), n + 1);
+    close(ro);
+    CHECK((d = open(WB_DISK, O_RDONLY)) >= 0 && (ro = fsopen("ext2", d, "")) >= 0, "mount ro fd");
+    close(d);
+    CHECK(wb_state(0) == 1 && wb_mounts() == n + 1 && wb_creates(ro, "st") == EROFS,
+          "a read-only source: the state %d, the mount count %d", wb_state(0), wb_mounts());
+    close(ro);
+    /* revoke ends a writable instance as its last close does */
+    CHECK((d = wb_mount()) >= 0 && wb_state(0) == 0, "mount again: state %d", wb_state(0));
+    CHECK(wb_creates(d, "st") == 0 && revoke(d) == 0, "revoke");
+    CHECK((st = wb_state(0)) == 1 && wb_mounts() == n + 2, "revoked: the state %d, not 1", st);
+    close(d);
+    /* An image not cleanly unmounted, then one with errors (Linux writes
+     * 3, VALID | ERROR): writable, and still saying so after. */
+    {
+        uint16_t v[] = { 0, 3 }, want[] = { 0, 2 };
+        unsigned i;
+        for (i = 0; i < 2; i++) {
+            int dev = open(WB_DISK, O_RDWR);
+            CHECK(lseek(dev, 1024 + 58, SEEK_SET) == 1024 + 58 && write(dev, &v[i], 2) == 2,
+                  "write state %u", v[i]);
+            close(dev);
+            CHECK((d = wb_mount()) >= 0 && wb_creates(d, "st") == 0,
+                  "an image of state %u mounts writable", v[i]);
+            close(d);
+            CHECK((st = wb_state(0)) == want[i], "state %u mounted and closed: %d, not %u", v[i],
+                  st, want[i]);
+        }
+    }
+    CHECK(wb_state(1) == 1, "state 1 again");
+    PASS();
+}
+
+/* A disk that refuses the superblock at the mount (its write: 1, or the
+ * write-back of it: 2): the instance is read-only, said on the console,
+ * and the image as it was - state 1, the mount count the same - once the
+ * cache's copy reaches the disk. */
+static void a_refused_superblock_at_the_mount_leaves_a_read_only_instance(void)
+{
+    int d, n, left, mounts, tries = 0;
+
+    no_instance_left();
+    CHECK(wb_state(1) == 1 && (mounts = wb_mounts()) >= 0, "%s: state 1", WB_DISK);
+    sync();
+    for (n = 1; n < 10; n++) {
+        failnth(FAILNTH_WRITES | n);
+        d = wb_mount();
+        left = failnth(0);
+        CHECK(d >= 0, "write %d failing at the mount: fsopen says errno %d", n, errno);
+        if (left) {
+            close(d);
+            break;
+        }
+        tries++;
+        CHECK(wb_creates(d, "st") == EROFS, "write %d failing at the mount: the instance writes",
+              n);
+        close(d);
+        sync();
+        CHECK(wb_state(0) == 1 && wb_mounts() == mounts,
+              "write %d failing at the mount: the state %d, the mount count %d (was 1, %d)", n,
+              wb_state(0), wb_mounts(), mounts);
+    }
+    CHECK(n == 3, "%d writes at the mount, not 2 (the superblock, its write-back)", n - 1);
+    CHECK(wb_state(0) == 1 && wb_mounts() == mounts + 1, "(the last try mounted writable)");
+    printf("  a refused superblock at the mount: %d tries\n", tries);
+    PASS();
+}
+
+/* Left for poweroff: an instance of /dev/hd2, attached at /tmp/wb, with a
+ * file written. The host finds the image clean after the boot (poweroff
+ * writes its state as the last close would); here, mounted, it says 0. */
+static void leave_an_instance_for_poweroff(void)
+{
+    int d = wb_mount(), f;
+
+    CHECK(d >= 0 && mkdir("/tmp/wb", 0755) == 0 && bind(d, AT_CWD, "/tmp/wb", 0) == 0, "attach %s",
+          WB_DISK);
+    CHECK((f = open("/tmp/wb/at_poweroff", O_WRONLY | O_CREAT | O_EXCL, 0644)) >= 0 &&
+              write(f, "kept\n", 5) == 5,
+          "write a file");
+    close(f);
+    close(d);
+    sync();
+    printf("e2eio: %s left attached, state %d\n", WB_DISK, wb_state(0));
 }
 
 /* A dead disk's dirty blocks fail no other disk's read. Three blocks of
@@ -1064,6 +1205,9 @@ int main(void)
     a_disk_failing_for_good_leaves_the_old_image_or_a_damaged_one();
     a_failed_write_back_at_release_is_said_and_marked();
     a_dead_disks_dirty_blocks_fail_no_other_read();
+    the_state_says_not_clean_while_an_instance_writes();
+    a_refused_superblock_at_the_mount_leaves_a_read_only_instance();
+    leave_an_instance_for_poweroff();
     unlink(WORK);
     unlink(TEMPLATE);
     sync();
