@@ -57,21 +57,25 @@ static int ns_lists(const char *name)
 }
 
 /* An attachment right under / (its parent the namespace root) is unbound
- * like any other: /tmp, in a namespace of the child's own. 0, or the
- * step that failed. */
+ * like any other: a new ramfs at /l4top, in a namespace of the child's
+ * own (a filesystem of its own too: unbinding /tmp would take, under a
+ * wrong unbind that detaches a filesystem everywhere, every process's
+ * /tmp). 0, or the step that failed. */
 static int unbind_an_attachment_under_the_root(void)
 {
-    int f, u;
+    int fs, f, u;
 
-    if (unshare() < 0 || (f = create(AT_CWD, "/tmp/l4top", S_IFREG, 0644, 0)) < 0)
+    if (unshare() < 0 || (fs = fsopen("ramfs", -1, NULL)) < 0 ||
+        (f = create(fs, "mark", S_IFREG, 0644, 0)) < 0 || bind(fs, AT_CWD, "/l4top", 0) < 0)
         return 1;
     close(f);
-    if ((u = unbind(AT_CWD, "/tmp")) < 0)
+    close(fs);
+    if ((u = unbind(AT_CWD, "/l4top")) < 0)
         return 2;
-    if ((f = walk(u, "l4top", 0)) < 0)
+    if ((f = walk(u, "mark", 0)) < 0)
         return 3;
     close(f);
-    if (walk(AT_CWD, "/tmp/l4top", 0) >= 0 || errno != ENOENT)
+    if (walk(AT_CWD, "/l4top/mark", 0) >= 0 || errno != ENOENT)
         return 4;
     close(u);
     return 0;
@@ -97,10 +101,12 @@ static void unbind_returns_a_path_fd_on_what_was_attached(void)
     CHECK_ERR(walk(AT_CWD, "/tmp/l4a/file", 0), ENOENT);
     CHECK(ns_lists("/tmp/l4a") == 0, "/proc/self/ns still lists /tmp/l4a");
     close(u);
-    CHECK((code = in_child(unbind_an_attachment_under_the_root)) == 0,
-          "unbind of /tmp, attached right under / (its parent the namespace root): step %d%s",
+    CHECK(mkdir("/l4top", 0755) == 0, "mkdir /l4top");
+    code = in_child(unbind_an_attachment_under_the_root);
+    rmdir("/l4top");
+    CHECK(code == 0, "unbind of /l4top, attached right under / (its parent the namespace root): "
+                     "step %d%s",
           code, code == 2 ? ": only an attachment with no parent is EINVAL" : "");
-    unlink("/tmp/l4top");
     PASS();
 }
 
