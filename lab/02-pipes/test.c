@@ -68,8 +68,10 @@ static void pipe_carries_bytes_in_order(void)
         CHECK(write(p[1], full, sizeof(full)) == sizeof(full), "fill the pipe");
         CHECK(fcntl(p[1], F_SETFL, R_NONBLOCK) == 0, "nonblock");
         n = (int)write(p[1], buf, 0);
-        CHECK(n == 0, "a non-blocking write of 0 bytes into a full pipe gave %d, errno %d: "
-                      "want 0", n, errno);
+        CHECK(n == 0,
+              "a non-blocking write of 0 bytes into a full pipe gave %d, errno %d: "
+              "want 0",
+              n, errno);
         CHECK(fcntl(p[1], F_SETFL, 0) == 0, "blocking");
         fflush(stdout);
         if ((pid = fork()) == 0)

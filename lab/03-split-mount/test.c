@@ -373,11 +373,13 @@ static void bind_of_a_directory_is_a_bind_mount(void)
         }
         CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status),
               "the child that ran /tmp/l3nx/true");
-        CHECK(WEXITSTATUS(status) == 3, "exec of /bin/true through a BIND_NOEXEC bind %s: "
+        CHECK(WEXITSTATUS(status) == 3,
+              "exec of /bin/true through a BIND_NOEXEC bind %s: "
               "the flags go to ns_bind whole, BIND_NOEXEC included",
               WEXITSTATUS(status) == 0 ? "ran it" : "did not fail with EACCES");
         CHECK((dev = walk(AT_CWD, "/dev", 0)) >= 0 && mkdir("/tmp/l3nd", 0755) == 0 &&
-              bind(dev, AT_CWD, "/tmp/l3nd", BIND_NODEV) == 0, "bind /dev with BIND_NODEV");
+                  bind(dev, AT_CWD, "/tmp/l3nd", BIND_NODEV) == 0,
+              "bind /dev with BIND_NODEV");
         close(dev);
         CHECK((f = walk(AT_CWD, "/tmp/l3nd/null", 0)) >= 0, "/dev/null not seen through the bind");
         CHECK_ERR(ready(f, R_READ), EACCES);

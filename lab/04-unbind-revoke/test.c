@@ -104,8 +104,9 @@ static void unbind_returns_a_path_fd_on_what_was_attached(void)
     CHECK(mkdir("/l4top", 0755) == 0, "mkdir /l4top");
     code = in_child(unbind_an_attachment_under_the_root);
     rmdir("/l4top");
-    CHECK(code == 0, "unbind of /l4top, attached right under / (its parent the namespace root): "
-                     "step %d%s",
+    CHECK(code == 0,
+          "unbind of /l4top, attached right under / (its parent the namespace root): "
+          "step %d%s",
           code, code == 2 ? ": only an attachment with no parent is EINVAL" : "");
     PASS();
 }
@@ -637,9 +638,11 @@ static void revoke_refuses_pipes_and_the_callers_own_root(void)
           code == 23 ? " (not EBUSY: the caller's root is its root, wherever it is attached)" : "");
     CHECK((code = in_child(revoke_own_root_in_a_subdirectory)) == 0,
           "revoke of the caller's own root, chrooted into a directory inside the instance: "
-          "step %d%s", code,
+          "step %d%s",
+          code,
           code == 32 || code == 33 ? " (not EBUSY: the root's filesystem is the caller's own "
-                                     "root's, whichever of its directories the root is)" : "");
+                                     "root's, whichever of its directories the root is)"
+                                   : "");
     CHECK((code = in_child(own_root_revoked_by_another)) == 0,
           "revoke of the caller's own root after another process revoked it: step %d (13: not "
           "EIO; an instance revoked already is EIO, before the EBUSY of one's own root)",

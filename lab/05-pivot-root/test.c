@@ -230,8 +230,8 @@ static void a_failure_after_the_root_moved_is_undone(void)
     CHECK(exists("/bin/true") && getcwd(here, sizeof(here)) && !strcmp(here, "/tmp"),
           "root or cwd not restored: the cwd is '%s'", here);
     /* a cwd that no name reaches (in a ramfs attached nowhere) is put back too */
-    CHECK((fs = fsopen("ramfs", -1, NULL)) >= 0 && (f = create(fs, "inside", S_IFREG, 0644, 0)) >= 0 &&
-              fchdir(fs) == 0,
+    CHECK((fs = fsopen("ramfs", -1, NULL)) >= 0 &&
+              (f = create(fs, "inside", S_IFREG, 0644, 0)) >= 0 && fchdir(fs) == 0,
           "setup: the cwd in a ramfs attached nowhere");
     close(f);
     close(fs);

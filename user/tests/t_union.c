@@ -390,7 +390,8 @@ static void a_member_read_but_not_searched_lists_nothing(void)
     CHECK(code == 0, "step %d%s", code,
           code == 2   ? ": y, only in Y (0744), listed: lookup passes Y over"
           : code == 4 ? ": dup, in Y (0744) and Z, not listed once"
-          : code == 5 ? ": dup listed with an inode a walk does not find" : "");
+          : code == 5 ? ": dup listed with an inode a walk does not find"
+                      : "");
     close(y);
     close(z);
     PASS();
