@@ -458,8 +458,11 @@ static uint16_t dirent_size(size_t len)
  * The position moves past exactly the entries returned. A union is read
  * member after member (f->dirmember), each name once (Lab 08:
  * ns_union_hides, which lets no member the caller may not search hide a
- * name); a later member the caller may not read, or that fails
- * (revoked), is passed over as lookup passes it over. */
+ * name); a later member the caller may not read, or may not search, or
+ * that fails (revoked), is passed over, as lookup passes over the last
+ * two: every entry listed is one a lookup finds, so a name in a member
+ * read but not searched and in a later one is listed once, not twice
+ * (doc/decisions.md, "Lab 08: a member read but not searched"). */
 static int readdir_here(struct file *f, void *buf, uint32_t n)
 {
     char rec[sizeof(struct dirent) + NAME_MAX + DIRENT_ALIGN] = { 0 }; /* no stale bytes out */
@@ -484,8 +487,8 @@ static int readdir_here(struct file *f, void *buf, uint32_t n)
             fail = used ? 0 : -EINTR;
             break;
         }
-        if (i > 0 && perm_check(curproc(), dir, MAY_READ) < 0)
-            err = 0;
+        if (i > 0 && perm_check(curproc(), dir, MAY_READ | MAY_EXEC) < 0)
+            err = 0; /* lookup passes it over: its names are not the union's */
         else
             err = vnode_readdir(dir, &cookie, de->d_name, &ino, &type);
         if (err <= 0 && (int)i + 1 < nu) {

@@ -376,7 +376,9 @@ int ns_lookup(struct namespace *ns, const struct proc *who, const struct path *d
  * (and so listed already)? "." and ".." only the first member lists (the
  * union's own; a filesystem is never asked to look them up). An earlier
  * member the caller may not search hides nothing, as union_lookup passes
- * it over: the entry listed is the one a lookup finds. Lab 08. */
+ * it over: the entry listed is the one a lookup finds (and getdents reads
+ * no later member the caller may not search: its names are never asked
+ * about). Lab 08. */
 int ns_union_hides(const struct path *u, int i, const char *name)
 {
     /* LAB 08: BEGIN (stub:

@@ -60,6 +60,28 @@ static void pipe_carries_bytes_in_order(void)
     CHECK(n == 0, "write of 0 bytes gave %d, errno %d: want 0", n, errno);
     CHECK(write(p[1], "y", 1) == 1 && read(p[0], buf, 2) == 1 && buf[0] == 'y',
           "the 0-byte write put something in");
+    /* nor on a full pipe: it needs no room, so it neither waits nor says EAGAIN */
+    {
+        static char full[PIPE_SIZE];
+        int pid, status;
+
+        CHECK(write(p[1], full, sizeof(full)) == sizeof(full), "fill the pipe");
+        CHECK(fcntl(p[1], F_SETFL, R_NONBLOCK) == 0, "nonblock");
+        n = (int)write(p[1], buf, 0);
+        CHECK(n == 0,
+              "a non-blocking write of 0 bytes into a full pipe gave %d, errno %d: "
+              "want 0",
+              n, errno);
+        CHECK(fcntl(p[1], F_SETFL, 0) == 0, "blocking");
+        fflush(stdout);
+        if ((pid = fork()) == 0)
+            _exit(write(p[1], buf, 0) == 0 ? 0 : 1);
+        CHECK(pid > 0 && wait_child_ms(pid, 5000, &status),
+              "a blocking write of 0 bytes into a full pipe waited (5 s): it needs no room");
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+              "a blocking write of 0 bytes into a full pipe did not give 0");
+        CHECK(drain(p[0]) == PIPE_SIZE, "the full pipe's bytes");
+    }
     close(p[0]);
     close(p[1]);
     PASS();

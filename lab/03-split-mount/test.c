@@ -360,6 +360,31 @@ static void bind_of_a_directory_is_a_bind_mount(void)
     close(bin);
     CHECK((f = walk(AT_CWD, "/tmp/l3nx/true", 0)) >= 0, "/bin/true not seen through the bind");
     close(f);
+    /* ...and reach ns_bind like the others: nothing runs through a BIND_NOEXEC
+     * bind, no device is readied through a BIND_NODEV one (bind(2)) */
+    {
+        char *argv[] = { "true", NULL };
+        int pid, status, dev;
+
+        fflush(stdout);
+        if ((pid = fork()) == 0) {
+            execv("/tmp/l3nx/true", argv);
+            _exit(errno == EACCES ? 3 : 4);
+        }
+        CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status),
+              "the child that ran /tmp/l3nx/true");
+        CHECK(WEXITSTATUS(status) == 3,
+              "exec of /bin/true through a BIND_NOEXEC bind %s: "
+              "the flags go to ns_bind whole, BIND_NOEXEC included",
+              WEXITSTATUS(status) == 0 ? "ran it" : "did not fail with EACCES");
+        CHECK((dev = walk(AT_CWD, "/dev", 0)) >= 0 && mkdir("/tmp/l3nd", 0755) == 0 &&
+                  bind(dev, AT_CWD, "/tmp/l3nd", BIND_NODEV) == 0,
+              "bind /dev with BIND_NODEV");
+        close(dev);
+        CHECK((f = walk(AT_CWD, "/tmp/l3nd/null", 0)) >= 0, "/dev/null not seen through the bind");
+        CHECK_ERR(ready(f, R_READ), EACCES);
+        close(f);
+    }
     PASS();
 }
 

@@ -56,8 +56,34 @@ static int ns_lists(const char *name)
     return 0;
 }
 
+/* An attachment right under / (its parent the namespace root) is unbound
+ * like any other: a new ramfs at /l4top, in a namespace of the child's
+ * own (a filesystem of its own too: unbinding /tmp would take, under a
+ * wrong unbind that detaches a filesystem everywhere, every process's
+ * /tmp). 0, or the step that failed. */
+static int unbind_an_attachment_under_the_root(void)
+{
+    int fs, f, u;
+
+    if (unshare() < 0 || (fs = fsopen("ramfs", -1, NULL)) < 0 ||
+        (f = create(fs, "mark", S_IFREG, 0644, 0)) < 0 || bind(fs, AT_CWD, "/l4top", 0) < 0)
+        return 1;
+    close(f);
+    close(fs);
+    if ((u = unbind(AT_CWD, "/l4top")) < 0)
+        return 2;
+    if ((f = walk(u, "mark", 0)) < 0)
+        return 3;
+    close(f);
+    if (walk(AT_CWD, "/l4top/mark", 0) >= 0 || errno != ENOENT)
+        return 4;
+    close(u);
+    return 0;
+}
+
 static void unbind_returns_a_path_fd_on_what_was_attached(void)
 {
+    int code;
     char fds[512], want[32];
     struct stat st;
     int u, f;
@@ -75,6 +101,13 @@ static void unbind_returns_a_path_fd_on_what_was_attached(void)
     CHECK_ERR(walk(AT_CWD, "/tmp/l4a/file", 0), ENOENT);
     CHECK(ns_lists("/tmp/l4a") == 0, "/proc/self/ns still lists /tmp/l4a");
     close(u);
+    CHECK(mkdir("/l4top", 0755) == 0, "mkdir /l4top");
+    code = in_child(unbind_an_attachment_under_the_root);
+    rmdir("/l4top");
+    CHECK(code == 0,
+          "unbind of /l4top, attached right under / (its parent the namespace root): "
+          "step %d%s",
+          code, code == 2 ? ": only an attachment with no parent is EINVAL" : "");
     PASS();
 }
 
@@ -540,6 +573,23 @@ static int revoke_own_root_by_name(void)
     return walk(AT_CWD, "/", 0) >= 0 ? 0 : 24;
 }
 
+/* The same with the root a directory inside the instance, not its root
+ * directory: the root's filesystem is still the caller's own. 0, or the
+ * step that failed. */
+static int revoke_own_root_in_a_subdirectory(void)
+{
+    int fs, d;
+
+    if (unshare() < 0 || (fs = fsopen("ramfs", -1, NULL)) < 0 ||
+        (d = create(fs, "sub", S_IFDIR, 0755, 0)) < 0 || fchroot(d) < 0)
+        return 31;
+    if (revoke(fs) == 0 || errno != EBUSY)
+        return 32;
+    if (revoke(d) == 0 || errno != EBUSY)
+        return 33;
+    return walk(AT_CWD, "/", 0) >= 0 ? 0 : 34;
+}
+
 /* A process whose root another process revoked: its own revoke of that
  * root finds the instance revoked already (EIO), which comes before the
  * EBUSY of the caller's own root. 0, or the step that failed. */
@@ -586,6 +636,13 @@ static void revoke_refuses_pipes_and_the_callers_own_root(void)
     CHECK((code = in_child(revoke_own_root_by_name)) == 0,
           "revoke of the caller's own root, chrooted into an attachment by name: step %d%s", code,
           code == 23 ? " (not EBUSY: the caller's root is its root, wherever it is attached)" : "");
+    CHECK((code = in_child(revoke_own_root_in_a_subdirectory)) == 0,
+          "revoke of the caller's own root, chrooted into a directory inside the instance: "
+          "step %d%s",
+          code,
+          code == 32 || code == 33 ? " (not EBUSY: the root's filesystem is the caller's own "
+                                     "root's, whichever of its directories the root is)"
+                                   : "");
     CHECK((code = in_child(own_root_revoked_by_another)) == 0,
           "revoke of the caller's own root after another process revoked it: step %d (13: not "
           "EIO; an instance revoked already is EIO, before the EBUSY of one's own root)",

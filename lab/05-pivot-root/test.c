@@ -217,6 +217,7 @@ static void a_failure_after_the_root_moved_is_undone(void)
 {
     char ns[4096], here[64] = "";
     const char *why;
+    int fs, f;
 
     CHECK(setup("l5g") == 0 && put_file("/tmp/l5g/afile", "f") == 0, "setup");
     ns_set(ns, sizeof(ns));
@@ -228,6 +229,17 @@ static void a_failure_after_the_root_moved_is_undone(void)
                                      "root is no longer attached at /tmp/l5g");
     CHECK(exists("/bin/true") && getcwd(here, sizeof(here)) && !strcmp(here, "/tmp"),
           "root or cwd not restored: the cwd is '%s'", here);
+    /* a cwd that no name reaches (in a ramfs attached nowhere) is put back too */
+    CHECK((fs = fsopen("ramfs", -1, NULL)) >= 0 &&
+              (f = create(fs, "inside", S_IFREG, 0644, 0)) >= 0 && fchdir(fs) == 0,
+          "setup: the cwd in a ramfs attached nowhere");
+    close(f);
+    close(fs);
+    CHECK_ERR(pivot_root(nr, "/afile"), ENOTDIR);
+    CHECK(exists("/bin/true") && exists("inside"),
+          "after an undone pivot_root the cwd is not the one it had (a ramfs attached nowhere, "
+          "which no name reaches: put it back by the fd taken on it)");
+    CHECK(chdir("/tmp") == 0, "chdir /tmp");
     /* new_root through a symlink: the copy to cut has the new root's name */
     CHECK(symlink(nr, "/tmp/l5g.link") == 0, "setup: a symlink to new_root");
     CHECK(pivot_root("/tmp/l5g.link", "/old") == 0,

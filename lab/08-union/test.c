@@ -196,8 +196,9 @@ static void lookup_takes_the_first_member_that_has_the_name(void)
 
 static int student_finds_x(void)
 {
+    struct stat st;
     uint32_t ino;
-    int total;
+    int total, fd;
 
     if (setgid(STUDENT) < 0 || setuid(STUDENT) < 0)
         return 1;
@@ -210,10 +211,18 @@ static int student_finds_x(void)
      * read, so no x is listed at all */
     if (listed("/tmp/l8c", "x", &total, &ino) != 0)
         return 4;
-    /* Y (0744) may be read: its names are listed, as ls lists a directory it cannot search;
-     * only hiding asks for search permission */
-    if (listed("/tmp/l8c", "y", &total, &ino) != 1)
+    /* Y (0744) may be read but not searched: lookup passes it over, so
+     * getdents does too (every entry listed is one a lookup finds): y is
+     * not listed, and dup, in Y and in Z, is listed once, Z's, the one
+     * a walk finds (listing Y's too showed it twice) */
+    if (listed("/tmp/l8c", "y", &total, &ino) != 0)
         return 5;
+    if ((fd = walk(AT_CWD, "/tmp/l8c/dup", 0)) < 0 || fstat(fd, &st) < 0 ||
+        strcmp(holds("/tmp/l8c/dup"), "Z") != 0)
+        return 6;
+    close(fd);
+    if (listed("/tmp/l8c", "dup", &total, &ino) != 1 || ino != st.st_ino)
+        return 7;
     return 0;
 }
 
@@ -223,22 +232,26 @@ static void a_member_is_searched_by_its_search_permission(void)
 
     CHECK(unshare() == 0, "unshare");
     CHECK(mkdir("/tmp/l8c", 0755) == 0, "setup");
-    CHECK((y = member("Y", (const char *const[]){ "y", NULL }, 0)) >= 0, "member Y");
+    CHECK((y = member("Y", (const char *const[]){ "y", "dup", NULL }, 0)) >= 0, "member Y");
     CHECK((x = member("X", (const char *const[]){ "x", NULL }, 0)) >= 0, "member X");
     CHECK(fchmod(x, 0711) == 0 && fchmod(y, 0744) == 0, "chmod");
     CHECK(bind(y, AT_CWD, "/tmp/l8c", BIND_AFTER) == 0, "bind -a Y");
     CHECK(bind(x, AT_CWD, "/tmp/l8c", BIND_AFTER) == 0, "bind -a X");
-    CHECK((z = member("Z", (const char *const[]){ "x", NULL }, 0)) >= 0, "member Z");
+    CHECK((z = member("Z", (const char *const[]){ "x", "dup", NULL }, 0)) >= 0, "member Z");
     CHECK(bind(z, AT_CWD, "/tmp/l8c", BIND_AFTER) == 0, "bind -a Z");
     HOLDS("/tmp/l8c/y", "Y");
+    HOLDS("/tmp/l8c/dup", "Y");                 /* root searches Y: its dup is first */
     code = in_child(student_finds_x);
     CHECK(code == 0, "as the student: %s",
           code == 2   ? "x not found in a member with mode 0711 (search without read)"
           : code == 3 ? "y found in a member with mode 0744 (read without search)"
           : code == 4 ? "getdents lists x from Z, but X (0711, searchable) has x first and "
                         "hides it: the entry listed must be the one a lookup finds"
-          : code == 5 ? "getdents does not list y once: Y (0744) may be read, and y is in no "
-                        "earlier member"
+          : code == 5 ? "getdents lists y, only in Y (0744): Y may be read but not searched, "
+                        "so lookup passes it over, and getdents lists only what lookup finds"
+          : code == 6 ? "dup, in Y (0744) and in Z, is not Z's to the student"
+          : code == 7 ? "getdents does not list dup once, as Z's: Y (0744, read but not "
+                        "searched) and Z both have it, and a lookup finds Z's"
                       : "setuid");
     PASS();
 }

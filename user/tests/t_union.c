@@ -356,6 +356,47 @@ static void a_member_the_caller_may_not_search_is_passed_over(void)
     PASS();
 }
 
+/* A member the student may read but not search (0744) is passed over by
+ * getdents as by lookup: its y is not listed, and dup, in it and in a
+ * later member, once, with the inode a walk finds (doc/decisions.md, the
+ * thirteenth round's "name listed twice"). */
+static int student_reads_a_member_it_may_not_search(void)
+{
+    struct stat st;
+    int total, fd;
+
+    if (setgid(1000) < 0 || setuid(1000) < 0)
+        return 1;
+    if (count_name("/tmp/un10", "y", &total) != 0)
+        return 2;
+    if ((fd = walk(AT_CWD, "/tmp/un10/dup", 0)) < 0 || fstat(fd, &st) < 0)
+        return 3;
+    close(fd);
+    if (count_name("/tmp/un10", "dup", &total) != 1)
+        return 4;
+    return listed_ino("/tmp/un10", "dup") == st.st_ino ? 0 : 5;
+}
+
+static void a_member_read_but_not_searched_lists_nothing(void)
+{
+    int y = new_fs("Y", (const char *const[]){ "y", "dup", NULL }, NULL);
+    int z = new_fs("Z", (const char *const[]){ "dup", NULL }, NULL), code;
+
+    CHECK(y >= 0 && z >= 0 && fchmod(y, 0744) == 0 && mkdir("/tmp/un10", 0755) == 0, "setup");
+    CHECK(bind(y, AT_CWD, "/tmp/un10", BIND_AFTER) == 0 &&
+              bind(z, AT_CWD, "/tmp/un10", BIND_AFTER) == 0,
+          "bind -a Y, Z");
+    code = in_child(student_reads_a_member_it_may_not_search);
+    CHECK(code == 0, "step %d%s", code,
+          code == 2   ? ": y, only in Y (0744), listed: lookup passes Y over"
+          : code == 4 ? ": dup, in Y (0744) and Z, not listed once"
+          : code == 5 ? ": dup listed with an inode a walk does not find"
+                      : "");
+    close(y);
+    close(z);
+    PASS();
+}
+
 static void a_revoked_member_costs_only_its_own_names(void)
 {
     int c = new_fs("C", (const char *const[]){ "c", NULL }, NULL), total;
@@ -533,6 +574,7 @@ int main(int argc, char *argv[])
     T_RUN(a_chroot_in_a_union_is_not_left_from_a_cwd_in_a_later_member);
     T_RUN(an_attachment_inside_a_member_is_reached_through_the_union);
     T_RUN(a_member_the_caller_may_not_search_is_passed_over);
+    T_RUN(a_member_read_but_not_searched_lists_nothing);
     T_RUN(a_revoked_member_costs_only_its_own_names);
     T_RUN(union_binds_check_their_flags);
     T_RUN(a_read_only_member_refuses_new_names);
