@@ -149,6 +149,58 @@ static void calibrate(void)
     window = (rdtsc() - c) >> 4;
 }
 
+/* QEMU without KVM (TCG) sizes its software TLBs at each full flush - each
+ * CR3 write, that is each switch between processes - by the most entries
+ * used over the last 100 ms, one TLB for the kernel's accesses and one for
+ * user mode's: rows that switch often (context_switch, fork, pipe) leave
+ * the kernel's at its least, 64 entries indexed by page number, and a row
+ * that never switches (open+close, create+unlink) runs with whatever the
+ * rows before it left. Its figure then hung on which of the pages the
+ * kernel touches share an entry, that is on where the linker put each
+ * kernel function: a change to one function's code (readdir) made this
+ * tree's open+close 1.5x slower after context_switch, and no slower
+ * without it (doc/decisions.md, "The thirteenth round on this host"). So
+ * before such a row: have the kernel write SETTLE_PAGES pages (a read of
+ * /dev/zero) and hand the CPU to a partner and back, a few times (each
+ * flush finds them all in use, and QEMU doubles that TLB), so that every
+ * tree's row starts from the same large TLB. */
+#define SETTLE_PAGES  1024
+#define SETTLE_ROUNDS 8
+
+/* In a child of its own, with memory of its own (sbrk), so that this
+ * process's - which fork_wait copies - stays as it was; the child's
+ * partner is a child of its own. */
+static void tlb_settle(const char *name)
+{
+    int pid, partner, status, k, zero, got, n, size = SETTLE_PAGES * 4096;
+    char *b;
+
+    if (!want(name))
+        return;
+    if ((pid = fork()) != 0) {
+        if (pid > 0)
+            waitpid(pid, &status, 0);
+        return;
+    }
+    if ((partner = fork()) == 0) {
+        for (;;)
+            sched_yield();
+    }
+    b = sbrk(size);
+    zero = partner > 0 && b != (char *)-1 ? open("/dev/zero", O_RDONLY) : -1;
+    for (k = 0; zero >= 0 && k < SETTLE_ROUNDS; k++) {
+        for (got = 0; got < size; got += n)
+            if ((n = read(zero, b + got, size - got)) <= 0)
+                break;
+        sched_yield();
+    }
+    if (partner > 0) {
+        kill(partner, SIGKILL);
+        waitpid(partner, &status, 0);
+    }
+    _exit(0);
+}
+
 /* Repeat fn(arg) (which does `per` units of work) until MIN_MS have
  * passed, and report the fastest window (a window ends after the call
  * that reaches `window` cycles: whole calls, so one slow call is one
@@ -490,9 +542,11 @@ static void write_file(const char *name, int fs, const char *file, unsigned size
 {
     char p[64];
     unsigned done = 0;
-    uint64_t c = rdtsc();
+    uint64_t c;
     int fd;
 
+    tlb_settle(name);
+    c = rdtsc();
     path_in(p, fs, file);
     if ((fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0)
         return;
@@ -510,11 +564,14 @@ static void write_file(const char *name, int fs, const char *file, unsigned size
 static void read_warm(const char *name, int fs, const char *file)
 {
     char p[64];
-    unsigned t = uptime_ms(), n = 0, got;
-    uint64_t c = rdtsc();
+    unsigned t, n = 0, got;
+    uint64_t c;
 
     if (!want(name))
         return;
+    tlb_settle(name);
+    t = uptime_ms();
+    c = rdtsc();
     path_in(p, fs, file);
     do {
         if (!(got = read_all(p)))
@@ -583,8 +640,10 @@ int main(void)
             break;
         path_in(p, i, "bench.oc");
         close(open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644));
+        tlb_settle(i ? "ext2_open_close" : "ramfs_open_close");
         repeat(i ? "ext2_open_close" : "ramfs_open_close", do_open_close, i, 100, "op", "-");
         unlink(p);
+        tlb_settle(i ? "ext2_create_unlink" : "ramfs_create_unlink");
         repeat(i ? "ext2_create_unlink" : "ramfs_create_unlink", do_create_unlink, i, 20, "op",
                "-");
     }
