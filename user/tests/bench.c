@@ -149,12 +149,37 @@ static void calibrate(void)
     window = (rdtsc() - c) >> 4;
 }
 
+/* A partner that does nothing but hand the CPU back (sched_yield), for a
+ * process that wants a CR3 write on each of its own yields: its pid, or
+ * the fork's error. partner_end kills and reaps it. */
+static int partner_start(void)
+{
+    int pid = fork();
+
+    if (pid == 0) {
+        for (;;)
+            sched_yield();
+    }
+    return pid;
+}
+
+static void partner_end(int pid)
+{
+    int status;
+
+    if (pid > 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+    }
+}
+
 /* QEMU without KVM (TCG) sizes its software TLBs at each full flush - each
  * CR3 write, that is each switch between processes - by the most entries
  * used over the last 100 ms, one TLB for the kernel's accesses and one for
  * user mode's: rows that switch often (context_switch, fork, pipe) leave
  * the kernel's at its least, 64 entries indexed by page number, and a row
- * that never switches (open+close, create+unlink) runs with whatever the
+ * that never switches (open+close, create+unlink, the file writes and warm
+ * reads) runs with whatever the
  * rows before it left. Its figure then hung on which of the pages the
  * kernel touches share an entry, that is on where the linker put each
  * kernel function: a change to one function's code (readdir) made this
@@ -182,10 +207,7 @@ static void tlb_settle(const char *name)
             waitpid(pid, &status, 0);
         return;
     }
-    if ((partner = fork()) == 0) {
-        for (;;)
-            sched_yield();
-    }
+    partner = partner_start();
     b = sbrk(size);
     zero = partner > 0 && b != (char *)-1 ? open("/dev/zero", O_RDONLY) : -1;
     for (k = 0; zero >= 0 && k < SETTLE_ROUNDS; k++) {
@@ -194,10 +216,7 @@ static void tlb_settle(const char *name)
                 break;
         sched_yield();
     }
-    if (partner > 0) {
-        kill(partner, SIGKILL);
-        waitpid(partner, &status, 0);
-    }
+    partner_end(partner);
     _exit(0);
 }
 
@@ -432,20 +451,13 @@ static void do_switch(int rounds)
 
 static void bench_switch(void)
 {
-    int pid, status;
+    int pid;
 
-    if (!want("context_switch"))
-        return;
-    if ((pid = fork()) == 0) {
-        for (;;)
-            sched_yield();
-    }
-    if (pid < 0)
+    if (!want("context_switch") || (pid = partner_start()) < 0)
         return;
     sched_yield();                      /* the partner has run: it is in its loop */
     repeat("context_switch", do_switch, SWITCH_ROUNDS, 2 * SWITCH_ROUNDS, "op", "-");
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
+    partner_end(pid);
 }
 
 /* A writer child pushes total bytes through a pipe in CHUNK writes; the
